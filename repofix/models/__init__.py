@@ -1,0 +1,112 @@
+"""Models: one protocol (`Model.query(messages, tools) -> ModelReply`) and `make_model(spec)`.
+
+Specs: `scripted:FILE`, `replay:RUN_OR_FILE`, `builtin`, a LiteLLM model string
+(`openai/gpt-4o`, `anthropic/...`, `ollama/...`, `hosted_vllm/...`), or a comma-separated chain
+of these (`builtin,openai/gpt-4o`). Importing this package is cheap: LiteLLM loads on first use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from repofix.models.base import (
+    Budget,
+    ContextLengthError,
+    CostLimitExceeded,
+    Model,
+    ModelAuthError,
+    ModelError,
+    ModelReply,
+    ModelUnavailable,
+    ToolCall,
+)
+from repofix.models.chain import ChainModel
+from repofix.models.providers import describe_missing_model
+from repofix.models.replay import load_replies
+from repofix.models.scripted import ScriptedModel, ScriptExhausted
+
+__all__ = [
+    "Budget",
+    "ChainModel",
+    "ContextLengthError",
+    "CostLimitExceeded",
+    "Model",
+    "ModelAuthError",
+    "ModelError",
+    "ModelReply",
+    "ModelUnavailable",
+    "ScriptExhausted",
+    "ScriptedModel",
+    "ToolCall",
+    "describe_missing_model",
+    "load_replies",
+    "make_model",
+]
+
+
+def make_model(
+    spec: str | None,
+    *,
+    max_cost: float | None = None,
+    budget: Budget | None = None,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    timeout: float = 120.0,
+    max_retries: int = 4,
+    max_tokens: int = 4096,
+    temperature: float | None = 0.0,
+    price_file: str | Path | None = None,
+    native_tools: bool | None = None,
+    runs_dir: str | Path | None = None,
+    **builtin_options: Any,
+) -> Model:
+    """The model a spec names. All models of a chain share one `Budget` (made from `max_cost`
+    unless given), so the cost cap holds for the whole run. `builtin_options` go to the
+    built-in repair engine only."""
+    if not spec or not spec.strip():
+        raise ModelError(describe_missing_model())
+    budget = budget or Budget(max_cost=max_cost)
+    parts = [part.strip() for part in spec.split(",") if part.strip()]
+    models = []
+    for part in parts:
+        if part.startswith("scripted:"):
+            models.append(ScriptedModel.from_file(part.removeprefix("scripted:"), budget=budget))
+        elif part.startswith("replay:"):
+            from repofix.models.replay import replay_model
+
+            models.append(replay_model(part.removeprefix("replay:"), runs_dir=runs_dir, budget=budget))
+        elif part == "builtin":
+            models.append(_builtin(builtin_options))
+        else:
+            from repofix.models.litellm_model import LiteLLMModel
+
+            models.append(
+                LiteLLMModel(
+                    part,
+                    api_base=api_base,
+                    api_key=api_key,
+                    budget=budget,
+                    timeout=timeout,
+                    max_retries=max_retries,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    price_file=price_file,
+                    native_tools=native_tools,
+                )
+            )
+    return models[0] if len(models) == 1 else ChainModel(models)
+
+
+def _builtin(options: dict[str, Any]) -> Model:
+    """The offline repair engine (issue 9) provides `repofix.repair.model.make_builtin_model(**options)`."""
+    try:
+        from repofix.repair.model import make_builtin_model
+    except ModuleNotFoundError as error:
+        if error.name and error.name.startswith("repofix.repair"):
+            raise NotImplementedError(
+                "the built-in repair engine (`--model builtin`, issue 9) is not available in this version; "
+                "use a LiteLLM model such as openai/gpt-4o"
+            ) from error
+        raise
+    return make_builtin_model(**options)

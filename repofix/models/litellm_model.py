@@ -1,0 +1,244 @@
+"""Any provider LiteLLM speaks, with retries, a timeout, per-call cost and a hard cost cap.
+
+LiteLLM is imported lazily (it takes seconds) and always with its bundled price map, so nothing
+is fetched from the internet.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from repofix.models import text_protocol
+from repofix.models.base import (
+    Budget,
+    ContextLengthError,
+    ModelAuthError,
+    ModelError,
+    ModelReply,
+    ModelUnavailable,
+    ToolCall,
+    parse_arguments,
+)
+from repofix.models.pricing import Price, find_price, load_price_file
+from repofix.models.providers import PROVIDER_KEYS, key_hint
+
+log = logging.getLogger("repofix.models")
+
+_SECRET_KEYS = {"api_key", "apikey", "api-key", "x-api-key", "authorization", "access_token", "secret"}
+
+
+def import_litellm() -> Any:
+    """LiteLLM, configured to work offline. Call only where a model is really used."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on every error
+    return litellm
+
+
+class LiteLLMModel:
+    """A LiteLLM model string (`openai/gpt-4o`, `anthropic/...`, `ollama/...`, `hosted_vllm/...`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        budget: Budget | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        retry_base_delay: float = 1.0,
+        retry_max_delay: float = 30.0,
+        max_tokens: int = 4096,
+        temperature: float | None = 0.0,
+        price_file: str | Path | None = None,
+        native_tools: bool | None = None,
+    ) -> None:
+        self.name = model
+        self.api_base = api_base
+        self._api_key = api_key  # kept private: never copied into replies or repr
+        self.budget = budget or Budget()
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.retry_base_delay = retry_base_delay
+        self.retry_max_delay = retry_max_delay
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.user_prices = load_price_file(price_file) if price_file else None
+        self.native_tools = native_tools
+        self._price: Price | None = None
+        self._price_looked_up = False
+        self._noted_unknown_price = False
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
+
+    def uses_native_tools(self) -> bool:
+        if self.native_tools is not None:
+            return self.native_tools
+        litellm = import_litellm()
+        try:
+            return bool(litellm.supports_function_calling(model=self.name))
+        except Exception as error:  # unknown to LiteLLM means unknown abilities: text works everywhere
+            log.debug("supports_function_calling(%s) failed: %s", self.name, error)
+            return False
+
+    def price(self) -> Price | None:
+        if not self._price_looked_up:
+            import_litellm()
+            self._price = find_price(self.name, self.user_prices)
+            self._price_looked_up = True
+        return self._price
+
+    def query(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
+        litellm = import_litellm()
+        native = bool(tools) and self.uses_native_tools()
+        sent = messages if native or not tools else text_protocol.to_text_messages(messages, tools)
+        price = self.price()
+        if price is not None:
+            prompt_tokens = _count_tokens(litellm, sent, tools if native else None)
+            self.budget.check(price.cost(prompt_tokens, self.max_tokens))
+        else:
+            self.budget.check(0.0)
+        kwargs: dict[str, Any] = {
+            "model": self.name,
+            "messages": sent,
+            "timeout": self.timeout,
+            "max_tokens": self.max_tokens,
+            "max_retries": 0,  # we retry ourselves, with backoff and a clear final error
+            "num_retries": 0,
+            "drop_params": True,
+        }
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if native:
+            kwargs["tools"] = tools
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        response = self._complete(litellm, kwargs)
+        return self._reply(response, tools, native, price)
+
+    def _complete(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
+        retryable = (
+            litellm.RateLimitError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+            litellm.BadGatewayError,
+            litellm.APIConnectionError,
+            litellm.Timeout,
+        )
+        for attempt in range(self.max_retries + 1):
+            try:
+                return litellm.completion(**kwargs)
+            except litellm.ContextWindowExceededError as error:
+                raise ContextLengthError(self._say(f"the conversation exceeds {self.name}'s context window", error)) from None
+            except (litellm.AuthenticationError, litellm.PermissionDeniedError) as error:
+                raise ModelAuthError(self._say(f"{self.name} rejected the credentials; {key_hint(self.name)}", error)) from None
+            except retryable as error:
+                if attempt == self.max_retries:
+                    raise ModelUnavailable(
+                        self._say(f"{self.name} still failing after {attempt + 1} attempts", error)
+                    ) from None
+                delay = self._delay(attempt, error)
+                log.warning("%s: %s; retrying in %.1fs", self.name, type(error).__name__, delay)
+                time.sleep(delay)
+            except (litellm.BadRequestError, litellm.NotFoundError, litellm.APIError) as error:
+                text = str(error)
+                if "context_length_exceeded" in text or "maximum context length" in text:
+                    raise ContextLengthError(self._say(f"the conversation exceeds {self.name}'s context window", error)) from None
+                status = getattr(error, "status_code", None)
+                if isinstance(status, int) and status >= 500 and attempt < self.max_retries:
+                    time.sleep(self._delay(attempt, error))
+                    continue
+                raise ModelError(self._say(f"{self.name} refused the request", error)) from None
+        raise AssertionError("unreachable")
+
+    def _delay(self, attempt: int, error: Exception) -> float:
+        backoff = min(self.retry_max_delay, self.retry_base_delay * 2**attempt) * random.uniform(0.5, 1.0)
+        response = getattr(error, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        try:
+            retry_after = float(headers.get("retry-after", ""))
+        except (TypeError, ValueError):
+            retry_after = 0.0
+        return min(max(backoff, retry_after), max(self.retry_max_delay, 60.0))
+
+    def _say(self, summary: str, error: Exception) -> str:
+        return scrub_text(f"{summary}: {type(error).__name__}: {error}", self._api_key)
+
+    def _reply(self, response: Any, tools: list[dict[str, Any]] | None, native: bool, price: Price | None) -> ModelReply:
+        message = response.choices[0].message
+        content = message.content or ""
+        calls: list[ToolCall] = []
+        for index, call in enumerate(getattr(message, "tool_calls", None) or []):
+            arguments, error = parse_arguments(call.function.arguments)
+            calls.append(ToolCall(call.id or f"call_{index}", call.function.name or "", arguments, error))
+        if tools and not native:
+            calls = text_protocol.parse_calls(content, tools)
+        usage = getattr(response, "usage", None)
+        input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        notes = []
+        if price is None:
+            cost, known = 0.0, False
+            if not self._noted_unknown_price:
+                self._noted_unknown_price = True
+                note = (
+                    f"no price known for {self.name}: its cost is counted as $0 and the cost cap cannot "
+                    "limit it; give prices with a price file (--price-file) to fix that"
+                )
+                log.warning(note)
+                notes.append(note)
+        else:
+            cost, known = price.cost(input_tokens, output_tokens), True
+        self.budget.add(cost)
+        raw = scrub(_plain(response), self._api_key)
+        return ModelReply(content, calls, input_tokens, output_tokens, cost, known, raw, notes=notes, model=self.name)
+
+
+def _count_tokens(litellm: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
+    # Always the bundled OpenAI tokenizer: others (e.g. Llama's) would be downloaded from the hub.
+    try:
+        return int(litellm.token_counter(model="gpt-4o", messages=messages, tools=tools))
+    except Exception as error:  # an estimate is enough for the cap; be generous rather than crash
+        log.debug("token counting failed (%s); estimating from length", error)
+        return len(json.dumps(messages)) // 3 + len(json.dumps(tools or [])) // 3
+
+
+def _plain(response: Any) -> dict[str, Any]:
+    try:
+        data = response.model_dump()
+    except AttributeError:
+        data = dict(response)
+    return json.loads(json.dumps(data, default=str))
+
+
+def scrub(value: Any, secret: str | None = None) -> Any:
+    """A copy of `value` without credential-named keys and without any known key's text."""
+    secrets = [s for s in (secret, *(os.environ.get(v) for v in PROVIDER_KEYS.values())) if s and len(s) >= 4]
+    return _scrub(value, secrets)
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrub(v, secrets) for k, v in value.items() if str(k).lower() not in _SECRET_KEYS}
+    if isinstance(value, list):
+        return [_scrub(item, secrets) for item in value]
+    if isinstance(value, str):
+        for text in secrets:
+            value = value.replace(text, "***")
+    return value
+
+
+def scrub_text(text: str, secret: str | None) -> str:
+    result = scrub(text, secret)
+    return result if isinstance(result, str) else text
