@@ -1,0 +1,156 @@
+"""What every runner-backed sandbox shares: the protocol methods on top of `RunnerClient`,
+the minimal environment, tree copying, and registration for cleanup."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from repofix.sandboxes import cleanup
+from repofix.sandboxes.base import WORKDIR, Changes, CommandResult, Limits, RunnerDied, SandboxError
+from repofix.sandboxes.session import RunnerClient
+
+# The only environment a sandbox gets: nothing of the host's (API keys, tokens) ever enters.
+BASE_ENV = {
+    "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/home/sandbox",
+    "USER": "sandbox",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TERM": "dumb",
+    "COLUMNS": "120",
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    "PIP_NO_INPUT": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
+}
+
+
+def tar_directory(source: Path) -> bytes:
+    """A tar of `source`'s contents (symlinks kept as links, modes kept, owners dropped)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for entry in sorted(source.iterdir()):
+            archive.add(entry, arcname=entry.name, filter=_anonymous)
+    return buffer.getvalue()
+
+
+def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
+
+
+class RunnerSandbox:
+    """Base for backends that run `sandbox/runner.py` inside. Subclasses implement `_runner_argv`
+    (how to exec python inside), `_scratch` and `_destroy`."""
+
+    backend = "base"
+    workdir = WORKDIR
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.env = dict(BASE_ENV)
+        self._client: RunnerClient | None = None
+        self._closed = False
+        cleanup.register(self)
+
+    # -- lifecycle (subclasses) -------------------------------------------------------------
+    def _runner_argv(self) -> list[str]:
+        raise NotImplementedError
+
+    def _scratch(self) -> str:
+        return "/tmp"
+
+    def _destroy(self) -> None:
+        raise NotImplementedError
+
+    def _log_path(self) -> Path | None:
+        return None
+
+    # -- protocol ---------------------------------------------------------------------------
+    @property
+    def client(self) -> RunnerClient:
+        if self._closed:
+            raise SandboxError(f"this {self.backend} sandbox is closed")
+        if self._client is None or not self._client.alive():
+            if self._client is not None:
+                raise RunnerDied(f"the session runner in the {self.backend} sandbox died; "
+                                 "call restart() for a fresh session (shell and Python state are lost)")
+            self._client = RunnerClient(self._runner_argv(), self.workdir, self._scratch(), self._host_env(),
+                                        self._log_path())
+        return self._client
+
+    def _host_env(self) -> dict[str, str]:
+        """Environment of the process that starts the runner on the host side."""
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    def restart(self) -> None:
+        if self._client is not None:
+            self._client.kill()
+            self._client = None
+        _ = self.client
+
+    def run(self, command: str | Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
+            stdin: str | bytes | None = None, timeout: float | None = None) -> CommandResult:
+        return self.client.run(command, cwd=cwd, env=env, stdin=stdin, timeout=timeout or self.limits.timeout,
+                               cap=self.limits.output_bytes)
+
+    def python(self, code: str, *, timeout: float | None = None) -> CommandResult:
+        return self.client.python(code, timeout=timeout or self.limits.timeout, cap=self.limits.output_bytes)
+
+    def setup(self, commands: Sequence[str], *, timeout: float | None = None) -> list[CommandResult]:
+        results = []
+        for command in commands:
+            results.append(self.run(command, timeout=timeout))
+            if not results[-1].ok:
+                break
+        return results
+
+    def write_files(self, files: Mapping[str, bytes | None], modes: Mapping[str, int] | None = None) -> None:
+        self.client.write_files(files, modes)
+
+    def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        return self.client.read_files(paths)
+
+    def copy_in(self, source: Path, dest: str | None = None) -> None:
+        source = Path(source)
+        if not source.is_dir():
+            raise SandboxError(f"cannot copy {source} into the sandbox: not a directory")
+        self.client.request({"op": "untar", "dest": dest or self.workdir}, tar_directory(source), wait=600)
+        if dest in (None, self.workdir):
+            self.client.snapshot()
+
+    def copy_out(self, source: str, dest: Path) -> None:
+        _, data = self.client.request({"op": "tar", "source": source}, wait=600)
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            archive.extractall(dest, filter="tar")
+
+    def changes(self) -> Changes:
+        reply = self.client.changes()
+        return Changes(modified={path: (mode, link) for path, (mode, link) in reply["modified"].items()},
+                       deleted=list(reply["deleted"]))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._client is not None:
+                self._client.close()
+        finally:
+            self._destroy()
+            cleanup.unregister(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,188 @@
+"""Host side of the session runner protocol (see sandbox/runner.py): one JSON line per message,
+optionally followed by raw payload bytes. Every read has a deadline, so a hung or dead runner
+turns into `RunnerDied`, never into a hung repofix."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import selectors
+import subprocess
+import time
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from repofix.sandboxes.base import CommandResult, RunnerDied, SandboxError
+
+RUNNER_FILES = ("runner.py", "pyworker.py", "changes.py")
+GRACE = 30.0  # seconds the host waits beyond a command's own timeout before declaring the runner dead
+
+# Bootstraps the runner from a zip sent over stdin, so no backend needs to mount or copy files first.
+BOOT = (
+    "import os,sys;n=int(sys.stdin.buffer.readline());d=sys.stdin.buffer.read(n);"
+    "p=os.path.join(sys.argv[2],'.repofix-runner-%d.zip'%os.getpid());"
+    "f=open(p,'wb');f.write(d);f.close();sys.path.insert(0,p);import runner;runner.main()"
+)
+
+
+def runner_dir() -> Path:
+    """The `sandbox/` folder: shipped in the wheel as `repofix._sandbox`, or at the checkout root."""
+    installed = Path(__file__).resolve().parents[1] / "_sandbox"
+    if (installed / "runner.py").exists():
+        return installed
+    return Path(__file__).resolve().parents[2] / "sandbox"
+
+
+_bundle: bytes | None = None
+
+
+def runner_bundle() -> bytes:
+    global _bundle
+    if _bundle is None:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for name in RUNNER_FILES:
+                archive.write(runner_dir() / name, name)
+        _bundle = buffer.getvalue()
+    return _bundle
+
+
+class RunnerClient:
+    """Starts the runner with `argv + ["-c", BOOT, workdir, scratch]` and speaks its protocol."""
+
+    def __init__(self, argv: Sequence[str], workdir: str, scratch: str, env: Mapping[str, str] | None = None,
+                 stderr_log: Path | None = None):
+        self.log_path = stderr_log
+        log = open(stderr_log, "ab") if stderr_log else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen([*argv, "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
+                                     start_new_session=True)
+        if stderr_log:
+            log.close()
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        bundle = runner_bundle()
+        try:
+            self.proc.stdin.write(b"%d\n" % len(bundle) + bundle)
+            self.proc.stdin.flush()
+            hello, _ = self._receive(time.monotonic() + 60)
+        except (BrokenPipeError, RunnerDied) as error:
+            raise SandboxError(f"the session runner did not start: {error}{self._log_tail()}") from None
+        self.pid = hello["pid"]
+
+    # -- protocol ---------------------------------------------------------------------------
+    def request(self, header: dict, payload: bytes = b"", wait: float = 60.0) -> tuple[dict, bytes]:
+        if payload:
+            header = dict(header, payload=len(payload))
+        try:
+            self.proc.stdin.write(json.dumps(header).encode() + b"\n" + payload)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise RunnerDied(f"the session runner is gone{self._log_tail()}") from None
+        reply, data = self._receive(time.monotonic() + wait)
+        if "error" in reply:
+            raise SandboxError(f"sandbox runner: {reply['error']}")
+        return reply, data
+
+    def _receive(self, deadline: float) -> tuple[dict, bytes]:
+        line = self._read_until(lambda: self._buffer.find(b"\n") + 1, deadline)
+        header = json.loads(line)
+        size = header.get("payload", 0)
+        data = self._read_until(lambda: size if len(self._buffer) >= size else 0, deadline) if size else b""
+        return header, data
+
+    def _read_until(self, ready, deadline: float) -> bytes:
+        while True:
+            end = ready()
+            if end:
+                chunk, self._buffer = self._buffer[:end], self._buffer[end:]
+                return chunk
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise RunnerDied("the session runner stopped answering; it was killed")
+            if self._selector.select(min(remaining, 1.0)):
+                data = os.read(self.proc.stdout.fileno(), 1 << 20)
+                if not data:
+                    self.proc.wait()
+                    raise RunnerDied(f"the session runner died (exit {self.proc.returncode}){self._log_tail()}")
+                self._buffer += data
+
+    def _log_tail(self) -> str:
+        if self.log_path and self.log_path.exists():
+            tail = self.log_path.read_bytes()[-2000:].decode("utf-8", "replace").strip()
+            if tail:
+                return f"\n--- runner log ---\n{tail}"
+        return ""
+
+    # -- operations -------------------------------------------------------------------------
+    def run(self, command, *, cwd, env, stdin, timeout, cap) -> CommandResult:
+        if isinstance(stdin, str):
+            stdin = stdin.encode()
+        header = {"op": "run", "cmd": command if isinstance(command, str) else list(command), "cwd": cwd,
+                  "env": dict(env or {}), "timeout": timeout, "cap": cap}
+        reply, _ = self.request(header, stdin or b"", wait=timeout + GRACE)
+        return to_result(reply)
+
+    def python(self, code: str, *, timeout: float, cap: int) -> CommandResult:
+        reply, _ = self.request({"op": "python", "code": code, "timeout": timeout, "cap": cap},
+                                wait=timeout + GRACE)
+        return to_result(reply)
+
+    def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        reply, data = self.request({"op": "read", "paths": list(paths)}, wait=300)
+        files, offset = {}, 0
+        for path, size in reply["sizes"].items():
+            if size < 0:
+                files[path] = None
+            else:
+                files[path] = data[offset:offset + size]
+                offset += size
+        return files
+
+    def write_files(self, files: Mapping[str, bytes | None], modes: Mapping[str, int] | None = None) -> None:
+        spec, blobs = {}, []
+        for path, content in files.items():
+            if content is None:
+                spec[path] = None
+            else:
+                spec[path] = [len(content), (modes or {}).get(path, 0o100644)]
+                blobs.append(content)
+        self.request({"op": "write", "files": spec}, b"".join(blobs), wait=300)
+
+    def changes(self, reset: bool = True) -> dict:
+        reply, _ = self.request({"op": "changes", "reset": reset}, wait=300)
+        return reply
+
+    def snapshot(self) -> None:
+        self.request({"op": "snapshot"}, wait=300)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self._selector.close()
+
+
+def to_result(reply: dict) -> CommandResult:
+    return CommandResult(
+        exit_code=reply.get("exit_code"), stdout=reply.get("stdout", ""), stderr=reply.get("stderr", ""),
+        duration=reply.get("duration", 0.0), timed_out=reply.get("timed_out", False),
+        oom_killed=reply.get("oom_killed", False), truncated=reply.get("truncated", False),
+        omitted_bytes=reply.get("omitted_bytes", 0), signal=reply.get("signal"),
+        leftovers_killed=reply.get("leftovers_killed", 0), session_lost=reply.get("session_lost", False))

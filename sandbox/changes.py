@@ -1,0 +1,117 @@
+"""Workspace file access for the session runner: change tracking and bulk read/write.
+
+Change tracking compares `lstat` snapshots (mtime, ctime, size, mode, inode), so the host only
+pulls what changed. Paths are POSIX, relative to the workspace; symlinks are reported as
+such and read as their target, never followed."""
+
+import os
+import stat
+
+SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+
+
+def scan(root):
+    entries = {}
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            iterator = os.scandir(os.path.join(root, rel) if rel else root)
+        except OSError:
+            continue
+        with iterator:
+            for entry in iterator:
+                path = rel + "/" + entry.name if rel else entry.name
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    if entry.name not in SKIP_DIRS:
+                        stack.append(path)
+                    continue
+                entries[path] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_mode, info.st_ino)
+    return entries
+
+
+def git_mode(mode):
+    if stat.S_ISLNK(mode):
+        return 0o120000
+    return 0o100755 if mode & 0o111 else 0o100644
+
+
+class Tracker:
+    def __init__(self, root):
+        self.root = root
+        self.before = scan(root) if os.path.isdir(root) else {}
+
+    def snapshot(self):
+        self.before = scan(self.root)
+
+    def changes(self, reset=True):
+        now = scan(self.root)
+        modified = {}
+        for path, signature in now.items():
+            if self.before.get(path) != signature:
+                mode = signature[3]
+                modified[path] = [git_mode(mode), stat.S_ISLNK(mode)]
+        deleted = sorted(path for path in self.before if path not in now)
+        if reset:
+            self.before = now
+        return {"modified": modified, "deleted": deleted}
+
+
+def resolve(root, path):
+    """`path` inside `root`, refusing absolute paths and `..` escapes (a bad host request)."""
+    if os.path.isabs(path) or ".." in path.split("/"):
+        raise ValueError("path %r is outside the workspace" % path)
+    return os.path.join(root, path)
+
+
+def read_files(root, paths):
+    sizes, blobs = {}, []
+    for path in paths:
+        full = resolve(root, path)
+        try:
+            if os.path.islink(full):
+                data = os.readlink(full).encode("utf-8", "surrogateescape")
+            else:
+                with open(full, "rb") as handle:
+                    data = handle.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            sizes[path] = -1
+            continue
+        sizes[path] = len(data)
+        blobs.append(data)
+    return {"sizes": sizes}, b"".join(blobs)
+
+
+def write_files(root, files, payload):
+    """`files`: path -> None (delete) or [size, git_mode]; contents are consecutive in `payload`."""
+    offset = 0
+    for path, spec in files.items():
+        full = resolve(root, path)
+        if spec is None:
+            if os.path.islink(full) or os.path.isfile(full):
+                os.unlink(full)
+            continue
+        size, mode = spec
+        data = payload[offset:offset + size]
+        offset += size
+        parent = os.path.dirname(full)
+        if not os.path.isdir(parent) or os.path.islink(parent):
+            if os.path.lexists(parent) and not os.path.isdir(parent):
+                os.unlink(parent)
+            os.makedirs(parent, exist_ok=True)
+        if os.path.isdir(full) and not os.path.islink(full):
+            raise IsADirectoryError("%s is a directory in the sandbox" % path)
+        if os.path.lexists(full):
+            os.unlink(full)
+        if mode == 0o120000:
+            os.symlink(data.decode("utf-8", "surrogateescape"), full)
+            continue
+        temporary = full + ".repofix-tmp"
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, 0o755 if mode == 0o100755 else 0o644)
+        os.replace(temporary, full)
