@@ -1,0 +1,140 @@
+"""The Docker backend (default when an engine answers).
+
+Each sandbox is one container: `--init`, uid 1000, read-only root filesystem, every capability
+dropped, no-new-privileges, memory (no swap), CPU and pids limits, size-limited tmpfs for the
+workspace, /tmp and home. It is started on the bridge network only so setup commands can install
+things; the network is disconnected before any other command runs. The session runner is started
+with one `docker exec -i` and then serves every command over its pipes."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+from repofix.sandboxes import cleanup
+from repofix.sandboxes.base import CommandResult, Limits, SandboxError
+from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
+
+DEFAULT_IMAGE = os.environ.get("REPOFIX_IMAGE", "repofix-sandbox:latest")
+# What the docker CLI on the host needs to find the engine; never passed into the container.
+DOCKER_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
+                     "DOCKER_CONTEXT")
+
+
+def client():
+    import docker
+
+    try:
+        engine = docker.from_env(timeout=30)
+        engine.ping()
+    except Exception as error:  # the SDK raises several unrelated types for "no engine"
+        raise SandboxError(f"no Docker engine answers ({type(error).__name__}: {error}). "
+                           "Start it (e.g. `dockerd &` or `systemctl start docker`).") from None
+    return engine
+
+
+def available(image: str = DEFAULT_IMAGE) -> str | None:
+    """None when the docker backend works here, else the reason."""
+    try:
+        engine = client()
+    except SandboxError as error:
+        return str(error)
+    except ImportError:
+        return "the docker Python package is not installed"
+    import docker.errors
+
+    try:
+        engine.images.get(image)
+    except docker.errors.ImageNotFound:
+        return f"the sandbox image {image} is not built: run `repofix sandbox build`"
+    return None
+
+
+class DockerSandbox(RunnerSandbox):
+    backend = "docker"
+
+    def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = (),
+                 image: str | None = None):
+        import docker.errors
+
+        self.engine = client()
+        self.image = image or DEFAULT_IMAGE
+        self.container = None
+        self.scratch = cleanup.new_scratch("docker-")
+        super().__init__(limits)
+        lim = self.limits
+        name = f"repofix-{uuid.uuid4().hex[:12]}"
+        try:
+            self.container = self.engine.containers.run(
+                self.image, ["sleep", "infinity"], name=name, detach=True, init=True, user="1000:1000",
+                read_only=True, working_dir=self.workdir, network_mode="bridge",
+                tmpfs={self.workdir: f"size={lim.workspace_mb}m,uid=1000,gid=1000,mode=0755,exec",
+                       "/tmp": f"size={lim.tmp_mb}m,mode=1777,exec",
+                       "/home/sandbox": f"size={lim.home_mb}m,uid=1000,gid=1000,mode=0755,exec"},
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=f"{lim.memory_mb}m",
+                memswap_limit=f"{lim.memory_mb}m", nano_cpus=int(lim.cpus * 1e9), pids_limit=lim.pids,
+                environment={k: v for k, v in BASE_ENV.items() if k != "PATH"},
+                labels={cleanup.LABEL: name, "org.repofix.owner-pid": str(os.getpid()),
+                        "org.repofix.host": os.uname().nodename})
+        except docker.errors.ImageNotFound:
+            self.close()
+            raise SandboxError(f"the sandbox image {self.image} is not built: run `repofix sandbox build`") from None
+        except docker.errors.APIError as error:
+            self.close()
+            raise SandboxError(f"docker could not start the sandbox: {error.explanation or error}") from None
+        try:
+            if source is not None:
+                self.copy_in(Path(source))
+            if setup:
+                failed = [r for r in self.setup(setup) if not r.ok]
+                if failed:
+                    raise SandboxError(
+                        f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}")
+            else:
+                self._cut_network()
+        except BaseException:
+            self.close()
+            raise
+
+    def _runner_argv(self) -> list[str]:
+        argv = ["docker", "exec", "-i", "-u", "1000:1000", "-w", self.workdir]
+        for key, value in self.env.items():
+            argv += ["-e", f"{key}={value}"]
+        return [*argv, self.container.id, "python3", "-u"]
+
+    def _host_env(self) -> dict[str, str]:
+        return {key: os.environ[key] for key in DOCKER_CLIENT_ENV if key in os.environ}
+
+    def _log_path(self) -> Path:
+        return self.scratch / "runner.log"
+
+    def network_connected(self) -> bool:
+        self.container.reload()
+        return bool(self.container.attrs["NetworkSettings"]["Networks"])
+
+    def _cut_network(self) -> None:
+        if self.network_connected():
+            self.engine.networks.get("bridge").disconnect(self.container, force=True)
+
+    def setup(self, commands: Sequence[str], *, timeout: float | None = None) -> list[CommandResult]:
+        if not self.network_connected():
+            self.engine.networks.get("bridge").connect(self.container)
+        try:
+            return super().setup(commands, timeout=timeout)
+        finally:
+            self._cut_network()
+
+    def _destroy(self) -> None:
+        import shutil
+
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except Exception as error:
+                import docker.errors
+
+                if not isinstance(error, docker.errors.NotFound):
+                    raise
+        shutil.rmtree(self.scratch, ignore_errors=True)
