@@ -1,0 +1,5 @@
+import sys
+
+from semverkit.cli import main
+
+sys.exit(main())
