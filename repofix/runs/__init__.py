@@ -1,0 +1,7 @@
+"""The record of runs on disk: run folders, atomic state files, listing, pruning, resume bookkeeping."""
+
+from repofix.runs.folder import RunFolder, RunNotFound, create_run, open_run, repofix_home, runs_dir
+from repofix.runs.state import read_json, write_json_atomic
+
+__all__ = ["RunFolder", "RunNotFound", "create_run", "open_run", "read_json", "repofix_home", "runs_dir",
+           "write_json_atomic"]

@@ -1,0 +1,177 @@
+"""Getting the repository into a run folder: a local checkout (with its uncommitted and untracked
+files), a git URL, `owner/name@rev` (optionally from a mirror folder), or a plain folder.
+
+Nothing in the user's repository changes: the snapshot of a dirty checkout is made with a temporary
+index file and its objects are written into the run's clone, never into the user's object store."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from repofix.workspace.errors import GitError, SourceNotFound, SubmoduleError, UnknownRevision
+from repofix.workspace.git import IDENTITY, git, git_ok
+
+_SHORTHAND = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?(?:@(?P<rev>.+))?$")
+_URL = re.compile(r"^(https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:")
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str  # "checkout", "url", "mirror", "folder"
+    location: str  # the path or URL the clone came from
+    rev: str | None  # what was asked for (None: the checkout's current state)
+    head: str | None  # the commit the snapshot is based on (None for a plain folder)
+    base: str  # the commit holding exactly the files the run starts from
+    dirty: bool  # the base includes uncommitted or untracked files of a checkout
+    user_repo: str | None  # the user's checkout, where delivery makes its branch
+
+
+def _resolve(repo: Path, rev: str, where: str) -> str:
+    out = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", ok=(0, 1)).decode().strip()
+    if not out:
+        raise UnknownRevision(f"{rev!r} is not a commit, branch or tag in {where}; "
+                              f"check the name, or fetch it there first")
+    return out
+
+
+def _clone(url: str, dest: Path) -> None:
+    try:
+        git(None, "clone", "--quiet", "--no-checkout", "--no-tags", url, str(dest), timeout=1800)
+        git(dest, "fetch", "--quiet", "--tags", "origin", timeout=1800)
+    except GitError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise SourceNotFound(f"cannot clone {url}: {exc}. Check the URL and your network, "
+                             f"or use --mirror DIR with a local clone") from exc
+
+
+def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path | None,
+              alternates: Path | None) -> str:
+    """Commit everything in `work_tree` that is not ignored, via a temporary index; objects go to `store`."""
+    with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
+        index = Path(tmp) / "index"
+        if seed_index is not None and seed_index.exists():
+            shutil.copyfile(seed_index, index)  # a copy: reuses the stat cache, the user's file untouched
+        env = {"GIT_INDEX_FILE": str(index), "GIT_OBJECT_DIRECTORY": str(store / ".git" / "objects"),
+               "GIT_DIR": str(store / ".git") if alternates is None else "", **IDENTITY}
+        if alternates is not None:
+            env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(alternates)
+            del env["GIT_DIR"]
+            repo: Path = work_tree
+        else:
+            env["GIT_WORK_TREE"] = str(work_tree)
+            repo = store
+        git(repo, "-c", "core.fsmonitor=false", "add", "-A", "--", ".", env=env)
+        tree = git(repo, "write-tree", env=env).decode().strip()
+        args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (["-p", parent] if parent else [])
+        commit = git(repo, *args, env=env).decode().strip()
+    if alternates is not None:
+        # Staged files can be in the user's object store only; copy what the clone lacks, nothing else.
+        missing = git(store, "rev-list", "--objects", "--missing=print", commit, *(["--not", parent] if parent else []))
+        oids = [line[1:].split()[0] for line in missing.decode().splitlines() if line.startswith("?")]
+        if oids:
+            pack = git(work_tree, "pack-objects", "--stdout", input="\n".join(oids).encode() + b"\n")
+            git(store, "unpack-objects", "-q", input=pack)
+    return commit
+
+
+def _flatten_submodules(store: Path, commit: str, user_repo: Path | None) -> str:
+    """Replace submodule entries by their files, so the sandbox gets a complete tree."""
+    entries = [line.split("\t", 1) for line in git(store, "ls-tree", "-r", commit).decode().splitlines()
+               if line.startswith("160000 ")]
+    if not entries:
+        return commit
+    urls = {}
+    modules = git(store, "config", "--blob", f"{commit}:.gitmodules", "--get-regexp", r"submodule\..*\.(path|url)",
+                  ok=(0, 1)).decode().splitlines()
+    paths = {k.rsplit(".", 1)[0]: v for k, v in (m.split(" ", 1) for m in modules) if k.endswith(".path")}
+    for key, value in (m.split(" ", 1) for m in modules):
+        if key.endswith(".url"):
+            urls[paths.get(key.rsplit(".", 1)[0], "")] = value
+    with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **IDENTITY}
+        git(store, "read-tree", commit, env=env)
+        for meta, path in entries:
+            sha = meta.split()[2]
+            candidates = [u for u in (str(user_repo / path) if user_repo else None, urls.get(path)) if u]
+            if user_repo is not None and urls.get(path, "").startswith(("./", "../")):
+                candidates.append(str((user_repo / urls[path]).resolve()))
+            if not any(git_ok(store, "fetch", "--quiet", "--no-tags", c, sha) for c in candidates) and \
+                    not git_ok(store, "cat-file", "-e", f"{sha}^{{tree}}"):
+                raise SubmoduleError(f"submodule {path} at {sha[:12]} cannot be fetched from "
+                                     f"{candidates or 'anywhere (no url in .gitmodules)'}; run "
+                                     f"`git submodule update --init` in your checkout or fix its URL")
+            git(store, "rm", "--cached", "-q", "--", path, env=env)
+            git(store, "read-tree", f"--prefix={path}/", f"{sha}^{{tree}}", env=env)
+        tree = git(store, "write-tree", env=env).decode().strip()
+        return git(store, "commit-tree", tree, "-p", commit, "-m", "repofix: submodules inlined",
+                   env=env).decode().strip()
+
+
+def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mirror: Path | None = None) -> Source:
+    """Fill `store` (a new folder) with a clone of `source` and return where the run starts."""
+    text = str(source)
+    path = Path(text).expanduser()
+    if path.exists():
+        path = path.resolve()
+        if not path.is_dir():
+            raise SourceNotFound(f"{path} is a file; give the repository's folder")
+        top = git(path, "rev-parse", "--show-toplevel", ok=(0, 128)).decode().strip()
+        if top:
+            return _from_checkout(Path(top), store, rev)
+        if rev:
+            raise UnknownRevision(f"{path} is not a git repository, so revision {rev!r} cannot be used")
+        git(None, "init", "--quiet", str(store))
+        base = _snapshot(path, store, None, None, None)
+        return Source("folder", str(path), None, None, base, True, None)
+    match = _SHORTHAND.match(text)
+    if _URL.match(text) or text.endswith(".git") and not match:
+        _clone(text, store)
+        return _finish(store, "url", text, rev or "HEAD")
+    if match:
+        owner, name, at = match["owner"], match["name"], match["rev"]
+        rev = rev or at or "HEAD"
+        if mirror is not None:
+            folders = [mirror / owner / name, mirror / owner / f"{name}.git", mirror / f"{owner}__{name}",
+                       mirror / name, mirror / f"{name}.git"]
+            found = next((f for f in folders if f.is_dir()), None)
+            if found is None:
+                raise SourceNotFound(f"no clone of {owner}/{name} in mirror {mirror} (looked for "
+                                     f"{', '.join(str(f) for f in folders[:3])}); `git clone --mirror` it there")
+            _clone(str(found), store)
+            return _finish(store, "mirror", str(found), rev)
+        url = f"https://github.com/{owner}/{name}.git"
+        _clone(url, store)
+        return _finish(store, "url", url, rev)
+    raise SourceNotFound(f"{text!r} does not exist: give a folder, a git URL, or owner/name[@rev]")
+
+
+def _finish(store: Path, kind: str, location: str, rev: str) -> Source:
+    head = _resolve(store, rev if rev != "HEAD" else "origin/HEAD" if git_ok(
+        store, "rev-parse", "--verify", "--quiet", "origin/HEAD") else "HEAD", location)
+    base = _flatten_submodules(store, head, Path(location) if Path(location).is_dir() else None)
+    return Source(kind, location, rev, head, base, False, None)
+
+
+def _from_checkout(top: Path, store: Path, rev: str | None) -> Source:
+    git(None, "clone", "--quiet", "--no-checkout", "--no-tags", str(top), str(store))
+    git_dir = Path(git(top, "rev-parse", "--absolute-git-dir").decode().strip())
+    exclude = git_dir / "info" / "exclude"
+    if exclude.exists():  # the user's private ignore rules apply to the run too
+        (store / ".git" / "info").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(exclude, store / ".git" / "info" / "exclude")
+    if rev is not None:
+        head = _resolve(top, rev, str(top))
+        git(store, "fetch", "--quiet", "--no-tags", str(top), head)
+        base = _flatten_submodules(store, head, top)
+        return Source("checkout", str(top), rev, head, base, False, str(top))
+    head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
+    base = _snapshot(top, store, head, git_dir / "index", Path(os.path.realpath(git_dir / "objects")))
+    dirty = head is None or git(store, "rev-parse", f"{base}^{{tree}}").strip() != git(
+        store, "rev-parse", f"{head}^{{tree}}").strip()
+    base = _flatten_submodules(store, base if dirty else head, top)
+    return Source("checkout", str(top), None, head, base, dirty, str(top))

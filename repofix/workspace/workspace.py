@@ -1,0 +1,164 @@
+"""One run's workspace on the host: the clone, its checkpoints, and the traffic with the sandbox."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from repofix.runs.folder import RunFolder, create_run, open_run
+from repofix.sandboxes.base import Sandbox
+from repofix.workspace.acquire import Source, acquire_into
+from repofix.workspace.git import git
+from repofix.workspace.ignore import ignored, reset_ignore_files, update_ignore_files
+from repofix.workspace.store import Checkpoint, CheckpointStore, FileEntry, git_mode
+
+if TYPE_CHECKING:
+    from repofix.workspace.restore import RestoreResult
+
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+def _skipped(path: str) -> bool:
+    return path == ".git" or path.startswith(".git/") or "/.git/" in path
+
+
+@dataclass
+class SyncResult:
+    checkpoint: Checkpoint | None  # None: nothing changed
+    written: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # messages: files over the size limit, kept at their old state
+
+    @property
+    def note(self) -> str:
+        return "\n".join(self.refused)
+
+
+class Workspace:
+    """Open one with `Workspace.create(source)` (a new run) or `Workspace.open(run_id)` (resume)."""
+
+    def __init__(self, folder: RunFolder, source: Source, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        self.folder = folder
+        self.source = source
+        self.store = CheckpointStore(folder.repo, folder.run_id)
+        self.max_file_bytes = max_file_bytes
+
+    # ---- getting one -------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, source: str | Path, *, rev: str | None = None, mirror: Path | None = None,
+               home: Path | str | None = None, run_id: str | None = None, label: str = "",
+               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Workspace:
+        """Acquire `source` into a new run folder and make checkpoint 0 (the starting files)."""
+        folder = create_run(home, label=label, run_id=run_id)
+        try:
+            src = acquire_into(source, folder.repo, rev=rev, mirror=mirror)
+        except BaseException:
+            folder.update_state(status="failed")
+            raise
+        git(folder.repo, "update-ref", f"refs/repofix-base/{folder.run_id}", src.base)
+        ws = cls(folder, src, max_file_bytes)
+        ws.store.commit_tree(f"{src.base}^{{tree}}", parent=src.base, step=0, label="start")
+        reset_ignore_files(folder.repo, src.base)
+        folder.update_state(status="acquired", source=asdict(src), checkpoint=0, max_file_bytes=max_file_bytes)
+        return ws
+
+    @classmethod
+    def open(cls, run_id: str, home: Path | str | None = None) -> Workspace:
+        folder = open_run(run_id, home)
+        state = folder.read_state()
+        if "source" not in state:
+            raise LookupError(f"run {folder.run_id} has no workspace (status {state.get('status')})")
+        return cls(folder, Source(**state["source"]), state.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES))
+
+    @property
+    def run_id(self) -> str:
+        return self.folder.run_id
+
+    def current(self) -> Checkpoint:
+        """The latest checkpoint: what the sandbox holds after the last sync or restore."""
+        return self.store.latest()
+
+    # ---- files into the sandbox --------------------------------------------------------------------
+    def export(self, dest: Path, n: int | None = None, *, with_git: bool = True) -> Path:
+        """Write checkpoint `n` (default: the latest) into `dest`, with a small `.git` whose HEAD is the
+        run's starting commit, so `git diff` inside the sandbox shows the run's own changes."""
+        checkpoint = self.current() if n is None else self.store.get(n)
+        self.store.materialize(checkpoint.commit, dest)
+        if with_git:
+            self._make_git(dest)
+        return dest
+
+    def _make_git(self, dest: Path) -> None:
+        git(None, "init", "--quiet", str(dest))
+        git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", str(self.folder.repo),
+            f"+refs/repofix-base/{self.run_id}:refs/heads/repofix-base")
+        git(dest, "symbolic-ref", "HEAD", "refs/heads/repofix-base")
+        git(dest, "read-tree", "HEAD")
+
+    def seed(self, sandbox: Sandbox, n: int | None = None, *, with_git: bool = True) -> None:
+        """Copy checkpoint `n` (default: the latest) into a fresh sandbox's workspace."""
+        with tempfile.TemporaryDirectory(prefix="repofix-seed-") as tmp:
+            sandbox.copy_in(self.export(Path(tmp) / "tree", n, with_git=with_git))
+        sandbox.changes()  # what we just copied is the known state, not a change
+
+    # ---- files out of the sandbox ------------------------------------------------------------------
+    def sync(self, sandbox: Sandbox, *, step: int | None = None, tests: Mapping[str, Any] | None = None,
+             label: str = "", extra: Mapping[str, Any] | None = None) -> SyncResult:
+        """Bring what changed in the sandbox since the last sync into a new checkpoint.
+        Reads only the changed files; ignored files and files over the size limit are left out."""
+        changes = sandbox.changes()
+        modified = {p: v for p, v in changes.modified.items() if not _skipped(p)}
+        deleted = [p for p in changes.deleted if not _skipped(p)]
+        result = SyncResult(None)
+        if modified:
+            maybe_ignored = ignored(self.folder.repo, modified)
+            if maybe_ignored:  # tracked files stay tracked even when a pattern matches them
+                tracked = self._tracked(maybe_ignored)
+                result.ignored = sorted(maybe_ignored - tracked)
+                for path in result.ignored:
+                    del modified[path]
+        contents = sandbox.read_files(list(modified)) if modified else {}
+        files: dict[str, FileEntry | None] = {}
+        for path, (mode, is_link) in modified.items():
+            data = contents.get(path)
+            if data is None:  # vanished between the scan and the read
+                files[path] = None
+            elif len(data) > self.max_file_bytes:
+                result.refused.append(f"{path}: {len(data) / 2**20:.1f} MiB is over the {self.max_file_bytes / 2**20:.0f}"
+                                      f" MiB file size limit; not checkpointed (delete it or raise the limit)")
+            else:
+                files[path] = FileEntry(git_mode(mode, is_link), data)
+        for path in deleted:
+            files.setdefault(path, None)
+        if not files:
+            return result
+        result.written = sorted(p for p, e in files.items() if e is not None)
+        result.deleted = sorted(p for p, e in files.items() if e is None)
+        result.checkpoint = self.store.commit_files(files, step=step, tests=tests, label=label, extra=extra)
+        update_ignore_files(self.folder.repo, files)
+        self.folder.update_state(checkpoint=result.checkpoint.n, status="running")
+        return result
+
+    def _tracked(self, paths: set[str]) -> set[str]:
+        out = git(self.folder.repo, "ls-tree", "-z", "--name-only", "-r", self.current().commit, "--",
+                  *sorted(paths))
+        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+    def restore(self, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
+                reason: str = "") -> RestoreResult:
+        """Put checkpoint `n` back (see `repofix.workspace.restore`)."""
+        from repofix.workspace.restore import restore
+
+        return restore(self, sandbox, n, step=step, full=full, reason=reason)
+
+    def reset_ignores(self) -> None:
+        reset_ignore_files(self.folder.repo, self.current().commit)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder.root)
+
