@@ -12,6 +12,7 @@ from repofix import __version__
 # name -> "module:attribute" of a click command or group. Rooms add their commands here.
 COMMANDS: dict[str, str] = {
     "sandbox": "repofix.sandboxes.cli:sandbox",
+    "tasks": "repofix.tasks.cli:tasks",
 }
 
 # Exit codes scripts can rely on.

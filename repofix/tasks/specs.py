@@ -1,0 +1,245 @@
+"""YAML task specs: load, validate (with errors naming file, task and field), write.
+
+A spec file holds one task, a list of tasks, or an import pointer such as
+``{"import": {"format": "humanevalfix", "path": "../../shared/data/.../x.jsonl"}}`` whose rows
+are converted when the file is loaded. Patch fields hold diff text or a ``.patch``/``.diff``
+file name relative to the spec file; ``repo.path`` is relative to the spec file too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from repofix.tasks.checks import task_problems
+from repofix.tasks.model import ImportSource, Task, TasksError
+
+PATCH_FIELDS = ("test_patch", "patch")
+PATCH_SUFFIXES = (".patch", ".diff")
+TEST_LIST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS")
+
+
+@dataclass(frozen=True)
+class SpecIssue:
+    """One problem, located as precisely as we can: file, task, field."""
+
+    file: str
+    task: str | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = [self.file]
+        if self.task is not None:
+            where.append(f"task {self.task!r}")
+        if self.field:
+            where.append(self.field)
+        return ": ".join([*where, self.message])
+
+
+class SpecError(TasksError):
+    """One or more task specs are invalid; `issues` lists each problem."""
+
+    def __init__(self, issues: list[SpecIssue]):
+        self.issues = issues
+        super().__init__("\n".join(str(issue) for issue in issues))
+
+
+def display_path(path: Path) -> str:
+    """The path as the user would type it: relative to the working directory when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def is_patch_file_name(value: str) -> bool:
+    value = value.strip()
+    return "\n" not in value and value.endswith(PATCH_SUFFIXES)
+
+
+def load_spec_file(path: Path, *, check: bool = True) -> tuple[list[Task], list[SpecIssue]]:
+    """All tasks of one YAML spec file and every problem found in it (nothing raised)."""
+    shown = display_path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        return [], [SpecIssue(shown, None, None, f"cannot read: {error.strerror or error}")]
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error)
+        return [], [SpecIssue(shown, None, None, f"not valid YAML{line}: {problem}")]
+    if data is None:
+        return [], [SpecIssue(shown, None, None, "the file holds no task")]
+    entries = data if isinstance(data, list) else [data]
+    tasks: list[Task] = []
+    issues: list[SpecIssue] = []
+    for index, entry in enumerate(entries):
+        label = f"#{index + 1}" if isinstance(data, list) else "#1"
+        if not isinstance(entry, dict):
+            issues.append(SpecIssue(shown, label, None, f"expected a mapping, got {type(entry).__name__}"))
+        elif "import" in entry:
+            found, problems = _load_import(entry, path, shown, label, check)
+            tasks += found
+            issues += problems
+        else:
+            task, problems = _load_entry(entry, path, shown, label, check)
+            issues += problems
+            if task is not None:
+                tasks.append(task)
+    return tasks, issues
+
+
+def _load_entry(
+    entry: dict[str, Any], path: Path, shown: str, label: str, check: bool
+) -> tuple[Task | None, list[SpecIssue]]:
+    name = entry["id"] if isinstance(entry.get("id"), str) and entry["id"] else label
+    issues: list[SpecIssue] = []
+    entry = dict(entry)
+    for field in PATCH_FIELDS:
+        value = entry.get(field)
+        if isinstance(value, str) and is_patch_file_name(value):
+            patch_file = path.parent / value.strip()
+            if not patch_file.is_file():
+                issues.append(
+                    SpecIssue(shown, name, field, f"file {value.strip()!r} not found next to the spec")
+                )
+                entry[field] = None
+            else:
+                entry[field] = patch_file.read_text(encoding="utf-8")
+    repo = entry.get("repo")
+    if isinstance(repo, dict) and isinstance(repo.get("path"), str):
+        entry["repo"] = {**repo, "path": str((path.parent / repo["path"]).resolve())}
+    try:
+        task = Task.model_validate(entry)
+    except ValidationError as error:
+        return None, issues + [SpecIssue(shown, name, *explain_error(e)) for e in error.errors()]
+    if check:
+        issues += [SpecIssue(shown, name, field, message) for field, message in task_problems(task)]
+    return (task if not issues else None), issues
+
+
+def _load_import(
+    entry: dict[str, Any], path: Path, shown: str, label: str, check: bool
+) -> tuple[list[Task], list[SpecIssue]]:
+    extra = sorted(set(entry) - {"import"})
+    if extra:
+        return [], [SpecIssue(shown, label, extra[0], "unknown field next to 'import'")]
+    try:
+        source = ImportSource.model_validate(entry["import"])
+    except ValidationError as error:
+        issues = []
+        for problem in error.errors():
+            field, message = explain_error(problem)
+            issues.append(SpecIssue(shown, label, f"import.{field}" if field else "import", message))
+        return [], issues
+    rows_file = (path.parent / source.path).resolve()
+    if not rows_file.is_file():
+        return [], [SpecIssue(shown, label, "import.path", f"file {str(rows_file)!r} not found")]
+    try:
+        if source.format == "swebench":
+            from repofix.tasks.swebench import read_swebench
+
+            tasks = read_swebench(rows_file)
+        else:
+            from repofix.tasks.humanevalfix import read_humanevalfix
+
+            tasks = read_humanevalfix(rows_file, tests=source.tests)
+    except TasksError as error:
+        return [], [SpecIssue(shown, label, "import", str(error))]
+    if source.ids is not None:
+        known = {task.id for task in tasks}
+        missing = [task_id for task_id in source.ids if task_id not in known]
+        if missing:
+            return [], [SpecIssue(shown, label, "import.ids", f"not in {source.path}: {', '.join(missing)}")]
+        tasks = [task for task in tasks if task.id in set(source.ids)]
+    if source.limit is not None:
+        tasks = tasks[: source.limit]
+    issues: list[SpecIssue] = []
+    if check:
+        for task in tasks:
+            issues += [SpecIssue(shown, task.id, f, m) for f, m in task_problems(task)]
+    return tasks, issues
+
+
+def explain_error(error: Any) -> tuple[str | None, str]:
+    """(field path, message a user can act on) for one pydantic error."""
+    loc = [part for part in error["loc"] if part not in ("function-after", "function-before")]
+    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".") or None
+    top = loc[0] if loc else None
+    kind = error["type"]
+    if kind == "missing":
+        return field, "required field is missing"
+    if kind == "extra_forbidden":
+        known = _known_fields(loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        return field, "unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
+    if top in TEST_LIST_FIELDS:
+        return field, "expected a list of test ids" if len(loc) == 1 else "expected a test id (a string)"
+    if kind == "list_type":
+        return field, "expected a list"
+    if kind == "dict_type":
+        return field, "expected a mapping"
+    if kind == "string_pattern_mismatch":
+        if field == "id":
+            return field, "may use only letters, digits, '_', '.', '-' and '/' between parts"
+        if field == "repo.github":
+            return field, "expected owner/name"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return field, message[:1].lower() + message[1:]
+
+
+def _known_fields(loc: list[Any]) -> list[str]:
+    model: Any = Task
+    for part in loc:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        model = getattr(field, "annotation", None) if field else None
+        if not isinstance(model, type):
+            return []
+    return list(model.model_fields) if hasattr(model, "model_fields") else []
+
+
+def find_spec_files(folder: Path) -> list[Path]:
+    """YAML files directly in `folder`, and every `task.yaml` below it (not descending into a
+    task's own folder, whose repository may contain YAML files of its own)."""
+    found = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        if Path(root) != folder and "task.yaml" in files:
+            found.append(Path(root) / "task.yaml")
+            dirs.clear()
+    return found
+
+
+def load_specs(paths: Iterable[Path], *, check: bool = True) -> list[Task]:
+    """Tasks from spec files or folders of them; raises SpecError listing every problem."""
+    tasks: list[Task] = []
+    issues: list[SpecIssue] = []
+    origin: dict[str, str] = {}
+    for given in paths:
+        files = find_spec_files(given) if given.is_dir() else [given]
+        if given.is_dir() and not files:
+            issues.append(SpecIssue(display_path(given), None, None, "no *.yaml or */task.yaml spec found"))
+        for file in files:
+            found, problems = load_spec_file(file, check=check)
+            issues += problems
+            for task in found:
+                if task.id in origin:
+                    issues.append(
+                        SpecIssue(display_path(file), task.id, "id", f"already used in {origin[task.id]}")
+                    )
+                else:
+                    origin[task.id] = display_path(file)
+                    tasks.append(task)
+    if issues:
+        raise SpecError(issues)
+    return tasks
