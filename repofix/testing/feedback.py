@@ -1,0 +1,202 @@
+"""Condensed test feedback for the model, under a token budget.
+
+What a model needs to fix the next failure: counts; what newly fails, still fails and newly
+passes; per failure the test id, the message (with pytest's comparison detail), the deepest
+frames inside the repository with their source lines, and the tail of captured output.
+Identical failures are grouped. When over budget, the least useful parts go first: captured
+output, then extra frames and context lines, then long messages, then whole failure blocks
+(still failing before newly failing, last before first), which are then listed by id only.
+The text always says what was left out and where the full log is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from repofix.testing.model import Frame, Outcome, RunStatus, TestResult, TestRun
+from repofix.testing.text import cap_line, clean, condense_output, estimate_tokens
+
+DEFAULT_BUDGET = 1500  # tokens
+# Per detail level: message lines, frames shown, source lines per frame, captured output lines.
+_LEVELS = {4: (20, 3, 3, 8), 3: (12, 2, 2, 0), 2: (6, 2, 1, 0), 1: (2, 1, 1, 0)}
+
+
+@dataclass
+class _Group:
+    results: list[TestResult]
+    tag: str  # "new", "still failing" or ""
+    level: int = 4
+    lines: list[str] = field(default_factory=list)
+
+
+def condense(
+    current: TestRun,
+    baseline: TestRun | None = None,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    flaky: Iterable[str] = (),
+    workdir: str = "",
+) -> str:
+    """The feedback text for `current`, compared with `baseline` when given, within `budget` tokens."""
+    flaky = set(flaky)
+    head = _header(current, baseline, flaky)
+    if not current.structured or (not current.failing and current.status is not RunStatus.COMPLETED):
+        room = max(budget - estimate_tokens("\n".join(head)) - 40, 100)
+        text, left_out = condense_output(current.output, room, workdir)
+        tail = [f"[{left_out} lines of output left out. {_where(current)}]"] if left_out else []
+        return "\n".join(head + ["", "Output:", text] + tail)
+    groups = _groups(current, baseline)
+    for g in groups:
+        g.lines = _render(g, workdir)
+    footer_ids: list[str] = []
+
+    def total() -> int:
+        body = [ln for g in groups if g.level > 0 for ln in g.lines]
+        return estimate_tokens("\n".join(head + body + _footer(footer_ids, groups, current)))
+
+    for level in (4, 3, 2, 1):  # least useful detail first, lowest-priority groups first
+        for g in reversed(groups):
+            if total() <= budget:
+                break
+            if g.level == level:
+                g.level = level - 1
+                if g.level:
+                    g.lines = _render(g, workdir)
+                else:
+                    footer_ids[:0] = [r.id for r in g.results]
+    body = [ln for g in groups if g.level > 0 for ln in g.lines]
+    text = "\n".join(head + body + _footer(footer_ids, groups, current))
+    if estimate_tokens(text) > budget:  # even ids alone do not fit: cut the id list, say so
+        text = cap_line(text, budget * 4 - 120) + f"\n[cut to the token budget. {_where(current)}]"
+    return text
+
+
+def _header(run: TestRun, baseline: TestRun | None, flaky: set[str]) -> list[str]:
+    lines = [f"Tests: {run.summary()}"]
+    if run.selection:
+        lines.append(f"(only {len(run.selection)} selected test(s)/file(s) ran, not the full suite)")
+    if baseline is not None and run.structured:
+        before = {i for i in baseline.failing}
+        now = set(run.failing)
+        new, still = now - before, now & before
+        passing = [i for i in baseline.failing if i in run.results and run.results[i].outcome.ok]
+        lines.append(f"Against baseline: {len(new)} newly failing, {len(still)} still failing, "
+                     f"{len(passing)} newly passing.")
+        if passing:
+            lines.append("Newly passing: " + ", ".join(passing))
+    shown_flaky = sorted(flaky & set(run.failing))
+    if shown_flaky:
+        lines.append("Flaky (fail without a code change; not counted): " + ", ".join(shown_flaky))
+    return lines
+
+
+def _groups(run: TestRun, baseline: TestRun | None) -> list[_Group]:
+    before = set(baseline.failing) if baseline is not None else None
+    groups: dict[tuple, _Group] = {}
+    for r in run.results.values():
+        if not r.outcome.bad:
+            continue
+        tag = "" if before is None else ("still failing" if r.id in before else "new")
+        deepest = r.repo_frames[-1] if r.repo_frames else None
+        key = (tag, r.outcome, clean(r.message), deepest.location if deepest else "")
+        if key in groups:
+            groups[key].results.append(r)
+        else:
+            groups[key] = _Group([r], tag)
+    order = {"new": 0, "": 0, "still failing": 1}
+    return sorted(groups.values(), key=lambda g: order[g.tag])  # stable: run order within a tag
+
+
+def _render(group: _Group, workdir: str) -> list[str]:
+    max_msg, max_frames, max_src, max_out = _LEVELS[group.level]
+    first = group.results[0]
+    label = {Outcome.FAILED: "FAILED", Outcome.ERROR: "ERROR"}[first.outcome]
+    phase = f" (in {first.phase})" if first.outcome is Outcome.ERROR and first.phase != "call" else ""
+    tag = f" [{group.tag}]" if group.tag else ""
+    lines = ["", f"{label} {first.id}{phase}{tag}"]
+    message = [ln for ln in clean(first.message, workdir).splitlines() if ln.strip()]
+    for ln in message[:max_msg]:
+        lines.append("  " + cap_line(ln, 300 if group.level > 1 else 200))
+    if len(message) > max_msg:
+        lines.append(f"  [… {len(message) - max_msg} more message lines]")
+    for frame in _pick_frames(first, max_frames):
+        lines.extend(_frame_lines(frame, max_src, workdir))
+    if max_out:
+        for name, text in (("stdout", first.stdout), ("stderr", first.stderr), ("log", first.log)):
+            out = [ln for ln in clean(text, workdir).splitlines() if ln.strip()]
+            if out:
+                cut = f" (last {max_out} of {len(out)} lines)" if len(out) > max_out else ""
+                lines.append(f"  captured {name}{cut}:")
+                lines.extend("    " + cap_line(ln, 200) for ln in out[-max_out:])
+    if len(group.results) > 1:
+        others = [r.id for r in group.results[1:]]
+        lines.append(f"  Same failure in {len(others)} more: " + ", ".join(others))
+    return lines
+
+
+def _pick_frames(result: TestResult, limit: int) -> list[Frame]:
+    """The deepest frames inside the repository; with room, the test's own frame too."""
+    frames = list(result.repo_frames) or list(result.frames[-1:])
+    seen: dict[str, Frame] = {}
+    for f in reversed(frames):
+        seen.setdefault(f.location, f)
+    deepest = list(seen.values())[:limit]
+    if limit >= 2 and frames and frames[0].location not in {f.location for f in deepest}:
+        deepest[-1] = frames[0]
+    return list(reversed(deepest))
+
+
+def _frame_lines(frame: Frame, max_src: int, workdir: str) -> list[str]:
+    function = frame.function or _function_of(frame)
+    lines = [f"  at {clean(frame.location, workdir)}" + (f" in {function}" if function else "")]
+    source = [_gutter(ln) for ln in frame.source]
+    marked = max((i for i, (mark, _) in enumerate(source) if mark), default=len(source) - 1)
+    if marked >= 0:
+        window = source[max(0, marked - max_src + 1): marked + 1]
+        indent = min((len(code) - len(code.lstrip()) for _, code in window if code.strip()), default=0)
+        for mark, code in window:
+            lines.append(f"    {'>' if mark else ' '} " + cap_line(code[indent:].rstrip(), 200))
+    return lines
+
+
+def _gutter(line: str) -> tuple[bool, str]:
+    """pytest prints source with a 4-character gutter, '>   ' on the failing line."""
+    if line.startswith(">"):
+        return True, line[4:] if line[1:4] == "   " else line[1:]
+    return False, line[4:] if line.startswith("    ") else line
+
+
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)")
+
+
+def _function_of(frame: Frame) -> str:
+    for ln in frame.source:
+        m = _DEF.match(ln.lstrip(">"))
+        if m:
+            return m[1]
+    return ""
+
+
+def _footer(footer_ids: list[str], groups: list[_Group], run: TestRun) -> list[str]:
+    lines: list[str] = []
+    if footer_ids:
+        lines += ["", f"Also failing (details left out): {', '.join(footer_ids)}"]
+    shown = [g for g in groups if 0 < g.level < 4]
+    if shown or footer_ids:
+        parts = []
+        if footer_ids:
+            parts.append(f"details of {len(footer_ids)} failure(s)")
+        for level, what in ((3, "captured output"), (2, "extra frames and context"), (1, "long messages")):
+            n = sum(len(g.results) for g in shown if g.level <= level)
+            if n:
+                parts.append(f"{what} of {n} failure(s)")
+        lines += ["", f"Left out to fit the budget: {'; '.join(parts)}. {_where(run)}"]
+    return lines
+
+
+def _where(run: TestRun) -> str:
+    if run.log_path:
+        return f"Full log: {run.log_path}"
+    return f"Full log: re-run `{run.command}`"

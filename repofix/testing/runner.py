@@ -1,0 +1,189 @@
+"""Run the test command in a sandbox and turn what happened into a `TestRun`."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from repofix.sandboxes.base import CommandResult, Sandbox
+from repofix.testing import command as cmd
+from repofix.testing.junit import ReportError, parse_junit
+from repofix.testing.model import Outcome, RunStatus, TestResult, TestRun
+
+_PLUGIN_SOURCE = (Path(__file__).parent / "pytest_plugin.py").read_text(encoding="utf-8")
+_CHUNK = 96 * 1024  # raw bytes per read: base64 of it stays well under the sandbox's output cap
+
+
+def run_tests(
+    sandbox: Sandbox,
+    command: str | None = None,
+    *,
+    tests: Sequence[str] = (),
+    timeout: float | None = None,
+    log_dir: Path | None = None,
+) -> TestRun:
+    """Run `command` (default: detected from the repository) in `sandbox`, optionally only the
+    given test ids (pytest commands only), and read pytest's JUnit report back from the sandbox."""
+    if command is None:
+        command = cmd.detect_command(sandbox.read_files(list(cmd.DETECTION_FILES)))
+    selection = tuple(tests) if tests and cmd.is_pytest(command) else ()
+    report_dir = f"/tmp/repofix-tests-{uuid.uuid4().hex[:12]}"
+    plugin = f"{report_dir}/{cmd.PLUGIN_MODULE}.py"
+    setup = sandbox.run(["sh", "-c", f"mkdir -p {report_dir} && cat > {plugin}"], stdin=_PLUGIN_SOURCE, timeout=60)
+    if not setup.ok:
+        raise RuntimeError(f"could not prepare the test report directory in the sandbox: {setup.output[-500:]}")
+    try:
+        result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
+                                      selection=selection), timeout=timeout)
+        xml = _read_outside(sandbox, f"{report_dir}/report.xml")
+        progress = _read_outside(sandbox, f"{report_dir}/progress.jsonl")
+    finally:
+        sandbox.run(["rm", "-rf", report_dir], timeout=60)
+    run = classify(command, result, xml, progress, workdir=sandbox.workdir, selection=selection)
+    if log_dir is not None:
+        run.log_path = str(save_log(log_dir, run))
+    return run
+
+
+def save_log(log_dir: Path, run: TestRun) -> Path:
+    """Write the run's full output to a new file in `log_dir` (write-then-rename)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / f"tests-{len(list(log_dir.glob('tests-*.log'))) + 1:03d}.log"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(f"$ {run.command}\n{run.output}", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _read_outside(sandbox: Sandbox, path: str) -> bytes | None:
+    """Read a file outside the workspace in compressed chunks (command output is capped)."""
+    chunks: list[bytes] = []
+    offset = 0
+    while True:
+        code = (
+            "import base64,sys,zlib\n"
+            f"try: f=open({path!r},'rb')\n"
+            "except FileNotFoundError: sys.exit(3)\n"
+            f"f.seek({offset}); sys.stdout.write(base64.b64encode(zlib.compress(f.read({_CHUNK}))).decode())\n"
+        )
+        got = sandbox.run(["python3", "-c", code], timeout=60)
+        if got.exit_code == 3:
+            return None
+        if not got.ok or got.truncated:
+            raise RuntimeError(f"could not read {path} back from the sandbox: {got.output[-300:]}")
+        data = zlib.decompress(base64.b64decode(got.stdout.strip()))
+        chunks.append(data)
+        offset += len(data)
+        if len(data) < _CHUNK:
+            return b"".join(chunks)
+
+
+def _progress(text: bytes | None) -> tuple[list[dict], bool]:
+    events = []
+    for line in (text or b"").decode("utf-8", "replace").splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            continue  # a line cut short by a kill
+    return events, any(e.get("event") == "session" for e in events)
+
+
+def classify(
+    command: str,
+    result: CommandResult,
+    xml: bytes | None,
+    progress: bytes | None,
+    *,
+    workdir: str = "",
+    selection: tuple[str, ...] = (),
+) -> TestRun:
+    """Decide what the run was: pure, so it can be checked against real pytest runs."""
+    events, pytest_ran = _progress(progress)
+    run = TestRun(command=command, status=RunStatus.COMPLETED, exit_code=result.exit_code,
+                  output=result.output, duration=result.duration, selection=selection)
+    if workdir:
+        run.output = run.output.replace(workdir.rstrip("/") + "/", "")
+    if xml:
+        try:
+            run.results = parse_junit(xml, strip_prefix=workdir)
+        except ReportError as exc:
+            run.detail = str(exc)
+    if not run.results and events:
+        run.results = _from_progress(events)
+    run.structured = pytest_ran or xml is not None
+    started = [e["id"] for e in events if e.get("event") == "start"]
+    finished = {e["id"] for e in events if e.get("event") == "report" and e.get("when") in ("call", "teardown")}
+    unfinished = [i for i in started if i not in finished]
+    if result.timed_out:
+        run.status = RunStatus.TIMEOUT
+        run.running = unfinished[-1] if unfinished else None
+        where = f" while running {run.running}" if run.running else ""
+        run.detail = f"timed out after {result.duration:.0f}s{where}; {len(run.results)} results before that"
+    elif result.oom_killed or result.exit_code is None or (result.exit_code < 0) or (
+            pytest_ran and xml is None and result.exit_code not in (2, 3, 4, 5)):
+        run.status = RunStatus.CRASHED
+        run.running = unfinished[-1] if unfinished else None
+        cause = "out of memory" if result.oom_killed else (
+            f"signal {result.signal}" if result.signal else f"exit code {result.exit_code}")
+        where = f" while running {run.running}" if run.running else ""
+        run.detail = f"the test process died ({cause}){where} before writing its report"
+    elif not run.structured:
+        _classify_unstructured(run, result)
+    else:
+        _classify_pytest(run, result)
+    return run
+
+
+def _classify_unstructured(run: TestRun, result: CommandResult) -> None:
+    text = result.output
+    if result.exit_code == 127 or "No module named pytest" in text or "command not found" in text:
+        run.status = RunStatus.RUNNER_MISSING
+        run.detail = (text.strip().splitlines() or ["exit code 127"])[-1][:200]
+        run.structured = False
+    elif "ImportError while loading conftest" in text:
+        run.status, run.structured = RunStatus.IMPORT_ERROR, True
+        run.detail = "a conftest.py failed to import; no test ran"
+    elif result.exit_code == 4 and ("usage:" in text or "error:" in text):
+        run.status, run.structured = RunStatus.USAGE_ERROR, True
+        run.detail = (text.strip().splitlines() or [""])[-1][:200]
+
+
+def _classify_pytest(run: TestRun, result: CommandResult) -> None:
+    collect_errors = [r for r in run.results.values() if r.phase == "collect"]
+    code = result.exit_code
+    if collect_errors:
+        ran = len(run.results) > len(collect_errors)
+        imports = all(("ImportError" in r.message or "ModuleNotFoundError" in r.message) for r in collect_errors)
+        run.status = RunStatus.IMPORT_ERROR if imports and not ran else RunStatus.COLLECTION_ERROR
+        kind = "import" if imports else "collect"
+        run.detail = f"{len(collect_errors)} test module(s) failed to {kind}: " + ", ".join(
+            r.id for r in collect_errors[:5]) + ("" if ran else "; no test ran")
+    elif code == 5 or (code == 0 and not run.results):
+        run.status, run.detail = RunStatus.NO_TESTS, "no tests were collected"
+    elif code == 3:
+        run.status, run.detail = RunStatus.INTERNAL_ERROR, "pytest hit an internal error"
+    elif code == 4:
+        run.status = RunStatus.USAGE_ERROR
+        run.detail = (result.output.strip().splitlines() or [""])[-1][:200]
+    elif code == 2 and not run.results:
+        run.status, run.detail = RunStatus.USAGE_ERROR, "pytest was interrupted before running tests"
+
+
+def _from_progress(events: list[dict]) -> dict[str, TestResult]:
+    """Results rebuilt from the plugin's progress stream when no JUnit report exists."""
+    results: dict[str, TestResult] = {}
+    for e in events:
+        if e.get("event") != "report":
+            continue
+        outcome = Outcome(e["outcome"]) if e["outcome"] in Outcome._value2member_map_ else Outcome.ERROR
+        if e.get("when") in ("setup", "teardown", "collect") and outcome is Outcome.FAILED:
+            outcome = Outcome.ERROR
+        message = (e.get("crash") or ["", 0, ""])[2]
+        if e["id"] not in results or outcome.bad:
+            results[e["id"]] = TestResult(e["id"], outcome, message=message, phase=e.get("when", "call"))
+    return results
+
