@@ -182,10 +182,10 @@ class Session:
         after = oom_kills()
         result["oom_killed"] = before is not None and after is not None and after > before
         if isinstance(command, str):
-            self.load_state(call_env)
+            self.load_state(call_env, keep_cwd=request.get("cwd") is not None)
         return result
 
-    def load_state(self, call_env):
+    def load_state(self, call_env, keep_cwd):
         try:
             with open(STATE_FILE, "rb") as handle:
                 data = handle.read()
@@ -203,7 +203,8 @@ class Session:
         for name, value in call_env.items():  # per-call variables do not stick unless changed
             if env.get(name) == value and self.env.get(name) != value:
                 env.pop(name)
-        self.cwd = cwd.decode("utf-8", "replace") or self.cwd
+        if not keep_cwd:  # a per-call cwd does not move the session
+            self.cwd = cwd.decode("utf-8", "replace") or self.cwd
         self.env = env
 
     def run_python(self, request):

@@ -1,0 +1,95 @@
+"""`repofix sandbox doctor|build|prune`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import click
+
+
+@click.group()
+def sandbox() -> None:
+    """Check, build and clean up sandboxes."""
+
+
+@sandbox.command()
+def doctor() -> None:
+    """Report which sandbox backends work on this machine, and why not."""
+    from repofix.sandboxes import bwrap, docker, limits, open_sandbox
+
+    problems = {"docker": docker.available(), "bwrap": bwrap.available()}
+    for name in ("docker", "bwrap"):
+        if problems[name] is None:  # it should work: prove it with a real command
+            started = time.monotonic()
+            try:
+                with open_sandbox(None, backend=name) as box:
+                    result = box.run("echo ok")
+                if result.stdout.strip() != "ok":
+                    problems[name] = f"a test command failed: {result.output[-500:]}"
+            except Exception as error:
+                problems[name] = f"{type(error).__name__}: {error}"
+            elapsed = time.monotonic() - started
+        status = "ok" if problems[name] is None else "unavailable"
+        detail = f"started and ran a command in {elapsed:.2f}s" if problems[name] is None else problems[name]
+        click.echo(f"{name:7} {status:12} {detail}")
+    if problems["bwrap"] is None and not limits.can_limit():
+        click.echo("        note: bwrap cannot cap memory or pids here (needs root or a delegated cgroup)")
+    click.echo("none    ok           no isolation; only with an explicit --sandbox none")
+    if all(problems.values()):
+        raise SystemExit(2)
+
+
+@sandbox.command()
+@click.option("--base-image", default="repofix-base:bookworm", show_default=True,
+              help="Base image (any Debian/Ubuntu-like image with python3; an offline host can use a locally "
+                   "imported one).")
+@click.option("--tag", default=None, help="Image name (default: repofix-sandbox:latest or $REPOFIX_IMAGE).")
+@click.option("--build-base/--no-build-base", default=None,
+              help="Build the default base image from Debian packages with debootstrap first (default: only "
+                   "when the base image is the default and missing).")
+def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
+    """Build the Docker sandbox image from sandbox/Dockerfile."""
+    from repofix.sandboxes import docker
+    from repofix.sandboxes.session import runner_dir
+
+    engine = docker.client()
+    tag = tag or docker.DEFAULT_IMAGE
+    folder = runner_dir()
+    if build_base is None:
+        import docker as docker_sdk
+
+        try:
+            engine.images.get(base_image)
+            build_base = False
+        except docker_sdk.errors.ImageNotFound:
+            build_base = base_image == "repofix-base:bookworm"
+    if build_base:
+        script = folder / "build_base.sh"
+        click.echo(f"building the base image {base_image} with {script} ...", err=True)
+        subprocess.run(["bash", str(script)], check=True)
+    click.echo(f"building {tag} from {folder / 'Dockerfile'} (base {base_image}) ...", err=True)
+    command = ["docker", "build", "--build-arg", f"BASE_IMAGE={base_image}", "-t", tag, str(folder)]
+    result = subprocess.run(command)
+    if result.returncode:
+        click.echo(f"docker build failed (exit {result.returncode}); the command was: {' '.join(command)}", err=True)
+        sys.exit(2)
+    click.echo(f"built {tag}")
+
+
+@sandbox.command()
+def prune() -> None:
+    """Remove containers, volumes, cgroups and scratch folders that crashed runs left behind."""
+    from repofix.sandboxes import cleanup, docker
+    from repofix.sandboxes.base import SandboxError
+
+    try:
+        engine = docker.client()
+    except SandboxError as error:
+        engine = None
+        click.echo(f"skipping Docker: {error}", err=True)
+    removed = cleanup.prune(engine)
+    for item in removed:
+        click.echo(f"removed {item}")
+    click.echo(f"{len(removed)} left-over item(s) removed")

@@ -1,0 +1,76 @@
+"""Shared fixtures. Sandbox backends that are not available here are skipped locally, but
+CI sets REPOFIX_REQUIRE_DOCKER=1 / REPOFIX_REQUIRE_BWRAP=1 and then a missing backend fails."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import pytest
+
+from repofix.sandboxes import Limits, open_sandbox
+
+ISOLATING = ["docker", "bwrap"]
+TEST_LIMITS = Limits(memory_mb=256, pids=128, workspace_mb=64, tmp_mb=64, home_mb=64, output_bytes=64 * 1024,
+                     timeout=60)
+
+
+def backend_problem(backend: str) -> str | None:
+    if backend == "docker":
+        from repofix.sandboxes import docker
+
+        return docker.available()
+    if backend == "bwrap":
+        from repofix.sandboxes import bwrap
+
+        return bwrap.available()
+    return None
+
+
+def require_backend(backend: str) -> None:
+    """Skip (locally) or fail (when CI requires the backend) if `backend` cannot run here."""
+    problem = backend_problem(backend)
+    if problem is None:
+        return
+    if os.environ.get(f"REPOFIX_REQUIRE_{backend.upper()}") == "1":
+        pytest.fail(f"the {backend} backend is required here but unavailable: {problem}")
+    pytest.skip(f"{backend} unavailable: {problem}")
+
+
+def marks_for(backend: str) -> list:
+    return [getattr(pytest.mark, backend)] if backend in ISOLATING else []
+
+
+def backend_params(backends=("docker", "bwrap", "none")) -> list:
+    return [pytest.param(name, marks=marks_for(name), id=name) for name in backends]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A tiny project to copy into sandboxes."""
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text("from pkg.calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    return root
+
+
+@pytest.fixture
+def make_sandbox(tree: Path):
+    """Factory: make_sandbox(backend, **kwargs) opens a sandbox on `tree`, closed after the test."""
+    opened = []
+
+    def make(backend: str, source: Path | None = tree, limits: Limits = TEST_LIMITS, **kwargs):
+        require_backend(backend)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            box = open_sandbox(source, backend=backend, limits=limits, **kwargs)
+        opened.append(box)
+        return box
+
+    yield make
+    for box in opened:
+        box.close()
