@@ -13,6 +13,11 @@ from repofix import __version__
 COMMANDS: dict[str, str] = {
     "sandbox": "repofix.sandboxes.cli:sandbox",
     "tasks": "repofix.tasks.cli:tasks",
+    "runs": "repofix.runs.cli:runs",
+    "checkpoints": "repofix.workspace.cli:checkpoints",
+    "diff": "repofix.workspace.cli:diff",
+    "restore": "repofix.workspace.cli:restore",
+    "undo": "repofix.workspace.cli:undo",
 }
 
 # Exit codes scripts can rely on.

@@ -1,0 +1,36 @@
+"""Resume bookkeeping: where a run that stopped (crash, kill -9, limit) picks up again.
+
+The checkpoint refs are the truth: a ref exists only once its objects do. state.json may lag one
+checkpoint behind (killed between the ref update and the state rename); `resume_point` repairs that."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    run_id: str
+    checkpoint: int  # the latest complete checkpoint: seed the new sandbox with it
+    commit: str
+    step: int | None  # the step that made it; the loop continues after it
+    state: dict[str, Any]
+    trajectory: Path  # the agent's record (may not exist yet)
+
+
+def resume_point(run_id: str, home: Path | str | None = None):
+    """Open the run's workspace and say where to continue. Returns (Workspace, ResumePoint)."""
+    from repofix.workspace.workspace import Workspace  # the workspace room needs git; import lazily
+
+    ws = Workspace.open(run_id, home)
+    latest = ws.store.latest()
+    state = ws.folder.read_state()
+    if state.get("checkpoint") != latest.n or state.get("status") != "running":
+        state = ws.folder.update_state(checkpoint=latest.n, status="running", resumed_from=latest.n)
+    ws.reset_ignores()
+    steps = [c.step for c in ws.store.list() if c.step is not None]
+    point = ResumePoint(ws.run_id, latest.n, latest.commit, max(steps) if steps else None, state,
+                        ws.folder.trajectory_file)
+    return ws, point

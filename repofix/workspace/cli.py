@@ -1,0 +1,84 @@
+"""Commands of the workspace room: checkpoints, diff, restore, undo."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+_home = click.option("--home", type=click.Path(), default=None,
+                     help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
+
+
+def _open(run: str, home: str | None):
+    from repofix.runs.folder import RunNotFound
+    from repofix.workspace.workspace import Workspace
+
+    try:
+        return Workspace.open(run, home)
+    except (RunNotFound, LookupError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.command()
+@click.argument("run")
+@_home
+def checkpoints(run: str, home: str | None) -> None:
+    """List a run's checkpoints with the step and test summary of each."""
+    ws = _open(run, home)
+    for c in ws.store.list():
+        when = time.strftime("%H:%M:%S", time.localtime(c.created))
+        tests = ", ".join(f"{k} {v}" for k, v in (c.tests or {}).items() if isinstance(v, int | float | str))
+        step = "-" if c.step is None else str(c.step)
+        click.echo(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
+                   + (f"  [{tests}]" if tests else ""))
+
+
+@click.command()
+@click.argument("run")
+@click.argument("n", type=int, required=False)
+@click.option("--from", "start", type=int, default=None, help="compare with this checkpoint (default: the start)")
+@_home
+def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
+    """Show the change from the run's start (or --from M) to checkpoint N (default: the latest)."""
+    from repofix.workspace.errors import WorkspaceError
+
+    ws = _open(run, home)
+    try:
+        new = ws.current() if n is None else ws.store.get(n)
+        old = ws.source.base if start is None else ws.store.get(start).commit
+    except WorkspaceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    sys.stdout.write(ws.store.diff(old, new.commit))
+
+
+@click.command()
+@click.argument("run")
+@click.argument("n", type=int)
+@_home
+def restore(run: str, n: int, home: str | None) -> None:
+    """Make checkpoint N the run's current state (a resumed run continues from it)."""
+    from repofix.workspace.errors import WorkspaceError
+
+    ws = _open(run, home)
+    try:
+        result = ws.restore(None, n, reason="requested from the command line")
+    except WorkspaceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"run {ws.run_id}: checkpoint #{result.checkpoint.n} now holds the files of #{n} "
+               f"({len(result.undone)} file(s) differ from before)")
+
+
+@click.command()
+@_home
+def undo(home: str | None) -> None:
+    """Reverse the last `--apply`, only if none of its files changed since."""
+    from repofix.workspace.deliver import undo_apply
+    from repofix.workspace.errors import WorkspaceError
+
+    try:
+        run_id, files = undo_apply(home)
+    except WorkspaceError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"undid the apply of run {run_id}: {len(files)} file(s) restored")
