@@ -91,7 +91,9 @@ class ModelReply:
             if "function" in call:  # tolerate OpenAI-shaped calls too
                 function = call["function"]
                 arguments, error = parse_arguments(function.get("arguments"))
-                calls.append(ToolCall(call.get("id") or f"call_{index}", function.get("name", ""), arguments, error))
+                calls.append(
+                    ToolCall(call.get("id") or f"call_{index}", function.get("name", ""), arguments, error)
+                )
             else:
                 calls.append(
                     ToolCall(
@@ -136,7 +138,9 @@ class Model(Protocol):
 
     name: str
 
-    def query(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply: ...
+    def query(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> ModelReply: ...
 
 
 @dataclass

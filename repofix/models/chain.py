@@ -48,7 +48,9 @@ class ChainModel:
                 spent.output_tokens += reply.output_tokens
                 reason = reply.content.strip() or "no reason given"
             if self.current + 1 >= len(self.models):
-                raise ModelUnavailable(f"every model in the chain {self.name} gave up; the last said: {reason}")
+                raise ModelUnavailable(
+                    f"every model in the chain {self.name} gave up; the last said: {reason}"
+                )
             self.current += 1
             note = f"{model.name} gave up ({reason}); switching to {self.active.name}"
             log.warning(note)

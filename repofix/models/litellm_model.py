@@ -6,6 +6,7 @@ is fetched from the internet.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -120,6 +121,10 @@ class LiteLLMModel:
             kwargs["temperature"] = self.temperature
         if native:
             kwargs["tools"] = tools
+            if _skips_mcp_handler(litellm):
+                # Recent LiteLLM imports its MCP gateway (and the optional `mcp` package) whenever
+                # tools are passed; plain function tools never need it.
+                kwargs["_skip_mcp_handler"] = True
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if self._api_key:
@@ -140,9 +145,13 @@ class LiteLLMModel:
             try:
                 return litellm.completion(**kwargs)
             except litellm.ContextWindowExceededError as error:
-                raise ContextLengthError(self._say(f"the conversation exceeds {self.name}'s context window", error)) from None
+                raise ContextLengthError(
+                    self._say(f"the conversation exceeds {self.name}'s context window", error)
+                ) from None
             except (litellm.AuthenticationError, litellm.PermissionDeniedError) as error:
-                raise ModelAuthError(self._say(f"{self.name} rejected the credentials; {key_hint(self.name)}", error)) from None
+                raise ModelAuthError(
+                    self._say(f"{self.name} rejected the credentials; {key_hint(self.name)}", error)
+                ) from None
             except retryable as error:
                 if attempt == self.max_retries:
                     raise ModelUnavailable(
@@ -154,7 +163,9 @@ class LiteLLMModel:
             except (litellm.BadRequestError, litellm.NotFoundError, litellm.APIError) as error:
                 text = str(error)
                 if "context_length_exceeded" in text or "maximum context length" in text:
-                    raise ContextLengthError(self._say(f"the conversation exceeds {self.name}'s context window", error)) from None
+                    raise ContextLengthError(
+                        self._say(f"the conversation exceeds {self.name}'s context window", error)
+                    ) from None
                 status = getattr(error, "status_code", None)
                 if isinstance(status, int) and status >= 500 and attempt < self.max_retries:
                     time.sleep(self._delay(attempt, error))
@@ -175,7 +186,9 @@ class LiteLLMModel:
     def _say(self, summary: str, error: Exception) -> str:
         return scrub_text(f"{summary}: {type(error).__name__}: {error}", self._api_key)
 
-    def _reply(self, response: Any, tools: list[dict[str, Any]] | None, native: bool, price: Price | None) -> ModelReply:
+    def _reply(
+        self, response: Any, tools: list[dict[str, Any]] | None, native: bool, price: Price | None
+    ) -> ModelReply:
         message = response.choices[0].message
         content = message.content or ""
         calls: list[ToolCall] = []
@@ -202,7 +215,15 @@ class LiteLLMModel:
             cost, known = price.cost(input_tokens, output_tokens), True
         self.budget.add(cost)
         raw = scrub(_plain(response), self._api_key)
-        return ModelReply(content, calls, input_tokens, output_tokens, cost, known, raw, notes=notes, model=self.name)
+        return ModelReply(
+            content, calls, input_tokens, output_tokens, cost, known, raw, notes=notes, model=self.name
+        )
+
+
+@functools.cache
+def _skips_mcp_handler(litellm: Any) -> bool:
+    """Whether this LiteLLM knows the `_skip_mcp_handler` flag (older ones would send it on)."""
+    return "_skip_mcp_handler" in Path(litellm.main.__file__).read_text("utf-8")
 
 
 def _count_tokens(litellm: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:

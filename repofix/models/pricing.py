@@ -48,10 +48,14 @@ def _entry(path: Path, model: str, entry: Any) -> Price:
     if isinstance(entry, dict):
         try:
             if "input_cost_per_token" in entry or "output_cost_per_token" in entry:
-                return Price(float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"]), str(path))
+                return Price(
+                    float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"]), str(path)
+                )
             if "input_per_million" in entry or "output_per_million" in entry:
                 return Price(
-                    float(entry["input_per_million"]) / 1e6, float(entry["output_per_million"]) / 1e6, str(path)
+                    float(entry["input_per_million"]) / 1e6,
+                    float(entry["output_per_million"]) / 1e6,
+                    str(path),
                 )
         except (KeyError, TypeError, ValueError) as error:
             raise ModelError(f"price file {path}, model {model!r}: bad or missing price ({error})") from error
@@ -71,6 +75,10 @@ def find_price(model: str, user_prices: dict[str, Price] | None = None) -> Price
 
     for key in (model, bare):
         info = litellm.model_cost.get(key)
-        if info and info.get("input_cost_per_token") is not None and info.get("output_cost_per_token") is not None:
+        if (
+            info
+            and info.get("input_cost_per_token") is not None
+            and info.get("output_cost_per_token") is not None
+        ):
             return Price(float(info["input_cost_per_token"]), float(info["output_cost_per_token"]), "litellm")
     return None

@@ -23,9 +23,13 @@ def load_replies(trajectory: dict[str, Any]) -> list[ModelReply]:
     steps = trajectory.get("steps")
     if not isinstance(steps, list):
         raise ModelError("the trajectory has no `steps` list, so there is nothing to replay")
-    replies = [ModelReply.from_dict(step["reply"]) for step in steps if isinstance(step, dict) and step.get("reply")]
+    replies = [
+        ModelReply.from_dict(step["reply"]) for step in steps if isinstance(step, dict) and step.get("reply")
+    ]
     if not replies:
-        raise ModelError("the trajectory's steps carry no model replies (`reply`), so there is nothing to replay")
+        raise ModelError(
+            "the trajectory's steps carry no model replies (`reply`), so there is nothing to replay"
+        )
     return replies
 
 
@@ -42,7 +46,9 @@ def find_trajectory(source: str, runs_dir: str | Path | None = None) -> Path:
     raise ModelError(f"no trajectory found for replay:{source} (looked at {tried})")
 
 
-def replay_model(source: str, *, runs_dir: str | Path | None = None, budget: Budget | None = None) -> ScriptedModel:
+def replay_model(
+    source: str, *, runs_dir: str | Path | None = None, budget: Budget | None = None
+) -> ScriptedModel:
     path = find_trajectory(source, runs_dir)
     try:
         trajectory = json.loads(path.read_text("utf-8"))

@@ -19,7 +19,16 @@ from typing import Any
 from repofix.models import text_protocol
 from repofix.models.base import Budget, ModelError, ModelReply, ToolCall
 
-_REPLY_KEYS = {"content", "tool_calls", "tool", "arguments", "give_up", "input_tokens", "output_tokens", "cost"}
+_REPLY_KEYS = {
+    "content",
+    "tool_calls",
+    "tool",
+    "arguments",
+    "give_up",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+}
 
 
 class ScriptExhausted(ModelError):
@@ -31,7 +40,11 @@ class ScriptedModel:
     (messages and tools, deep-copied) so tests can check what the model saw."""
 
     def __init__(
-        self, replies: list[str | dict[str, Any] | ModelReply], *, name: str = "scripted", budget: Budget | None = None
+        self,
+        replies: list[str | dict[str, Any] | ModelReply],
+        *,
+        name: str = "scripted",
+        budget: Budget | None = None,
     ) -> None:
         self.name = name
         self.budget = budget or Budget()
@@ -96,7 +109,9 @@ def _to_reply(item: str | dict[str, Any] | ModelReply, index: int) -> ModelReply
         raise ModelError(f"script reply {index + 1} must be text or a mapping, not {type(item).__name__}")
     unknown = set(item) - _REPLY_KEYS
     if unknown:
-        raise ModelError(f"script reply {index + 1} has unknown keys {sorted(unknown)}; allowed: {sorted(_REPLY_KEYS)}")
+        raise ModelError(
+            f"script reply {index + 1} has unknown keys {sorted(unknown)}; allowed: {sorted(_REPLY_KEYS)}"
+        )
     calls = list(item.get("tool_calls") or [])
     if "tool" in item:
         calls.append({"name": item["tool"], "arguments": item.get("arguments") or {}})
@@ -107,7 +122,9 @@ def _to_reply(item: str | dict[str, Any] | ModelReply, index: int) -> ModelReply
         arguments = call.get("arguments") or {}
         if not isinstance(arguments, dict):
             raise ModelError(f"script reply {index + 1}: arguments of `{call['name']}` must be a mapping")
-        tool_calls.append(ToolCall(str(call.get("id") or f"call_{index + 1}_{number}"), str(call["name"]), arguments))
+        tool_calls.append(
+            ToolCall(str(call.get("id") or f"call_{index + 1}_{number}"), str(call["name"]), arguments)
+        )
     return ModelReply(
         content=str(item.get("content") or ""),
         tool_calls=tool_calls,

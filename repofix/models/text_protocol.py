@@ -30,7 +30,9 @@ def instructions(tools: list[dict[str, Any]]) -> str:
         lines.append(f"- `{function['name']}`: {function.get('description', '').strip()}")
         for name, spec in (parameters.get("properties") or {}).items():
             flag = "required" if name in required else "optional"
-            lines.append(f"    - `{name}` ({spec.get('type', 'any')}, {flag}): {spec.get('description', '').strip()}")
+            lines.append(
+                f"    - `{name}` ({spec.get('type', 'any')}, {flag}): {spec.get('description', '').strip()}"
+            )
     return Template(template).safe_substitute(tools="\n".join(lines))
 
 
@@ -57,7 +59,9 @@ def parse_calls(text: str, tools: list[dict[str, Any]] | None) -> list[ToolCall]
         arguments: dict[str, Any] = {}
         error = None
         parsed = _json_object(body)
-        properties = set(((tool or {}).get("function", tool or {}).get("parameters") or {}).get("properties") or [])
+        properties = set(
+            ((tool or {}).get("function", tool or {}).get("parameters") or {}).get("properties") or []
+        )
         if parsed is not None and (single is None or set(parsed) <= properties):
             arguments = parsed
         elif single is not None:
@@ -92,7 +96,9 @@ def render_call(call: ToolCall | dict[str, Any]) -> str:
     return f"{fence}tool:{name}\n{body}\n{fence}"
 
 
-def to_text_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+def to_text_messages(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
     """The conversation rewritten for a model that only reads and writes text."""
     names: dict[str, str] = {}
     result: list[dict[str, Any]] = []
