@@ -1,0 +1,55 @@
+"""Turn what a model writes into exact file changes, or a precise error it can act on.
+
+Entry point: `apply_edit(text, files) -> EditResult`. `FORMATS` below is the text the agent's prompt
+uses to teach the formats; the parser accepts exactly what it describes (plus markdown fences
+and 5-9 marker characters, which models often get slightly wrong).
+"""
+
+from repofix.edits.apply import apply_edit, parse_edit
+from repofix.edits.model import EditError, EditResult, ErrorKind, FileSource, Hunk
+
+FORMATS = """\
+Edit files in one of three ways. Paths are relative to the repository root.
+
+1. SEARCH/REPLACE blocks: the path alone on a line, then the block. SEARCH must copy
+   lines of the current file exactly and occur once; they are replaced by the REPLACE lines.
+   An empty SEARCH creates a new file. Several blocks apply one after another.
+
+path/to/file.py
+<<<<<<< SEARCH
+    return a + b
+=======
+    return a - b
+>>>>>>> REPLACE
+
+2. Whole file: the path, then the complete new content (creates or overwrites the file).
+   `<<<<<<< DELETE` followed by `>>>>>>> END` deletes the file.
+
+path/to/new_module.py
+<<<<<<< FILE
+def main():
+    pass
+>>>>>>> END
+
+3. A unified diff (as `git diff` prints it), one or many files, with `--- /dev/null` for
+   new files and `+++ /dev/null` for deleted ones. Give about 3 unchanged context lines
+   around each change; line numbers are hints, the context decides where a hunk goes.
+
+--- a/path/to/file.py
++++ b/path/to/file.py
+@@ -10,3 +10,3 @@ def add(a, b):
+ def add(a, b):
+-    return a + b
++    return a - b
+"""
+
+__all__ = [
+    "FORMATS",
+    "EditError",
+    "EditResult",
+    "ErrorKind",
+    "FileSource",
+    "Hunk",
+    "apply_edit",
+    "parse_edit",
+]

@@ -1,0 +1,169 @@
+"""Applying the hunks of one file: locate each in the original text, then all at once or none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from repofix.edits.locate import TIER_NOTES, TIERS, Placement, find_placements, rebuild
+from repofix.edits.model import EditError, ErrorKind, Hunk
+from repofix.edits.report import closest_region, numbered
+
+MAX_CANDIDATES_SHOWN = 6
+
+
+@dataclass
+class HunksOutcome:
+    lines: list[str]
+    final_newline: bool
+    notes: list[str] = field(default_factory=list)
+    errors: list[EditError] = field(default_factory=list)
+    changed: bool = False
+
+
+def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
+    if block:
+        return "the SEARCH block" if total == 1 else f"SEARCH block {index}"
+    first = next((t.strip() for op, t in hunk.lines if op != "+" and t.strip()), "")
+    where = f" (near line {hunk.old_start + 1})" if hunk.old_start is not None else ""
+    return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
+
+
+def apply_hunks(
+    path: str, lines: list[str], final_newline: bool, hunks: list[Hunk], block: bool = False
+) -> HunksOutcome:
+    out = HunksOutcome(lines, final_newline)
+    drift = 0
+    located: list[tuple[int, int, list[str], Hunk, int]] = []
+    for k, hunk in enumerate(hunks, 1):
+        label = hunk_label(hunk, k, len(hunks), block)
+        hint = hunk.old_start + drift if hunk.old_start is not None else None
+        result = locate_hunk(path, lines, hunk, hint, label)
+        if isinstance(result, EditError):
+            result.hunk = k
+            out.errors.append(result)
+            continue
+        if result is None:
+            out.notes.append(f"{path}: {label} is already applied; skipped it.")
+            continue
+        placement, region = result
+        if hunk.old_start is not None:
+            drift = placement.anchor - hunk.old_start
+        if placement.tier != "exact":
+            out.notes.append(
+                f"{path}: {label} matched at line {placement.start + 1} {TIER_NOTES[placement.tier]}."
+            )
+        located.append((placement.start, placement.end, region, hunk, k))
+    if out.errors:
+        return out
+    located.sort(key=lambda item: (item[0], item[1]))
+    for (_, e1, _, _, k1), (s2, _, _, _, k2) in zip(located, located[1:], strict=False):
+        if s2 < e1:
+            out.errors.append(
+                EditError(
+                    ErrorKind.CONFLICT,
+                    f"{path}: hunks {k1} and {k2} both change lines {s2 + 1}-{e1} of the file. "
+                    "Merge them into one hunk, or send them as separate edits.",
+                    path,
+                    k2,
+                )
+            )
+            return out
+    new = list(lines)
+    for start, end, region, hunk, _ in reversed(located):
+        if end == len(lines) and hunk.has_eol_markers:
+            out.final_newline = not hunk.new_no_eol
+        new[start:end] = region
+    out.changed = new != lines or out.final_newline != final_newline
+    out.lines = new
+    return out
+
+
+def locate_hunk(
+    path: str, lines: list[str], hunk: Hunk, hint: int | None, label: str
+) -> tuple[Placement, list[str]] | EditError | None:
+    """Where and what to replace; None when the hunk's result is already in the file."""
+    old, new = hunk.old, hunk.new
+    kinds = [op for op, _ in hunk.lines if op != "+"]
+    added = [t for op, t in hunk.lines if op == "+"]
+    if not [t for t in old if t.strip()]:
+        if not lines or not [t for t in lines if t.strip()]:
+            return Placement(0, len(lines), {}, "exact"), list(added)
+        if new and _contains(lines, new):
+            return None
+        return EditError(
+            ErrorKind.AMBIGUOUS,
+            f"{path}: {label} has no unchanged context lines, so there is no telling where it goes. "
+            "Include about 3 unchanged lines before and after the change, copied from the file.",
+            path,
+        )
+    for tier in TIERS:
+        placements = find_placements(lines, old, kinds, added, tier)
+        if placements:
+            return _choose(path, lines, hunk, placements, hint, label)
+        if (
+            new != old
+            and any(t.strip() for t in new)
+            and find_placements(lines, new, [" "] * len(new), [], tier, limit=1)
+        ):
+            return None
+    region = closest_region(lines, old)
+    parts = [f"{path}: {label} does not match the file, even ignoring whitespace and blank lines."]
+    if region:
+        last = region.first_line + len(region.lines) - 1
+        parts += [
+            f"The closest region is lines {region.first_line}-{last}:",
+            *numbered(region.lines, region.first_line),
+        ]
+        if region.differences:
+            parts += ["What differs (- your edit expects, + the file has):", *region.differences]
+    parts.append("Copy the unchanged and removed lines exactly from the current file (re-read it if unsure).")
+    return EditError(ErrorKind.NO_MATCH, "\n".join(parts), path, region=region)
+
+
+def _contains(lines: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return any(lines[s : s + n] == needle for s in range(len(lines) - n + 1))
+
+
+def _choose(
+    path: str, lines: list[str], hunk: Hunk, placements: list[Placement], hint: int | None, label: str
+) -> tuple[Placement, list[str]] | EditError:
+    outcomes: dict[tuple[str, ...], tuple[Placement, list[str]]] = {}
+    unclear: list[Placement] = []
+    for p in placements:
+        region = rebuild(lines, hunk.lines, p)
+        if region is None:
+            unclear.append(p)
+            continue
+        key = tuple(lines[: p.start] + region + lines[p.end :]) if len(placements) > 1 else ()
+        outcomes.setdefault(key, (p, region))
+    if len(outcomes) == 1 and not unclear:
+        return next(iter(outcomes.values()))
+    if hint is not None and not unclear:
+        at_hint = [v for v in outcomes.values() if v[0].anchor == hint]
+        if len(at_hint) == 1:
+            return at_hint[0]
+    if unclear and not outcomes:
+        p = unclear[0]
+        return EditError(
+            ErrorKind.AMBIGUOUS,
+            f"{path}: {label} matches lines {p.start + 1}-{p.end} only by skipping lines of the file, "
+            "and then it is unclear where the added lines go. The file there reads:\n"
+            + "\n".join(numbered(lines[p.start : p.end], p.start + 1))
+            + "\nCopy these lines exactly as context around your change.",
+            path,
+            candidates=[p.start + 1],
+        )
+    starts = sorted({p.start + 1 for p in placements})
+    shown = []
+    for s in starts[:MAX_CANDIDATES_SHOWN]:
+        shown += [f"at line {s}:", *numbered(lines[s - 1 : s + 2], s)]
+    more = f" (and {len(starts) - MAX_CANDIDATES_SHOWN} more)" if len(starts) > MAX_CANDIDATES_SHOWN else ""
+    return EditError(
+        ErrorKind.AMBIGUOUS,
+        f"{path}: {label} matches {len(starts)} places{more}, which would give different results:\n"
+        + "\n".join(shown)
+        + "\nAdd unchanged lines around the change that occur only at the place you mean.",
+        path,
+        candidates=starts,
+    )

@@ -1,0 +1,221 @@
+"""Finding where a hunk's old lines are in a file, by content, through tiers of tolerance.
+
+Each tier is tried only when every stricter tier found nothing, and its answer is used only when
+all placements it finds give the same resulting file (or exactly one sits where the hunk header's
+line number, corrected by the drift seen in earlier hunks, says). Otherwise the caller refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+TIERS = ("exact", "whitespace", "indentation", "blank-lines", "context-lines")
+TIER_NOTES = {
+    "exact": "exactly",
+    "whitespace": "ignoring trailing whitespace",
+    "indentation": "ignoring a consistent indentation change",
+    "blank-lines": "ignoring blank-line differences",
+    "context-lines": "with missing or extra context lines",
+}
+CONTEXT_BUDGET = 2  # most non-blank context lines the last tier may skip, per hunk
+INF = 10**9
+
+
+@dataclass(frozen=True)
+class Indent:
+    """How the file's indentation relates to the edit's: width + delta, rendered with tabs or spaces."""
+
+    tabsize: int
+    delta: int
+    tabs: bool
+
+    def apply(self, line: str) -> str | None:
+        body = line.lstrip(" \t")
+        if not body:
+            return ""
+        width = _width(line[: len(line) - len(body)], self.tabsize) + self.delta
+        if width < 0:
+            return None
+        lead = "\t" * (width // self.tabsize) + " " * (width % self.tabsize) if self.tabs else " " * width
+        return lead + body
+
+
+def _width(indent: str, tabsize: int) -> int:
+    return len(indent.expandtabs(tabsize))
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def indent_transform(pairs: list[tuple[str, str]], added: list[str]) -> tuple[bool, Indent | None]:
+    """(consistent?, transform) mapping the edit's indentation onto the file's; None = identical."""
+    pairs = [(e, f) for e, f in pairs if e.strip()]
+    if all(_indent(e) == _indent(f) for e, f in pairs):
+        return True, None
+    file_indents = [_indent(f) for _, f in pairs if _indent(f)]
+    tabs = bool(file_indents) and all(i.startswith("\t") for i in file_indents)
+    for tabsize in (4, 8):
+        deltas = {_width(_indent(f), tabsize) - _width(_indent(e), tabsize) for e, f in pairs}
+        if len(deltas) == 1:
+            transform = Indent(tabsize, deltas.pop(), tabs)
+            if all(transform.apply(a) is not None for a in added):
+                return True, transform
+    return False, None
+
+
+@dataclass
+class Placement:
+    start: int  # file region [start, end) replaced by the hunk
+    end: int
+    pairs: dict[int, int]  # index into the hunk's old lines -> file line index
+    tier: str
+    indent: Indent | None = None
+    cost: int = 0
+
+    @property
+    def anchor(self) -> int:
+        """Where the hunk's first old line would be if nothing were skipped."""
+        first = min(self.pairs)
+        return self.pairs[first] - first
+
+
+KEYS: dict[str, Callable[[str], str]] = {
+    "exact": lambda s: s,
+    "whitespace": str.rstrip,
+    "indentation": str.strip,
+    "blank-lines": str.strip,
+    "context-lines": str.strip,
+}
+
+
+def find_placements(
+    file_lines: list[str], old: list[str], kinds: list[str], added: list[str], tier: str, limit: int = 50
+) -> list[Placement]:
+    """Every placement of `old` (with per-line kinds ' ' / '-') in the file at one tier."""
+    key = KEYS[tier]
+    fk = [key(line) for line in file_lines]
+    ok = [key(line) for line in old]
+    if not old or (tier != "exact" and not any(ok)):
+        return []
+    found: list[Placement] = []
+    if tier in ("exact", "whitespace", "indentation"):
+        m = len(old)
+        for s in range(len(file_lines) - m + 1):
+            if fk[s] != ok[0] or fk[s : s + m] != ok:
+                continue
+            pairs = dict(enumerate(range(s, s + m)))
+            placement = _with_indent(Placement(s, s + m, pairs, tier), file_lines, old, added)
+            if placement:
+                found.append(placement)
+                if len(found) >= limit:
+                    break
+        return found
+    budget = CONTEXT_BUDGET if tier == "context-lines" else 0
+    nonblank = [i for i, k in enumerate(ok) if k]
+    budget = min(budget, len(nonblank) // 3)
+    heads = {ok[i] for i in nonblank[: budget + 1]}
+    for s in range(len(file_lines)):
+        if not fk[s] or fk[s] not in heads:
+            continue
+        placement = _align(fk, ok, kinds, s, budget, tier)
+        if placement:
+            placement = _with_indent(placement, file_lines, old, added)
+        if placement:
+            found.append(placement)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def _with_indent(p: Placement, file_lines: list[str], old: list[str], added: list[str]) -> Placement | None:
+    if p.tier in ("exact", "whitespace"):
+        return p
+    consistent, transform = indent_transform([(old[i], file_lines[j]) for i, j in p.pairs.items()], added)
+    if not consistent:
+        return None
+    p.indent = transform
+    return p
+
+
+def _align(
+    fk: list[str], ok: list[str], kinds: list[str], s: int, budget: int, tier: str
+) -> Placement | None:
+    """Cheapest alignment of the old lines with the file starting at line s (which must match).
+
+    Blank lines may be skipped on either side for free; with a budget, non-blank context lines may
+    be skipped too (the edit has a line the file lacks, or lacks one the file has). Removed lines
+    are never skipped unless blank.
+    """
+    m = len(ok)
+    width = min(len(fk) - s, 2 * m + budget + 8)
+    cost = [[INF] * (width + 1) for _ in range(m + 1)]
+    back: list[list[str]] = [[""] * (width + 1) for _ in range(m + 1)]
+    cost[0][0] = 0
+    for i in range(m + 1):
+        for j in range(width + 1):
+            c = cost[i][j]
+            if c > budget:
+                continue
+            if i < m and j < width and ok[i] == fk[s + j] and c < cost[i + 1][j + 1]:
+                cost[i + 1][j + 1], back[i + 1][j + 1] = c, "m"
+            if i < m:
+                step = 0 if not ok[i] else (1 if kinds[i] == " " else INF)
+                if c + step < cost[i + 1][j]:
+                    cost[i + 1][j], back[i + 1][j] = c + step, "o"
+            if 0 < j < width:
+                step = 0 if not fk[s + j] else 1
+                if c + step < cost[i][j + 1]:
+                    cost[i][j + 1], back[i][j + 1] = c + step, "f"
+    best_j = min(range(width + 1), key=lambda j: (cost[m][j], j))
+    if cost[m][best_j] > budget:
+        return None
+    pairs: dict[int, int] = {}
+    i, j = m, best_j
+    while i or j:
+        move = back[i][j]
+        if move == "m":
+            i, j = i - 1, j - 1
+            pairs[i] = s + j
+        elif move == "o":
+            i -= 1
+        else:
+            j -= 1
+    if not pairs or s not in pairs.values():
+        return None
+    return Placement(s, max(pairs.values()) + 1, pairs, tier, cost=cost[m][best_j])
+
+
+def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placement) -> list[str] | None:
+    """The new lines for the region [p.start, p.end), or None when an insertion point is unclear.
+
+    Context lines keep the file's spelling; added lines are re-indented like the context was.
+    File lines the edit skipped stay where they are; an insertion next to such a line is refused,
+    because the edit does not say on which side of it the new lines go.
+    """
+    out: list[str] = []
+    f = p.start
+    oi = 0
+    old_positions = [p.pairs.get(k) for k in range(sum(op != "+" for op, _ in lines))]
+    prev = ""
+    for op, text in lines:
+        if op == "+":
+            nxt = next((j for j in old_positions[oi:] if j is not None), p.end)
+            if f < nxt and prev != "-":
+                return None
+            new = p.indent.apply(text) if p.indent else text
+            if new is None:
+                return None
+            out.append(new)
+        else:
+            j = old_positions[oi]
+            oi += 1
+            if j is not None:
+                out.extend(file_lines[f:j])
+                f = j + 1
+                if op == " ":
+                    out.append(file_lines[j])
+        prev = op
+    out.extend(file_lines[f : p.end])
+    return out

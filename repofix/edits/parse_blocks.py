@@ -1,0 +1,112 @@
+"""Search/replace blocks and whole-file blocks (syntax in `repofix.edits.FORMATS`)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from repofix.edits.model import FileEdit, Hunk
+
+SEARCH_RE = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
+DIVIDER_RE = re.compile(r"^\s*={5,9}\s*$")
+REPLACE_RE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
+FILE_RE = re.compile(r"^\s*<{5,9} ?(FILE|DELETE)\s*$")
+END_RE = re.compile(r"^\s*>{5,9} ?(END|FILE|DELETE)\s*$")
+FENCE_RE = re.compile(r"^\s*(```|~~~)")
+
+
+class BlockParseError(ValueError):
+    pass
+
+
+def looks_like_blocks(text: str) -> bool:
+    return any(SEARCH_RE.match(line) or FILE_RE.match(line) for line in text.splitlines())
+
+
+def _path_from(line: str) -> str | None:
+    """The file path a model wrote on the line above a block, if that line is a path."""
+    cand = line.strip().strip("`*'\"").strip()
+    cand = re.sub(r"^(file(name)?|path)\s*:\s*", "", cand, flags=re.I).rstrip(":").strip("`*'\" ")
+    if not cand or re.search(r"\s", cand) or FENCE_RE.match(cand):
+        return None
+    return cand
+
+
+def hunk_from_search_replace(search: list[str], replace: list[str]) -> Hunk:
+    """Lines common to SEARCH and REPLACE become context, so they keep the file's own spelling."""
+    ops: list[tuple[str, str]] = []
+    matcher = difflib.SequenceMatcher(None, search, replace, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            ops += [(" ", t) for t in search[i1:i2]]
+        else:
+            ops += [("-", t) for t in search[i1:i2]]
+            ops += [("+", t) for t in replace[j1:j2]]
+    return Hunk(tuple(ops))
+
+
+def parse_blocks(text: str) -> list[FileEdit]:
+    lines = text.replace("\r\n", "\n").split("\n")
+    edits: list[FileEdit] = []
+    path: str | None = None
+    candidate: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        search_m, file_m = SEARCH_RE.match(line), FILE_RE.match(line)
+        if not (search_m or file_m):
+            if line.strip() and not FENCE_RE.match(line):
+                candidate = _path_from(line)
+            i += 1
+            continue
+        path = candidate or path
+        candidate = None
+        if path is None:
+            raise BlockParseError(
+                f"line {i + 1}: {line.strip()!r} has no file path on the line above it; "
+                "write the path alone on the line before the block"
+            )
+        if search_m:
+            i, search, replace = _search_block(lines, i + 1)
+            if not search:
+                edits.append(
+                    FileEdit("create", None, path, content="\n".join(replace) + "\n" if replace else "")
+                )
+            else:
+                edits.append(FileEdit("replace", path, path, [hunk_from_search_replace(search, replace)]))
+        else:
+            start = i + 1
+            i += 1
+            while i < len(lines) and not END_RE.match(lines[i]):
+                i += 1
+            if i >= len(lines):
+                raise BlockParseError(
+                    f"line {start}: '{line.strip()}' block has no closing '>>>>>>> END' line"
+                )
+            body = lines[start:i]
+            i += 1
+            if file_m.group(1) == "DELETE":
+                edits.append(FileEdit("delete", path, None))
+            else:
+                edits.append(FileEdit("write", path, path, content="\n".join(body) + "\n" if body else ""))
+    return edits
+
+
+def _search_block(lines: list[str], i: int) -> tuple[int, list[str], list[str]]:
+    start = i
+    while i < len(lines) and not DIVIDER_RE.match(lines[i]):
+        if SEARCH_RE.match(lines[i]) or REPLACE_RE.match(lines[i]):
+            raise BlockParseError(f"line {start}: SEARCH block has no '=======' divider before line {i + 1}")
+        i += 1
+    if i >= len(lines):
+        raise BlockParseError(f"line {start}: SEARCH block has no '=======' divider")
+    search = lines[start:i]
+    i += 1
+    mid = i
+    while i < len(lines) and not REPLACE_RE.match(lines[i]):
+        if SEARCH_RE.match(lines[i]):
+            break
+        i += 1
+    if i >= len(lines) or not REPLACE_RE.match(lines[i]):
+        raise BlockParseError(f"line {start}: SEARCH block has no closing '>>>>>>> REPLACE' line")
+    return i + 1, search, lines[mid:i]
