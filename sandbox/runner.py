@@ -326,7 +326,6 @@ def main():
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     session = Session(workdir)
     tracker = changes.Tracker(workdir)
     send({"op": "hello", "pid": os.getpid(), "python": sys.version.split()[0]})

@@ -97,7 +97,8 @@ class BwrapSandbox(RunnerSandbox):
             args += ["--bind", str(workspace_from), self.workdir]
         else:
             args += ["--size", str(self.limits.workspace_mb << 20), "--perms", "0755", "--tmpfs", self.workdir]
-        args += ["--chdir", self.workdir, sys.executable, "-u"]
+        # bwrap builds the root in a tmpfs; make it read-only so only the mounts above are writable.
+        args += ["--remount-ro", "/", "--chdir", self.workdir, sys.executable, "-u"]
         if self.cgroup is None:
             return args
         # Join the cgroup before exec, so not one process of the sandbox starts outside it.
