@@ -34,6 +34,8 @@ def tasks() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task instead of a table.")
 def list_(sources: tuple[Path, ...], as_json: bool) -> None:
     """List the tasks in spec files, folders of specs, or SWE-bench/HumanEvalFix JSONL files."""
+    from repofix.tasks.specs import display_path
+
     found = _load(sources, check=False)
     if as_json:
         for task in found:
@@ -42,9 +44,10 @@ def list_(sources: tuple[Path, ...], as_json: bool) -> None:
     width = max([len(task.id) for task in found] + [2])
     click.echo(f"{'id':<{width}}  {'F2P':>4} {'P2P':>5}  repository")
     for task in found:
-        click.echo(
-            f"{task.id:<{width}}  {len(task.FAIL_TO_PASS):>4} {len(task.PASS_TO_PASS):>5}  {task.repo.describe()}"
-        )
+        where = task.repo.describe()
+        if task.repo.path is not None:
+            where = f"path: {display_path(Path(task.repo.path))}"
+        click.echo(f"{task.id:<{width}}  {len(task.FAIL_TO_PASS):>4} {len(task.PASS_TO_PASS):>5}  {where}")
     click.echo(f"{len(found)} task(s)")
 
 

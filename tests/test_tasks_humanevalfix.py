@@ -1,0 +1,113 @@
+"""HumanEvalFix rows -> tiny repositories, checked with real git and pytest: on all 164 rows the
+buggy module fails its test and the reference patch makes it pass."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from repofix.tasks import load_specs, materialize
+from repofix.tasks.files import write_files
+from repofix.tasks.humanevalfix import read_humanevalfix, row_to_task
+from repofix.tasks.writer import write_task_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = ROOT.parent / "shared" / "data" / "humanevalfix" / "humanevalpack_python.jsonl"
+
+
+def first_row() -> dict:
+    return json.loads(ROWS.read_text(encoding="utf-8").splitlines()[0])
+
+
+def run(cwd: Path, *command: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True)
+
+
+def test_row_becomes_a_module_with_hidden_test_and_reference_patch():
+    task = row_to_task(first_row())
+    assert task.id == "humanevalfix-python-0"
+    assert set(task.repo.files) == {
+        "pytest.ini",
+        "humaneval/__init__.py",
+        "humaneval/has_close_elements_0.py",
+    }
+    assert task.FAIL_TO_PASS == ["tests/test_has_close_elements_0.py::test_has_close_elements"]
+    assert task.test_patch.startswith("diff --git a/tests/test_has_close_elements_0.py")
+    assert "new file mode" in task.test_patch
+    assert task.patch.startswith("diff --git a/humaneval/has_close_elements_0.py")
+    assert "-                distance = elem - elem2" in task.patch
+    assert "+                distance = abs(elem - elem2)" in task.patch
+    assert task.extra["bug_type"] == "missing logic" and "humanevalfix" in task.tags
+    assert "has_close_elements" in task.problem_statement and "missing logic" not in task.problem_statement
+
+
+def test_visible_tests_are_in_the_repository_and_protected(tmp_path: Path):
+    task = row_to_task(first_row(), tests="visible")
+    test_path = "tests/test_has_close_elements_0.py"
+    assert task.test_patch is None and task.protected_files == [test_path] and test_path in task.repo.files
+    repo = materialize(task, tmp_path / "repo")
+    assert run(repo, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider").returncode == 1
+    assert run(repo, "git", "apply", "-", stdin=task.patch).returncode == 0
+    done = run(repo, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", task.FAIL_TO_PASS[0])
+    assert done.returncode == 0, done.stdout
+
+
+def test_written_spec_folders_load_back_identically(tmp_path: Path):
+    tasks = read_humanevalfix(ROWS)[:5]
+    for task in tasks:
+        write_task_dir(task, tmp_path)
+    assert (tmp_path / "humanevalfix-python-0" / "gold.patch").is_file()
+    assert load_specs([tmp_path]) == tasks
+
+
+def test_pointer_spec_converts_at_load_time(tmp_path: Path):
+    spec = tmp_path / "set.yaml"
+    spec.write_text(f"import:\n  format: humanevalfix\n  path: {ROWS}\n  ids: [humanevalfix-python-3]\n")
+    [task] = load_specs([spec])
+    assert task.id == "humanevalfix-python-3"
+    spec.write_text(f"import:\n  format: humanevalfix\n  path: {ROWS}\n  limit: 2\n  tests: visible\n")
+    assert [t.protected_files != [] for t in load_specs([spec])] == [True, True]
+    spec.write_text("import:\n  format: humaneval\n  path: nowhere.jsonl\n")
+    with pytest.raises(Exception, match=r"set.yaml: task '#1': import.format: input should be"):
+        load_specs([spec])
+    # The bundled pointer reads the shared data in place; the rows are not in the repository.
+    assert "humanevalpack" in (ROOT / "task_specs" / "humanevalfix.yaml").read_text()
+
+
+def outcomes(junit: Path) -> dict[str, str]:
+    """test id -> passed / failed from a JUnit XML report."""
+    result = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        test_id = case.get("classname", "").replace(".", "/") + ".py::" + case.get("name", "")
+        failed = any(child.tag in ("failure", "error", "skipped") for child in case)
+        result[test_id] = "failed" if failed else "passed"
+    return result
+
+
+@pytest.mark.slow
+def test_all_rows_buggy_fails_and_reference_passes(tmp_path: Path):
+    """All 164 tiny repositories side by side in one tree (their file names are unique), so one
+    pytest process per side checks them all: base + test patch fails, + reference patch passes."""
+    tasks = read_humanevalfix(ROWS)
+    assert len(tasks) == 164
+    tree = tmp_path / "all"
+    for task in tasks:
+        write_files(tree, task.repo.files)
+    assert run(tree, "git", "init", "-q").returncode == 0
+    for name, field in (("tests", "test_patch"), ("gold", "patch")):
+        patch = "".join(getattr(task, field) for task in tasks)
+        applied = run(tree, "git", "apply", "--whitespace=nowarn", "-", stdin=patch)
+        assert applied.returncode == 0, applied.stderr
+        pytest_run = run(
+            tree, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={name}.xml"
+        )
+        assert pytest_run.returncode in (0, 1), pytest_run.stdout[-2000:] + pytest_run.stderr[-2000:]
+        results = outcomes(tree / f"{name}.xml")
+        expected = "failed" if name == "tests" else "passed"
+        wrong = [t.id for t in tasks if results.get(t.FAIL_TO_PASS[0]) != expected]
+        assert not wrong, f"{name}: not {expected}: {wrong}"
