@@ -1,0 +1,90 @@
+"""Host side of the in-sandbox worker: ship it as `python -c`, send a request, parse its lines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+from repofix.repair.localize import TestRun
+from repofix.repair.source import Mutation
+from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
+
+
+class RepairError(RuntimeError):
+    """The repair engine could not run the tests in the sandbox; the message says why."""
+
+
+def worker_source() -> str:
+    return resources.files("repofix.repair.insandbox").joinpath("worker.py").read_text(encoding="utf-8")
+
+
+@dataclass
+class Verdict:
+    mutation: Mutation
+    ok: bool
+    stage: str  # "failing" (rejected or passed by the failing tests) or "passing" (the rest of the suite)
+    reason: str
+    seconds: float
+
+
+class Checker:
+    def __init__(self, sandbox: Sandbox, python: str = "python"):
+        self.sandbox = sandbox
+        self.python = python
+        self.source = worker_source()
+
+    def _call(self, request: dict, timeout: float) -> CommandResult:
+        result = self.sandbox.run([self.python, "-c", self.source], cwd=self.sandbox.workdir,
+                                  stdin=json.dumps(request), timeout=timeout)
+        if result.exit_code not in (0, None) and not result.stdout.strip():
+            raise RepairError(f"the repair worker failed in the sandbox (exit {result.exit_code}): "
+                              f"{result.stderr.strip()[-2000:]}\nIs pytest installed in the sandbox's Python "
+                              f"({self.python!r})?")
+        return result
+
+    def coverage(self, tests: list[str], timeout: float) -> tuple[list[TestRun], float]:
+        """Run `tests` (all tests when empty) once under the line tracer."""
+        result = self._call({"mode": "coverage", "tests": tests}, timeout)
+        if result.timed_out:
+            raise RepairError(f"the coverage run did not finish within {timeout:.0f} s")
+        lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+        if not lines:
+            raise RepairError(f"the coverage run printed no result: {result.output.strip()[-2000:]}")
+        data = json.loads(lines[-1])
+        runs = [TestRun(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"])
+                for nodeid, t in data["tests"].items()]
+        return runs, float(data["duration"])
+
+    def check(self, mutations: list[Mutation], failing: list[str], passing: list[str], *, timeout: float,
+              full_timeout: float, seconds: float, stop_after: int = 1) -> list[Verdict]:
+        """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones or
+        when `seconds` have passed. Returns one verdict per mutation tried."""
+        request = {
+            "mode": "check", "failing": failing, "passing": passing, "timeout": timeout,
+            "full_timeout": full_timeout, "seconds": seconds, "stop_after": stop_after,
+            "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+                           for i, m in enumerate(mutations)],
+        }
+        paths = sorted({m.path for m in mutations})
+        originals = self.sandbox.read_files(paths)
+        try:
+            # generous outer limit: the worker keeps its own deadline and per-candidate timeouts
+            result = self._call(request, timeout=seconds + full_timeout + timeout + 30)
+        finally:
+            # the worker restores files itself; this covers a worker killed mid-candidate
+            current = self.sandbox.read_files(paths)
+            changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
+            if changed:
+                self.sandbox.write_files(changed)
+        verdicts = []
+        for line in result.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            item = json.loads(line)
+            if "id" in item:
+                verdicts.append(Verdict(mutations[item["id"]], item["ok"], item["stage"], item["reason"],
+                                        item["seconds"]))
+        if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:
+            raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
+        return verdicts

@@ -1,0 +1,159 @@
+"""repair(): localize, generate, search. Runs every test through the Sandbox protocol."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from repofix.repair.checker import Checker, Verdict
+from repofix.repair.localize import Suspect, TestRun, is_test_file, rank
+from repofix.repair.search import CandidatePool
+from repofix.repair.source import Mutation, SourceFile
+from repofix.sandboxes.base import Sandbox
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_candidates: int = 1500  # candidates actually run against the tests
+    max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
+    max_lines: int = 40  # most suspicious lines that get mutated
+    extra_after_plausible: int = 25  # candidates tried after the first plausible one, for a smaller one
+    pair_lines: int = 3  # when no single mutation works: pairs on the top lines...
+    max_pairs: int = 600  # ...at most this many
+    batch: int = 150  # candidates per worker call
+
+
+@dataclass
+class RepairResult:
+    status: str  # "plausible" (failing tests now pass, no passing test broke), "not_fixed", "no_failures"
+    patch_diff: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # path -> repaired content
+    mutation: Mutation | None = None
+    candidates_tried: int = 0
+    candidates_generated: int = 0
+    seconds: float = 0.0
+    failing_tests: list[str] = field(default_factory=list)
+    passing_tests: list[str] = field(default_factory=list)
+    suspects: list[Suspect] = field(default_factory=list)
+    plausible: list[Mutation] = field(default_factory=list)
+    message: str = ""
+
+    @property
+    def fixed(self) -> bool:
+        return self.status == "plausible"
+
+
+def _pytest_file(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def _sources(sandbox: Sandbox, suspects: list[Suspect], protected: set[str]) -> dict[str, SourceFile]:
+    paths = sorted({s.path for s in suspects if s.path not in protected and not is_test_file(s.path)})
+    sources = {}
+    for path, data in sandbox.read_files(paths).items():
+        if data is None:
+            continue
+        try:
+            sources[path] = SourceFile(path, data.decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue  # a file we cannot parse is a file we cannot mutate safely
+    return sources
+
+
+def diff(sources: dict[str, SourceFile], mutation: Mutation) -> tuple[str, dict[str, str]]:
+    src = sources[mutation.path]
+    new = src.apply(mutation.edits)
+    lines = difflib.unified_diff(src.text.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 f"a/{mutation.path}", f"b/{mutation.path}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines), \
+        {mutation.path: new}
+
+
+def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str] | None,
+             timeout: float) -> tuple[list[TestRun], list[str], list[str], float]:
+    selection = [] if passing_tests is None else list(dict.fromkeys([*failing_tests, *passing_tests]))
+    runs, duration = checker.coverage(selection, timeout)
+    failed = {r.nodeid for r in runs if r.outcome == "failed"}
+    wanted = set(failing_tests) if failing_tests else failed
+    failing = sorted(n for n in wanted if n in failed)
+    passed = [r.nodeid for r in runs if r.outcome == "passed" and r.nodeid not in wanted]
+    if passing_tests is not None:
+        passed = [n for n in passed if n in set(passing_tests)]
+    return runs, failing, sorted(passed), duration
+
+
+def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tests: list[str] | None = None,
+           budget: Budget | None = None, *, python: str = "python") -> RepairResult:
+    """Search for a small patch that makes `failing_tests` pass without breaking `passing_tests`.
+
+    Test ids are pytest node ids relative to the workspace. With no failing tests given, every test
+    that fails in the first run is a target; with no passing tests given, every other test that
+    passes must keep passing. Test files are never changed. The sandbox's files are left as found."""
+    budget = budget or Budget()
+    start = time.monotonic()
+    checker = Checker(sandbox, python)
+    runs, failing, passing, run_seconds = baseline(checker, failing_tests or [], passing_tests, budget.max_seconds)
+    result = RepairResult("not_fixed", failing_tests=failing, passing_tests=passing)
+    if not failing:
+        result.status, result.message = "no_failures", "no target test fails, so there is nothing to repair"
+        return _done(result, start)
+    result.suspects = rank(runs, set(failing))
+    protected = {_pytest_file(n) for n in failing + passing}
+    sources = _sources(sandbox, result.suspects, protected)
+    pool = CandidatePool(sources, result.suspects, budget.max_lines)
+    if not pool.lines:
+        result.message = "the failing tests execute no line of a source file that could be mutated"
+        return _done(result, start)
+    fail_seconds = sum(r.duration for r in runs if r.nodeid in set(failing))
+    timeout = max(2.0, 3 * fail_seconds + 1.5)
+    full_timeout = max(5.0, 3 * run_seconds + 2.0)
+    singles = pool.singles()
+    stages = itertools.chain(pool.valid(singles),
+                             _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))))
+    found: list[Mutation] = []
+    pending: list[Mutation] = []  # taken from the stream but not yet tried
+    extra_left = budget.extra_after_plausible
+    while result.candidates_tried < budget.max_candidates:
+        remaining = budget.max_seconds - (time.monotonic() - start)
+        limit = min(budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9)
+        batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
+        pending = pending[limit:]
+        if not batch or remaining <= 0 or limit <= 0:
+            break
+        verdicts = checker.check(batch, failing, passing, timeout=timeout, full_timeout=full_timeout,
+                                 seconds=remaining, stop_after=1 if not found else len(batch))
+        result.candidates_tried += len(verdicts)
+        if found:
+            extra_left -= len(verdicts)
+        found += _plausible(verdicts)
+        if len(verdicts) < len(batch) and not any(v.ok for v in verdicts):
+            break  # the worker ran out of time
+        pending = batch[len(verdicts):] + pending
+    result.candidates_generated = pool.generated
+    result.plausible = found
+    if found:
+        best = min(found, key=lambda m: (len(m.edits), m.size, -m.prior))
+        result.status, result.mutation = "plausible", best
+        result.patch_diff, result.files = diff(sources, best)
+        result.message = f"{best.description} ({best.path}:{best.line})"
+    else:
+        result.message = (f"no plausible patch among {result.candidates_tried} candidates on "
+                          f"{sum(len(v) for v in pool.lines.values())} suspicious lines")
+    return _done(result, start)
+
+
+def _plausible(verdicts: list[Verdict]) -> list[Mutation]:
+    return [v.mutation for v in verdicts if v.ok]
+
+
+def _lazy(make) -> Iterator[Mutation]:
+    yield from make()
+
+
+def _done(result: RepairResult, start: float) -> RepairResult:
+    result.seconds = time.monotonic() - start
+    return result
+

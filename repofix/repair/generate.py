@@ -1,0 +1,91 @@
+"""All mutations of a file on a set of lines: walk the tree once and ask every operator."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterable, Iterator
+
+from repofix.repair import operators as ops
+from repofix.repair import statements as st
+from repofix.repair.source import Mutation, SourceFile
+
+
+def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:
+    body = getattr(parent, "body", None)
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str) and bool(body) and body[0] is node)
+
+
+def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator[Mutation]:
+    if isinstance(node, ast.Compare):
+        yield from ops.compare(src, node)
+    elif isinstance(node, ast.BinOp):
+        yield from ops.binop(src, node)
+    elif isinstance(node, ast.AugAssign):
+        yield from ops.augassign(src, node)
+    elif isinstance(node, ast.BoolOp):
+        yield from ops.boolop(src, node)
+    elif isinstance(node, ast.UnaryOp):
+        yield from ops.unaryop(src, node)
+    elif isinstance(node, ast.Constant) and not (isinstance(parent, ast.Expr) and isinstance(node.value, str)):
+        yield from ops.constant(src, node)
+    elif isinstance(node, ast.Subscript):
+        yield from ops.subscript(src, node)
+    elif isinstance(node, ast.Call):
+        yield from ops.call(src, node)
+    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        yield from ops.collection(src, node)
+    elif isinstance(node, ast.comprehension):
+        yield from ops.comprehension(src, node)
+    elif isinstance(node, ast.IfExp):
+        yield from ops.negate(src, node.test, 0.7)
+    elif isinstance(node, (ast.If, ast.While)):
+        yield from st.if_statement(src, node)
+    if isinstance(node, ast.stmt):
+        yield from st.remove_statement(src, node, _is_docstring(node, parent))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield from st.variable_swaps(src, node)
+        yield from st.flip_bool_returns(src, node)
+        yield from st.return_early(src, node.body, node)
+
+
+def _walk(node: ast.AST, parent: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    yield node, parent
+    if isinstance(node, ast.JoinedStr):  # positions inside f-strings are unreliable before 3.12
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _walk(child, node)
+
+
+def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutation]:
+    """Single mutations whose first edit is on one of `lines` (all lines when None)."""
+    wanted = None if lines is None else set(lines)
+    out = []
+    for node, parent in _walk(src.tree, src.tree):
+        for m in _node_mutations(src, node, parent):
+            if wanted is None or m.line in wanted:
+                out.append(m)
+    return out
+
+
+def pairs(singles: list[Mutation], limit: int) -> Iterator[Mutation]:
+    """Two single mutations on the same line whose edits do not overlap, best priors first."""
+    by_line: dict[tuple[str, int], list[Mutation]] = {}
+    for m in singles:
+        by_line.setdefault((m.path, m.line), []).append(m)
+    made = 0
+    for group in by_line.values():
+        for a, b in itertools.combinations(group, 2):
+            if _overlap(a, b):
+                continue
+            edits = tuple(sorted(a.edits + b.edits, key=lambda e: e.start))
+            yield Mutation(a.path, a.line, f"{a.op}+{b.op}", f"{a.description}; {b.description}", edits,
+                           a.prior * b.prior, tuple(sorted(set(a.lines) | set(b.lines))))
+            made += 1
+            if made >= limit:
+                return
+
+
+def _overlap(a: Mutation, b: Mutation) -> bool:
+    return any(x.start < y.end and y.start < x.end or x.start == y.start for x in a.edits for y in b.edits)

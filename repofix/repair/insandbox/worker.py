@@ -1,0 +1,256 @@
+"""repofix repair worker: runs INSIDE the sandbox (stdlib + pytest only, Python >= 3.8).
+
+The engine ships this file's text as `python -c <text>` and a JSON request on stdin, so nothing
+is written into the repository. Two modes:
+
+coverage  run the tests once under a line tracer (sys.settrace); report per test its outcome,
+          the source lines it executed and the traceback frames of its failure.
+check     try candidate patches. pytest is imported once here; each candidate is written to
+          disk and tested by pytest.main() in a forked child. The fork is warm (no interpreter
+          start, no pytest import) yet isolated: module state, monkeypatching and crashes die
+          with the child, and a child stuck in a loop the mutation created is killed by its
+          process group after a per-candidate timeout. The original file is restored after
+          each candidate and again on exit.
+
+Output is one JSON object per line on stdout; the test output itself goes to /dev/null.
+"""
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+
+sys.dont_write_bytecode = True  # candidates must never leave .pyc files that shadow the source
+
+
+def _rel(path, root):
+    try:
+        rel = os.path.relpath(path, root)
+    except ValueError:
+        return None
+    if rel.startswith(".."):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+class CoveragePlugin:
+    """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
+
+    def __init__(self, root, skip):
+        self.root = os.path.realpath(root)
+        self.skip = set(skip)
+        self.tests = {}
+        self._lines = None
+        self._wanted = {}  # co_filename -> relative path or None
+
+    def _want(self, filename):
+        rel = self._wanted.get(filename, 0)
+        if rel == 0:
+            rel = None
+            if filename.endswith(".py") and not filename.startswith("<"):
+                rel = _rel(os.path.realpath(filename), self.root)
+                if rel is not None and (rel in self.skip or "site-packages/" in rel):
+                    rel = None
+            self._wanted[filename] = rel
+        return rel
+
+    def _global(self, frame, event, arg):
+        rel = self._want(frame.f_code.co_filename)
+        if rel is None:
+            return None
+        lines = self._lines.setdefault(rel, set())
+        lines.add(frame.f_lineno)
+
+        def local(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+    def _entry(self, nodeid):
+        return self.tests.setdefault(nodeid, {"outcome": "passed", "lines": {}, "tb": [], "duration": 0.0})
+
+    def pytest_runtest_protocol(self, item, nextitem):
+        import threading
+        self._lines = {}
+        sys.settrace(self._global)
+        threading.settrace(self._global)
+        return None
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        import threading
+        sys.settrace(None)
+        threading.settrace(None)
+        entry = self._entry(nodeid)
+        for rel, lines in (self._lines or {}).items():
+            entry["lines"][rel] = sorted(lines)
+        self._lines = None
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.excinfo is None or call.excinfo.typename == "Skipped":
+            return
+        frames = []
+        tb = call.excinfo.tb
+        while tb is not None:
+            rel = self._want(tb.tb_frame.f_code.co_filename)
+            if rel is not None:
+                frames.append([rel, tb.tb_lineno])
+            tb = tb.tb_next
+        self._entry(item.nodeid)["tb"].extend(frames)
+
+    def pytest_runtest_logreport(self, report):
+        entry = self._entry(report.nodeid)
+        entry["duration"] += report.duration
+        if report.failed:
+            entry["outcome"] = "failed"
+        elif report.skipped and entry["outcome"] != "failed":
+            entry["outcome"] = "skipped"
+
+
+PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "--no-header"]
+
+
+def _quiet():
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+
+
+def run_coverage(req):
+    import pytest
+    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []))
+    real_stdout = os.dup(1)
+    _quiet()
+    start = time.time()
+    code = pytest.main(PYTEST_ARGS + list(req.get("tests", [])), plugins=[plugin])
+    out = os.fdopen(real_stdout, "w")
+    out.write(json.dumps({"exit_code": int(code), "duration": time.time() - start, "tests": plugin.tests}) + "\n")
+    out.flush()
+
+
+def _apply(original, edits):
+    data = original
+    for start, end, text in sorted(edits, key=lambda e: e[0], reverse=True):
+        data = data[:start] + text.encode("utf-8") + data[end:]
+    return data
+
+
+def _write(path, data, mtime):
+    with open(path, "wb") as handle:
+        handle.write(data)
+    os.utime(path, (mtime, mtime))  # a fresh mtime: stale bytecode can never match
+
+
+def _pytest_child(tests, timeout):
+    """Run pytest on `tests` in a forked child; return (passed, reason)."""
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.setpgid(0, 0)
+            try:
+                with open("/proc/self/oom_score_adj", "w") as handle:
+                    handle.write("1000")  # if memory runs out, a runaway candidate dies first
+            except OSError:
+                pass
+            _quiet()
+            import pytest
+            code = pytest.main(PYTEST_ARGS + ["-x"] + list(tests))
+            os._exit(int(code))
+        except BaseException:
+            os._exit(70)
+    deadline = time.time() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.time() > deadline:
+            for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                with contextlib.suppress(OSError):
+                    target()
+            os.waitpid(pid, 0)
+            return False, "timeout"
+        time.sleep(0.002)
+    if os.WIFEXITED(status):
+        code = os.WEXITSTATUS(status)
+        return code == 0, f"exit {code}"
+    return False, f"signal {os.WTERMSIG(status)}"
+
+
+def _warm_up(tests):
+    """Collect once in this process so pytest's plugins (hypothesis alone takes seconds to import)
+    and the project's third-party imports are loaded before forking; then forget every module
+    from the workspace, so each child imports the candidate's source afresh."""
+    import pytest
+    root = os.path.realpath(os.getcwd())
+    saved = os.dup(1), os.dup(2)
+    _quiet()
+    try:
+        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests))
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and _rel(os.path.realpath(path), root) is not None and "site-packages/" not in path:
+            del sys.modules[name]
+    # Everything loaded so far lives as long as the worker: freezing it keeps the garbage collector
+    # (which pytest runs several times per session) from walking it again in every child.
+    import gc
+    gc.collect()
+    gc.freeze()
+
+
+def run_check(req):
+    out = sys.stdout
+    failing, passing = req["failing"], req.get("passing", [])
+    timeout, deadline = float(req["timeout"]), time.time() + float(req["seconds"])
+    full_timeout = float(req.get("full_timeout", timeout))
+    stop_after = req.get("stop_after", 1)
+    _warm_up(failing)
+    originals = {}
+    found = 0
+    try:
+        for number, cand in enumerate(req["candidates"]):
+            if time.time() > deadline:
+                out.write(json.dumps({"event": "deadline"}) + "\n")
+                break
+            path = cand["path"]
+            if path not in originals:
+                with open(path, "rb") as handle:
+                    originals[path] = (handle.read(), os.stat(path).st_mtime)
+            original, mtime = originals[path]
+            _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
+            start = time.time()
+            ok, reason = _pytest_child(failing, timeout)
+            stage = "failing"
+            if ok and passing:
+                stage = "passing"
+                ok, reason = _pytest_child(passing, full_timeout)
+            _write(path, original, mtime)
+            out.write(json.dumps({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
+                                  "seconds": round(time.time() - start, 4)}) + "\n")
+            out.flush()
+            if ok:
+                found += 1
+                if found >= stop_after:
+                    break
+    finally:
+        for path, (original, mtime) in originals.items():
+            _write(path, original, mtime)
+
+
+def main():
+    req = json.loads(sys.stdin.read())
+    sys.path.insert(0, os.getcwd())
+    if req["mode"] == "coverage":
+        run_coverage(req)
+    elif req["mode"] == "check":
+        run_check(req)
+    else:
+        raise SystemExit(f"unknown mode {req['mode']!r}")
+
+
+if __name__ == "__main__":
+    main()

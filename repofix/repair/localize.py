@@ -1,0 +1,74 @@
+"""Spectrum-based fault localization: rank source lines by how strongly executing them goes
+with failing. Ochiai over per-test line coverage, plus a bonus for lines in the traceback of a
+failure (the deepest source frame most)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+TEST_FILE = re.compile(r"(^|/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$|(^|/)tests?/")
+
+
+def is_test_file(path: str) -> bool:
+    return bool(TEST_FILE.search(path))
+
+
+@dataclass
+class TestRun:
+    """One test's outcome in the coverage run."""
+
+    nodeid: str
+    outcome: str  # "passed", "failed", "skipped"
+    lines: dict[str, list[int]] = field(default_factory=dict)  # path -> executed lines
+    tb: list[tuple[str, int]] = field(default_factory=list)  # failure frames in source files, outermost first
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
+class Suspect:
+    path: str
+    line: int
+    score: float
+    ef: int  # failing tests that executed the line
+    ep: int  # passing tests that executed the line
+
+
+def ochiai(ef: int, ep: int, total_failed: int) -> float:
+    if ef == 0 or total_failed == 0:
+        return 0.0
+    return ef / math.sqrt(total_failed * (ef + ep))
+
+
+def rank(runs: list[TestRun], failing: set[str], tb_weight: float = 0.3) -> list[Suspect]:
+    """Lines of non-test files executed by at least one failing test, most suspicious first.
+
+    Ties (common with a single failing test) keep a deterministic order: traceback lines first,
+    then lines executed by fewer passing tests, then file and line number."""
+    ef: dict[tuple[str, int], int] = {}
+    ep: dict[tuple[str, int], int] = {}
+    bonus: dict[tuple[str, int], float] = {}
+    total_failed = 0
+    for run in runs:
+        is_failing = run.nodeid in failing
+        if is_failing:
+            total_failed += 1
+        counter = ef if is_failing else ep
+        if not is_failing and run.outcome != "passed":
+            continue
+        for path, lines in run.lines.items():
+            if is_test_file(path):
+                continue
+            for line in lines:
+                counter[(path, line)] = counter.get((path, line), 0) + 1
+        if is_failing:
+            frames = [f for f in run.tb if not is_test_file(f[0])]
+            for depth, (path, line) in enumerate(reversed(frames)):
+                key = (path, line)
+                bonus[key] = max(bonus.get(key, 0.0), 1.0 / (1 + depth))
+    suspects = [Suspect(path, line, ochiai(count, ep.get((path, line), 0), total_failed)
+                        * (1 + tb_weight * bonus.get((path, line), 0.0)), count, ep.get((path, line), 0))
+                for (path, line), count in ef.items()]
+    suspects.sort(key=lambda s: (-s.score, s.ep, s.path, s.line))
+    return suspects

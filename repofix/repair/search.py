@@ -1,0 +1,58 @@
+"""Candidate ordering: suspiciousness x operator prior, deduplicated by the syntax tree they produce,
+unparsable ones dropped."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+from repofix.repair.generate import mutations, pairs
+from repofix.repair.localize import Suspect
+from repofix.repair.source import Mutation, SourceFile
+
+
+def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) -> list[Mutation]:
+    """Best first: suspiciousness of the line times the operator's prior; then smaller edits."""
+    def key(m: Mutation) -> tuple:
+        return (-(scores.get((m.path, m.line), 0.0) * m.prior), m.size, m.path, m.line, m.description)
+
+    return sorted(candidates, key=key)
+
+
+class CandidatePool:
+    """Generates, orders and validates candidates for the suspicious lines of some files."""
+
+    def __init__(self, sources: dict[str, SourceFile], suspects: list[Suspect], max_lines: int):
+        self.sources = sources
+        top = [s for s in suspects if s.path in sources][:max_lines]
+        self.scores = {(s.path, s.line): s.score for s in top}
+        self.lines: dict[str, set[int]] = {}
+        for s in top:
+            self.lines.setdefault(s.path, set()).add(s.line)
+        self.seen: set[tuple[str, str]] = {(p, ast.dump(src.tree)) for p, src in sources.items()}
+        self.generated = 0
+        self.invalid = 0
+
+    def singles(self) -> list[Mutation]:
+        found = [m for path, lines in sorted(self.lines.items()) for m in mutations(self.sources[path], lines)]
+        return order(found, self.scores)
+
+    def doubles(self, singles: list[Mutation], top_lines: int, limit: int) -> list[Mutation]:
+        best_lines = sorted(self.scores, key=lambda k: -self.scores[k])[:top_lines]
+        chosen = [m for m in singles if (m.path, m.line) in set(best_lines)]
+        return order(pairs(chosen, limit), self.scores)
+
+    def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
+        """Only candidates that parse and differ (as a tree) from the original and each other."""
+        for m in candidates:
+            self.generated += 1
+            try:
+                tree = ast.parse(self.sources[m.path].apply(m.edits))
+            except (SyntaxError, ValueError):
+                self.invalid += 1
+                continue
+            key = (m.path, ast.dump(tree))
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            yield m

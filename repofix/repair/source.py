@@ -1,0 +1,111 @@
+"""Source files as bytes with exact node spans, and mutations as byte-range edits.
+
+A mutation replaces exact source segments (found from `ast` positions, which count UTF-8 bytes),
+so everything outside the edited segments keeps its formatting and comments."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from dataclasses import dataclass, field
+
+# Expressions that never need parentheses when moved somewhere else.
+ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Dict, ast.Set,
+         ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int  # byte offsets into the UTF-8 source
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One candidate change to one file: one or more non-overlapping edits."""
+
+    path: str
+    line: int  # the line of the first edit, used for ranking
+    op: str  # operator name, e.g. "compare"
+    description: str
+    edits: tuple[Edit, ...]
+    prior: float  # how often this operator fixes real bugs (0..1)
+    lines: tuple[int, ...] = field(default=())  # every line the edits touch
+
+    @property
+    def size(self) -> int:
+        return sum(abs(e.end - e.start) + len(e.text) for e in self.edits)
+
+
+class SourceFile:
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+        self.data = text.encode("utf-8")
+        self.tree = ast.parse(text)
+        self.line_starts = [0]
+        for index, byte in enumerate(self.data):
+            if byte == 10:
+                self.line_starts.append(index + 1)
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        start = self.line_starts[node.lineno - 1] + node.col_offset
+        end = self.line_starts[node.end_lineno - 1] + node.end_col_offset
+        return start, end
+
+    def segment(self, node: ast.AST) -> str:
+        start, end = self.span(node)
+        return self.data[start:end].decode("utf-8")
+
+    def between(self, start: int, end: int) -> str:
+        return self.data[start:end].decode("utf-8")
+
+    def atom(self, node: ast.AST) -> str:
+        """The node's source, parenthesized unless it binds tighter than any operator."""
+        text = self.segment(node)
+        return text if isinstance(node, ATOMS) else f"({text})"
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+    def mutation(self, op: str, description: str, edits: list[Edit], prior: float) -> Mutation:
+        edits_sorted = tuple(sorted(edits, key=lambda e: e.start))
+        lines = tuple(sorted({self.line_of(e.start) for e in edits_sorted}))
+        return Mutation(self.path, lines[0], op, description, edits_sorted, prior, lines)
+
+    def apply(self, edits: tuple[Edit, ...] | list[Edit]) -> str:
+        data = self.data
+        for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+            data = data[: edit.start] + edit.text.encode("utf-8") + data[edit.end:]
+        return data.decode("utf-8")
+
+
+def find_token(src: SourceFile, start: int, end: int, token: str) -> tuple[int, int] | None:
+    """Locate an operator token in the gap [start, end) between two operands.
+
+    The gap holds only whitespace, line continuations, parentheses and the token itself;
+    anything else (a comment, say) makes us give up rather than guess."""
+    gap = src.data[start:end]
+    lo, hi = 0, len(gap)
+    while lo < hi and gap[lo:lo + 1] in (b" ", b"\t", b"\r", b"\n", b"\\", b")"):
+        lo += 1
+    while hi > lo and gap[hi - 1:hi] in (b" ", b"\t", b"\r", b"\n", b"\\", b"("):
+        hi -= 1
+    middle = gap[lo:hi].decode("utf-8")
+    if " ".join(middle.split()) != token:
+        return None
+    return start + lo, start + hi
+
+
+def keyword_safe(src: SourceFile, start: int, end: int, text: str) -> str:
+    """Pad a keyword operator (and, in, not in...) with spaces where it touches other tokens."""
+    if not text[:1].isalpha():
+        return text
+    before = src.data[start - 1:start]
+    after = src.data[end:end + 1]
+    if before not in (b" ", b"\t", b"\n", b""):
+        text = " " + text
+    if after not in (b" ", b"\t", b"\n", b""):
+        text = text + " "
+    return text

@@ -1,0 +1,85 @@
+"""Statement-level operators (negate / drop a condition, remove a statement, return early, flip
+boolean returns) and variable swaps among names in scope."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator
+
+from repofix.repair.operators import negate
+from repofix.repair.source import Edit, Mutation, SourceFile
+
+BUILTIN_NAMES = set(dir(builtins))
+REMOVABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.If, ast.For, ast.While, ast.Break,
+             ast.Continue, ast.Raise, ast.Delete, ast.With, ast.Try)
+
+
+def if_statement(src: SourceFile, node: ast.If | ast.While) -> Iterator[Mutation]:
+    yield from negate(src, node.test, 0.7)
+    start, end = src.span(node.test)
+    if isinstance(node, ast.If):  # drop the condition: the branch always (never) runs
+        yield src.mutation("drop-condition", f"condition '{src.segment(node.test)}' -> True",
+                           [Edit(start, end, "True")], 0.3)
+        yield src.mutation("drop-condition", f"condition '{src.segment(node.test)}' -> False",
+                           [Edit(start, end, "False")], 0.25)
+
+
+def remove_statement(src: SourceFile, node: ast.stmt, docstring: bool) -> Iterator[Mutation]:
+    if not isinstance(node, REMOVABLE) or docstring:
+        return
+    start, end = src.span(node)
+    first = src.segment(node).splitlines()[0].strip()
+    prior = 0.45 if isinstance(node, ast.If) else 0.4
+    yield src.mutation("remove-statement", f"remove '{first}'", [Edit(start, end, "pass")], prior)
+
+
+def return_early(src: SourceFile, body: list[ast.stmt], func: ast.FunctionDef) -> Iterator[Mutation]:
+    """Insert the function's final `return X` right after a loop or an if block that precedes it."""
+    final = func.body[-1]
+    if not isinstance(final, ast.Return) or final.value is None:
+        return
+    for stmt in body:
+        if stmt is final or not isinstance(stmt, (ast.If, ast.For, ast.While, ast.Assign, ast.AugAssign)):
+            continue
+        if isinstance(stmt, (ast.For, ast.While)) and stmt.body:
+            last = stmt.body[-1]
+            start = src.line_starts[last.end_lineno - 1] + last.end_col_offset
+            indent = " " * last.col_offset
+            yield src.mutation("return-early", f"return {src.segment(final.value)} at end of loop body",
+                               [Edit(start, start, f"\n{indent}return {src.segment(final.value)}")], 0.3)
+
+
+def flip_bool_returns(src: SourceFile, func: ast.FunctionDef) -> Iterator[Mutation]:
+    """`return True` <-> `return False` everywhere in one function (a swapped pair of outcomes)."""
+    edits = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) and \
+                isinstance(node.value.value, bool):
+            edits.append(Edit(*src.span(node.value), str(not node.value.value)))
+    if len(edits) >= 2:
+        yield src.mutation("flip-returns", f"swap every True/False return in {func.name}", edits, 0.6)
+
+
+def local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    for extra in (func.args.vararg, func.args.kwarg):
+        if extra is not None:
+            names.add(extra.arg)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def variable_swaps(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
+    """Replace a name that is read with another local of the function; never a called name."""
+    names = local_names(func)
+    called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    pool = sorted(names - called - BUILTIN_NAMES - {"self", "cls"})
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and node.id in pool:
+            start, end = src.span(node)
+            for other in pool:
+                if other != node.id:
+                    yield src.mutation("variable", f"variable {node.id} -> {other}", [Edit(start, end, other)], 0.5)
