@@ -38,6 +38,16 @@ def _write_incremental(sandbox: Sandbox, files: dict[str, FileEntry | None]) -> 
     modes = {p: e.mode for p, e in files.items() if e is not None}
     if deletions:
         sandbox.write_files(deletions)
+        # Folders emptied by the deletions go too: a file may have to take a folder's place.
+        folders = sorted({p.rsplit("/", 1)[0] for p in deletions if "/" in p}, key=len, reverse=True)
+        blocking = [p for p in writes if any(d.startswith(p + "/") for d in deletions)]
+        if folders or blocking:
+            sandbox.run(["sh", "-c", 'rmdir -p --ignore-fail-on-non-empty -- "$@" 2>/dev/null; '
+                         "true", "rmdir", *folders], cwd=sandbox.workdir, timeout=60)
+        if blocking:
+            result = sandbox.run(["rm", "-rf", "--", *blocking], cwd=sandbox.workdir, timeout=60)
+            if not result.ok:
+                raise SandboxError(f"could not clear {', '.join(blocking)}: {result.output[-300:]}")
     if writes:
         sandbox.write_files(writes, modes=modes)  # type: ignore[call-arg]  # backends accept git modes
 
