@@ -117,7 +117,9 @@ def test_text_protocol_when_tools_are_not_native(server):
         {"role": "tool", "tool_call_id": "c1", "content": "setup.py"},
     ]
     reply = model.query(history, tools=[SHELL_TOOL])
-    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("run_shell", {"command": "pytest -q"})]
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("text_1_1", "run_shell", {"command": "pytest -q"})
+    ]
     sent = server.requests[0].body
     assert "tools" not in sent
     assert sent["messages"][0]["content"].startswith("You fix code.")
@@ -233,3 +235,11 @@ def test_api_key_only_in_the_authorization_header(server):
     for request in server.requests:
         assert KEY not in request.raw
         assert [name for name, value in request.headers.items() if KEY in value] == ["Authorization"]
+
+
+def test_connection_refused_is_unavailable_and_names_the_server():
+    with OpenAIServer() as closed:
+        url = closed.url  # the port is free again once the server stops
+    model = LiteLLMModel("openai/test-model", api_base=url, api_key=KEY, max_retries=1, retry_base_delay=0.01)
+    with pytest.raises(ModelUnavailable, match=f"at {url} still failing after 2 attempts"):
+        model.query(USER)

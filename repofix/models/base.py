@@ -74,7 +74,9 @@ class ModelReply:
 
     def assistant_message(self) -> dict[str, Any]:
         """The reply as an OpenAI assistant message, ready to append to the conversation."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        # Some providers reject an empty text block next to tool calls; None is accepted everywhere.
+        content = self.content or (None if self.tool_calls else "")
+        message: dict[str, Any] = {"role": "assistant", "content": content}
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return message

@@ -77,6 +77,7 @@ class LiteLLMModel:
         self._price: Price | None = None
         self._price_looked_up = False
         self._noted_unknown_price = False
+        self._text_replies = 0
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
@@ -154,8 +155,9 @@ class LiteLLMModel:
                 ) from None
             except retryable as error:
                 if attempt == self.max_retries:
+                    where = f" at {self.api_base}" if self.api_base else ""
                     raise ModelUnavailable(
-                        self._say(f"{self.name} still failing after {attempt + 1} attempts", error)
+                        self._say(f"{self.name}{where} still failing after {attempt + 1} attempts", error)
                     ) from None
                 delay = self._delay(attempt, error)
                 log.warning("%s: %s; retrying in %.1fs", self.name, type(error).__name__, delay)
@@ -196,7 +198,8 @@ class LiteLLMModel:
             arguments, error = parse_arguments(call.function.arguments)
             calls.append(ToolCall(call.id or f"call_{index}", call.function.name or "", arguments, error))
         if tools and not native:
-            calls = text_protocol.parse_calls(content, tools)
+            self._text_replies += 1  # ids unique across the conversation, as native ids are
+            calls = text_protocol.parse_calls(content, tools, id_prefix=f"text_{self._text_replies}_")
         usage = getattr(response, "usage", None)
         input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)

@@ -48,8 +48,8 @@ def _single_text_parameter(tool: dict[str, Any] | None) -> str | None:
     return None
 
 
-def parse_calls(text: str, tools: list[dict[str, Any]] | None) -> list[ToolCall]:
-    """Every ```tool:NAME block in `text`, in order, as tool calls."""
+def parse_calls(text: str, tools: list[dict[str, Any]] | None, id_prefix: str = "text_") -> list[ToolCall]:
+    """Every ```tool:NAME block in `text`, in order, as tool calls with ids `{id_prefix}{n}`."""
     by_name = {tool.get("function", tool)["name"]: tool for tool in tools or []}
     calls = []
     for index, match in enumerate(_BLOCK.finditer(text), start=1):
@@ -68,7 +68,7 @@ def parse_calls(text: str, tools: list[dict[str, Any]] | None) -> list[ToolCall]
             arguments = {single: body}
         elif body.strip():
             error = f"the arguments of `{name}` must be a JSON object with its named arguments"
-        calls.append(ToolCall(id=f"text_{index}", name=name, arguments=arguments, parse_error=error))
+        calls.append(ToolCall(id=f"{id_prefix}{index}", name=name, arguments=arguments, parse_error=error))
     return calls
 
 
