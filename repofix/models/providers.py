@@ -22,7 +22,7 @@ def provider_of(model: str) -> str:
 
 def key_hint(model: str) -> str:
     variable = PROVIDER_KEYS.get(provider_of(model))
-    return f"set {variable} (or pass --api-key)" if variable else "check the provider's credentials"
+    return f"set {variable} in the environment" if variable else "check the provider's credentials"
 
 
 def describe_missing_model() -> str:
