@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from repofix.tasks.checks import task_problems
 from repofix.tasks.model import ImportSource, Task, TasksError
@@ -109,13 +109,15 @@ def _load_entry(
         value = entry.get(field)
         if isinstance(value, str) and is_patch_file_name(value):
             patch_file = path.parent / value.strip()
-            if not patch_file.is_file():
+            entry[field] = None
+            try:
+                entry[field] = patch_file.read_text(encoding="utf-8")
+            except FileNotFoundError:
                 issues.append(
                     SpecIssue(shown, name, field, f"file {value.strip()!r} not found next to the spec")
                 )
-                entry[field] = None
-            else:
-                entry[field] = patch_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                issues.append(SpecIssue(shown, name, field, f"cannot read {value.strip()!r}: {error}"))
     repo = entry.get("repo")
     if isinstance(repo, dict) and isinstance(repo.get("path"), str):
         entry["repo"] = {**repo, "path": str((path.parent / repo["path"]).resolve())}
@@ -139,7 +141,7 @@ def _load_import(
     except ValidationError as error:
         issues = []
         for problem in error.errors():
-            field, message = explain_error(problem)
+            field, message = explain_error(problem, ImportSource)
             issues.append(SpecIssue(shown, label, f"import.{field}" if field else "import", message))
         return [], issues
     rows_file = (path.parent / source.path).resolve()
@@ -171,7 +173,7 @@ def _load_import(
     return tasks, issues
 
 
-def explain_error(error: Any) -> tuple[str | None, str]:
+def explain_error(error: Any, model: type[BaseModel] = Task) -> tuple[str | None, str]:
     """(field path, message a user can act on) for one pydantic error."""
     loc = [part for part in error["loc"] if part not in ("function-after", "function-before")]
     field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".") or None
@@ -180,7 +182,7 @@ def explain_error(error: Any) -> tuple[str | None, str]:
     if kind == "missing":
         return field, "required field is missing"
     if kind == "extra_forbidden":
-        known = _known_fields(loc[:-1])
+        known = _known_fields(model, loc[:-1])
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
         return field, "unknown field" + (f" (did you mean {close[0]!r}?)" if close else "")
     if top in TEST_LIST_FIELDS:
@@ -198,8 +200,7 @@ def explain_error(error: Any) -> tuple[str | None, str]:
     return field, message[:1].lower() + message[1:]
 
 
-def _known_fields(loc: list[Any]) -> list[str]:
-    model: Any = Task
+def _known_fields(model: Any, loc: list[Any]) -> list[str]:
     for part in loc:
         field = model.model_fields.get(part) if isinstance(part, str) else None
         model = getattr(field, "annotation", None) if field else None
