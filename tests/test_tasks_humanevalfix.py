@@ -10,10 +10,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from repofix.tasks import load_specs, materialize
 from repofix.tasks.files import write_files
-from repofix.tasks.humanevalfix import read_humanevalfix, row_to_task
+from repofix.tasks.humanevalfix import read_humanevalfix, row_to_task, unified_diff
 from repofix.tasks.writer import write_task_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,3 +113,24 @@ def test_all_rows_buggy_fails_and_reference_passes(tmp_path: Path):
         expected = "failed" if name == "tests" else "passed"
         wrong = [t.id for t in tasks if results.get(t.FAIL_TO_PASS[0]) != expected]
         assert not wrong, f"{name}: not {expected}: {wrong}"
+
+
+lines = st.lists(st.sampled_from(["a", "b", "c", "", "  x = 1", "return y"]), max_size=12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(old=lines, new=lines, old_nl=st.booleans(), new_nl=st.booleans())
+def test_unified_diff_applies_with_git(tmp_path_factory, old, new, old_nl, new_nl):
+    """The reference patches are made by unified_diff; git must apply them exactly,
+    including files without a final newline."""
+    before = "\n".join(old) + ("\n" if old_nl and old else "")
+    after = "\n".join(new) + ("\n" if new_nl and new else "")
+    repo = tmp_path_factory.mktemp("diff")
+    (repo / "m.py").write_text(before)
+    diff = unified_diff("m.py", before, after)
+    if before == after:
+        assert diff == ""
+        return
+    applied = run(repo, "git", "apply", "--whitespace=nowarn", "-", stdin=diff)
+    assert applied.returncode == 0, applied.stderr + diff
+    assert (repo / "m.py").read_text() == after
