@@ -151,8 +151,12 @@ def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mir
 
 
 def _finish(store: Path, kind: str, location: str, rev: str) -> Source:
-    head = _resolve(store, rev if rev != "HEAD" else "origin/HEAD" if git_ok(
-        store, "rev-parse", "--verify", "--quiet", "origin/HEAD") else "HEAD", location)
+    candidates = ["origin/HEAD", "HEAD"] if rev == "HEAD" else [f"origin/{rev}", rev]
+    found = next((c for c in candidates if git_ok(store, "rev-parse", "--verify", "--quiet", f"{c}^{{commit}}")), None)
+    if found is None and re.fullmatch(r"[0-9a-fA-F]{7,40}", rev):  # a commit no branch points at
+        git_ok(store, "fetch", "--quiet", "--no-tags", "origin", rev)
+        found = rev
+    head = _resolve(store, found or rev, location)
     base = _flatten_submodules(store, head, Path(location) if Path(location).is_dir() else None)
     return Source(kind, location, rev, head, base, False, None)
 

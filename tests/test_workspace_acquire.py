@@ -1,0 +1,104 @@
+"""Getting the repository: checkouts, URLs, mirrors, plain folders, and the errors for each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_workspace_support import make_repo, sh
+
+from repofix.workspace import SourceNotFound, SubmoduleError, UnknownRevision, Workspace
+
+
+def files_of(ws: Workspace, n: int = 0) -> dict[str, str]:
+    commit = ws.store.get(n).commit
+    names = sh(ws.folder.repo, "git", "ls-tree", "-r", "--name-only", commit).split("\n")
+    return {p: sh(ws.folder.repo, "git", "show", f"{commit}:{p}") for p in names if p}
+
+
+def test_checkout_at_a_revision(tmp_path):
+    repo = make_repo(tmp_path / "user", {"a.txt": "one\n"})
+    sh(repo, "git", "tag", "v1")
+    (repo / "a.txt").write_text("two\n")
+    sh(repo, "git", "commit", "-qam", "two")
+    (repo / "a.txt").write_text("dirty\n")
+    ws = Workspace.create(repo, rev="v1", home=tmp_path / "home")
+    assert files_of(ws) == {"a.txt": "one\n"}
+    assert not ws.source.dirty and ws.source.kind == "checkout"
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    assert files_of(ws) == {"a.txt": "dirty\n"} and ws.source.dirty
+
+
+def test_git_url_and_shorthand_with_mirror(tmp_path):
+    origin = make_repo(tmp_path / "origin", {"src/x.py": "x = 1\n"})
+    sh(origin, "git", "checkout", "-qb", "dev")
+    (origin / "src" / "x.py").write_text("x = 2\n")
+    sh(origin, "git", "commit", "-qam", "dev")
+    sh(origin, "git", "checkout", "-q", "main")
+    ws = Workspace.create(f"file://{origin}", rev="dev", home=tmp_path / "home")
+    assert files_of(ws) == {"src/x.py": "x = 2\n"} and ws.source.kind == "url"
+    ws = Workspace.create(f"file://{origin}", home=tmp_path / "home")
+    assert files_of(ws) == {"src/x.py": "x = 1\n"}
+
+    mirror = tmp_path / "mirror"
+    sh(tmp_path, "git", "clone", "-q", "--mirror", str(origin), str(mirror / "acme" / "tool.git"))
+    ws = Workspace.create("acme/tool@dev", mirror=mirror, home=tmp_path / "home")
+    assert files_of(ws) == {"src/x.py": "x = 2\n"} and ws.source.kind == "mirror"
+    with pytest.raises(SourceNotFound, match="no clone of acme/other"):
+        Workspace.create("acme/other", mirror=mirror, home=tmp_path / "home")
+
+
+def test_plain_folder_becomes_the_first_commit(tmp_path):
+    folder = tmp_path / "plain"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "a.py").write_text("a = 1\n")
+    (folder / ".gitignore").write_text("*.pyc\n")
+    (folder / "sub" / "a.pyc").write_bytes(b"\0junk")
+    ws = Workspace.create(folder, home=tmp_path / "home")
+    assert files_of(ws) == {".gitignore": "*.pyc\n", "sub/a.py": "a = 1\n"}
+    assert ws.source.kind == "folder" and ws.source.user_repo is None
+    assert not (folder / ".git").exists()
+
+
+@pytest.mark.parametrize("case", ["missing-path", "unknown-commit", "unreachable-url", "bad-rev-on-url"])
+def test_clear_errors(tmp_path, case):
+    repo = make_repo(tmp_path / "user", {"a": "a\n"})
+    home = tmp_path / "home"
+    if case == "missing-path":
+        with pytest.raises(SourceNotFound, match="does not exist"):
+            Workspace.create(tmp_path / "nope" / "repo", home=home)
+    elif case == "unknown-commit":
+        with pytest.raises(UnknownRevision, match="deadbeef"):
+            Workspace.create(repo, rev="deadbeef", home=home)
+    elif case == "unreachable-url":
+        with pytest.raises(SourceNotFound, match="cannot clone"):
+            Workspace.create(f"file://{tmp_path}/nothing-here.git", home=home)
+    else:
+        with pytest.raises(UnknownRevision, match="no-such-branch"):
+            Workspace.create(f"file://{repo}", rev="no-such-branch", home=home)
+    failed = list((home / "runs").iterdir())
+    assert all('"failed"' in (p / "state.json").read_text() for p in failed)
+
+
+def _with_submodule(tmp_path: Path, reachable: bool) -> Path:
+    lib = make_repo(tmp_path / "lib", {"lib.py": "LIB = 1\n"})
+    app = make_repo(tmp_path / "app", {"app.py": "import lib\n"})
+    sh(app, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sh(app, "git", "commit", "-qm", "add submodule")
+    if not reachable:
+        sh(app, "git", "submodule", "deinit", "-q", "-f", "vendor/lib")
+        sh(tmp_path, "rm", "-rf", str(lib), str(app / ".git" / "modules"))
+    return app
+
+
+def test_submodules_are_inlined(tmp_path):
+    app = _with_submodule(tmp_path, reachable=True)
+    ws = Workspace.create(f"file://{app}", home=tmp_path / "home")
+    files = files_of(ws)
+    assert files["vendor/lib/lib.py"] == "LIB = 1\n" and files["app.py"] == "import lib\n"
+
+
+def test_unfetchable_submodule_is_a_clear_error(tmp_path):
+    app = _with_submodule(tmp_path, reachable=False)
+    with pytest.raises(SubmoduleError, match="vendor/lib"):
+        Workspace.create(app, home=tmp_path / "home")
