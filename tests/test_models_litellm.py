@@ -191,8 +191,9 @@ def test_cost_from_a_user_price_file(server, tmp_path, suffix):
 
 def test_cost_from_litellm_price_map_offline(server):
     server.add(text("priced", usage=(1000, 500)))
-    reply = model_for(server, name="openai/gpt-4o").query(USER)
+    reply = model_for(server, name="openai/gpt-4o", max_tokens=100_000).query(USER)
     assert reply.cost_known and reply.cost == pytest.approx(1000 * 2.5e-6 + 500 * 1e-5)
+    assert server.requests[0].body["max_tokens"] == 16384  # lowered to gpt-4o's output limit
 
 
 def test_cost_cap_refuses_before_the_call(server, price_file):

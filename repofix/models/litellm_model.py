@@ -99,21 +99,34 @@ class LiteLLMModel:
             self._price_looked_up = True
         return self._price
 
+    def _output_limit(self, litellm: Any) -> int:
+        """`max_tokens`, lowered to the model's own output limit when LiteLLM knows it."""
+        bare = self.name.split("/", 1)[-1]
+        info = litellm.model_cost.get(self.name) or litellm.model_cost.get(bare) or {}
+        limit = info.get("max_output_tokens")
+        return (
+            min(self.max_tokens, int(limit))
+            if isinstance(limit, int | float) and limit > 0
+            else self.max_tokens
+        )
+
     def query(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         litellm = import_litellm()
         native = bool(tools) and self.uses_native_tools()
         sent = messages if native or not tools else text_protocol.to_text_messages(messages, tools)
         price = self.price()
+        max_tokens = self._output_limit(litellm)
         if price is not None:
-            prompt_tokens = _count_tokens(litellm, sent, tools if native else None)
-            self.budget.check(price.cost(prompt_tokens, self.max_tokens))
+            # Our tokenizer is OpenAI's; others count differently, so leave a margin.
+            prompt_tokens = int(_count_tokens(litellm, sent, tools if native else None) * 1.15) + 16
+            self.budget.check(price.cost(prompt_tokens, max_tokens))
         else:
             self.budget.check(0.0)
         kwargs: dict[str, Any] = {
             "model": self.name,
             "messages": sent,
             "timeout": self.timeout,
-            "max_tokens": self.max_tokens,
+            "max_tokens": max_tokens,
             "max_retries": 0,  # we retry ourselves, with backoff and a clear final error
             "num_retries": 0,
             "drop_params": True,
