@@ -97,7 +97,8 @@ class Worker:
                 return True
             return not self.alive()
 
-        result = collect(self.proc, [self.proc.stdout, self.proc.stderr], cap, started, timeout, done)
+        result = collect(self.proc, [self.proc.stdout, self.proc.stderr], cap, started, timeout, done,
+                         wake=self.from_worker)
         if "exit_code" in finished:
             result["exit_code"] = finished["exit_code"]
         else:  # timed out or the interpreter died: the namespace is gone

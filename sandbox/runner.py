@@ -94,7 +94,36 @@ def oom_kills():
 
 
 def descendants(root):
-    """Every live process below `root`, found through /proc (we are their subreaper)."""
+    """Every live process below `root` (we are their subreaper, so orphans are ours too)."""
+    try:
+        return children_tree(root)
+    except OSError:
+        return scan_proc(root)
+
+
+def children_tree(root):
+    # /proc/PID/task/TID/children is O(descendants); absent on kernels without CONFIG_PROC_CHILDREN.
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir("/proc/%d/task" % pid)
+        except FileNotFoundError:
+            continue
+        for tid in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (pid, tid)) as handle:
+                    kids = [int(kid) for kid in handle.read().split()]
+            except FileNotFoundError:
+                if pid == root:
+                    raise
+                continue
+            found.extend(kids)
+            todo.extend(kids)
+    return found
+
+
+def scan_proc(root):
     children = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -161,7 +190,9 @@ class Session:
         cwd = request.get("cwd") or self.cwd
         command = request["cmd"]
         if isinstance(command, str):
-            script = ("trap '__rf=$?; { pwd; env -0; } >%s 2>/dev/null; exit $__rf' EXIT\n%s"
+            # Builtins only (no `env` fork): the cwd, then NAME=value\0 for every exported variable.
+            script = ("trap '__rf=$?; { pwd; for __v in $(compgen -e); do printf \"%%s=%%s\\0\" "
+                      "\"$__v\" \"${!__v}\"; done; } >%s 2>/dev/null; exit $__rf' EXIT\n%s"
                       % (STATE_FILE, command))
             argv = ["bash", "-c", script]
         else:
@@ -227,7 +258,7 @@ def feed(pipe, data):
         pass  # the command closed its stdin early: that is its business
 
 
-def collect(proc, pipes, cap, started, timeout, done=None):
+def collect(proc, pipes, cap, started, timeout, done=None, wake=None):
     """Drain `pipes` into capped buffers until EOF and exit, or kill everything at the deadline.
 
     `done` (for the Python worker) is a callable telling when the step finished while the
@@ -238,6 +269,8 @@ def collect(proc, pipes, cap, started, timeout, done=None):
         os.set_blocking(pipe.fileno(), False)
         buffers[pipe.fileno()] = Capped(cap)
         selector.register(pipe, selectors.EVENT_READ)
+    if wake is not None:  # a pipe that becomes readable when `done` may have changed
+        selector.register(wake, selectors.EVENT_READ)
     deadline = started + timeout
     exited_at = None
     timed_out = False
@@ -256,6 +289,8 @@ def collect(proc, pipes, cap, started, timeout, done=None):
             timed_out = True
             break
         for key, _ in selector.select(min(0.05, deadline - now)):
+            if key.fileobj == wake:
+                continue
             try:
                 data = os.read(key.fd, 65536)
             except BlockingIOError:
@@ -266,7 +301,7 @@ def collect(proc, pipes, cap, started, timeout, done=None):
                 selector.unregister(key.fileobj)
     if timed_out:
         kill_all_except(set())
-    for pipe in pipes:
+    for pipe in pipes + ([wake] if wake is not None else []):
         try:
             selector.unregister(pipe)
         except (KeyError, ValueError):
@@ -307,6 +342,9 @@ def tar(source):
 def drain(selector, buffers):
     while True:
         events = selector.select(0)
+        if not events:
+            return
+        events = [(key, mask) for key, mask in events if key.fd in buffers]
         if not events:
             return
         for key, _ in events:

@@ -50,13 +50,14 @@ def runner_bundle() -> bytes:
 
 
 class RunnerClient:
-    """Starts the runner with `argv + ["-c", BOOT, workdir, scratch]` and speaks its protocol."""
+    """Starts the runner with `argv + ["-S", "-c", BOOT, workdir, scratch]` and speaks its protocol.
+    (-S: the runner needs only the stdlib, and skipping site-packages saves most of Python's start-up.)"""
 
     def __init__(self, argv: Sequence[str], workdir: str, scratch: str, env: Mapping[str, str] | None = None,
                  stderr_log: Path | None = None):
         self.log_path = stderr_log
         log = open(stderr_log, "ab") if stderr_log else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen([*argv, "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([*argv, "-S", "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
                                      start_new_session=True)
         if stderr_log:
