@@ -244,3 +244,15 @@ def test_connection_refused_is_unavailable_and_names_the_server():
     model = LiteLLMModel("openai/test-model", api_base=url, api_key=KEY, max_retries=1, retry_base_delay=0.01)
     with pytest.raises(ModelUnavailable, match=f"at {url} still failing after 2 attempts"):
         model.query(USER)
+
+
+def test_missing_usage_is_counted_locally(server, price_file):
+    server.add(text("a reply of a few words", usage=(0, 0)))
+    reply = model_for(server, price_file=price_file).query(USER)
+    assert reply.input_tokens > 0 and reply.output_tokens > 0 and reply.cost > 0
+
+
+def test_native_model_writing_blocks_is_still_understood(server):
+    server.add(text("```tool:run_shell\nls\n```"))
+    reply = model_for(server, native_tools=True).query(USER, tools=[SHELL_TOOL])
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("run_shell", {"command": "ls"})]

@@ -144,7 +144,7 @@ class LiteLLMModel:
         if self._api_key:
             kwargs["api_key"] = self._api_key
         response = self._complete(litellm, kwargs)
-        return self._reply(response, tools, native, price)
+        return self._reply(response, sent, tools, native, price)
 
     def _complete(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
         retryable = (
@@ -202,7 +202,12 @@ class LiteLLMModel:
         return scrub_text(f"{summary}: {type(error).__name__}: {error}", self._api_key)
 
     def _reply(
-        self, response: Any, tools: list[dict[str, Any]] | None, native: bool, price: Price | None
+        self,
+        response: Any,
+        sent: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        native: bool,
+        price: Price | None,
     ) -> ModelReply:
         message = response.choices[0].message
         content = message.content or ""
@@ -210,13 +215,18 @@ class LiteLLMModel:
         for index, call in enumerate(getattr(message, "tool_calls", None) or []):
             arguments, error = parse_arguments(call.function.arguments)
             calls.append(ToolCall(call.id or f"call_{index}", call.function.name or "", arguments, error))
-        if tools and not native:
+        # Without native tools, or when a native model wrote blocks instead of calling, read the text.
+        if tools and (not native or (not calls and "```tool:" in content)):
             self._text_replies += 1  # ids unique across the conversation, as native ids are
             calls = text_protocol.parse_calls(content, tools, id_prefix=f"text_{self._text_replies}_")
         usage = getattr(response, "usage", None)
         input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         notes = []
+        if not input_tokens and not output_tokens:  # some local servers report no usage: count ourselves
+            litellm = import_litellm()
+            input_tokens = _count_tokens(litellm, sent, tools if native else None)
+            output_tokens = _count_tokens(litellm, [{"role": "assistant", "content": content}], None)
         if price is None:
             cost, known = 0.0, False
             if not self._noted_unknown_price:
