@@ -90,8 +90,8 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
             f"refs/repofix-deliver/{ws.run_id}:refs/heads/{branch}")
     delivery = Delivery(ws.run_id, best.n, str(ws.folder.patch_file), str(ws.folder.report_file), branch, commit,
                         mixed, files)
-    report = {"task": task, "summary": summary, "status": status, "source": asdict(src),
-              "checkpoint": asdict(best), "delivered": time.time(), **asdict(delivery), **(report_extra or {})}
+    report = {**asdict(delivery), "task": task, "summary": summary, "status": status, "source": asdict(src),
+              "checkpoint": asdict(best), "delivered": time.time(), **(report_extra or {})}
     write_json_atomic(ws.folder.report_file, report)
     ws.folder.update_state(status=status, delivered=asdict(delivery))
     return delivery

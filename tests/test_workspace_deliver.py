@@ -1,0 +1,105 @@
+"""Delivery: one commit on a new branch, a patch and a report; --apply that never overwrites the
+user's work, and undo that only reverses an apply nobody touched since."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_workspace_support import make_repo, repo_fingerprint, sh
+
+from repofix.workspace import ApplyRefused, Workspace
+from repofix.workspace.deliver import apply_to_worktree, deliver, undo_apply
+
+
+@pytest.fixture
+def run(tmp_path, make_sandbox):
+    """A run on a repository with uncommitted work in notes.txt; the run edits app.py and adds new.py."""
+
+    def make(dirty: bool = True, edit_notes: bool = False):
+        repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n", "notes.txt": "notes\n", "old.txt": "old\n"})
+        if dirty:
+            (repo / "notes.txt").write_text("my uncommitted notes\n")
+        ws = Workspace.create(repo, home=tmp_path / "home", label="greet")
+        box = make_sandbox("none", source=ws.export(tmp_path / "export"))
+        box.changes()
+        script = "echo \"print('hello')\" > app.py; echo 'x = 1' > new.py; rm old.txt"
+        box.run(script + ("; echo agent >> notes.txt" if edit_notes else ""), timeout=10)
+        ws.sync(box, step=1, tests={"passed": 1})
+        return repo, ws
+
+    return make
+
+
+def test_branch_patch_and_report(run, tmp_path):
+    repo, ws = run()
+    before = repo_fingerprint(repo)
+    delivery = deliver(ws, task="Say hello instead of hi", summary="Changed the greeting.")
+    assert delivery.branch == "repofix/say-hello-instead-of-hi" and not delivery.includes_uncommitted
+    after = repo_fingerprint(repo)
+    assert after["refs"] == before["refs"] + f"refs/heads/{delivery.branch} {delivery.commit}\n"
+    assert {k: v for k, v in after.items() if k != "refs"} == {k: v for k, v in before.items() if k != "refs"}
+    assert sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
+    message = sh(repo, "git", "log", "-1", "--format=%B", delivery.branch)
+    assert message.startswith("Say hello instead of hi\n\nChanged the greeting.") and f"Repofix-Run: {ws.run_id}" in message
+    changed = sh(repo, "git", "diff", "--name-status", "HEAD", delivery.branch).split()
+    assert changed == ["M", "app.py", "A", "new.py", "D", "old.txt"]  # the user's notes are not in it
+    report = json.loads(ws.folder.report_file.read_text())
+    assert report["status"] == "resolved" and report["branch"] == delivery.branch and report["checkpoint"]["n"] == 1
+    clone = tmp_path / "clone"
+    sh(tmp_path, "git", "clone", "-q", str(repo), str(clone))
+    (clone / "notes.txt").write_text("my uncommitted notes\n")
+    sh(clone, "git", "apply", "--check", str(ws.folder.patch_file))
+    assert deliver(ws, task="Say hello instead of hi").branch == "repofix/say-hello-instead-of-hi-2"
+
+
+def test_overlapping_uncommitted_work_is_said(run):
+    repo, ws = run(edit_notes=True)
+    delivery = deliver(ws, task="greet")
+    assert delivery.includes_uncommitted
+    assert "my uncommitted notes" in sh(repo, "git", "show", f"{delivery.branch}:notes.txt")
+
+
+def test_apply_and_undo(run):
+    repo, ws = run()
+    assert sorted(apply_to_worktree(ws, home=ws.folder.root.parent.parent)) == ["app.py", "new.py", "old.txt"]
+    assert (repo / "app.py").read_text() == "print('hello')\n" and not (repo / "old.txt").exists()
+    assert (repo / "notes.txt").read_text() == "my uncommitted notes\n"
+    run_id, files = undo_apply(home=ws.folder.root.parent.parent)
+    assert run_id == ws.run_id and len(files) == 3
+    assert (repo / "app.py").read_text() == "print('hi')\n" and (repo / "old.txt").read_text() == "old\n"
+    assert not (repo / "new.py").exists()
+    assert sh(repo, "git", "status", "--porcelain") == " M notes.txt\n"
+
+
+def test_apply_refuses_to_overwrite_user_changes(run):
+    repo, ws = run()
+    (repo / "app.py").write_text("print('my own edit')\n")
+    with pytest.raises(ApplyRefused, match="app.py"):
+        apply_to_worktree(ws, home=ws.folder.root.parent.parent)
+    assert (repo / "app.py").read_text() == "print('my own edit')\n" and (repo / "old.txt").exists()
+
+
+def test_undo_refuses_after_later_edits(run):
+    repo, ws = run()
+    home = ws.folder.root.parent.parent
+    apply_to_worktree(ws, home=home)
+    (repo / "new.py").write_text("x = 2  # edited after the apply\n")
+    with pytest.raises(ApplyRefused, match="new.py"):
+        undo_apply(home=home)
+    assert (repo / "new.py").read_text() == "x = 2  # edited after the apply\n"
+
+
+def test_plain_folder_delivers_a_patch(tmp_path, make_sandbox):
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a\n")
+    ws = Workspace.create(folder, home=tmp_path / "home")
+    box = make_sandbox("none", source=ws.export(tmp_path / "export", with_git=False))
+    box.changes()
+    box.run("echo b > a.txt", timeout=10)
+    ws.sync(box, step=1)
+    delivery = deliver(ws, task="change a")
+    assert delivery.branch is None and "+b" in ws.folder.patch_file.read_text()
+    apply_to_worktree(ws, home=tmp_path / "home")
+    assert (folder / "a.txt").read_text() == "b\n" and not (folder / ".git").exists()
