@@ -23,6 +23,7 @@ from repofix.models import (
     ModelAuthError,
     ModelUnavailable,
     make_model,
+    tool_message,
 )
 from repofix.models.litellm_model import LiteLLMModel
 
@@ -89,12 +90,17 @@ def test_native_tool_calls(server):
     history = [
         *USER,
         reply.assistant_message(),
-        {"role": "tool", "tool_call_id": "call_abc", "content": "1 passed"},
+        tool_message(reply.tool_calls[0], "1 passed"),
     ]
     bad = model.query(history, tools=[SHELL_TOOL])
     assert bad.tool_calls[0].arguments == {} and "not valid JSON" in bad.tool_calls[0].parse_error
     assert server.requests[1].messages[1]["tool_calls"][0]["id"] == "call_abc"
-    assert server.requests[1].messages[2]["role"] == "tool"
+    assert server.requests[1].messages[2] == {
+        "role": "tool",
+        "tool_call_id": "call_abc",
+        "name": "run_shell",
+        "content": "1 passed",
+    }
 
 
 def test_text_protocol_when_tools_are_not_native(server):

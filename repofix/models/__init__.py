@@ -20,6 +20,7 @@ from repofix.models.base import (
     ModelReply,
     ModelUnavailable,
     ToolCall,
+    tool_message,
 )
 from repofix.models.chain import ChainModel
 from repofix.models.providers import describe_missing_model
@@ -42,6 +43,7 @@ __all__ = [
     "describe_missing_model",
     "load_replies",
     "make_model",
+    "tool_message",
 ]
 
 

@@ -134,6 +134,12 @@ def parse_arguments(arguments: Any) -> tuple[dict[str, Any], str | None]:
     return value, None
 
 
+def tool_message(call: ToolCall, content: str) -> dict[str, Any]:
+    """The conversation turn that answers one tool call (OpenAI's `role: tool` shape); the
+    text protocol rewrites it for models without native tools."""
+    return {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+
+
 @runtime_checkable
 class Model(Protocol):
     """Anything that answers a conversation. `tools` are OpenAI function-tool schemas."""

@@ -112,7 +112,7 @@ def to_text_messages(
                 names[call.get("id", "")] = call.get("function", call).get("name", "")
             result.append({"role": "assistant", "content": content})
         elif role == "tool":
-            name = names.get(message.get("tool_call_id", ""), "the action")
+            name = message.get("name") or names.get(message.get("tool_call_id", ""), "the action")
             result.append({"role": "user", "content": f"Result of `{name}`:\n{message.get('content') or ''}"})
         else:
             result.append(dict(message))
