@@ -1,0 +1,5 @@
+import sys
+
+from todocli.cli import main
+
+sys.exit(main())
