@@ -27,9 +27,9 @@ class RunNotFound(LookupError):
 def repofix_home(home: Path | str | None = None) -> Path:
     """The parameter, else $REPOFIX_HOME, else $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
     if home is not None:
-        return Path(home).expanduser()
+        return Path(home).expanduser().absolute()
     if os.environ.get("REPOFIX_HOME"):
-        return Path(os.environ["REPOFIX_HOME"]).expanduser()
+        return Path(os.environ["REPOFIX_HOME"]).expanduser().absolute()
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "repofix"
 

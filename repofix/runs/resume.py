@@ -20,11 +20,18 @@ class ResumePoint:
     trajectory: Path  # the agent's record (may not exist yet)
 
 
+def _drop_partial_objects(objects: Path) -> None:
+    """Temporary files of a git process killed mid-write; nothing refers to them."""
+    for partial in [*objects.glob("pack/tmp_*"), *objects.glob("??/tmp_obj_*"), *objects.glob("tmp_obj_*")]:
+        partial.unlink(missing_ok=True)
+
+
 def resume_point(run_id: str, home: Path | str | None = None):
     """Open the run's workspace and say where to continue. Returns (Workspace, ResumePoint)."""
     from repofix.workspace.workspace import Workspace  # the workspace room needs git; import lazily
 
     ws = Workspace.open(run_id, home)
+    _drop_partial_objects(ws.folder.repo / ".git" / "objects")
     latest = ws.store.latest()
     state = ws.folder.read_state()
     if state.get("checkpoint") != latest.n or state.get("status") != "running":

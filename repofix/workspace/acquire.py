@@ -114,6 +114,7 @@ def _flatten_submodules(store: Path, commit: str, user_repo: Path | None) -> str
 
 def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mirror: Path | None = None) -> Source:
     """Fill `store` (a new folder) with a clone of `source` and return where the run starts."""
+    store = store.absolute()
     text = str(source)
     path = Path(text).expanduser()
     if path.exists():
