@@ -4,7 +4,9 @@ Each sandbox is one container: `--init`, uid 1000, read-only root filesystem, ev
 dropped, no-new-privileges, memory (no swap), CPU and pids limits, size-limited tmpfs for the
 workspace, /tmp and home. It is started on the bridge network only so setup commands can install
 things; the network is disconnected before any other command runs. The session runner is started
-with one `docker exec -i` and then serves every command over its pipes."""
+with one `docker exec -i` as uid 1000 and then serves every command over its pipes. The container's
+own keep-alive process runs as root without any capability, so nothing the model runs (as uid
+1000) can kill the container from inside; killing the runner is survivable with `restart()`."""
 
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ class DockerSandbox(RunnerSandbox):
         name = f"repofix-{uuid.uuid4().hex[:12]}"
         try:
             self.container = self.engine.containers.run(
-                self.image, ["sleep", "infinity"], name=name, detach=True, init=True, user="1000:1000",
+                self.image, ["sleep", "infinity"], name=name, detach=True, init=True, user="0:0",
                 read_only=True, working_dir=self.workdir, network_mode="bridge",
                 tmpfs={self.workdir: f"size={lim.workspace_mb}m,uid=1000,gid=1000,mode=0755,exec",
                        "/tmp": f"size={lim.tmp_mb}m,mode=1777,exec",
@@ -109,6 +111,13 @@ class DockerSandbox(RunnerSandbox):
 
     def _log_path(self) -> Path:
         return self.scratch / "runner.log"
+
+    def restart(self) -> None:
+        self.container.reload()
+        if self.container.status != "running":
+            raise SandboxError(f"the sandbox container {self.container.name} is {self.container.status}; "
+                               "open a new sandbox")
+        super().restart()
 
     def network_connected(self) -> bool:
         self.container.reload()
