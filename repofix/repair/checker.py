@@ -43,26 +43,30 @@ class Checker:
                               f"({self.python!r})?")
         return result
 
-    def coverage(self, tests: list[str], timeout: float) -> tuple[list[TestRun], float]:
-        """Run `tests` (all tests when empty) once under the line tracer."""
-        result = self._call({"mode": "coverage", "tests": tests}, timeout)
+    def coverage(self, tests: list[str], timeout: float, per_test: float) -> tuple[list[TestRun], float]:
+        """Run `tests` (all tests when empty) once under the line tracer; a test running longer
+        than `per_test` seconds is interrupted and counts as failing."""
+        result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test}, timeout)
         if result.timed_out:
             raise RepairError(f"the coverage run did not finish within {timeout:.0f} s")
         lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
         if not lines:
             raise RepairError(f"the coverage run printed no result: {result.output.strip()[-2000:]}")
         data = json.loads(lines[-1])
-        runs = [TestRun(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"])
+        runs = [TestRun(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
+                        t.get("timeout", False))
                 for nodeid, t in data["tests"].items()]
         return runs, float(data["duration"])
 
     def check(self, mutations: list[Mutation], failing: list[str], passing: list[str], *, timeout: float,
-              full_timeout: float, seconds: float, stop_after: int = 1) -> list[Verdict]:
-        """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones or
-        when `seconds` have passed. Returns one verdict per mutation tried."""
+              full_timeout: float, seconds: float, stop_after: int = 1, extra: int = 0) -> list[Verdict]:
+        """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
+        candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
+        per mutation tried."""
         request = {
             "mode": "check", "failing": failing, "passing": passing, "timeout": timeout,
             "full_timeout": full_timeout, "seconds": seconds, "stop_after": stop_after,
+            "extra": extra,
             "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
                            for i, m in enumerate(mutations)],
         }

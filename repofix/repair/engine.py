@@ -20,10 +20,12 @@ class Budget:
     max_candidates: int = 1500  # candidates actually run against the tests
     max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
     max_lines: int = 40  # most suspicious lines that get mutated
-    extra_after_plausible: int = 25  # candidates tried after the first plausible one, for a smaller one
+    extra_after_plausible: int = 10  # candidates tried after the first plausible one, for a smaller one
     pair_lines: int = 3  # when no single mutation works: pairs on the top lines...
     max_pairs: int = 600  # ...at most this many
     batch: int = 150  # candidates per worker call
+    test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
+    ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
 
 
 @dataclass
@@ -73,9 +75,9 @@ def diff(sources: dict[str, SourceFile], mutation: Mutation) -> tuple[str, dict[
 
 
 def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str] | None,
-             timeout: float) -> tuple[list[TestRun], list[str], list[str], float]:
+             timeout: float, per_test: float) -> tuple[list[TestRun], list[str], list[str], float]:
     selection = [] if passing_tests is None else list(dict.fromkeys([*failing_tests, *passing_tests]))
-    runs, duration = checker.coverage(selection, timeout)
+    runs, duration = checker.coverage(selection, timeout, per_test)
     failed = {r.nodeid for r in runs if r.outcome == "failed"}
     wanted = set(failing_tests) if failing_tests else failed
     failing = sorted(n for n in wanted if n in failed)
@@ -95,7 +97,8 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     budget = budget or Budget()
     start = time.monotonic()
     checker = Checker(sandbox, python)
-    runs, failing, passing, run_seconds = baseline(checker, failing_tests or [], passing_tests, budget.max_seconds)
+    runs, failing, passing, run_seconds = baseline(checker, failing_tests or [], passing_tests, budget.max_seconds,
+                                                   budget.test_timeout)
     result = RepairResult("not_fixed", failing_tests=failing, passing_tests=passing)
     if not failing:
         result.status, result.message = "no_failures", "no target test fails, so there is nothing to repair"
@@ -107,29 +110,31 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     if not pool.lines:
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)
-    fail_seconds = sum(r.duration for r in runs if r.nodeid in set(failing))
+    # a failing test that hung at baseline says nothing about how long a fixed one needs
+    fail_seconds = sum(r.duration for r in runs if r.nodeid in set(failing) and not r.timed_out)
     timeout = max(2.0, 3 * fail_seconds + 1.5)
     full_timeout = max(5.0, 3 * run_seconds + 2.0)
-    singles = pool.singles()
+    singles = pool.singles(budget.ordered)
     stages = itertools.chain(pool.valid(singles),
                              _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))))
     found: list[Mutation] = []
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     extra_left = budget.extra_after_plausible
-    while result.candidates_tried < budget.max_candidates:
+    while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
         remaining = budget.max_seconds - (time.monotonic() - start)
         limit = min(budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9)
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
-        if not batch or remaining <= 0 or limit <= 0:
+        if not batch or remaining <= 0:
             break
         verdicts = checker.check(batch, failing, passing, timeout=timeout, full_timeout=full_timeout,
-                                 seconds=remaining, stop_after=1 if not found else len(batch))
+                                 seconds=remaining, stop_after=len(batch), extra=extra_left)
         result.candidates_tried += len(verdicts)
-        if found:
-            extra_left -= len(verdicts)
+        first = next((i for i, v in enumerate(verdicts) if v.ok), None)
+        if found or first is not None:
+            extra_left -= len(verdicts) - (0 if found else first + 1)
         found += _plausible(verdicts)
-        if len(verdicts) < len(batch) and not any(v.ok for v in verdicts):
+        if len(verdicts) < len(batch) and first is None:
             break  # the worker ran out of time
         pending = batch[len(verdicts):] + pending
     result.candidates_generated = pool.generated

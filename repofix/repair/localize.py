@@ -24,6 +24,7 @@ class TestRun:
     lines: dict[str, list[int]] = field(default_factory=dict)  # path -> executed lines
     tb: list[tuple[str, int]] = field(default_factory=list)  # failure frames in source files, outermost first
     duration: float = 0.0
+    timed_out: bool = False  # stopped by the per-test limit of the coverage run
 
 
 @dataclass(frozen=True)

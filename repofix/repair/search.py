@@ -33,8 +33,10 @@ class CandidatePool:
         self.generated = 0
         self.invalid = 0
 
-    def singles(self) -> list[Mutation]:
+    def singles(self, ordered: bool = True) -> list[Mutation]:
         found = [m for path, lines in sorted(self.lines.items()) for m in mutations(self.sources[path], lines)]
+        if not ordered:  # the baseline: source order, the operators' own order within a line
+            return sorted(found, key=lambda m: (m.path, m.line))
         return order(found, self.scores)
 
     def doubles(self, singles: list[Mutation], top_lines: int, limit: int) -> list[Mutation]:

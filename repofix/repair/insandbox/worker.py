@@ -34,10 +34,15 @@ def _rel(path, root):
     return rel.replace(os.sep, "/")
 
 
+class TestTimeout(Exception):
+    """A test ran past the per-test limit of the coverage run (the traceback shows where it hung)."""
+
+
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip):
+    def __init__(self, root, skip, per_test):
+        self.per_test = per_test
         self.root = os.path.realpath(root)
         self.skip = set(skip)
         self.tests = {}
@@ -75,12 +80,18 @@ class CoveragePlugin:
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
         self._lines = {}
+        signal.signal(signal.SIGALRM, self._alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.per_test)
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
 
+    def _alarm(self, signum, frame):
+        raise TestTimeout(f"the test ran longer than {self.per_test} s")
+
     def pytest_runtest_logfinish(self, nodeid, location):
         import threading
+        signal.setitimer(signal.ITIMER_REAL, 0)
         sys.settrace(None)
         threading.settrace(None)
         entry = self._entry(nodeid)
@@ -92,6 +103,8 @@ class CoveragePlugin:
         if call.excinfo is None or call.excinfo.typename == "Skipped":
             return
         frames = []
+        if call.excinfo.errisinstance(TestTimeout):
+            self._entry(item.nodeid)["timeout"] = True
         tb = call.excinfo.tb
         while tb is not None:
             rel = self._want(tb.tb_frame.f_code.co_filename)
@@ -120,7 +133,7 @@ def _quiet():
 
 def run_coverage(req):
     import pytest
-    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []))
+    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)))
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
@@ -143,24 +156,20 @@ def _write(path, data, mtime):
     os.utime(path, (mtime, mtime))  # a fresh mtime: stale bytecode can never match
 
 
-def _pytest_child(tests, timeout):
-    """Run pytest on `tests` in a forked child; return (passed, reason)."""
+def _in_child(body, timeout):
+    """Run body() -> exit code in a forked child with its own process group; (passed, reason)."""
     pid = os.fork()
     if pid == 0:  # child
         try:
             os.setpgid(0, 0)
-            try:
-                with open("/proc/self/oom_score_adj", "w") as handle:
-                    handle.write("1000")  # if memory runs out, a runaway candidate dies first
-            except OSError:
-                pass
+            with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+                handle.write("1000")  # if memory runs out, a runaway candidate dies first
             _quiet()
-            import pytest
-            code = pytest.main(PYTEST_ARGS + ["-x"] + list(tests))
-            os._exit(int(code))
+            os._exit(int(body()))
         except BaseException:
             os._exit(70)
     deadline = time.time() + timeout
+    delay = 0.0005
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -171,26 +180,73 @@ def _pytest_child(tests, timeout):
                     target()
             os.waitpid(pid, 0)
             return False, "timeout"
-        time.sleep(0.002)
+        time.sleep(delay)
+        delay = min(delay * 2, 0.01)
     if os.WIFEXITED(status):
         code = os.WEXITSTATUS(status)
         return code == 0, f"exit {code}"
     return False, f"signal {os.WTERMSIG(status)}"
 
 
+def _pytest_body(tests):
+    def body():
+        import pytest
+        return pytest.main(PYTEST_ARGS + ["-x"] + list(tests))
+    return body
+
+
+def _direct_body(plain):
+    """Fast rejection: import the test modules afresh and call plain test functions directly.
+    Any exception is a failure, exactly as under pytest; a pass is confirmed by pytest later."""
+    def body():
+        import importlib
+        for module_name, qualname in plain:
+            module = importlib.import_module(module_name)
+            getattr(module, qualname)()
+        return 0
+    return body
+
+
+class _Items:
+    def __init__(self):
+        self.items = []
+
+    def pytest_collection_finish(self, session):
+        self.items = list(session.items)
+
+
+def _plain(items):
+    """(module, function) of tests that need nothing from pytest: no fixtures, marks, params, class."""
+    import inspect
+    plain = []
+    for item in items:
+        function = getattr(item, "function", None)
+        if (function is None or getattr(item, "cls", None) is not None or getattr(item, "fixturenames", [1])
+                or hasattr(item, "callspec") or list(item.iter_markers())
+                or inspect.iscoroutinefunction(function) or inspect.isgeneratorfunction(function)
+                or function.__name__ != item.name):
+            return None
+        plain.append((item.module.__name__, item.name))
+    return plain
+
+
 def _warm_up(tests):
     """Collect once in this process so pytest's plugins (hypothesis alone takes seconds to import)
     and the project's third-party imports are loaded before forking; then forget every module
-    from the workspace, so each child imports the candidate's source afresh."""
+    from the workspace, so each child imports the candidate's source afresh. Returns the failing
+    tests as plain functions when all of them are (see _direct_body), else None."""
     import pytest
     root = os.path.realpath(os.getcwd())
     saved = os.dup(1), os.dup(2)
+    collector = _Items()
     _quiet()
     try:
-        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests))
+        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests), plugins=[collector])
+        plain = _plain(collector.items) if len(collector.items) == len(tests) else None
     finally:
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
+    collector.items = []
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
         if path and _rel(os.path.realpath(path), root) is not None and "site-packages/" not in path:
@@ -200,6 +256,7 @@ def _warm_up(tests):
     import gc
     gc.collect()
     gc.freeze()
+    return plain
 
 
 def run_check(req):
@@ -207,8 +264,9 @@ def run_check(req):
     failing, passing = req["failing"], req.get("passing", [])
     timeout, deadline = float(req["timeout"]), time.time() + float(req["seconds"])
     full_timeout = float(req.get("full_timeout", timeout))
-    stop_after = req.get("stop_after", 1)
-    _warm_up(failing)
+    # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
+    stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
+    plain = _warm_up(failing)
     originals = {}
     found = 0
     try:
@@ -223,19 +281,25 @@ def run_check(req):
             original, mtime = originals[path]
             _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
             start = time.time()
-            ok, reason = _pytest_child(failing, timeout)
+            ok, reason = True, "exit 0"
+            if plain:
+                ok, reason = _in_child(_direct_body(plain), timeout)
+            if ok:
+                ok, reason = _in_child(_pytest_body(failing), timeout)
             stage = "failing"
             if ok and passing:
                 stage = "passing"
-                ok, reason = _pytest_child(passing, full_timeout)
+                ok, reason = _in_child(_pytest_body(passing), full_timeout)
             _write(path, original, mtime)
             out.write(json.dumps({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
                                   "seconds": round(time.time() - start, 4)}) + "\n")
             out.flush()
             if ok:
                 found += 1
-                if found >= stop_after:
-                    break
+            if found and (found >= stop_after or extra_left <= 0):
+                break
+            if found:
+                extra_left -= 1
     finally:
         for path, (original, mtime) in originals.items():
             _write(path, original, mtime)
