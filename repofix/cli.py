@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "diff": "repofix.workspace.cli:diff",
     "restore": "repofix.workspace.cli:restore",
     "undo": "repofix.workspace.cli:undo",
+    "eval": "repofix.evaluation.cli:eval_group",
 }
 
 # Exit codes scripts can rely on.

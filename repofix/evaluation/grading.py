@@ -1,0 +1,125 @@
+"""Grading one candidate patch exactly as SWE-bench does.
+
+1. the repository at its base commit (on the host);
+2. apply the candidate patch (`git apply`, then `patch --fuzz=5`); if neither applies it the
+   status is `patch_failed`;
+3. restore the files the test patch touches, and the task's protected files, to their base
+   version, so a candidate that edits tests is graded on the original tests;
+4. apply the test patch;
+5. run the task's test command in a sandbox of the task's environment, network off;
+6. resolved iff every FAIL_TO_PASS passes and every PASS_TO_PASS passes (a skipped PASS_TO_PASS
+   is fine, a skipped FAIL_TO_PASS is not): THE done rule of `repofix.testing`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from repofix.evaluation.environments import EnvironmentFailed, Environments
+from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
+from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
+from repofix.sandboxes import Sandbox, SandboxError
+from repofix.tasks import Task, TasksError, materialize
+from repofix.testing import RunStatus, TestRun, done
+
+# Test runs that say nothing about the candidate: the harness or the task is broken.
+_INFRA_RUNS = {RunStatus.RUNNER_MISSING: Status.ERROR, RunStatus.INTERNAL_ERROR: Status.ERROR,
+               RunStatus.TIMEOUT: Status.TIMEOUT}
+
+
+def run_task_tests(box: Sandbox, task: Task, *, timeout: float, log_dir: Path | None) -> TestRun:
+    """The one step that runs tests: the testing room's runner and JUnit parser."""
+    from repofix.testing import run_tests
+
+    return run_tests(box, task.test_cmd, timeout=timeout, log_dir=log_dir)
+
+
+def judge(task: Task, run: TestRun) -> tuple[Status, str, TestsStatus]:
+    """Status, reason and SWE-bench tests_status of one test run of the task."""
+    verdict = done(None, run, task.FAIL_TO_PASS, pass_to_pass=task.PASS_TO_PASS)
+    outcomes = {i: r.outcome for i, r in run.results.items()}
+    failing_p2p = set(verdict.regressions) | set(verdict.flaky_ignored)
+    status = TestsStatus()
+    status.FAIL_TO_PASS = {"success": list(verdict.targets_passing), "failure": list(verdict.targets_failing)}
+    status.PASS_TO_PASS = {
+        "success": [t for t in task.PASS_TO_PASS if t in outcomes and outcomes[t].ok],
+        "failure": [t for t in task.PASS_TO_PASS if t in failing_p2p],
+    }
+    if run.status in _INFRA_RUNS:
+        return _INFRA_RUNS[run.status], f"{run.status.value}: {run.detail}", status
+    return (Status.RESOLVED if verdict.done else Status.UNRESOLVED), verdict.reason, status
+
+
+def grade(task: Task, candidate: Candidate, environments: Environments, *, timeout: float = 300.0,
+          log_dir: Path | None = None) -> TaskResult:
+    """Grade `candidate` on `task`. Never raises for a problem of the task, patch or sandbox:
+    those become statuses (with the traceback in `log_dir`); interrupts propagate."""
+    started = time.monotonic()
+    result = TaskResult(task.id, Status.ERROR, candidate.model_name, patch=candidate.patch,
+                        patch_is_None=not candidate.patch.strip(), patch_exists=bool(candidate.patch.strip()),
+                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds,
+                        environment=environments.describe(task) if not task.environment.setup else "")
+    scratch = Path(tempfile.mkdtemp(prefix="repofix-grade-"))
+    try:
+        if candidate.error:
+            result.detail = f"no candidate patch: {candidate.error}"
+        else:
+            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir)
+    except (TasksError, PatchError, SandboxError, OSError) as error:
+        result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
+        _save_traceback(log_dir, result)
+    except EnvironmentFailed as error:
+        result.status, result.detail = Status.ENV_FAILED, str(error)
+        result.log_path = str(error.log or "")
+    except Exception as error:  # a bug in the harness: recorded, with its traceback, as an error
+        result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
+        _save_traceback(log_dir, result)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        result.grade_seconds = time.monotonic() - started
+    return result
+
+
+def _grade_into(result: TaskResult, task: Task, candidate: Candidate, environments: Environments,
+                scratch: Path, timeout: float, log_dir: Path | None) -> None:
+    base, tree = scratch / "base", scratch / "tree"
+    materialize(task, base)
+    shutil.copytree(base, tree, symlinks=True)
+    if result.patch_exists:
+        try:
+            apply_patch(tree, candidate.patch)
+        except PatchError as error:
+            result.status, result.detail = Status.PATCH_FAILED, f"the candidate patch does not apply: {error}"
+            return
+        result.patch_successfully_applied = True
+    restore(tree, base, test_files(task))
+    if task.test_patch:
+        try:
+            apply_patch(tree, task.test_patch)
+        except PatchError as error:
+            raise PatchError(f"the task's test patch does not apply to its base commit: {error}") from None
+    if not result.environment:
+        result.environment = environments.describe(task)
+    with environments.sandbox(task, tree, base) as box:
+        run = run_task_tests(box, task, timeout=timeout, log_dir=log_dir)
+    result.test_seconds = run.duration
+    result.log_path = run.log_path or ""
+    result.status, result.detail, result.tests_status = judge(task, run)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0][:300] if text else type(error).__name__
+
+
+def _save_traceback(log_dir: Path | None, result: TaskResult) -> None:
+    if log_dir is None:
+        return
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / "error.log"
+    path.write_text(traceback.format_exc(), encoding="utf-8")
+    result.log_path = str(path)

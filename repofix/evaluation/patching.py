@@ -1,0 +1,104 @@
+"""Build the tree the tests run on, on the host, the way SWE-bench's harness does in its
+container: base commit -> candidate patch -> restore the files the test patch touches (and the
+task's protected files) -> test patch."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from repofix.tasks import Task
+from repofix.tasks.checks import diff_paths
+
+
+class PatchError(Exception):
+    """A patch does not apply; the message carries git's (and patch's) explanation."""
+
+
+def _git_env(tree: Path) -> dict[str, str]:
+    # Never let git climb out of the tree into an enclosing repository (a tree materialized
+    # without .git under, say, a checkout would otherwise resolve paths against that one).
+    return {**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent.resolve())}
+
+
+def apply_patch(tree: Path, text: str) -> str:
+    """Apply a unified diff to `tree`; return which tool applied it.
+
+    Like SWE-bench: `git apply` first, then GNU patch with fuzz 5 for diffs whose context drifted.
+    Raises PatchError with both tools' messages when neither applies it."""
+    if not text.endswith("\n"):
+        text += "\n"  # a diff cut at its last line is a common model output; git rejects it
+    with tempfile.NamedTemporaryFile("w", suffix=".diff", delete=False, encoding="utf-8") as handle:
+        handle.write(text)
+        diff = handle.name
+    try:
+        git = subprocess.run(["git", "apply", "--whitespace=nowarn", "-p1", diff], cwd=tree,
+                             capture_output=True, text=True, env=_git_env(tree))
+        if git.returncode == 0:
+            return "git apply"
+        if shutil.which("patch") is None:
+            raise PatchError(f"git apply: {git.stderr.strip()}")
+        # --dry-run first: a partly applied patch would leave the tree in between.
+        argv = ["patch", "--batch", "--fuzz=5", "-p1", "--no-backup-if-mismatch", "--reject-file=-", "-i", diff]
+        dry = subprocess.run([*argv, "--dry-run"], cwd=tree, capture_output=True, text=True)
+        if dry.returncode != 0:
+            raise PatchError(f"git apply: {git.stderr.strip()}\npatch --fuzz=5: {dry.stdout.strip()}")
+        done = subprocess.run(argv, cwd=tree, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise PatchError(f"patch --fuzz=5: {done.stdout.strip()} {done.stderr.strip()}")
+        return "patch --fuzz=5"
+    finally:
+        os.unlink(diff)
+
+
+def restore(tree: Path, base: Path, paths: list[str]) -> list[str]:
+    """Put `paths` back as they are in `base` (deleting the ones `base` lacks); return those changed."""
+    changed = []
+    for name in paths:
+        original, current = base / name, tree / name
+        if not _inside(tree, current):
+            continue  # diff_paths never yields these; belt and braces for symlinked parents
+        if original.is_file() or original.is_symlink():
+            if current.is_dir() and not current.is_symlink():
+                shutil.rmtree(current)
+            elif current.exists() or current.is_symlink():
+                if _same(original, current):
+                    continue
+                current.unlink()
+            current.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(original, current, follow_symlinks=False)
+            changed.append(name)
+        elif current.exists() or current.is_symlink():
+            if current.is_dir() and not current.is_symlink():
+                shutil.rmtree(current)
+            else:
+                current.unlink()
+            changed.append(name)
+    return changed
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        path.parent.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _same(a: Path, b: Path) -> bool:
+    if a.is_symlink() or b.is_symlink():
+        return a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)
+    return a.read_bytes() == b.read_bytes()
+
+
+def test_files(task: Task) -> list[str]:
+    """Files graders put back to their base version before the test patch: the ones the test
+    patch touches, and the task's protected files."""
+    paths = diff_paths(task.test_patch) if task.test_patch else []
+    return list(dict.fromkeys([*paths, *task.protected_files]))
+
+
+test_files.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
