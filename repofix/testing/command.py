@@ -50,12 +50,13 @@ DETECTION_FILES = ("pytest.ini", "conftest.py", "setup.py", "tox.ini", "pyprojec
                    "package.json", "go.mod", "Cargo.toml", "Makefile")
 
 
-def wrap(command: str, *, workdir: str, report_dir: str, selection: Sequence[str] = ()) -> str:
+def wrap(command: str, *, workdir: str, report_dir: str, selection: Sequence[str] = (), plugin: bool = True) -> str:
     """The shell line that runs `command` with pytest reporting into `report_dir` (outside the
     repository). PYTEST_ADDOPTS reaches pytest however the project starts it (`make test`,
-    `cd sub && pytest`, a wrapper script); other runners ignore it. Exports stay in a subshell."""
+    `cd sub && pytest`, a wrapper script); other runners ignore it. Exports stay in a subshell.
+    `plugin=False` is the fallback for commands that replace PYTHONPATH (the plugin cannot load)."""
     addopts = " ".join([
-        f"-p {PLUGIN_MODULE}",
+        *([f"-p {PLUGIN_MODULE}"] if plugin else []),
         "-p no:cacheprovider",  # no .pytest_cache in the repository
         f"--junitxml={report_dir}/report.xml",
         "-o junit_family=xunit1",  # file and line attributes
@@ -72,3 +73,8 @@ def wrap(command: str, *, workdir: str, report_dir: str, selection: Sequence[str
         f'export PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}{addopts}"; '
         f"cd {shlex.quote(workdir)} && {line} )"
     )
+
+
+def plugin_failed(output: str) -> bool:
+    """pytest could not import our plugin (the command overrode PYTHONPATH): retry without it."""
+    return f'Error importing plugin "{PLUGIN_MODULE}"' in output

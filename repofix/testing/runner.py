@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import uuid
 import zlib
 from collections.abc import Sequence
@@ -39,6 +40,9 @@ def run_tests(
     try:
         result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
                                       selection=selection), timeout=timeout)
+        if cmd.plugin_failed(result.output):  # node ids then come from JUnit names instead
+            result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
+                                          selection=selection, plugin=False), timeout=timeout)
         xml = _read_outside(sandbox, f"{report_dir}/report.xml")
         progress = _read_outside(sandbox, f"{report_dir}/progress.jsonl")
     finally:
@@ -60,25 +64,30 @@ def save_log(log_dir: Path, run: TestRun) -> Path:
 
 
 def _read_outside(sandbox: Sandbox, path: str) -> bytes | None:
-    """Read a file outside the workspace in compressed chunks (command output is capped)."""
+    """Read a file outside the workspace in compressed chunks; command output is capped, so a
+    chunk whose output came back truncated is asked for again, smaller."""
     chunks: list[bytes] = []
-    offset = 0
+    offset, size = 0, _CHUNK
     while True:
         code = (
             "import base64,sys,zlib\n"
             f"try: f=open({path!r},'rb')\n"
             "except FileNotFoundError: sys.exit(3)\n"
-            f"f.seek({offset}); sys.stdout.write(base64.b64encode(zlib.compress(f.read({_CHUNK}))).decode())\n"
+            f"f.seek({offset}); d=f.read({size}); sys.stdout.write(str(len(d))+' '+"
+            "base64.b64encode(zlib.compress(d)).decode())\n"
         )
         got = sandbox.run(["python3", "-c", code], timeout=60)
         if got.exit_code == 3:
             return None
-        if not got.ok or got.truncated:
+        if got.truncated and size > 1024:
+            size //= 4
+            continue
+        if not got.ok:
             raise RuntimeError(f"could not read {path} back from the sandbox: {got.output[-300:]}")
-        data = zlib.decompress(base64.b64decode(got.stdout.strip()))
-        chunks.append(data)
-        offset += len(data)
-        if len(data) < _CHUNK:
+        length, _, payload = got.stdout.strip().partition(" ")
+        chunks.append(zlib.decompress(base64.b64decode(payload)))
+        offset += int(length)
+        if int(length) < size:
             return b"".join(chunks)
 
 
@@ -140,7 +149,9 @@ def classify(
 
 def _classify_unstructured(run: TestRun, result: CommandResult) -> None:
     text = result.output
-    if result.exit_code == 127 or "No module named pytest" in text or "command not found" in text:
+    module = re.search(r"-m\s+([\w.]+)", run.command)
+    no_module = module is not None and re.search(rf"No module named '?{re.escape(module[1])}\b", text)
+    if result.exit_code == 127 or no_module or "command not found" in text:
         run.status = RunStatus.RUNNER_MISSING
         run.detail = (text.strip().splitlines() or ["exit code 127"])[-1][:200]
         run.structured = False
