@@ -1,0 +1,125 @@
+"""`repofix ci run` (read-only token: do the work, write the artifact) and `repofix ci publish`
+(write token: validate the artifact, push or suggest, update the PR's comment)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+DEFAULT_ARTIFACT = "repofix-artifact"
+
+
+def _token() -> str | None:
+    return os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
+
+
+def _run_url() -> str:
+    server = (os.environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    repository, run_id = os.environ.get("GITHUB_REPOSITORY"), os.environ.get("GITHUB_RUN_ID")
+    return f"{server}/{repository}/actions/runs/{run_id}" if repository and run_id else ""
+
+
+def _allow_list(values: tuple[str, ...]) -> list[str]:
+    raw = list(values) or [os.environ.get("REPOFIX_ALLOW", "")]
+    return [name.strip().lstrip("@") for value in raw for name in value.replace("\n", ",").split(",") if name.strip()]
+
+
+def agent_work(model: str | None, sandbox: str | None, max_steps: int, max_cost: float | None,
+               timeout: float | None, test_cmd: str | None):
+    """The `work` function `ci run` calls: the agent loop on the PR head checkout."""
+    from repofix.agent import AgentRequest, run_agent
+
+    def work(checkout: Path, instruction: str, mode: str):
+        request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
+                               max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd)
+        return run_agent(request)
+
+    return work
+
+
+@click.group()
+def ci() -> None:
+    """Run repofix as a bot on GitHub pull requests (inside GitHub Actions)."""
+
+
+_common = [
+    click.option("--artifact-dir", type=click.Path(path_type=Path), default=DEFAULT_ARTIFACT, show_default=True,
+                 help="Folder for the patch, report.json, summary.md and the trajectory."),
+    click.option("--bot-login", envvar="REPOFIX_BOT_LOGIN", default="github-actions[bot]", show_default=True,
+                 help="The account repofix comments as (its comments never trigger it)."),
+    click.option("--remote", envvar="REPOFIX_GIT_REMOTE", default=None,
+                 help="Git remote of the repository [default: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git]."),
+]
+
+
+def _with_common(function):
+    for option in reversed(_common):
+        function = option(function)
+    return function
+
+
+@ci.command("run")
+@_with_common
+@click.option("--allow", multiple=True, help="Only these logins may trigger repofix (comma-separated or "
+              "repeated; also $REPOFIX_ALLOW). They still need write access.")
+@click.option("--model", envvar="REPOFIX_MODEL", default=None, help="Model, e.g. openai/gpt-4o or scripted:FILE.")
+@click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), envvar="REPOFIX_SANDBOX", default=None)
+@click.option("--max-steps", type=int, default=30, show_default=True)
+@click.option("--max-cost", type=float, default=None, help="Stop when the model has cost this many dollars.")
+@click.option("--timeout", type=float, default=None, help="Wall-clock limit of the run in seconds.")
+@click.option("--test-cmd", default=None, help="Test command (default: detected).")
+def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...], model: str | None,
+        sandbox: str | None, max_steps: int, max_cost: float | None, timeout: float | None,
+        test_cmd: str | None) -> None:
+    """Read the GitHub event, check who asked, run the agent on the PR head and write the artifact.
+    Needs only a read-only token ($GITHUB_TOKEN)."""
+    from repofix.ci.events import EventError, load_event
+    from repofix.ci.github import GitHub, GitHubError
+    from repofix.ci.gitops import default_remote
+    from repofix.ci.runstage import RunSettings, run_stage
+    from repofix.ci.sanitize import redact, secrets_from_env
+
+    secrets = secrets_from_env()
+    try:
+        event = load_event()
+        github = GitHub(event.repository, _token())
+        settings = RunSettings(artifact_dir=artifact_dir, remote=remote or default_remote(event.repository),
+                               bot_login=bot_login, allow=_allow_list(allow), run_url=_run_url())
+        report = run_stage(event, github, agent_work(model, sandbox, max_steps, max_cost, timeout, test_cmd),
+                           settings, secrets)
+    except (EventError, GitHubError) as error:
+        raise click.ClickException(redact(str(error), secrets)) from None
+    detail = report.reason or f"tests {report.tests_before} -> {report.tests_after}"
+    click.echo(redact(f"repofix ci: {report.status}: {detail}", secrets))
+    if report.status == "error":
+        raise SystemExit(1)
+
+
+@ci.command("publish")
+@_with_common
+@click.option("--max-patch-bytes", type=int, default=None, help="Refuse larger patches [default: 50000].")
+def publish(artifact_dir: Path, bot_login: str, remote: str | None, max_patch_bytes: int | None) -> None:
+    """Validate the artifact of `ci run` and publish it: push a commit to a same-repository PR, or
+    suggest the patch on a fork PR; update repofix's comment. Needs a token that may write."""
+    from repofix.ci.artifact import ArtifactError
+    from repofix.ci.github import GitHub, GitHubError
+    from repofix.ci.gitops import default_remote
+    from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
+    from repofix.ci.sanitize import redact, secrets_from_env
+
+    secrets = secrets_from_env()
+    repository = os.environ.get("GITHUB_REPOSITORY")
+    if not repository:
+        raise click.ClickException("GITHUB_REPOSITORY is not set: run this inside GitHub Actions")
+    try:
+        settings = PublishSettings(artifact_dir=artifact_dir, remote=remote or default_remote(repository),
+                                   repository=repository, bot_login=bot_login,
+                                   max_patch_bytes=max_patch_bytes or DEFAULT_MAX_PATCH_BYTES)
+        result = publish_stage(GitHub(repository, _token()), settings, secrets)
+    except (ArtifactError, GitHubError) as error:
+        raise click.ClickException(redact(str(error), secrets)) from None
+    click.echo(redact(f"repofix ci: {result.action}: {result.message.splitlines()[0]}", secrets))
+    if result.action == "rejected":
+        raise SystemExit(1)

@@ -1,0 +1,96 @@
+"""What people read: the sticky PR comment (one per PR, found by a hidden marker and updated in place),
+the Actions step summary, the fork suggestion. Everything passes through redaction; no raw logs."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets as random
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from repofix.ci.artifact import Report
+from repofix.ci.events import MARKER
+from repofix.ci.sanitize import redact, strip_hidden
+
+COMMENT_LIMIT = 60_000  # GitHub rejects comment bodies above 65,536 characters
+_ICONS = {"done": "✅", "not_done": "⚠️", "error": "❌", "refused": "⛔", "skipped": "➖"}
+_WORDS = {"done": "tests pass", "not_done": "not done", "error": "error", "refused": "refused", "skipped": "skipped"}
+
+
+class CommentApi(Protocol):
+    def comments(self, number: int) -> list[dict[str, Any]]: ...
+    def create_comment(self, number: int, body: str) -> dict[str, Any]: ...
+    def update_comment(self, comment_id: int, body: str) -> dict[str, Any]: ...
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ") or "–"
+
+
+def summary_markdown(report: Report, outcome_note: str = "") -> str:
+    """Status, tests before → after, files changed, cost, link to the run."""
+    lines = [f"### {_ICONS.get(report.status, '')} repofix: {_WORDS.get(report.status, report.status)}", ""]
+    if report.reason:
+        lines += [report.reason, ""]
+    if report.status in ("done", "not_done", "error"):
+        files = ", ".join(f"`{name}`" for name in report.files_changed[:20]) or "none"
+        if len(report.files_changed) > 20:
+            files += f" and {len(report.files_changed) - 20} more"
+        lines += ["| | |", "|---|---|",
+                  f"| task | {_cell('fix the failing tests' if report.mode == 'fix' else 'a /repofix request')}"
+                  f" by @{_cell(report.actor)} |",
+                  f"| commit | `{report.head_sha[:12]}` |",
+                  f"| tests | {_cell(report.tests_before)} → {_cell(report.tests_after)} |",
+                  f"| files changed | {files} |", f"| cost | ${report.cost:.4f} |"]
+        if report.run_url:
+            lines.append(f"| run | [{_cell(report.run_id or 'workflow run')}]({report.run_url}) |")
+        lines.append("")
+        if report.summary:
+            lines += [strip_hidden(report.summary)[:4000].strip(), ""]
+    if outcome_note:
+        lines += [outcome_note, ""]
+    return "\n".join(lines)
+
+
+def _fence(text: str) -> str:
+    # Longer than any backtick run inside, so no line of the patch can close the fence.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def suggestion(patch: str, pr_number: int) -> str:
+    """The patch as a suggestion and the exact command that applies it to a checkout of the PR."""
+    delimiter = "REPOFIX_PATCH"
+    while delimiter in patch:
+        delimiter = f"REPOFIX_PATCH_{random.token_hex(4)}"
+    fence = _fence(patch)
+    return (f"<details><summary>Suggested patch</summary>\n\n{fence}diff\n{patch.rstrip()}\n{fence}\n</details>\n\n"
+            f"To apply it, run this in a checkout of the pull request's branch, then commit and push:\n\n"
+            f"{fence}sh\ngit apply --index <<'{delimiter}'\n{patch.rstrip()}\n{delimiter}\n{fence}\n\n"
+            f"(`gh pr checkout {pr_number}` gets you such a checkout.)")
+
+
+def sticky_body(text: str, secrets: Iterable[str]) -> str:
+    body = redact(f"{MARKER}\n{text}", secrets)
+    if len(body) > COMMENT_LIMIT:
+        body = body[:COMMENT_LIMIT] + "\n\n…(cut; the full report is in the workflow artifact)"
+    return body
+
+
+def upsert_sticky(api: CommentApi, number: int, body: str, bot_login: str) -> int:
+    """Update repofix's comment on the PR (the bot's own comment carrying the marker) or create it."""
+    for existing in api.comments(number):
+        author = ((existing.get("user") or {}).get("login") or "").lower()
+        if MARKER in (existing.get("body") or "") and author == bot_login.lower():
+            api.update_comment(existing["id"], body)
+            return int(existing["id"])
+    return int(api.create_comment(number, body)["id"])
+
+
+def add_step_summary(text: str, secrets: Iterable[str]) -> None:
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with Path(target).open("a", encoding="utf-8") as handle:
+            handle.write(redact(text, secrets) + "\n")
