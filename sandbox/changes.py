@@ -87,7 +87,8 @@ def read_files(root, paths):
 
 
 def write_files(root, files, payload):
-    """`files`: path -> None (delete) or [size, git_mode]; contents are consecutive in `payload`."""
+    """`files`: path -> None (delete) or [size, git_mode or None to keep the current mode];
+    contents are consecutive in `payload`."""
     offset = 0
     for path, spec in files.items():
         full = resolve(root, path)
@@ -105,6 +106,10 @@ def write_files(root, files, payload):
             os.makedirs(parent, exist_ok=True)
         if os.path.isdir(full) and not os.path.islink(full):
             raise IsADirectoryError("%s is a directory in the sandbox" % path)
+        if mode is None:  # keep the mode of the file being replaced
+            mode = 0o100644
+            if os.path.isfile(full) and not os.path.islink(full) and os.stat(full).st_mode & 0o111:
+                mode = 0o100755
         if os.path.lexists(full):
             os.unlink(full)
         if mode == 0o120000:

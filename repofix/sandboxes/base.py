@@ -99,8 +99,10 @@ class Sandbox(Protocol):
         """Run setup commands with network access; the network is cut afterwards. Stops at the first failure."""
         ...
 
-    def write_files(self, files: Mapping[str, bytes | None]) -> None:
-        """Write (or, for None, delete) files given relative to the workspace."""
+    def write_files(self, files: Mapping[str, bytes | None], modes: Mapping[str, int] | None = None) -> None:
+        """Write (or, for None, delete) files given relative to the workspace. `modes` holds git modes
+        (0o100644, 0o100755, 0o120000 = symlink whose content is the target); a file without one keeps
+        its current mode (new files: 0o100644)."""
         ...
 
     def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:

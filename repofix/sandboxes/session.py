@@ -151,7 +151,7 @@ class RunnerClient:
             if content is None:
                 spec[path] = None
             else:
-                spec[path] = [len(content), (modes or {}).get(path, 0o100644)]
+                spec[path] = [len(content), (modes or {}).get(path)]
                 blobs.append(content)
         self.request({"op": "write", "files": spec}, b"".join(blobs), wait=300)
 

@@ -1,0 +1,10 @@
+"""The agent: write -> execute -> observe until the tests are green.
+
+    outcome = run_agent(AgentRequest(repo=".", instruction="...", mode="fix", model="openai/gpt-4o"))
+
+`run_agent` makes a workspace (checkpoints on the host), a sandbox, a baseline test run, then drives
+the model through `loop.run_loop` and delivers the best checkpoint with an honest status."""
+
+from repofix.agent.api import AgentOutcome, AgentRequest, AgentSetupError, run_agent
+
+__all__ = ["AgentOutcome", "AgentRequest", "AgentSetupError", "run_agent"]

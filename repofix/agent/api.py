@@ -1,0 +1,222 @@
+"""Starting, resuming and finishing agent runs: task -> workspace -> sandbox -> loop -> result."""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repofix.agent import execute
+from repofix.agent.actions import openai_tools
+from repofix.agent.loop import run_loop
+from repofix.agent.progress import Progress
+from repofix.agent.repomap import repo_map
+from repofix.agent.run import AgentRun, prompt
+from repofix.agent.trajectory import Trajectory
+from repofix.config import Settings, load_settings
+
+DONE, NOT_DONE, ERROR = "done", "not_done", "error"
+
+
+class AgentSetupError(RuntimeError):
+    """The run could not start (no model, no sandbox, bad repository); nothing was changed."""
+
+
+@dataclass
+class AgentRequest:
+    repo: Path | str  # a local path, a git URL, or owner/name (with --mirror)
+    instruction: str = ""  # the task text; for `fix` it may be empty (make the failing tests pass)
+    mode: str = "fix"  # "fix" | "implement"
+    model: str | None = None
+    sandbox: str | None = None
+    max_steps: int | None = None
+    max_cost: float | None = None
+    timeout: float | None = None
+    test_cmd: str | None = None
+    targets: tuple[str, ...] = ()  # test ids the task names (fix -k / node ids)
+    tests_first: bool | None = None
+    rev: str | None = None
+    settings: Settings | None = None  # already resolved settings (the flags above still override)
+
+
+@dataclass
+class AgentOutcome:
+    status: str  # done | not_done | error
+    reason: str  # the stop rule: done, step_limit, cost_limit, time_limit, stuck, format_errors, ...
+    message: str
+    patch: str
+    run_id: str
+    run_dir: Path
+    tests_before: str
+    tests_after: str
+    files_changed: list[str]
+    cost: float
+    summary: str
+    steps: int
+    branch: str | None = None
+    patch_file: str | None = None
+    trajectory_file: str | None = None
+    checkpoint: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_settings(request: AgentRequest) -> Settings:
+    local = Path(request.repo) if Path(str(request.repo)).is_dir() else None
+    overrides = dict(model=request.model, sandbox=request.sandbox, max_steps=request.max_steps,
+                     max_cost=request.max_cost, timeout=request.timeout, test_cmd=request.test_cmd,
+                     tests_first=request.tests_first)
+    base = request.settings or load_settings(local)
+    return base.with_overrides(**overrides)
+
+
+def choose_model_spec(settings: Settings, mode: str) -> tuple[str, str]:
+    """The model spec to use and a note for the user when it was chosen for them."""
+    if settings.model:
+        return settings.model, ""
+    from repofix.models import describe_missing_model
+
+    try:
+        import repofix.repair.model  # noqa: F401
+    except ImportError:
+        raise AgentSetupError(describe_missing_model()) from None
+    if mode != "fix":
+        raise AgentSetupError(describe_missing_model() + "\n(The built-in repair engine only fixes bugs; "
+                              "`implement` needs a language model.)")
+    return "builtin", "No model is configured: using the built-in repair engine (offline, no LLM)."
+
+
+def open_run_sandbox(settings: Settings, tree: Path):
+    from repofix.sandboxes import Limits, open_sandbox
+
+    limits = Limits(timeout=settings.command_timeout)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the CLI prints its own warning for --sandbox none
+        box = open_sandbox(tree, backend=settings.sandbox, limits=limits, setup=settings.setup, image=settings.image)
+    box.changes()  # what setup wrote is the starting state, not a change
+    execute.preload_helpers(box)
+    return box
+
+
+def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = None) -> AgentOutcome:
+    """Run the agent on a new workspace; always returns an outcome (errors included) once the run exists."""
+    from repofix.models import make_model
+    from repofix.workspace import Workspace
+
+    settings = resolve_settings(request)
+    spec, note = choose_model_spec(settings, request.mode)
+    notify = progress or (lambda event: None)
+    if note:
+        notify({"event": "note", "message": note})
+    model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
+                       price_file=settings.price_file, runs_dir=_runs_dir(settings))
+    label = (request.instruction or request.mode)[:40]
+    workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,
+                                 label=label)
+    notify({"event": "workspace", "run_id": workspace.run_id, "run_dir": str(workspace.folder.root)})
+    trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
+                                  task=request.instruction, model=spec, targets=list(request.targets),
+                                  settings=_public_settings(settings))
+    with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+        tree = workspace.export(Path(tmp) / "tree")
+        notify({"event": "sandbox", "backend": settings.sandbox or "auto"})
+        sandbox = open_run_sandbox(settings, tree)
+        map_text = repo_map(tree, settings.map_tokens)
+    try:
+        notify({"event": "baseline"})
+        from repofix.testing import take_baseline
+
+        baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
+                                 log_dir=workspace.folder.root / "logs")
+        state = Progress.from_baseline(baseline.run, baseline.flaky)
+        goal = plan(state, request, settings)
+        notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
+        if goal is None:
+            trajectory.save(status="done", reason="nothing_to_fix", progress=state.to_dict())
+            return _outcome(workspace, trajectory, state, "done", "nothing_to_fix",
+                            "no test fails and no task was described: nothing to fix", None, state.summary())
+        first = prompt("task", mode=request.mode, task=request.instruction or "Make the failing tests pass.",
+                       goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings))
+        messages = [{"role": "system", "content": prompt("system", formats=_formats())},
+                    {"role": "user", "content": first}]
+        run = AgentRun(settings, model, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
+        run.best = (state.score(), workspace.current().n)
+        trajectory.save(messages, progress=state.to_dict())
+        return finish(run, run_loop(run), request.instruction)
+    except BaseException as error:
+        trajectory.save(status="error", reason=type(error).__name__, error=str(error))
+        raise
+    finally:
+        sandbox.close()
+
+
+def plan(state: Progress, request: AgentRequest, settings: Settings) -> str | None:
+    """Set the phase and targets; returns the goal text, or None when there is nothing to do."""
+    tests_first = settings.tests_first
+    if request.mode == "implement":
+        state.phase = "red" if tests_first is not False else "green"
+    elif request.targets or state.failing_before:
+        state.targets = list(request.targets) or state.failing_before
+        state.phase = "fix"
+    elif request.instruction:  # a described bug: a regression test first
+        state.phase = "red" if tests_first is not False else "green"
+    else:
+        return None
+    if state.phase == "red":
+        return prompt("goal_red")
+    listing = "\n".join(f"- {t}" for t in state.targets) or "(none named: keep every passing test passing)"
+    return prompt("goal_fix" if state.phase == "fix" else "goal_green", targets=listing)
+
+
+def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
+    """Deliver the best checkpoint with an honest status, and write the final record."""
+    from repofix.workspace.deliver import deliver
+
+    workspace, state = run.workspace, run.progress
+    done = reason == "done" and run.verified
+    checkpoint = workspace.current().n if done else run.best[1]
+    summary = run.trajectory.data.get("summary") or ""
+    delivery = deliver(workspace, checkpoint, task=task or "Make the failing tests pass", summary=summary,
+                       status="resolved" if done else reason, make_branch=done)
+    run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=run.stop_message,
+                        final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
+                        delivered=dataclasses.asdict(delivery))
+    return _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, run.stop_message,
+                    delivery, state.summary(), run)
+
+
+def _outcome(workspace, trajectory, state, status, reason, message, delivery, after, run=None) -> AgentOutcome:
+    patch = Path(delivery.patch).read_text(encoding="utf-8", errors="replace") if delivery else ""
+    baseline = Progress(baseline=state.baseline).summary(state.baseline)
+    return AgentOutcome(
+        status=status, reason=reason, message=message, patch=patch, run_id=workspace.run_id,
+        run_dir=workspace.folder.root, tests_before=baseline, tests_after=after,
+        files_changed=list(delivery.files) if delivery else [], cost=run.spent if run else 0.0,
+        summary=trajectory.data.get("summary") or "", steps=run.step if run else 0,
+        branch=delivery.branch if delivery else None, patch_file=delivery.patch if delivery else None,
+        trajectory_file=str(trajectory.path), checkpoint=delivery.checkpoint if delivery else None)
+
+
+def _baseline_text(run, state: Progress, settings: Settings) -> str:
+    from repofix.testing import condense
+
+    return condense(run, None, budget=settings.feedback_tokens // 2, flaky=state.flaky)
+
+
+def _formats() -> str:
+    from repofix.edits import FORMATS
+
+    return FORMATS
+
+
+def _runs_dir(settings: Settings) -> Path:
+    from repofix.runs import runs_dir
+
+    return runs_dir(settings.home)
+
+
+def _public_settings(settings: Settings) -> dict[str, Any]:
+    return {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("extra",)}

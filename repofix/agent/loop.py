@@ -1,0 +1,30 @@
+"""The write -> execute -> observe loop. Everything it calls lives in `run.AgentRun`."""
+
+from __future__ import annotations
+
+import time
+
+from repofix.agent.actions import FormatError, parse_action
+from repofix.agent.run import AgentRun, StopRun
+
+
+def run_loop(run: AgentRun) -> str:
+    """Drive the model until the done rule holds or a stop rule fires; returns the stop reason."""
+    while True:
+        reason = run.limit_reached()
+        if reason:
+            return reason
+        try:
+            reply = run.ask_model()  # the cost cap is checked before every call
+        except StopRun as stop:
+            run.stop(stop.reason, str(stop))
+            return stop.reason
+        began = time.monotonic()
+        action = parse_action(reply)
+        if isinstance(action, FormatError):
+            observation = run.format_error(action)  # three in a row stop the run
+        else:
+            observation = run.execute(action)  # sync, checkpoint, guards, tests, feedback
+        run.record(reply, action, observation, time.monotonic() - began)  # trajectory saved here
+        if run.stop_reason:  # done (verified), stuck, format errors
+            return run.stop_reason

@@ -1,0 +1,126 @@
+"""What the agent knows about test progress: the baseline as plain id lists (so a resumed run is
+judged against the same baseline), the merged latest outcome of every test, the targets, and
+the score used to find the best checkpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from repofix.testing import Outcome, RunStatus, TestResult, TestRun, Verdict, done
+
+ASSERTION_LIKE = ("AssertionError", "assert ", "ImportError", "ModuleNotFoundError", "AttributeError",
+                  "NameError", "TypeError", "NotImplementedError", "cannot import name", "has no attribute")
+BROKEN_LIKE = ("SyntaxError", "IndentationError", "TabError")
+
+
+def is_test_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
+                                     or name == "conftest.py")
+
+
+def test_file(test_id: str) -> str:
+    return test_id.split("::", 1)[0]
+
+
+@dataclass
+class Progress:
+    command: str = ""
+    baseline: dict[str, str] = field(default_factory=dict)  # id -> outcome value, before any change
+    flaky: set[str] = field(default_factory=set)
+    targets: list[str] = field(default_factory=list)  # FAIL_TO_PASS-like ids
+    target_files: set[str] = field(default_factory=set)  # red-phase test files whose tests are targets
+    latest: dict[str, str] = field(default_factory=dict)  # id -> latest outcome seen
+    phase: str = "fix"  # "red", "green" or "fix"
+
+    # -- baseline --------------------------------------------------------------------------
+    @classmethod
+    def from_baseline(cls, run: TestRun, flaky: set[str]) -> Progress:
+        outcomes = {i: r.outcome.value for i, r in run.results.items()}
+        return cls(command=run.command, baseline=outcomes, flaky=set(flaky), latest=dict(outcomes))
+
+    def baseline_run(self) -> TestRun:
+        """The baseline as a TestRun, for the feedback's new/still-failing comparison."""
+        results = {i: TestResult(i, Outcome(o)) for i, o in self.baseline.items()}
+        return TestRun(self.command, RunStatus.COMPLETED, 0, results)
+
+    @property
+    def passing_before(self) -> list[str]:
+        return [i for i, o in self.baseline.items() if Outcome(o).ok]
+
+    @property
+    def failing_before(self) -> list[str]:
+        return [i for i, o in self.baseline.items() if Outcome(o).bad and i not in self.flaky]
+
+    # -- targets and verdicts ----------------------------------------------------------------
+    def all_targets(self, outcomes: dict[str, str] | None = None) -> list[str]:
+        outcomes = self.latest if outcomes is None else outcomes
+        from_files = [i for i in outcomes if test_file(i) in self.target_files and i not in self.baseline]
+        return list(dict.fromkeys(self.targets + from_files))
+
+    def verdict(self, run: TestRun | None = None) -> Verdict:
+        """The done rule on a full run, or on the merged latest outcomes."""
+        pass_to_pass = [i for i in self.passing_before if i not in set(self.targets)]
+        if run is not None:
+            outcomes = {i: r.outcome.value for i, r in run.results.items()}
+            if self.target_files and not self.all_targets(outcomes):
+                return Verdict(False, "none of the task's tests ran")
+            return done(None, run, self.all_targets(outcomes), pass_to_pass=pass_to_pass, flaky=self.flaky)
+        latest = {i: Outcome(o) for i, o in self.latest.items()}
+        return done(None, latest, self.all_targets(), pass_to_pass=pass_to_pass, flaky=self.flaky)
+
+    def update(self, run: TestRun) -> None:
+        if not run.structured:
+            return
+        if not run.selection:  # a full run: tests that vanished are no longer "latest"
+            self.latest = {}
+        self.latest.update({i: r.outcome.value for i, r in run.results.items()})
+
+    def score(self) -> tuple[int, int]:
+        """Higher is better: (-regressions, targets passing)."""
+        verdict = self.verdict()
+        return (-len(verdict.regressions), len(verdict.targets_passing))
+
+    def summary(self, outcomes: dict[str, str] | None = None) -> str:
+        outcomes = self.latest if outcomes is None else outcomes
+        passed = sum(1 for o in outcomes.values() if Outcome(o).ok)
+        failed = sum(1 for o in outcomes.values() if Outcome(o).bad)
+        return f"{passed} passed, {failed} failed" + (f" of {len(outcomes)}" if outcomes else "")
+
+    # -- red phase ---------------------------------------------------------------------------
+    def judge_red(self, run: TestRun, changed_files: set[str]) -> tuple[list[str], str]:
+        """(new failing test ids, "") when the red-phase tests are acceptable, else ([], why not)."""
+        new_files = {f for f in changed_files if is_test_path(f)}
+        if not new_files:
+            return [], "no test file was added or changed"
+        if not run.structured or run.status not in (RunStatus.COMPLETED, RunStatus.COLLECTION_ERROR):
+            return [], f"the tests did not run ({run.status.value}: {run.detail})"
+        failing, broken = [], []
+        for test_id, result in run.results.items():
+            if test_file(test_id) not in new_files or not result.outcome.bad:
+                continue
+            text = result.message + "\n" + result.traceback
+            if any(word in text for word in BROKEN_LIKE):
+                broken.append(f"{test_id}: {result.message.splitlines()[0] if result.message else 'syntax error'}")
+            elif result.phase == "collect" and not any(word in text for word in ASSERTION_LIKE):
+                broken.append(f"{test_id}: collection error: {result.message[:200]}")
+            else:
+                failing.append(test_id)
+        if broken:
+            return [], "some tests are broken rather than failing:\n" + "\n".join(broken[:10])
+        if not failing:
+            return [], "no new test fails; the tests must fail before the feature exists"
+        return failing, ""
+
+    # -- persistence -------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {"command": self.command, "baseline": self.baseline, "flaky": sorted(self.flaky),
+                "targets": self.targets, "target_files": sorted(self.target_files), "latest": self.latest,
+                "phase": self.phase}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Progress:
+        return cls(command=data["command"], baseline=data["baseline"], flaky=set(data["flaky"]),
+                   targets=list(data["targets"]), target_files=set(data["target_files"]),
+                   latest=dict(data["latest"]), phase=data["phase"])

@@ -1,0 +1,235 @@
+"""One agent run's state and the steps the loop calls: ask the model, carry out an action,
+and after any change sync, checkpoint, guard, test and report; roll back when things get worse."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from string import Template
+from typing import Any
+
+from repofix.agent import execute
+from repofix.agent.actions import Action, FormatError
+from repofix.agent.progress import Progress
+from repofix.agent.trajectory import Trajectory
+from repofix.config import Settings
+from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
+from repofix.models.base import tool_message
+from repofix.sandboxes import Sandbox
+from repofix.testing import condense, run_tests, select_tests
+from repofix.workspace import Workspace
+from repofix.workspace.guards import GuardConfig, enforce
+
+PROMPTS = __import__("pathlib").Path(__file__).parent / "prompts"
+STUCK_REPEATS = 3
+MAX_FORMAT_ERRORS = 3
+
+
+def prompt(name: str, **values: Any) -> str:
+    return Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8")).safe_substitute(**values).strip()
+
+
+class StopRun(Exception):
+    """The run cannot go on (model error, cost cap); `reason` is the stop status."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass
+class AgentRun:
+    settings: Settings
+    model: Any
+    workspace: Workspace
+    sandbox: Sandbox
+    trajectory: Trajectory
+    progress: Progress
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    notify: Callable[[dict[str, Any]], None] = lambda event: None
+    step: int = 0
+    started: float = field(default_factory=time.monotonic)
+    best: tuple[tuple[int, int], int] = ((0, 0), 0)  # (score, checkpoint number)
+    worse_streak: int = 0
+    format_errors: int = 0
+    stop_reason: str | None = None
+    stop_message: str = ""
+    recent: deque = field(default_factory=lambda: deque(maxlen=STUCK_REPEATS))
+    spent: float = 0.0
+    verified: bool = False  # the last full run satisfied the done rule
+
+    # -- limits ------------------------------------------------------------------------------
+    def limit_reached(self) -> str | None:
+        if self.step >= self.settings.max_steps:
+            self.stop_message = f"the step limit ({self.settings.max_steps}) was reached"
+            return "step_limit"
+        if time.monotonic() - self.started > self.settings.timeout:
+            self.stop_message = f"the time limit ({self.settings.timeout:.0f}s) was reached"
+            return "time_limit"
+        return None
+
+    # -- the model ---------------------------------------------------------------------------
+    def ask_model(self) -> ModelReply:
+        self.step += 1
+        self.notify({"event": "thinking", "step": self.step})
+        try:
+            reply = self.model.query(self.messages, tools=self.tools)
+        except CostLimitExceeded as error:
+            raise StopRun("cost_limit", str(error)) from None
+        except ModelAuthError as error:
+            raise StopRun("model_error", f"the model provider refused the credentials: {error}") from None
+        except ContextLengthError as error:
+            raise StopRun("model_error", f"the conversation no longer fits the model's context: {error}") from None
+        except ModelError as error:
+            raise StopRun("model_error", str(error)) from None
+        self.spent += reply.cost
+        self.messages.append(reply.assistant_message())
+        return reply
+
+    # -- actions -----------------------------------------------------------------------------
+    def format_error(self, error: FormatError) -> str:
+        self.format_errors += 1
+        if self.format_errors >= MAX_FORMAT_ERRORS:
+            self.stop("format_errors", f"{MAX_FORMAT_ERRORS} malformed replies in a row")
+        return f"Format error: {error.message}"
+
+    def execute(self, action: Action) -> str:
+        self.format_errors = 0
+        self.notify({"event": "action", "step": self.step, "action": action.name,
+                     "detail": str(next(iter(action.arguments.values()), ""))[:80]})
+        timeout = self.settings.command_timeout
+        if action.name == "view":
+            return execute.view(self.sandbox, action)
+        if action.name == "submit":
+            return self.submit(action.arguments.get("summary", ""))
+        if action.name == "run_tests":
+            run = self.run_tests(action.arguments.get("tests") or ())
+            return condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
+                            flaky=self.progress.flaky, workdir=self.sandbox.workdir)
+        if action.name == "edit":
+            observation, _ = execute.edit(self.sandbox, action)
+        elif action.name == "python":
+            observation = execute.python(self.sandbox, action, timeout)
+        else:
+            observation = execute.shell(self.sandbox, action, timeout)
+        after = self.after_change()
+        return observation + ("\n\n" + after if after else "")
+
+    def run_tests(self, tests=()) -> Any:
+        self.notify({"event": "tests", "step": self.step, "selection": len(tests)})
+        run = run_tests(self.sandbox, self.progress.command or self.settings.test_cmd, tests=tuple(tests),
+                        timeout=self.settings.test_timeout, log_dir=self.workspace.folder.root / "logs")
+        self.progress.update(run)
+        self.notify({"event": "tested", "step": self.step, "summary": self.progress.summary()})
+        return run
+
+    # -- after a change ----------------------------------------------------------------------
+    def after_change(self) -> str:
+        """Checkpoint what changed, guard it, test it, and say how things stand."""
+        synced = self.workspace.sync(self.sandbox, step=self.step, label=f"step {self.step}")
+        if synced.checkpoint is None:
+            return synced.note
+        self.notify({"event": "checkpoint", "step": self.step, "n": synced.checkpoint.n})
+        guards = enforce(self.workspace, self.sandbox, synced, self.guard_config(), step=self.step)
+        if guards.rolled_back is not None:
+            return guards.note
+        changed = synced.written + synced.deleted
+        notes = [synced.note, guards.note]
+        if self.progress.phase == "red":
+            return "\n".join(n for n in notes if n)
+        run = self.run_tests(select_tests(self.last_run_shape(), changed) if self.progress.latest else ())
+        notes.append(condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
+                              flaky=self.progress.flaky, workdir=self.sandbox.workdir))
+        notes.append(self.judge_progress(synced.checkpoint.n))
+        if self.progress.verdict().done and not self.stop_reason:
+            notes.append(self.verify())
+        return "\n\n".join(n for n in notes if n)
+
+    def last_run_shape(self) -> Any:
+        from repofix.testing import Outcome, RunStatus, TestResult, TestRun
+
+        results = {i: TestResult(i, Outcome(o)) for i, o in self.progress.latest.items()}
+        return TestRun(self.progress.command, RunStatus.COMPLETED, 0, results)
+
+    def judge_progress(self, checkpoint: int) -> str:
+        score, (best_score, best_n) = self.progress.score(), self.best
+        if score >= best_score:
+            self.best, self.worse_streak = (score, checkpoint), 0
+            return ""
+        self.worse_streak += 1
+        if self.worse_streak < 2:
+            return "Note: this step made things worse than your best checkpoint so far."
+        restored = self.workspace.restore(self.sandbox, best_n, step=self.step,
+                                          reason="two steps in a row made things worse")
+        self.worse_streak = 0
+        self.run_tests()
+        return f"Two steps in a row made things worse, so repofix rolled back to checkpoint {best_n}.\n{restored.note}"
+
+    def guard_config(self) -> GuardConfig:
+        protected = set(self.progress.passing_before) | set(self.progress.all_targets())
+        return GuardConfig(protected_tests=frozenset(protected), allow=frozenset(self.settings.allow_guards))
+
+    # -- finishing ---------------------------------------------------------------------------
+    def verify(self) -> str:
+        """Run the full suite and apply the done rule; stops the run when it holds."""
+        run = self.run_tests()
+        verdict = self.progress.verdict(run)
+        if verdict.done:
+            self.verified = True
+            self.stop("done", verdict.reason)
+            return f"Full test run: {self.progress.summary()}. The task's tests pass and nothing regressed: done."
+        return f"Full test run: not done yet: {verdict.reason}."
+
+    def submit(self, summary: str) -> str:
+        self.trajectory.data["summary"] = summary
+        if self.progress.phase == "red":
+            return self.finish_red()
+        self.after_change()
+        if self.stop_reason == "done":
+            return "Verified: done."
+        observation = self.verify()
+        if self.stop_reason == "done":
+            return observation
+        run_text = condense(self.last_run_shape(), self.progress.baseline_run(),
+                            budget=self.settings.feedback_tokens, flaky=self.progress.flaky)
+        return f"Submission not accepted. {observation}\n\n{run_text}"
+
+    def finish_red(self) -> str:
+        self.after_change()
+        store = self.workspace.store
+        changed = {path for path, _ in store.changed(store.get(0).commit, store.latest().commit)}
+        run = self.run_tests()
+        failing, why_not = self.progress.judge_red(run, changed)
+        if not failing:
+            return prompt("red_refused", reason=why_not)
+        self.progress.targets = failing
+        self.progress.phase = "green"
+        self.best = (self.progress.score(), self.workspace.current().n)
+        targets = "\n".join(f"- {t}" for t in failing)
+        return prompt("red_accepted", count=len(failing), targets=targets)
+
+    def stop(self, reason: str, message: str) -> None:
+        self.stop_reason, self.stop_message = reason, message
+
+    def record(self, reply: ModelReply, action: Action | FormatError, observation: str, duration: float) -> None:
+        calls = reply.tool_calls
+        if calls:  # every tool call gets an answer, as providers require
+            for index, call in enumerate(calls):
+                text = observation if index == 0 else "Not run: one action per reply."
+                self.messages.append(tool_message(call, text))
+        else:
+            self.messages.append({"role": "user", "content": observation})
+        key = action.key() if isinstance(action, Action) else f"format:{action.message}"
+        self.recent.append((key, observation))
+        if len(self.recent) == STUCK_REPEATS and len(set(self.recent)) == 1 and not self.stop_reason:
+            self.stop("stuck", f"the same action gave the same result {STUCK_REPEATS} times in a row")
+        self.trajectory.add_step(
+            step=self.step, reply=reply.to_dict(), action=getattr(action, "name", "format_error"),
+            arguments=getattr(action, "arguments", {}), observation=observation, cost=reply.cost,
+            input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, duration=round(duration, 3),
+            checkpoint=self.workspace.current().n, tests=self.progress.summary())
+        self.trajectory.save(self.messages, progress=self.progress.to_dict(), best_checkpoint=self.best[1])
+        self.notify({"event": "step", "step": self.step, "cost": self.spent, "tests": self.progress.summary()})
