@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from repofix.edits.locate import TIER_NOTES, TIERS, Placement, find_placements, rebuild
+from repofix.edits.locate import KEYS, TIER_NOTES, TIERS, Placement, find_placements, rebuild
 from repofix.edits.model import EditError, ErrorKind, Hunk
 from repofix.edits.report import closest_region, numbered
 
 MAX_CANDIDATES_SHOWN = 6
+STRICT_TIERS = ("exact", "whitespace", "indentation")
 
 
 @dataclass
@@ -96,16 +97,32 @@ def locate_hunk(
             "Include about 3 unchanged lines before and after the change, copied from the file.",
             path,
         )
+    # "Already applied" needs a visible change (not only blank lines) and a strict match of the
+    # new lines, in which every added line must appear.
+    strict = [t for t in STRICT_TIERS if not _same_at(t, old, new)] if not _same_at("blank-lines", old, new) else []
+    new_kinds = ["-" if op == "+" else " " for op, _ in hunk.lines if op != "-"]
+
+    def applied_up_to(tier: str) -> list[Placement]:
+        tiers = strict[: strict.index(tier) + 1] if tier in strict else strict
+        return [q for t in tiers for q in find_placements(lines, new, new_kinds, [], t)]
+
     for tier in TIERS:
+        if tier != "exact" and _same_at(tier, old, new):
+            continue  # the change is invisible at this tolerance (e.g. only blank lines change)
         placements = find_placements(lines, old, kinds, added, tier)
-        if placements:
-            return _choose(path, lines, hunk, placements, hint, label)
-        if (
-            new != old
-            and any(t.strip() for t in new)
-            and find_placements(lines, new, [" "] * len(new), [], tier, limit=1)
-        ):
-            return None
+        if not placements:
+            continue
+        # Old lines found only inside a copy of the new lines (an insertion whose context the new
+        # lines repeat): the edit is already there, applying it again would duplicate it.
+        applied = applied_up_to(tier)
+        inside = [p for p in placements if any(q.start <= p.start and p.end <= q.end for q in applied)]
+        if inside:
+            if len(inside) == len(placements):
+                return None
+            return _ambiguous(path, lines, placements, label, " (some of them inside text this edit adds)")
+        return _choose(path, lines, hunk, placements, hint, label)
+    if strict and applied_up_to(strict[-1]):
+        return None
     region = closest_region(lines, old)
     parts = [f"{path}: {label} does not match the file, even ignoring whitespace and blank lines."]
     if region:
@@ -118,6 +135,14 @@ def locate_hunk(
             parts += ["What differs (- your edit expects, + the file has):", *region.differences]
     parts.append("Copy the unchanged and removed lines exactly from the current file (re-read it if unsure).")
     return EditError(ErrorKind.NO_MATCH, "\n".join(parts), path, region=region)
+
+
+def _same_at(tier: str, old: list[str], new: list[str]) -> bool:
+    key = KEYS[tier]
+    a, b = [key(t) for t in old], [key(t) for t in new]
+    if tier in ("blank-lines", "context-lines"):
+        a, b = [k for k in a if k], [k for k in b if k]
+    return a == b
 
 
 def _contains(lines: list[str], needle: list[str]) -> bool:
@@ -154,6 +179,10 @@ def _choose(
             path,
             candidates=[p.start + 1],
         )
+    return _ambiguous(path, lines, placements, label)
+
+
+def _ambiguous(path: str, lines: list[str], placements: list[Placement], label: str, why: str = "") -> EditError:
     starts = sorted({p.start + 1 for p in placements})
     shown = []
     for s in starts[:MAX_CANDIDATES_SHOWN]:
@@ -161,7 +190,7 @@ def _choose(
     more = f" (and {len(starts) - MAX_CANDIDATES_SHOWN} more)" if len(starts) > MAX_CANDIDATES_SHOWN else ""
     return EditError(
         ErrorKind.AMBIGUOUS,
-        f"{path}: {label} matches {len(starts)} places{more}, which would give different results:\n"
+        f"{path}: {label} matches {len(starts)} places{more}{why}, which would give different results:\n"
         + "\n".join(shown)
         + "\nAdd unchanged lines around the change that occur only at the place you mean.",
         path,

@@ -130,6 +130,9 @@ def find_placements(
 
 
 def _with_indent(p: Placement, file_lines: list[str], old: list[str], added: list[str]) -> Placement | None:
+    if not any(_indent(t) and t.strip() for t in old):
+        p.indent = _neighbour_style(file_lines, p, added)
+        return p
     if p.tier in ("exact", "whitespace"):
         return p
     consistent, transform = indent_transform([(old[i], file_lines[j]) for i, j in p.pairs.items()], added)
@@ -137,6 +140,19 @@ def _with_indent(p: Placement, file_lines: list[str], old: list[str], added: lis
         return None
     p.indent = transform
     return p
+
+
+def _neighbour_style(file_lines: list[str], p: Placement, added: list[str]) -> Indent | None:
+    """No indented line to compare with: added lines follow the tabs-or-spaces of the lines around."""
+    near = [_indent(t) for t in file_lines[max(p.start - 30, 0) : p.end + 30] if t.strip() and _indent(t)]
+    mine = [_indent(t) for t in added if t.strip() and _indent(t)]
+    if len(near) < 3 or not mine:
+        return None
+    if all("\t" not in i for i in near) and all(i.startswith("\t") for i in mine):
+        return Indent(4, 0, tabs=False)
+    if all(i.startswith("\t") for i in near) and all("\t" not in i for i in mine):
+        return Indent(4, 0, tabs=True)
+    return None
 
 
 def _align(
@@ -191,31 +207,45 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
     """The new lines for the region [p.start, p.end), or None when an insertion point is unclear.
 
     Context lines keep the file's spelling; added lines are re-indented like the context was.
-    File lines the edit skipped stay where they are; an insertion next to such a line is refused,
-    because the edit does not say on which side of it the new lines go.
+    File lines the edit skipped stay where they are. Added lines that do not replace removed ones
+    go between two non-blank anchors; if the file has other lines there than the edit says (blank
+    lines or skipped ones), the edit does not say where among them the new lines belong: refuse.
     """
+    old_ops = [op for op, _ in lines if op != "+"]
+    old_text = [t for op, t in lines if op != "+"]
+    where = [p.pairs.get(k) for k in range(len(old_ops))]
+    anchors = [k for k in range(len(old_ops)) if where[k] is not None and old_text[k].strip()]
     out: list[str] = []
     f = p.start
     oi = 0
-    old_positions = [p.pairs.get(k) for k in range(sum(op != "+" for op, _ in lines))]
     prev = ""
     for op, text in lines:
         if op == "+":
-            nxt = next((j for j in old_positions[oi:] if j is not None), p.end)
-            if f < nxt and prev != "-":
+            if prev not in ("-", "+") and not _gap_is_exact(oi, anchors, where, p):
                 return None
             new = p.indent.apply(text) if p.indent else text
             if new is None:
                 return None
             out.append(new)
         else:
-            j = old_positions[oi]
+            j = where[oi]
             oi += 1
             if j is not None:
                 out.extend(file_lines[f:j])
                 f = j + 1
                 if op == " ":
                     out.append(file_lines[j])
-        prev = op
+        prev = op if op != "+" or prev != "-" else "-"
     out.extend(file_lines[f : p.end])
     return out
+
+
+def _gap_is_exact(oi: int, anchors: list[int], where: list[int | None], p: Placement) -> bool:
+    """Between the anchors around old-line position `oi`, does the file hold just the edit's lines?"""
+    before = [k for k in anchors if k < oi]
+    after = [k for k in anchors if k >= oi]
+    lo_k, hi_k = (before[-1] if before else -1), (after[0] if after else len(where))
+    lo_f = where[lo_k] if before else p.start - 1
+    hi_f = where[hi_k] if after else p.end
+    inner = range(lo_k + 1, hi_k)
+    return sum(where[k] is not None for k in inner) == hi_f - lo_f - 1  # type: ignore[operator]

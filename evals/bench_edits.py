@@ -1,0 +1,171 @@
+"""Benchmark: repofix.edits against git apply and GNU patch on the corpus of evals/edits_corpus.py.
+
+    python evals/bench_edits.py [--limit N] [--kind KIND] [--show-failures]
+
+For every case each tool gets the same files and edit text. Outcomes: `correct` (the expected
+files, or a refusal where the case is truly ambiguous), `refused` (the tool reported failure; for
+patch that includes partly applied files, since it says so), `misapplied` (the tool reported
+success but the files differ from the expected ones, or it applied a truly ambiguous edit).
+Writes the table to evals/results/bench_edits.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "evals"))
+
+from edits_corpus import PAIRS, Case, build_corpus  # noqa: E402
+
+from repofix.edits import apply_edit  # noqa: E402
+
+RESULTS = ROOT / "evals" / "results" / "bench_edits.md"
+BASELINES = {
+    "git apply": ["git", "apply", "patch.diff"],
+    "git apply --recount --ignore-whitespace": ["git", "apply", "--recount", "--ignore-whitespace", "patch.diff"],
+    "patch --fuzz=3": [
+        "patch", "-p1", "--fuzz=3", "--forward", "--batch", "--no-backup-if-mismatch",
+        "--reject-file=-", "-i", "patch.diff",
+    ],
+}  # fmt: skip
+TOOLS = ["repofix", *BASELINES]
+State = dict[str, str | None]
+
+
+def run_repofix(case: Case) -> State | None:
+    result = apply_edit(case.edit, case.before)
+    if not result.ok:
+        return None
+    state: State = dict(case.before)
+    state.update(result.changes)  # type: ignore[arg-type]
+    return state
+
+
+def run_baseline(case: Case, cmd: list[str], workdir: Path) -> State | None:
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    for path, content in case.before.items():
+        target = workdir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8", newline="")
+    (workdir / "patch.diff").write_text(case.edit, encoding="utf-8", newline="")
+    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, stdin=subprocess.DEVNULL, timeout=60)
+    if proc.returncode != 0:
+        return None
+    state: State = {}
+    for path in set(case.before) | set(case.expected or {}):
+        target = workdir / path
+        state[path] = target.read_bytes().decode("utf-8") if target.is_file() else None
+    return state
+
+
+def classify(case: Case, state: State | None) -> str:
+    if state is None:
+        return "correct" if case.expected is None else "refused"
+    if case.expected is None:
+        return "misapplied"
+    full = dict(case.before)
+    full.update(case.expected)
+    return "correct" if all(state.get(p) == full[p] for p in set(full) | set(state)) else "misapplied"
+
+
+def bench(cases: list[Case], show_failures: bool) -> tuple[dict, dict]:
+    counts: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    seconds: dict[str, float] = defaultdict(float)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-edits-"))
+    try:
+        for case in cases:
+            for tool in TOOLS:
+                if tool != "repofix" and not case.baselines:
+                    continue
+                start = time.perf_counter()
+                if tool == "repofix":
+                    state = run_repofix(case)
+                else:
+                    state = run_baseline(case, BASELINES[tool], tmp / "w")
+                seconds[tool] += time.perf_counter() - start
+                outcome = classify(case, state)
+                counts[(case.kind, tool)][outcome] += 1
+                if show_failures and tool == "repofix" and outcome != "correct":
+                    print(f"--- {outcome}: {case.id}")
+                    if outcome == "refused":
+                        print(apply_edit(case.edit, case.before).message()[:1500])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return counts, seconds
+
+
+def cell(c: dict[str, int]) -> str:
+    n = sum(c.values())
+    if not n:
+        return "n/a"
+    return f"{c['correct']}/{c['refused']}/{c['misapplied']} ({100 * c['correct'] / n:.1f}%)"
+
+
+def table(cases: list[Case], counts: dict, seconds: dict) -> str:
+    kinds = sorted({c.kind for c in cases}, key=lambda k: (k == "ambiguous", k))
+    n_of = {k: sum(c.kind == k for c in cases) for k in kinds}
+    lines = [
+        "| kind | cases | " + " | ".join(TOOLS) + " |",
+        "| --- | ---: | " + " | ".join("---" for _ in TOOLS) + " |",
+    ]
+    for kind in kinds:
+        lines.append(f"| {kind} | {n_of[kind]} | " + " | ".join(cell(counts[(kind, t)]) for t in TOOLS) + " |")
+    for label, chosen in (("**applicable (all but ambiguous)**", [k for k in kinds if k != "ambiguous"]),
+                          ("**diff cases only (baselines' formats)**", [k for k in kinds if k not in ("ambiguous", "search_replace")])):  # fmt: skip
+        total = {t: defaultdict(int) for t in TOOLS}
+        for kind in chosen:
+            for t in TOOLS:
+                for outcome, v in counts[(kind, t)].items():
+                    total[t][outcome] += v
+        lines.append(f"| {label} | {sum(n_of[k] for k in chosen)} | " + " | ".join(cell(total[t]) for t in TOOLS) + " |")
+    runs = {t: sum(sum(counts[(k, t)].values()) for k in kinds) for t in TOOLS}
+    ms = {t: 1000 * seconds[t] / max(runs[t], 1) for t in TOOLS}
+    lines.append("")
+    lines.append("Mean time per case (ms, including the baselines' process start and file writes): "
+                 + ", ".join(f"{t} {ms[t]:.1f} ({ms[t] / ms['git apply']:.2f}x git apply)" for t in TOOLS))  # fmt: skip
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--kind", default="")
+    parser.add_argument("--show-failures", action="store_true")
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    cases = build_corpus()
+    if args.kind:
+        cases = [c for c in cases if c.kind == args.kind]
+    if args.limit:
+        cases = cases[: args.limit]
+    counts, seconds = bench(cases, args.show_failures)
+    text = table(cases, counts, seconds)
+    print(text)
+    if args.no_write or args.limit or args.kind:
+        return
+    releases = ", ".join(f"{n} {a}→{b}" for n, a, b in PAIRS)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(
+        "# bench_edits: applying model-style edits\n\n"
+        f"Corpus: {len(cases)} cases from the per-file diffs between consecutive releases ({releases}), "
+        "perturbed as models err (evals/edits_corpus.py). Cells: correct/refused/misapplied (correct %). "
+        "For `ambiguous` cases a refusal is the correct outcome and any applied result counts as misapplied. "
+        "`search_replace` cases are in a format only repofix reads.\n\n"
+        f"Command: `python evals/bench_edits.py`\n\n{text}\n",
+        encoding="utf-8",
+    )
+
+
+if __name__ == "__main__":
+    main()
