@@ -6,9 +6,8 @@ from bytefmt.__main__ import main
 
 @pytest.mark.parametrize(
     "text,size",
-    [("42", 42), ("10MB", 10_000_000), ("1.5 KiB", 1536), ("2g", 2_000_000_000), ("3 mi", 3 * 1024**2),
-     (" 7 bytes ", 7)],
-    ids=["plain", "si", "iec", "bare-prefix", "short-iec", "word"],
+    [("42", 42), ("10MB", 10_000_000), ("1.5 KiB", 1536), ("2g", 2_000_000_000), ("3 mi", 3 * 1024**2)],
+    ids=["plain", "si", "iec", "bare-prefix", "short-iec"],
 )
 def test_parse_size(text, size):
     assert parse_size(text) == size
