@@ -4,6 +4,7 @@ patch and passes after it, and each PASS_TO_PASS test passes throughout (real gi
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 
@@ -41,3 +42,16 @@ def test_spec_reader_matches_yaml_on_every_task():
     for d in TASK_DIRS:
         path = d / "task.yaml"
         assert check_tasks.parse_spec(path) == yaml.safe_load(path.read_text(encoding="utf-8")), path
+
+
+def test_checker_reports_a_mislabelled_test(tmp_path):
+    """A PASS_TO_PASS test listed as FAIL_TO_PASS is caught, so a green run means something."""
+    source = check_tasks.TASKS_DIR / "ttlcache-expiry-boundary"
+    task = tmp_path / source.name
+    shutil.copytree(source, task, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = (task / "task.yaml").read_text(encoding="utf-8")
+    moved = check_tasks.load_spec(task / "task.yaml")["PASS_TO_PASS"][0]
+    spec = spec.replace(f'  - "{moved}"\n', "").replace("FAIL_TO_PASS:\n", f'FAIL_TO_PASS:\n  - "{moved}"\n')
+    (task / "task.yaml").write_text(spec, encoding="utf-8")
+    report = check_tasks.check_task(task)
+    assert f"base+tests: FAIL_TO_PASS passes already: {moved}" in report.problems
