@@ -3,7 +3,6 @@ report in the run folder; or, on request, the change applied to the working tree
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tempfile
@@ -16,6 +15,7 @@ from repofix.runs.folder import repofix_home
 from repofix.runs.state import read_json, write_json_atomic
 from repofix.workspace.errors import ApplyRefused, GitError, WorkspaceError
 from repofix.workspace.git import IDENTITY, git, git_ok, read_blobs
+from repofix.workspace.store import blob_id
 from repofix.workspace.workspace import Workspace
 
 
@@ -34,10 +34,6 @@ class Delivery:
 def slugify(text: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-")
     return slug or "change"
-
-
-def _blob_oid(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _free_branch(repo: Path, name: str) -> str:
@@ -106,10 +102,10 @@ def _rows(ws: Workspace, commit: str):
 def _on_disk(path: Path) -> tuple[str | None, int | None]:
     """(blob id, git mode) of a file in the user's tree, (None, None) when absent."""
     if path.is_symlink():
-        return _blob_oid(os.fsencode(os.readlink(path))), 0o120000
+        return blob_id(os.fsencode(os.readlink(path))), 0o120000
     if not path.is_file():
         return None, None
-    return _blob_oid(path.read_bytes()), 0o100755 if os.stat(path).st_mode & 0o111 else 0o100644
+    return blob_id(path.read_bytes()), 0o100755 if os.stat(path).st_mode & 0o111 else 0o100644
 
 
 def _write(path: Path, data: bytes | None, mode: int | None) -> None:

@@ -70,8 +70,10 @@ def _needs_git(sandbox: Sandbox) -> bool:
 
 
 def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
-            reason: str = "", with_git: bool = True) -> RestoreResult:
+            reason: str = "", with_git: bool | None = None) -> RestoreResult:
     target = ws.store.get(n)
+    if with_git is None:
+        with_git = bool(ws.folder.read_state().get("sandbox_git", True))
     rescue: Checkpoint | None = None
     problems: list[str] = []
     if sandbox is not None:
@@ -97,7 +99,8 @@ def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None 
                 ws._make_git(Path(tmp))
                 sandbox.copy_in(Path(tmp))
             problems.append("the repository's .git folder was missing and was recreated")
-        sandbox.changes()  # our own writes are the new known state, not a change by the model
+        # No second scan to forget our own writes: the next sync reads them, finds exactly what the
+        # checkpoint holds, and leaves them out.
     checkpoint = ws.store.commit_tree(target.tree, parent=before.commit, step=step, label=f"restore of #{target.n}",
                                       tests=target.tests, extra={"restored": target.n, "rescue": rescue.n,
                                                                  "reason": reason})

@@ -7,6 +7,7 @@ instant leaves either a complete checkpoint or none, and never a ref to a missin
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterator, Mapping
@@ -25,6 +26,11 @@ def git_mode(mode: int, is_symlink: bool) -> int:
     if is_symlink:
         return SYMLINK
     return EXECUTABLE if mode & 0o111 else REGULAR
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob with these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def encode_path(path: str) -> bytes:

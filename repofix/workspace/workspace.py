@@ -14,7 +14,7 @@ from repofix.sandboxes.base import Sandbox
 from repofix.workspace.acquire import Source, acquire_into
 from repofix.workspace.git import git
 from repofix.workspace.ignore import ignored, reset_ignore_files, update_ignore_files
-from repofix.workspace.store import Checkpoint, CheckpointStore, FileEntry, git_mode
+from repofix.workspace.store import Checkpoint, CheckpointStore, FileEntry, blob_id, git_mode
 
 if TYPE_CHECKING:
     from repofix.workspace.restore import RestoreResult
@@ -91,6 +91,8 @@ class Workspace:
         self.store.materialize(checkpoint.commit, dest)
         if with_git:
             self._make_git(dest)
+        if self.folder.read_state().get("sandbox_git") != with_git:
+            self.folder.update_state(sandbox_git=with_git)  # restore recreates .git only if there was one
         return dest
 
     def _make_git(self, dest: Path) -> None:
@@ -115,13 +117,11 @@ class Workspace:
         modified = {p: v for p, v in changes.modified.items() if not _skipped(p)}
         deleted = [p for p in changes.deleted if not _skipped(p)]
         result = SyncResult(None)
-        if modified:
-            maybe_ignored = ignored(self.folder.repo, modified)
-            if maybe_ignored:  # tracked files stay tracked even when a pattern matches them
-                tracked = self._tracked(maybe_ignored)
-                result.ignored = sorted(maybe_ignored - tracked)
-                for path in result.ignored:
-                    del modified[path]
+        known = self._entries([*modified, *deleted]) if modified or deleted else {}
+        untracked = [p for p in modified if p not in known]
+        result.ignored = sorted(ignored(self.folder.repo, untracked)) if untracked else []
+        for path in result.ignored:  # tracked files stay tracked even when a pattern matches them
+            del modified[path]
         contents = sandbox.read_files(list(modified)) if modified else {}
         files: dict[str, FileEntry | None] = {}
         for path, (mode, is_link) in modified.items():
@@ -135,6 +135,10 @@ class Workspace:
                 files[path] = FileEntry(git_mode(mode, is_link), data)
         for path in deleted:
             files.setdefault(path, None)
+        # Leave out what the checkpoint already holds: files our own restore wrote, touched files, and
+        # deletions of files that were never checkpointed.
+        files = {p: e for p, e in files.items()
+                 if (known.get(p) != (e.mode, blob_id(e.data)) if e is not None else p in known)}
         if not files:
             return result
         result.written = sorted(p for p, e in files.items() if e is not None)
@@ -144,10 +148,21 @@ class Workspace:
         self.folder.update_state(checkpoint=result.checkpoint.n, status="running")
         return result
 
-    def _tracked(self, paths: set[str]) -> set[str]:
-        out = git(self.folder.repo, "ls-tree", "-z", "--name-only", "-r", self.current().commit, "--",
-                  *sorted(paths))
-        return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+    def _entries(self, paths: list[str]) -> dict[str, tuple[int, str]]:
+        """(mode, blob id) in the latest checkpoint of those `paths` it holds; one `ls-tree`."""
+        wanted = set(paths)
+        spec = sorted(wanted) if len(wanted) <= 2000 else []  # a huge change: list everything instead
+        out = git(self.folder.repo, "--literal-pathspecs", "ls-tree", "-r", "-z", self.current().commit, "--", *spec)
+        entries = {}
+        for row in out.split(b"\0"):
+            if not row:
+                continue
+            meta, name = row.split(b"\t", 1)
+            path = name.decode("utf-8", "surrogateescape")
+            if path in wanted:
+                mode, _kind, oid = meta.split()
+                entries[path] = (int(mode, 8), oid.decode())
+        return entries
 
     def restore(self, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
                 reason: str = "") -> RestoreResult:
