@@ -83,7 +83,7 @@ def main() -> None:
             baseline = None
             if backend == "docker":
                 exec_argv = ["docker", "exec", box.container.id, "true"]
-                baseline = median_ms(timed(lambda: subprocess.run(exec_argv, check=True), args.runs))
+                baseline = median_ms(timed(lambda argv=exec_argv: subprocess.run(argv, check=True), args.runs))
             rows.append((f"{backend}: `true` via runner (shell)", median_ms(trivial), baseline, "docker exec"))
             rows.append((f"{backend}: `true` via runner (argv)", median_ms(argv), baseline, "docker exec"))
             rows.append((f"{backend}: Python snippet via runner", median_ms(python), baseline, "docker exec"))

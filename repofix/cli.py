@@ -9,16 +9,21 @@ import click
 
 from repofix import __version__
 
-# name -> "module:attribute" of a click command or group. Rooms add their commands here.
-COMMANDS: dict[str, str] = {
-    "sandbox": "repofix.sandboxes.cli:sandbox",
-    "tasks": "repofix.tasks.cli:tasks",
-    "runs": "repofix.runs.cli:runs",
-    "checkpoints": "repofix.workspace.cli:checkpoints",
-    "diff": "repofix.workspace.cli:diff",
-    "restore": "repofix.workspace.cli:restore",
-    "undo": "repofix.workspace.cli:undo",
-    "eval": "repofix.evaluation.cli:eval_group",
+# name -> ("module:attribute" of a click command or group, one-line summary for `repofix --help`).
+# Rooms add their commands here; the summary lives here so `--help` imports no room at all.
+COMMANDS: dict[str, tuple[str, str] | str] = {
+    "implement": ("repofix.agent.cli:implement", "Implement a feature, test-first; deliver a branch and a patch."),
+    "fix": ("repofix.agent.cli:fix", "Make the failing tests pass, or fix a described bug."),
+    "resume": ("repofix.agent.cli:resume", "Continue a run that stopped, from its last checkpoint."),
+    "show": ("repofix.agent.cli:show", "Print a run's trajectory readably."),
+    "runs": ("repofix.runs.cli:runs", "List runs with their status; `runs prune` removes old ones."),
+    "checkpoints": ("repofix.workspace.cli:checkpoints", "List a run's checkpoints with step and test summary."),
+    "diff": ("repofix.workspace.cli:diff", "Show a run's change up to checkpoint N."),
+    "restore": ("repofix.workspace.cli:restore", "Make checkpoint N the run's current state."),
+    "undo": ("repofix.workspace.cli:undo", "Reverse the last --apply, if nothing changed since."),
+    "eval": ("repofix.evaluation.cli:eval_group", "Evaluate on task sets, graded as SWE-bench grades."),
+    "tasks": ("repofix.tasks.cli:tasks", "Task sets: list, validate, import, export."),
+    "sandbox": ("repofix.sandboxes.cli:sandbox", "Check (doctor), build and clean up (prune) sandboxes."),
 }
 
 # Exit codes scripts can rely on.
@@ -27,25 +32,19 @@ EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE = 0, 1, 2
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         target = COMMANDS.get(name)
         if target is None:
             return None
-        module_name, attribute = target.split(":")
+        module_name, attribute = (target if isinstance(target, str) else target[0]).split(":")
         return getattr(importlib.import_module(module_name), attribute)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # Short help without importing every room: read it from the registry's docstrings lazily.
-        rows = []
-        for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(limit=70)))
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry[1] if isinstance(entry, tuple) else "")
+                                for name, entry in COMMANDS.items()])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

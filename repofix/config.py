@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 
 class SettingsError(ValueError):

@@ -159,7 +159,10 @@ def plan(state: Progress, request: AgentRequest, settings: Settings) -> str | No
     if request.mode == "implement":
         state.phase = "red" if tests_first is not False else "green"
     elif request.targets or state.failing_before:
-        state.targets = list(request.targets) or state.failing_before
+        keyword = (settings.extra or {}).get("keyword", "").lower()
+        state.targets = list(request.targets) or [t for t in state.failing_before if keyword in t.lower()]
+        if not state.targets:
+            return None
         state.phase = "fix"
     elif request.instruction:  # a described bug: a regression test first
         state.phase = "red" if tests_first is not False else "green"

@@ -15,7 +15,8 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from repofix.sandboxes import cleanup, limits as cgroups
+from repofix.sandboxes import cleanup
+from repofix.sandboxes import limits as cgroups
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 from repofix.sandboxes.session import RunnerClient

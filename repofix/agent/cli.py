@@ -1,0 +1,201 @@
+"""`repofix implement`, `repofix fix`, `repofix resume` and `repofix show`.
+
+Exit codes: 0 done, 1 not done, 2 usage or setup error."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_DONE, EXIT_NOT_DONE, EXIT_SETUP = 0, 1, 2
+
+
+def run_options(function):
+    options = [
+        click.option("--repo", default=".", show_default=True, help="Repository: a path, a git URL, or owner/name."),
+        click.option("--rev", default=None, help="Commit, branch or tag to start from (default: the checkout "
+                                                 "as it is, uncommitted changes included)."),
+        click.option("--model", "-m", default=None, help="LiteLLM model (openai/gpt-4o, anthropic/..., "
+                     "ollama/..., hosted_vllm/... with --api-base), scripted:FILE, replay:RUN, builtin, or a "
+                     "chain like builtin,openai/gpt-4o. Env: REPOFIX_MODEL."),
+        click.option("--api-base", default=None, help="Base URL of an OpenAI-compatible server."),
+        click.option("--price-file", default=None, type=click.Path(dir_okay=False),
+                     help="Prices for models LiteLLM does not know (JSON/YAML: model -> input/output per token)."),
+        click.option("--max-steps", type=click.IntRange(1), default=None, help="Step limit (default 30)."),
+        click.option("--max-cost", type=click.FloatRange(0), default=None, help="Cost cap in USD (default 2)."),
+        click.option("--timeout", type=click.FloatRange(1), default=None, help="Wall-time limit in seconds."),
+        click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None,
+                     help="Sandbox backend (default: docker if its engine answers, else bwrap)."),
+        click.option("--test-cmd", default=None, help="Test command (default: pytest, detected)."),
+        click.option("--setup", multiple=True, help="Setup command run with network before the run "
+                     "(repeatable), e.g. --setup 'pip install -e .'"),
+        click.option("--apply", "apply_", is_flag=True, help="Apply the result to your working tree "
+                     "(refused if it would overwrite your uncommitted changes)."),
+        click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+@click.command()
+@click.argument("instruction")
+@run_options
+@click.option("--tests-first/--no-tests-first", default=True, show_default=True,
+              help="Red phase first: the model writes failing tests for the feature, which are then protected.")
+def implement(instruction: str, tests_first: bool, **options) -> None:
+    """Implement a feature, test-first, and deliver it as a branch and a patch."""
+    start(instruction, "implement", (), None, tests_first, options)
+
+
+@click.command()
+@click.argument("description", required=False, default="")
+@run_options
+@click.option("--test", "-t", "tests", multiple=True, help="A failing test id to fix (repeatable).")
+@click.option("-k", "keyword", default=None, help="Fix only failing tests whose id contains this text.")
+@click.option("--tests-first/--no-tests-first", default=None,
+              help="For a described bug: write a regression test first (default on).")
+def fix(description: str, tests: tuple[str, ...], keyword: str | None, tests_first: bool | None, **options) -> None:
+    """Make the failing tests pass, or fix a described bug ("crash when the config is empty")."""
+    start(description, "fix", tests, keyword, tests_first, options)
+
+
+def start(instruction, mode, tests, keyword, tests_first, options) -> None:
+    from repofix.agent.api import AgentRequest, AgentSetupError, resolve_settings
+    from repofix.agent.display import Display
+
+    request = AgentRequest(repo=options["repo"], instruction=instruction, mode=mode, targets=tuple(tests),
+                           rev=options["rev"], tests_first=tests_first)
+    try:
+        settings = resolve_settings(request).with_overrides(
+            model=options["model"], api_base=options["api_base"], price_file=options["price_file"],
+            max_steps=options["max_steps"], max_cost=options["max_cost"], timeout=options["timeout"],
+            sandbox=options["sandbox"], test_cmd=options["test_cmd"], setup=options["setup"] or None,
+            extra={"keyword": keyword} if keyword else None)
+    except ValueError as error:
+        fail(str(error))
+    if settings.sandbox == "none":
+        click.echo("WARNING: --sandbox none runs the model's commands on this machine without isolation.",
+                   err=True)
+    request.settings = settings
+    display = Display(settings.max_steps)
+    outcome = guarded(lambda: _run(request, display), AgentSetupError)
+    display.close()
+    report(outcome, options["as_json"], options["apply_"])
+
+
+def _run(request, display):
+    from repofix.agent.api import run_agent
+
+    return run_agent(request, progress=display)
+
+
+def guarded(action, *setup_errors):
+    """Run `action`; setup problems become a clear message and exit code 2."""
+    from repofix.config import SettingsError
+    from repofix.models import ModelError
+    from repofix.sandboxes import SandboxError
+    from repofix.workspace import WorkspaceError
+
+    try:
+        return action()
+    except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
+        fail(str(error))
+
+
+def fail(message: str) -> None:
+    click.echo(f"repofix: {message}", err=True)
+    sys.exit(EXIT_SETUP)
+
+
+def report(outcome, as_json: bool, apply_: bool) -> None:
+    applied: list[str] = []
+    apply_error = ""
+    if apply_ and outcome.status == "done":
+        from repofix.workspace import ApplyRefused, Workspace
+        from repofix.workspace.deliver import apply_to_worktree
+
+        try:
+            applied = apply_to_worktree(Workspace.open(outcome.run_id), outcome.checkpoint)
+        except ApplyRefused as error:
+            apply_error = str(error)
+    if as_json:
+        data = {k: (str(v) if isinstance(v, Path) else v) for k, v in outcome.__dict__.items()}
+        click.echo(json.dumps({**data, "applied": applied, "apply_error": apply_error}, indent=2))
+    else:
+        click.echo(summary_text(outcome, applied, apply_error, apply_))
+    sys.exit(EXIT_DONE if outcome.status == "done" and not apply_error else EXIT_NOT_DONE)
+
+
+def summary_text(outcome, applied, apply_error, apply_) -> str:
+    head = {"done": "DONE", "not_done": "NOT DONE"}.get(outcome.status, outcome.status.upper())
+    lines = [f"{head} ({outcome.reason}): {outcome.message}",
+             f"  tests:      {outcome.tests_before}  ->  {outcome.tests_after}",
+             f"  files:      {', '.join(outcome.files_changed) or 'none changed'}",
+             f"  steps/cost: {outcome.steps} steps, ${outcome.cost:.4f}"]
+    if outcome.branch:
+        lines.append(f"  branch:     {outcome.branch}  (your branch, index and working tree are untouched)")
+    if outcome.patch_file:
+        lines.append(f"  patch:      {outcome.patch_file}")
+    lines.append(f"  trajectory: {outcome.trajectory_file}   (repofix show {outcome.run_id})")
+    if applied:
+        lines.append(f"  applied to your working tree: {', '.join(applied)}  (repofix undo reverses it)")
+    if apply_error:
+        lines.append(f"  NOT applied: {apply_error}")
+    elif apply_ and outcome.status != "done":
+        lines.append("  not applied: the run is not done (the patch file holds the best checkpoint)")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--model", "-m", default=None, help="Continue with another model than the recorded one.")
+@click.option("--max-steps", type=click.IntRange(1), default=None, help="A new step limit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout.")
+def resume(run_id: str, model: str | None, max_steps: int | None, as_json: bool) -> None:
+    """Continue a run that stopped (crash, kill -9) from its last checkpoint."""
+    from repofix.agent.api import AgentSetupError
+    from repofix.agent.display import Display
+    from repofix.agent.resume import resume_agent
+
+    display = Display(max_steps or 30)
+    outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, progress=display),
+                      AgentSetupError)
+    display.close()
+    report(outcome, as_json, False)
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--full", is_flag=True, help="Show every observation in full.")
+def show(run_id: str, full: bool) -> None:
+    """Print a run's trajectory readably."""
+    from repofix.agent.trajectory import Trajectory
+    from repofix.runs import open_run
+
+    folder = guarded(lambda: open_run(run_id))
+    if not folder.trajectory_file.exists():
+        fail(f"run {run_id} has no trajectory yet")
+    data = Trajectory.load(folder.trajectory_file).data
+    click.echo(f"run {data['run_id']}  mode {data.get('mode')}  model {data.get('model')}  "
+               f"status {data.get('status')} ({data.get('reason', '')})")
+    click.echo(f"task: {data.get('task') or '(make the failing tests pass)'}")
+    for step in data["steps"]:
+        args = json.dumps(step.get("arguments", {}), ensure_ascii=False)
+        click.echo(f"\n-- step {step['step']}: {step['action']} {args if full else args[:200]}")
+        thought = (step.get("reply") or {}).get("content") or ""
+        if thought:
+            click.echo(f"   thought: {thought if full else thought[:300]}")
+        observation = step.get("observation", "")
+        lines = observation.splitlines()
+        shown = lines if full else lines[:15]
+        click.echo("\n".join("   | " + line for line in shown))
+        if len(shown) < len(lines):
+            click.echo(f"   | ... {len(lines) - len(shown)} more lines (--full)")
+        click.echo(f"   checkpoint {step.get('checkpoint')}  tests {step.get('tests')}  cost ${step.get('cost', 0):.4f}")
+    totals = data.get("totals", {})
+    click.echo(f"\n{data.get('status')}: {data.get('message', '')}  total ${totals.get('cost', 0):.4f}, "
+               f"{int(totals.get('input_tokens', 0))} in / {int(totals.get('output_tokens', 0))} out tokens")
