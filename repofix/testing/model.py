@@ -131,7 +131,7 @@ class TestRun:
             verdict = "passed" if self.exit_code == 0 else "failed"
             text = f"`{self.command}` {verdict} (exit code {self.exit_code}); no per-test results"
         else:
-            order = [o.value for o in Outcome]
+            order = ["failed", "error", "passed", "skipped", "xfailed", "xpassed"]
             counts = self.counts()
             parts = [f"{counts[o]} {o}" for o in order if counts.get(o)]
             text = ", ".join(parts) or "no test results"
