@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "eval": ("repofix.evaluation.cli:eval_group", "Evaluate on task sets, graded as SWE-bench grades."),
     "tasks": ("repofix.tasks.cli:tasks", "Task sets: list, validate, import, export."),
     "sandbox": ("repofix.sandboxes.cli:sandbox", "Check (doctor), build and clean up (prune) sandboxes."),
+    "ci": ("repofix.ci.cli:ci", "Run as a GitHub Actions bot on pull requests: `ci run`, then `ci publish`."),
 }
 
 # Exit codes scripts can rely on.

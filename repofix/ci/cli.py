@@ -26,14 +26,21 @@ def _allow_list(values: tuple[str, ...]) -> list[str]:
     return [name.strip().lstrip("@") for value in raw for name in value.replace("\n", ",").split(",") if name.strip()]
 
 
-def agent_work(model: str | None, sandbox: str | None, max_steps: int, max_cost: float | None,
-               timeout: float | None, test_cmd: str | None):
-    """The `work` function `ci run` calls: the agent loop on the PR head checkout."""
+def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, max_steps: int | None,
+               max_cost: float | None, timeout: float | None, test_cmd: str | None):
+    """The `work` function `ci run` calls: the agent loop on the PR head checkout.
+
+    Settings come from `config_dir` (the workflow's checkout of the base branch), never from the PR
+    head: a pull request must not choose its own sandbox, setup commands or model endpoint."""
     from repofix.agent import AgentRequest, run_agent
+    from repofix.config import load_settings
+
+    settings = load_settings(config_dir)
 
     def work(checkout: Path, instruction: str, mode: str):
         request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
-                               max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd)
+                               max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd,
+                               settings=settings)
         return run_agent(request)
 
     return work
@@ -66,13 +73,15 @@ def _with_common(function):
               "repeated; also $REPOFIX_ALLOW). They still need write access.")
 @click.option("--model", envvar="REPOFIX_MODEL", default=None, help="Model, e.g. openai/gpt-4o or scripted:FILE.")
 @click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), envvar="REPOFIX_SANDBOX", default=None)
-@click.option("--max-steps", type=int, default=30, show_default=True)
+@click.option("--max-steps", type=int, default=None, help="Step limit [default: the settings', 30].")
 @click.option("--max-cost", type=float, default=None, help="Stop when the model has cost this many dollars.")
 @click.option("--timeout", type=float, default=None, help="Wall-clock limit of the run in seconds.")
 @click.option("--test-cmd", default=None, help="Test command (default: detected).")
+@click.option("--config-dir", type=click.Path(path_type=Path, file_okay=False), default=".", show_default=True,
+              help="Read .repofix.toml / [tool.repofix] from here (the base branch), never from the PR head.")
 def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...], model: str | None,
-        sandbox: str | None, max_steps: int, max_cost: float | None, timeout: float | None,
-        test_cmd: str | None) -> None:
+        sandbox: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,
+        test_cmd: str | None, config_dir: Path) -> None:
     """Read the GitHub event, check who asked, run the agent on the PR head and write the artifact.
     Needs only a read-only token ($GITHUB_TOKEN)."""
     from repofix.ci.events import EventError, load_event
@@ -87,7 +96,7 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
         github = GitHub(event.repository, _token())
         settings = RunSettings(artifact_dir=artifact_dir, remote=remote or default_remote(event.repository),
                                bot_login=bot_login, allow=_allow_list(allow), run_url=_run_url())
-        report = run_stage(event, github, agent_work(model, sandbox, max_steps, max_cost, timeout, test_cmd),
+        report = run_stage(event, github, agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd),
                            settings, secrets)
     except (EventError, GitHubError) as error:
         raise click.ClickException(redact(str(error), secrets)) from None
