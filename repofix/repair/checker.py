@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 
-from repofix.repair.localize import TestRun
+from repofix.repair.localize import RunRecord
 from repofix.repair.source import Mutation
 from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
 
@@ -43,7 +43,7 @@ class Checker:
                               f"({self.python!r})?")
         return result
 
-    def coverage(self, tests: list[str], timeout: float, per_test: float) -> tuple[list[TestRun], float]:
+    def coverage(self, tests: list[str], timeout: float, per_test: float) -> tuple[list[RunRecord], float]:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
         than `per_test` seconds is interrupted and counts as failing."""
         result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test}, timeout)
@@ -53,7 +53,7 @@ class Checker:
         if not lines:
             raise RepairError(f"the coverage run printed no result: {result.output.strip()[-2000:]}")
         data = json.loads(lines[-1])
-        runs = [TestRun(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
+        runs = [RunRecord(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
                         t.get("timeout", False))
                 for nodeid, t in data["tests"].items()]
         return runs, float(data["duration"])

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.repair.checker import Checker, Verdict
-from repofix.repair.localize import Suspect, TestRun, is_test_file, rank
+from repofix.repair.localize import RunRecord, Suspect, is_test_file, rank
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
@@ -75,7 +75,7 @@ def diff(sources: dict[str, SourceFile], mutation: Mutation) -> tuple[str, dict[
 
 
 def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str] | None,
-             timeout: float, per_test: float) -> tuple[list[TestRun], list[str], list[str], float]:
+             timeout: float, per_test: float) -> tuple[list[RunRecord], list[str], list[str], float]:
     selection = [] if passing_tests is None else list(dict.fromkeys([*failing_tests, *passing_tests]))
     runs, duration = checker.coverage(selection, timeout, per_test)
     failed = {r.nodeid for r in runs if r.outcome == "failed"}

@@ -16,7 +16,7 @@ def is_test_file(path: str) -> bool:
 
 
 @dataclass
-class TestRun:
+class RunRecord:
     """One test's outcome in the coverage run."""
 
     nodeid: str
@@ -42,7 +42,7 @@ def ochiai(ef: int, ep: int, total_failed: int) -> float:
     return ef / math.sqrt(total_failed * (ef + ep))
 
 
-def rank(runs: list[TestRun], failing: set[str], tb_weight: float = 0.3) -> list[Suspect]:
+def rank(runs: list[RunRecord], failing: set[str], tb_weight: float = 0.3) -> list[Suspect]:
     """Lines of non-test files executed by at least one failing test, most suspicious first.
 
     Ties (common with a single failing test) keep a deterministic order: traceback lines first,

@@ -137,7 +137,9 @@ def run_coverage(req):
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
-    code = pytest.main(PYTEST_ARGS + list(req.get("tests", [])), plugins=[plugin])
+    # one broken test module must not hide every other test's result
+    args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
+    code = pytest.main(args, plugins=[plugin])
     out = os.fdopen(real_stdout, "w")
     out.write(json.dumps({"exit_code": int(code), "duration": time.time() - start, "tests": plugin.tests}) + "\n")
     out.flush()

@@ -1,0 +1,99 @@
+"""repair() end to end through real sandboxes, real pytest and the in-sandbox worker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.checker import Checker
+from repofix.repair.source import Edit, Mutation
+from tests.conftest import backend_params
+
+CLAMP = "def clamp(x, lo, hi):\n    # keep x within [lo, hi]\n    if x < lo:\n        return lo\n" \
+        "    if x < hi:\n        return hi\n    return x\n"
+CLAMP_TESTS = "from pkg.clamp import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\n" \
+              "def test_high():\n    assert clamp(50, 0, 10) == 10\n\n\ndef test_mid():\n" \
+              "    assert clamp(5, 0, 10) == 5\n"
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    root = root / "repo"  # tmp_path also holds the `tree` fixture's project
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_flipped_comparison_is_repaired_and_the_sandbox_left_as_found(backend: str, make_sandbox,
+                                                                      tmp_path: Path) -> None:
+    root = project(tmp_path, {"pkg/__init__.py": "", "pkg/clamp.py": CLAMP, "tests/test_clamp.py": CLAMP_TESTS})
+    sandbox = make_sandbox(backend, source=root)
+    result = repair(sandbox, budget=Budget(max_seconds=120))
+    assert result.status == "plausible", result.message
+    assert result.failing_tests == ["tests/test_clamp.py::test_high", "tests/test_clamp.py::test_mid"]
+    assert result.passing_tests == ["tests/test_clamp.py::test_low"]
+    assert "-    if x < hi:\n+    if x > hi:\n" in result.patch_diff
+    assert "tests/" not in "".join(result.files)
+    assert result.candidates_tried >= 1
+    assert sandbox.read_files(["pkg/clamp.py"])["pkg/clamp.py"] == CLAMP.encode()
+    # the patch really works: apply it on the host and run the suite
+    (root / "pkg" / "clamp.py").write_text(result.files["pkg/clamp.py"])
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+UNFIXABLE = "def greet(name):\n    return 'hello'\n"
+UNFIXABLE_TESTS = "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n"
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_a_bug_no_operator_can_fix_ends_not_fixed_within_budget(backend: str, make_sandbox,
+                                                                tmp_path: Path) -> None:
+    root = project(tmp_path, {"greet.py": UNFIXABLE, "test_greet.py": UNFIXABLE_TESTS})
+    sandbox = make_sandbox(backend, source=root)
+    result = repair(sandbox, ["test_greet.py::test_greet"], [], Budget(max_candidates=15, max_seconds=120))
+    assert result.status == "not_fixed"
+    assert result.patch_diff == "" and result.files == {}
+    assert 0 < result.candidates_tried <= 15
+    assert "no plausible patch among" in result.message
+    assert sandbox.read_files(["greet.py"])["greet.py"] == UNFIXABLE.encode()
+
+
+def test_nothing_to_repair_when_everything_passes(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"pkg/__init__.py": "", "pkg/clamp.py": CLAMP.replace("x < hi", "x > hi"),
+                              "tests/test_clamp.py": CLAMP_TESTS})
+    result = repair(make_sandbox("none", source=root))
+    assert result.status == "no_failures" and result.candidates_tried == 0
+
+
+def test_a_hanging_bug_and_hanging_candidates_are_cut_off(make_sandbox, tmp_path: Path) -> None:
+    code = "def down(n):\n    out = []\n    while n > 0:\n        out.append(n)\n        n += 1\n    return out\n"
+    tests = "from loop import down\n\ndef test_down():\n    assert down(3) == [3, 2, 1]\n"
+    root = project(tmp_path, {"loop.py": code, "test_loop.py": tests})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=200, test_timeout=1))
+    assert result.status == "plausible", result.message
+    assert "n -= 1" in result.files["loop.py"] or "n += -1" in result.files["loop.py"]
+
+
+SIGN = "def sign(x):\n    if x >= 0:\n        return 1\n    if x < 0:\n        return -1\n    return 0\n"
+SIGN_TESTS = "from sign import sign\n\ndef test_zero():\n    assert sign(0) == 0\n\n" \
+             "def test_positive():\n    assert sign(5) == 1\n"
+
+
+def test_a_candidate_that_breaks_a_passing_test_is_rejected(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"sign.py": SIGN, "test_sign.py": SIGN_TESTS})
+    sandbox = make_sandbox("none", source=root)
+    start = SIGN.encode().index(b"return 1") + len("return ")
+    breaks = Mutation("sign.py", 3, "constant", "1 -> 0", (Edit(start, start + 1, "0"),), 1.0)
+    start = SIGN.encode().index(b">=")
+    fixes = Mutation("sign.py", 2, "compare", ">= -> >", (Edit(start, start + 2, ">"),), 1.0)
+    verdicts = Checker(sandbox).check([breaks, fixes], ["test_sign.py::test_zero"],
+                                      ["test_sign.py::test_positive"], timeout=30, full_timeout=30, seconds=60)
+    assert [(v.ok, v.stage) for v in verdicts] == [(False, "passing"), (True, "passing")]
+    assert sandbox.read_files(["sign.py"])["sign.py"] == SIGN.encode()

@@ -1,0 +1,107 @@
+"""Fault localization: Ochiai ranking, traceback bonus, and the real in-sandbox coverage run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repofix.repair.checker import Checker
+from repofix.repair.localize import RunRecord, is_test_file, ochiai, rank
+from tests.conftest import backend_params
+
+
+def test_ochiai_formula() -> None:
+    assert ochiai(2, 0, 2) == 1.0
+    assert ochiai(0, 3, 2) == 0.0
+    assert round(ochiai(1, 1, 2), 4) == 0.5
+
+
+def test_rank_puts_the_line_only_failing_tests_run_first_and_ignores_test_files() -> None:
+    runs = [
+        RunRecord("t::a", "failed", {"m.py": [1, 2, 5], "tests/test_m.py": [3]}),
+        RunRecord("t::b", "failed", {"m.py": [1, 2, 5]}),
+        RunRecord("t::c", "passed", {"m.py": [1, 2, 3]}),
+        RunRecord("t::d", "passed", {"m.py": [1, 3]}),
+    ]
+    ranked = rank(runs, {"t::a", "t::b"})
+    assert (ranked[0].path, ranked[0].line) == ("m.py", 5)
+    assert all(not is_test_file(s.path) for s in ranked)
+    assert 3 not in {s.line for s in ranked}  # never run by a failing test
+
+
+def test_traceback_frames_break_ties() -> None:
+    runs = [RunRecord("t::a", "failed", {"m.py": [1, 2, 3]}, tb=[("m.py", 2)])]
+    assert rank(runs, {"t::a"})[0].line == 2
+
+
+PROGRAM = '''\
+def mean(xs):
+    total = 0
+    for x in xs:
+        total += x
+    return total / len(xs)
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if n % 2:
+        return s[n // 2]
+    return (s[n // 2 - 1] + s[n // 2]) / 3
+
+
+def spread(xs):
+    return max(xs) - min(xs)
+'''
+
+TESTS = '''\
+from stats import mean, median, spread
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+
+def test_median_odd():
+    assert median([3, 1, 2]) == 2
+
+def test_median_even():
+    assert median([1, 2, 3, 4]) == 2.5
+
+def test_median_even_again():
+    assert median([4, 4]) == 4
+
+def test_spread():
+    assert spread([1, 5]) == 4
+'''
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_coverage_run_ranks_the_planted_line_first(backend: str, make_sandbox, tmp_path: Path) -> None:
+    tmp_path = tmp_path / "stats"
+    tmp_path.mkdir()
+    (tmp_path / "stats.py").write_text(PROGRAM)
+    (tmp_path / "test_stats.py").write_text(TESTS)
+    sandbox = make_sandbox(backend, source=tmp_path)
+    runs, _ = Checker(sandbox).coverage([], timeout=120, per_test=10)
+    outcomes = {r.nodeid: r.outcome for r in runs}
+    assert outcomes["test_stats.py::test_median_even"] == "failed"
+    assert outcomes["test_stats.py::test_median_odd"] == "passed"
+    failing = {n for n, o in outcomes.items() if o == "failed"}
+    top = rank(runs, failing)[0]
+    assert (top.path, top.line) == ("stats.py", 13)
+
+
+@pytest.mark.parametrize("backend", backend_params(("none",)))
+def test_a_hanging_test_fails_in_the_coverage_run_and_points_at_the_loop(backend: str, make_sandbox,
+                                                                         tmp_path: Path) -> None:
+    tmp_path = tmp_path / "loop"
+    tmp_path.mkdir()
+    (tmp_path / "loop.py").write_text("def down(n):\n    out = []\n    while n > 0:\n        out.append(n)\n"
+                                      "        n += 1\n    return out\n")
+    (tmp_path / "test_loop.py").write_text("from loop import down\n\ndef test_down():\n"
+                                           "    assert down(2) == [2, 1]\n")
+    sandbox = make_sandbox(backend, source=tmp_path)
+    runs, _ = Checker(sandbox).coverage([], timeout=60, per_test=1)
+    (run,) = runs
+    assert run.outcome == "failed" and run.timed_out
+    assert {line for path, line in run.tb if path == "loop.py"} & {3, 4, 5}
