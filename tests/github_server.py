@@ -215,3 +215,48 @@ def make_remote(root, pr_number: int = 1, branch: str = "feature") -> tuple:
     head = commit_files(work, BUGGY, "refactor add")
     git(work, "push", "-q", str(bare), "main", branch, f"{branch}:refs/pull/{pr_number}/head")
     return bare, work, head
+
+
+READ_TOKEN, WRITE_TOKEN = "ghs_readtoken0123456789abcdefghij", "ghs_writetoken0123456789abcdefghi"
+FIX_PATCH = ("diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
+             "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n")
+
+
+class World:
+    """A repository `acme/widgets` on the API stand-in and on disk, with PR #1 (branch `feature`, whose
+    tests fail). `alice` is an admin, `carol` may only read."""
+
+    repository = "acme/widgets"
+
+    def __init__(self, root, server: GitHubServer, fork: bool = False) -> None:
+        self.root, self.server = root, server
+        self.bare, self.work, self.head = make_remote(root)
+        server.repo(self.repository).permissions.update(alice="admin", carol="read")
+        self.pull = server.add_pull(self.repository, 1, head_sha=self.head, head_ref="feature",
+                                    head_repo="mallory/widgets" if fork else None,
+                                    title="Refactor add", body="Makes `add` shorter.")
+
+    def branch(self, name: str = "feature") -> str:
+        return git(self.bare, "rev-parse", f"refs/heads/{name}")
+
+    def move_head(self) -> str:
+        """Someone pushes to the PR branch (GitHub updates refs/pull/1/head and the API)."""
+        git(self.work, "checkout", "-q", "feature")
+        sha = commit_files(self.work, {"NOTES.md": "more\n"}, "notes")
+        git(self.work, "push", "-q", str(self.bare), "feature", "feature:refs/pull/1/head")
+        self.pull["head"]["sha"] = sha
+        return sha
+
+    def bot_comments(self) -> list[dict]:
+        return [c for c in self.server.comments(self.repository, 1) if c["user"]["login"] == self.server.bot_login]
+
+    def env(self, event_name: str, payload: dict, token: str = READ_TOKEN) -> dict[str, str]:
+        import json
+
+        path = self.root / f"event-{len(list(self.root.glob('event-*')))}.json"
+        path.write_text(json.dumps(payload))
+        return {"GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(path),
+                "GITHUB_REPOSITORY": self.repository, "GITHUB_API_URL": self.server.url,
+                "GITHUB_SERVER_URL": "https://github.example", "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": token,
+                "GITHUB_STEP_SUMMARY": str(self.root / "step-summary.md"), "REPOFIX_GIT_REMOTE": str(self.bare),
+                "REPOFIX_HOME": str(self.root / "home"), "REPOFIX_GITHUB_BACKOFF": "0"}
