@@ -123,6 +123,9 @@ def _render(group: _Group, workdir: str) -> list[str]:
         lines.append(f"  [… {len(message) - max_msg} more message lines]")
     for frame in _pick_frames(first, max_frames):
         lines.extend(_frame_lines(frame, max_src, workdir))
+    cause = [f for f in first.frames if f.cause and f.error]
+    if cause and group.level >= 3:
+        lines.append(f"  caused by: {cap_line(cause[-1].error[-1], 200)} at {clean(cause[-1].location, workdir)}")
     if max_out:
         for name, text in (("stdout", first.stdout), ("stderr", first.stderr), ("log", first.log)):
             out = [ln for ln in clean(text, workdir).splitlines() if ln.strip()]
@@ -138,7 +141,8 @@ def _render(group: _Group, workdir: str) -> list[str]:
 
 def _pick_frames(result: TestResult, limit: int) -> list[Frame]:
     """The deepest frames inside the repository; with room, the test's own frame too."""
-    frames = list(result.repo_frames) or list(result.frames[-1:])
+    final = [f for f in result.frames if not f.cause] or list(result.frames)
+    frames = [f for f in final if f.in_repo] or final[-1:]
     seen: dict[str, Frame] = {}
     for f in reversed(frames):
         seen.setdefault(f.location, f)

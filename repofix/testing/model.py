@@ -51,6 +51,7 @@ class Frame:
     function: str = ""
     source: tuple[str, ...] = ()  # the code shown, the failing line prefixed with '>'
     error: tuple[str, ...] = ()  # the 'E ' lines attached to this entry, without the prefix
+    cause: bool = False  # belongs to an earlier exception of a chain ("direct cause", "during handling")
 
     @property
     def in_repo(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from repofix.testing.model import Frame
 
@@ -26,6 +27,8 @@ def parse_frames(text: str) -> tuple[Frame, ...]:
         if _SEPARATOR.match(line) or _CHAIN.match(line.strip()):
             frames.extend(_entries(block))
             block = []
+            if _CHAIN.match(line.strip()):
+                frames = [replace(f, cause=True) for f in frames]
         else:
             block.append(line)
     frames.extend(_entries(block))

@@ -1,0 +1,32 @@
+"""`repofix test` end to end on a real sandbox."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from conftest import require_backend
+
+from repofix.cli import main
+
+
+@pytest.mark.bwrap
+def test_repofix_test_prints_baseline_and_feedback(tree, tmp_path) -> None:
+    require_backend("bwrap")
+    (tree / "tests" / "test_more.py").write_text(
+        "from pkg.calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -3\n")
+    result = CliRunner().invoke(main, ["test", "--repo", str(tree), "--sandbox", "bwrap",
+                                       "--log-dir", str(tmp_path / "logs"), "--budget", "800"])
+    assert result.exit_code == 1, result.output
+    assert "Baseline: 1 failed, 1 passed" in result.output
+    assert "FAILED tests/test_more.py::test_negative" in result.output
+    assert "assert -2 == -3" in result.output
+    log = tmp_path / "logs" / "tests-001.log"
+    assert f"Full log: {log}" in result.output and "test_negative" in log.read_text()
+
+
+@pytest.mark.bwrap
+def test_repofix_test_exit_code_zero_when_all_pass(tree) -> None:
+    require_backend("bwrap")
+    result = CliRunner().invoke(main, ["test", "--repo", str(tree), "--sandbox", "bwrap"])
+    assert result.exit_code == 0, result.output
+    assert "Baseline: 1 passed" in result.output
