@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "tasks": ("repofix.tasks.cli:tasks", "Task sets: list, validate, import, export."),
     "sandbox": ("repofix.sandboxes.cli:sandbox", "Check (doctor), build and clean up (prune) sandboxes."),
     "ci": ("repofix.ci.cli:ci", "Run as a GitHub Actions bot on pull requests: `ci run`, then `ci publish`."),
+    "test": "repofix.testing.cli:test",
 }
 
 # Exit codes scripts can rely on.
