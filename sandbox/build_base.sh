@@ -130,6 +130,7 @@ else
     find "$CACHE_DIR" -maxdepth 1 -name "rootfs-*.tar" ! -name "$(basename "$tarball")" -delete
 fi
 
+old_id="$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
 say "docker import -> $IMAGE"
 t0=$SECONDS
 docker import \
@@ -140,3 +141,7 @@ docker import \
     --message "repofix base: debootstrap $VARIANT $SUITE ($key)" \
     "$tarball" "$IMAGE" >/dev/null
 say "imported $IMAGE in $((SECONDS - t0))s ($(docker image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1/1e6}'))"
+if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect --format '{{.Id}}' "$IMAGE")" ]; then
+    # The replaced image is untagged now; it stays only while images built on it still exist.
+    docker rmi "$old_id" >/dev/null 2>&1 || true
+fi
