@@ -1,0 +1,56 @@
+"""`repofix fix` with no model configured: the built-in engine repairs a flipped comparison
+offline through the real agent loop and sandbox, and the result arrives as a branch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repofix.models.base import ModelReply
+from repofix.repair.model import BuiltinModel, make_builtin_model
+from tests.conftest import backend_params, require_backend
+
+CODE = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x < hi:\n        return hi\n    return x\n"
+TESTS = "from clamp import clamp\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n" \
+        "def test_high():\n    assert clamp(50, 0, 10) == 10\n\ndef test_mid():\n    assert clamp(5, 0, 10) == 5\n"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_repofix_fix_without_a_model_repairs_offline_and_delivers_a_branch(backend: str, tmp_path: Path) -> None:
+    require_backend(backend)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "clamp.py").write_text(CODE)
+    (repo / "test_clamp.py").write_text(TESTS)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_") and not k.endswith("_API_KEY")}
+    env.update(REPOFIX_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--sandbox", backend],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "built-in repair engine" in done.stdout + done.stderr
+    branches = git(repo, "branch", "--list", "repofix/*").split()
+    assert branches, done.stdout
+    fixed = git(repo, "show", f"{branches[-1]}:clamp.py")
+    assert "if x > hi:" in fixed
+    assert git(repo, "show", f"{branches[-1]}:test_clamp.py") == TESTS
+    assert (repo / "clamp.py").read_text() == CODE  # the user's working tree is untouched
+
+
+def test_builtin_model_starts_with_a_python_action_and_gives_up_on_garbage() -> None:
+    model = make_builtin_model(max_candidates=5, unknown_option=1)
+    assert isinstance(model, BuiltinModel) and model.budget.max_candidates == 5
+    first = model.query([{"role": "user", "content": "fix it"}])
+    assert [c.name for c in first.tool_calls] == ["python"]
+    second = model.query([{"role": "tool", "tool_call_id": "x", "content": "Traceback: no pytest"}])
+    assert isinstance(second, ModelReply) and second.give_up and not second.tool_calls
