@@ -20,6 +20,7 @@ from repofix.testing.text import cap_line, clean, condense_output, estimate_toke
 
 DEFAULT_BUDGET = 1500  # tokens
 # Per detail level: message lines, frames shown, source lines per frame, captured output lines.
+_OTHERS = 8
 _LEVELS = {4: (20, 3, 3, 8), 3: (12, 2, 2, 0), 2: (6, 2, 1, 0), 1: (2, 1, 1, 0)}
 
 
@@ -28,6 +29,7 @@ class _Group:
     results: list[TestResult]
     tag: str  # "new", "still failing" or ""
     level: int = 4
+    others: int | None = None  # how many of the other tests with this failure to name; None: all
     lines: list[str] = field(default_factory=list)
 
 
@@ -51,26 +53,61 @@ def condense(
     for g in groups:
         g.lines = _render(g, workdir)
     footer_ids: list[str] = []
+    shown = [None]  # how many footer ids fit; None: all
 
-    def total() -> int:
+    def text() -> str:
         body = [ln for g in groups if g.level > 0 for ln in g.lines]
-        return estimate_tokens("\n".join(head + body + _footer(footer_ids, groups, current)))
+        return "\n".join(head + body + _footer(footer_ids, groups, current, shown[0]))
 
-    for level in (4, 3, 2, 1):  # least useful detail first, lowest-priority groups first
+    # Least useful first, lowest-priority groups first: captured output, context lines, long
+    # messages, long lists of tests with the same failure, then whole blocks (ids only).
+    for step in (4, 3, 2, "others", 1):
         for g in reversed(groups):
-            if total() <= budget:
+            if estimate_tokens(text()) <= budget:
                 break
-            if g.level == level:
-                g.level = level - 1
+            if step == "others":
+                if g.level and g.others is None and len(g.results) > 1 + _OTHERS:
+                    g.others = _OTHERS
+                    g.lines = _render(g, workdir)
+            elif g.level == step:
+                g.level = step - 1
                 if g.level:
                     g.lines = _render(g, workdir)
                 else:
                     footer_ids[:0] = [r.id for r in g.results]
-    body = [ln for g in groups if g.level > 0 for ln in g.lines]
-    text = "\n".join(head + body + _footer(footer_ids, groups, current))
-    if estimate_tokens(text) > budget:  # even ids alone do not fit: cut the id list, say so
-        text = cap_line(text, budget * 4 - 120) + f"\n[cut to the token budget. {_where(current)}]"
-    return text
+    _refill(groups, lambda: estimate_tokens(text()) <= budget, workdir)
+    if estimate_tokens(text()) > budget:  # even the ids do not fit: list as many as fit
+        low, high = 0, len(footer_ids)
+        while low < high:
+            shown[0] = (low + high + 1) // 2
+            low, high = (shown[0], high) if estimate_tokens(text()) <= budget else (low, shown[0] - 1)
+        shown[0] = low
+    final = text()
+    if estimate_tokens(final) > budget:  # a pathological header or block: hard cut, said so
+        final = cap_line(final, budget * 4 - 120) + f"\n[cut to the token budget. {_where(current)}]"
+    return final
+
+
+def _refill(groups: list[_Group], fits, workdir: str) -> None:
+    """Trimming went group by group, so budget may be left: give detail back, most important first."""
+    for g in groups:
+        if g.level == 0:
+            continue
+        if g.others is not None:  # name as many of the tests with the same failure as fit
+            low, high = g.others, len(g.results) - 1
+            while low < high:
+                g.others = (low + high + 1) // 2
+                g.lines = _render(g, workdir)
+                low, high = (g.others, high) if fits() else (low, g.others - 1)
+            g.others = None if low >= len(g.results) - 1 else low
+            g.lines = _render(g, workdir)
+        while g.level < 4:
+            g.level += 1
+            g.lines = _render(g, workdir)
+            if not fits():
+                g.level -= 1
+                g.lines = _render(g, workdir)
+                break
 
 
 def _header(run: TestRun, baseline: TestRun | None, flaky: set[str]) -> list[str]:
@@ -135,7 +172,9 @@ def _render(group: _Group, workdir: str) -> list[str]:
                 lines.extend("    " + cap_line(ln, 200) for ln in out[-max_out:])
     if len(group.results) > 1:
         others = [r.id for r in group.results[1:]]
-        lines.append(f"  Same failure in {len(others)} more: " + ", ".join(others))
+        named = others if group.others is None else others[: group.others]
+        more = f" (+{len(others) - len(named)} more)" if len(named) < len(others) else ""
+        lines.append(f"  Same failure in {len(others)} more: " + ", ".join(named) + more)
     return lines
 
 
@@ -183,17 +222,22 @@ def _function_of(frame: Frame) -> str:
     return ""
 
 
-def _footer(footer_ids: list[str], groups: list[_Group], run: TestRun) -> list[str]:
+def _footer(footer_ids: list[str], groups: list[_Group], run: TestRun, shown: int | None) -> list[str]:
     lines: list[str] = []
+    named = footer_ids if shown is None else footer_ids[:shown]
     if footer_ids:
-        lines += ["", f"Also failing (details left out): {', '.join(footer_ids)}"]
-    shown = [g for g in groups if 0 < g.level < 4]
-    if shown or footer_ids:
+        more = f" (+{len(footer_ids) - len(named)} more)" if len(named) < len(footer_ids) else ""
+        lines += ["", f"Also failing (details left out): {', '.join(named)}{more}"]
+    partial = [g for g in groups if 0 < g.level < 4 or g.others is not None]
+    if partial or footer_ids:
         parts = []
         if footer_ids:
             parts.append(f"details of {len(footer_ids)} failure(s)")
+        capped = sum(len(g.results) - 1 - g.others for g in groups if g.level and g.others is not None)
+        if capped or len(named) < len(footer_ids):
+            parts.append(f"ids of {capped + len(footer_ids) - len(named)} failing test(s)")
         for level, what in ((3, "captured output"), (2, "extra frames and context"), (1, "long messages")):
-            n = sum(len(g.results) for g in shown if g.level <= level)
+            n = sum(len(g.results) for g in groups if 0 < g.level <= level)
             if n:
                 parts.append(f"{what} of {n} failure(s)")
         lines += ["", f"Left out to fit the budget: {'; '.join(parts)}. {_where(run)}"]
