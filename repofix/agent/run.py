@@ -12,7 +12,7 @@ from typing import Any
 
 from repofix.agent import execute
 from repofix.agent.actions import Action, FormatError
-from repofix.agent.progress import Progress
+from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
 from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
@@ -140,7 +140,9 @@ class AgentRun:
         notes = [synced.note, guards.note]
         if self.progress.phase == "red":
             return "\n".join(n for n in notes if n)
-        run = self.run_tests(select_tests(self.last_run_shape(), changed) if self.progress.latest else ())
+        test_files = sorted({test_file(i) for i in [*self.progress.baseline, *self.progress.latest]})
+        selection = select_tests(self.last_run_shape(), changed, test_files) if self.progress.latest else ()
+        run = self.run_tests(selection)
         notes.append(condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
                               flaky=self.progress.flaky, workdir=self.sandbox.workdir))
         notes.append(self.judge_progress(synced.checkpoint.n))
