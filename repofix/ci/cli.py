@@ -27,7 +27,7 @@ def _allow_list(values: tuple[str, ...]) -> list[str]:
 
 
 def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, max_steps: int | None,
-               max_cost: float | None, timeout: float | None, test_cmd: str | None):
+               max_cost: float | None, timeout: float | None, test_cmd: str | None, allow_unsandboxed: bool = False):
     """The `work` function `ci run` calls: the agent loop on the PR head checkout.
 
     Settings come from `config_dir` (the workflow's checkout of the base branch), never from the PR
@@ -36,6 +36,10 @@ def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, 
     from repofix.config import load_settings
 
     settings = load_settings(config_dir)
+    if (sandbox or settings.sandbox) == "none" and not allow_unsandboxed:
+        # Without isolation the PR's code could read this process's tokens (e.g. from /proc).
+        raise click.UsageError("the `none` sandbox would let the pull request's code read the workflow's "
+                               "credentials; use docker or bwrap, or pass --allow-unsandboxed (trusted code only)")
 
     def work(checkout: Path, instruction: str, mode: str):
         request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
@@ -79,9 +83,11 @@ def _with_common(function):
 @click.option("--test-cmd", default=None, help="Test command (default: detected).")
 @click.option("--config-dir", type=click.Path(path_type=Path, file_okay=False), default=".", show_default=True,
               help="Read .repofix.toml / [tool.repofix] from here (the base branch), never from the PR head.")
+@click.option("--allow-unsandboxed", is_flag=True, envvar="REPOFIX_CI_ALLOW_UNSANDBOXED",
+              help="Permit the `none` sandbox (only for code you trust).")
 def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...], model: str | None,
         sandbox: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,
-        test_cmd: str | None, config_dir: Path) -> None:
+        test_cmd: str | None, config_dir: Path, allow_unsandboxed: bool) -> None:
     """Read the GitHub event, check who asked, run the agent on the PR head and write the artifact.
     Needs only a read-only token ($GITHUB_TOKEN)."""
     from repofix.ci.events import EventError, load_event
@@ -91,13 +97,13 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
     from repofix.ci.sanitize import redact, secrets_from_env
 
     secrets = secrets_from_env()
+    work = agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
     try:
         event = load_event()
         github = GitHub(event.repository, _token())
         settings = RunSettings(artifact_dir=artifact_dir, remote=remote or default_remote(event.repository),
                                bot_login=bot_login, allow=_allow_list(allow), run_url=_run_url())
-        report = run_stage(event, github, agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd),
-                           settings, secrets)
+        report = run_stage(event, github, work, settings, secrets)
     except (EventError, GitHubError) as error:
         raise click.ClickException(redact(str(error), secrets)) from None
     detail = report.reason or f"tests {report.tests_before} -> {report.tests_after}"

@@ -15,7 +15,6 @@ from repofix.ci.sanitize import strip_hidden
 COMMAND = "/repofix"
 MARKER = "<!-- repofix:sticky -->"
 REPLY_MARKER = "<!-- repofix:reply -->"
-FIX_INSTRUCTION = "Make the failing tests pass."
 
 
 class EventError(ValueError):

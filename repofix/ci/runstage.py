@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from repofix.ci import artifact, permissions
 from repofix.ci.artifact import Report
 from repofix.ci.comment import add_step_summary, summary_markdown
-from repofix.ci.events import FIX_INSTRUCTION, Event, Skip, Trigger, decide
+from repofix.ci.events import Event, Skip, Trigger, decide
 from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, fetch_pr_head
 from repofix.ci.sanitize import is_secret_name, quote_untrusted, redact, strip_hidden
@@ -62,11 +62,12 @@ def _pr_for(trigger: Trigger, github: GitHub) -> dict[str, Any] | None:
 
 
 def task_text(trigger: Trigger, pull: dict[str, Any]) -> str:
-    """The model's task: our own words, plus the people's words as quoted data."""
+    """The model's task: our own words, plus the people's words as quoted data. For a plain fix the
+    failing tests are the whole task (the agent takes an empty instruction to mean exactly that)."""
+    if trigger.mode == "fix":
+        return ""
     context = quote_untrusted(f"{pull.get('title') or ''}\n\n{pull.get('body') or ''}",
                               f"the author of pull request #{pull.get('number')} (its title and description)")
-    if trigger.mode == "fix":
-        return f"{FIX_INSTRUCTION} Do not weaken or delete tests.\n\n{context}"
     request = quote_untrusted(trigger.instruction, f"@{strip_hidden(trigger.actor)} (a /repofix request)")
     return f"Implement the change requested below on this pull request's code.\n\n{request}\n\n{context}"
 
