@@ -276,3 +276,19 @@ def test_nothing_is_written_into_the_repository(make_sandbox, tmp_path) -> None:
     box.changes()
     assert run_tests(box, "python -m pytest", timeout=60).ok
     assert not box.changes()
+
+
+@pytest.mark.parametrize("style", ["long", "short", "native", "auto"])
+def test_frames_are_parsed_in_every_traceback_style(make_sandbox, tmp_path, style) -> None:
+    root = tmp_path / style
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "core.py").write_text("def divide(a, b):\n    return a / b\n\ndef ratio(a):\n    return divide(a, 0)\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_core.py").write_text("from pkg.core import ratio\n\ndef test_ratio():\n    ratio(1)\n")
+    box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
+    run = run_tests(box, f"python -m pytest --tb={style}", timeout=60)
+    result = run.results["tests/test_core.py::test_ratio"]
+    assert [f.location for f in result.repo_frames] == ["tests/test_core.py:4", "pkg/core.py:5", "pkg/core.py:2"]
+    assert "a / b" in result.repo_frames[-1].source[-1]
+    assert result.message.startswith("ZeroDivisionError")

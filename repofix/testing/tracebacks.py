@@ -14,7 +14,7 @@ _CHAIN = re.compile(
 )
 _SHORT_LOC = re.compile(r"^(\S.*?):(\d+): in (.+)$")  # short entry header: path:12: in func
 _LONG_LOC = re.compile(r"^(\S.*?):(\d+): ?(\S*)$")  # long entry footer: path:12: ExcName
-_NATIVE_LOC = re.compile(r'^\s*File "(.+?)", line (\d+), in (.+)$')
+_NATIVE_LOC = re.compile(r'^\s*File "(.+?)", line (\d+), in (.+)$', re.MULTILINE)
 
 
 def parse_frames(text: str) -> tuple[Frame, ...]:
