@@ -8,7 +8,7 @@ Public API:
     find_flaky(sandbox, current, suspects, *, command, reruns=2, ...) -> set[str]
     select_tests(last, changed, test_files=()) -> list[str]
     done(baseline, current, targets=(), *, pass_to_pass=None, flaky=()) -> Verdict
-    condense(current, baseline=None, *, budget=1500, flaky=(), workdir="") -> str
+    condense(current, baseline=None, *, budget=4000, flaky=(), workdir="") -> str
 """
 
 from repofix.testing.done import Verdict, done

@@ -16,7 +16,7 @@ import click
 @click.option("--test-cmd", default=None,
               help="Test command (default: detected; pytest for Python projects, with their own configuration).")
 @click.option("--setup", "setup", multiple=True, help="Setup command run first, with network (repeatable).")
-@click.option("--budget", type=int, default=None, help="Token budget of the condensed feedback [default: 1500].")
+@click.option("--budget", type=int, default=None, help="Token budget of the condensed feedback [default: 4000].")
 @click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds before the run is killed.")
 @click.option("--reruns", type=int, default=1, show_default=True,
               help="Re-run failing tests this many times to tell flaky from real failures.")

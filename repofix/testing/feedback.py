@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from repofix.testing.model import Frame, Outcome, RunStatus, TestResult, TestRun
 from repofix.testing.text import cap_line, clean, condense_output, estimate_tokens
 
-DEFAULT_BUDGET = 1500  # tokens
+# Tokens. Enough to name every failing test of a run with ~250 failures (see evals/bench_feedback.py);
+# small runs use far less, since only what is needed is written.
+DEFAULT_BUDGET = 4000
 # Per detail level: message lines, frames shown, source lines per frame, captured output lines.
 _OTHERS = 8
 _LEVELS = {4: (20, 3, 3, 8), 3: (12, 2, 2, 0), 2: (6, 2, 1, 0), 1: (2, 1, 1, 0)}
