@@ -120,7 +120,9 @@ def table(cases: list[Case], counts: dict, seconds: dict) -> str:
         "| --- | ---: | " + " | ".join("---" for _ in TOOLS) + " |",
     ]
     for kind in kinds:
-        lines.append(f"| {kind} | {n_of[kind]} | " + " | ".join(cell(counts[(kind, t)]) for t in TOOLS) + " |")
+        lines.append(
+            f"| {kind} | {n_of[kind]} | " + " | ".join(cell(counts[(kind, t)]) for t in TOOLS) + " |"
+        )
     for label, chosen in (("**applicable (all but ambiguous)**", [k for k in kinds if k != "ambiguous"]),
                           ("**diff cases only (baselines' formats)**", [k for k in kinds if k not in ("ambiguous", "search_replace")])):  # fmt: skip
         total = {t: defaultdict(int) for t in TOOLS}
@@ -128,7 +130,11 @@ def table(cases: list[Case], counts: dict, seconds: dict) -> str:
             for t in TOOLS:
                 for outcome, v in counts[(kind, t)].items():
                     total[t][outcome] += v
-        lines.append(f"| {label} | {sum(n_of[k] for k in chosen)} | " + " | ".join(cell(total[t]) for t in TOOLS) + " |")
+        lines.append(
+            f"| {label} | {sum(n_of[k] for k in chosen)} | "
+            + " | ".join(cell(total[t]) for t in TOOLS)
+            + " |"
+        )
     runs = {t: sum(sum(counts[(k, t)].values()) for k in kinds) for t in TOOLS}
     ms = {t: 1000 * seconds[t] / max(runs[t], 1) for t in TOOLS}
     lines.append("")

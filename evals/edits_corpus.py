@@ -131,6 +131,7 @@ def render(old: str | None, new: str | None, hunks: list[DHunk], counts: int = 0
 
 # --- perturbations: each takes the real hunks and returns the diff a model might send -------------
 
+
 def _copy(hunks: list[DHunk]) -> list[DHunk]:
     return [DHunk(h.a0, h.b0, list(h.lines)) for h in hunks]
 
@@ -201,7 +202,12 @@ def trailing_ws(hunks: list[DHunk], rng: random.Random) -> list[DHunk]:
     out = _copy(hunks)
     for h in out:
         h.lines = [
-            (op, t + rng.choice(["  ", " ", "\t"]) if op != "+" and "\n" not in t and rng.random() < 0.5 else t)
+            (
+                op,
+                t + rng.choice(["  ", " ", "\t"])
+                if op != "+" and "\n" not in t and rng.random() < 0.5
+                else t,
+            )
             for op, t in h.lines
         ]
     return out
@@ -304,16 +310,51 @@ def file_cases(pkg: str, path: str, a: str, b: str, rng: random.Random) -> list[
         if changed is not None:
             cases.append(Case(f"{base}:{kind}", kind, render(path, path, changed), {path: a}, {path: b}))
     bad_counts = rng.choice([-2, -1, 1, 2])
-    cases.append(Case(f"{base}:wrong_counts", "wrong_counts", render(path, path, hunks, bad_counts), {path: a}, {path: b}))
+    cases.append(
+        Case(
+            f"{base}:wrong_counts",
+            "wrong_counts",
+            render(path, path, hunks, bad_counts),
+            {path: a},
+            {path: b},
+        )
+    )
     short = hunks_of(a, b, n=1)
-    cases.append(Case(f"{base}:truncated_context", "truncated_context", render(path, path, short), {path: a}, {path: b}))
-    if a.endswith("\n") and b.endswith("\n") and hunks[-1].a0 + sum(op != "+" for op, _ in hunks[-1].lines) >= a.count("\n") - 1:
+    cases.append(
+        Case(
+            f"{base}:truncated_context", "truncated_context", render(path, path, short), {path: a}, {path: b}
+        )
+    )
+    if (
+        a.endswith("\n")
+        and b.endswith("\n")
+        and hunks[-1].a0 + sum(op != "+" for op, _ in hunks[-1].lines) >= a.count("\n") - 1
+    ):
         # The file on disk lacks its final newline; the model's diff does not know it.
-        cases.append(Case(f"{base}:no_final_newline", "no_final_newline", render(path, path, hunks), {path: a[:-1]}, {path: b[:-1]}))
-    cases.append(Case(f"{base}:already_applied", "already_applied", render(path, path, hunks), {path: b}, {path: b}))
+        cases.append(
+            Case(
+                f"{base}:no_final_newline",
+                "no_final_newline",
+                render(path, path, hunks),
+                {path: a[:-1]},
+                {path: b[:-1]},
+            )
+        )
+    cases.append(
+        Case(f"{base}:already_applied", "already_applied", render(path, path, hunks), {path: b}, {path: b})
+    )
     sr_text = search_replace(path, hunks)
     sr_ok = _sr_unambiguous(a, hunks)
-    cases.append(Case(f"{base}:search_replace", "search_replace", sr_text, {path: a}, {path: b} if sr_ok else None, False))
+    cases.append(
+        Case(
+            f"{base}:search_replace",
+            "search_replace",
+            sr_text,
+            {path: a},
+            {path: b} if sr_ok else None,
+            False,
+        )
+    )
     for n, (text, before) in enumerate(ambiguous_cases(path, a, hunks, rng)):
         cases.append(Case(f"{base}:ambiguous:{n}", "ambiguous", text, before, None))
     dup = duplicated_region(path, a, hunks, rng)
@@ -348,13 +389,27 @@ def whole_file_cases(pkg: str, a_files: dict[str, str], b_files: dict[str, str])
         if old is not None:
             git = f"diff --git a/{old} b/{new}\nrename from {old}\nrename to {new}"
             text = render(old, new, hunks_of(a_files[old], b_files[new]), git=git)
-            cases.append(Case(f"{pkg}:{new}:renamed", "new_deleted_renamed", text, {old: a_files[old]}, {old: None, new: b_files[new]}))
+            cases.append(
+                Case(
+                    f"{pkg}:{new}:renamed",
+                    "new_deleted_renamed",
+                    text,
+                    {old: a_files[old]},
+                    {old: None, new: b_files[new]},
+                )
+            )
         else:
-            text = render(None, new, hunks_of("", b_files[new]), git=f"diff --git a/{new} b/{new}\nnew file mode 100644")
+            text = render(
+                None, new, hunks_of("", b_files[new]), git=f"diff --git a/{new} b/{new}\nnew file mode 100644"
+            )
             cases.append(Case(f"{pkg}:{new}:new", "new_deleted_renamed", text, {}, {new: b_files[new]}))
     for old in by_name.values():
-        text = render(old, None, hunks_of(a_files[old], ""), git=f"diff --git a/{old} b/{old}\ndeleted file mode 100644")
-        cases.append(Case(f"{pkg}:{old}:deleted", "new_deleted_renamed", text, {old: a_files[old]}, {old: None}))
+        text = render(
+            old, None, hunks_of(a_files[old], ""), git=f"diff --git a/{old} b/{old}\ndeleted file mode 100644"
+        )
+        cases.append(
+            Case(f"{pkg}:{old}:deleted", "new_deleted_renamed", text, {old: a_files[old]}, {old: None})
+        )
     return cases
 
 

@@ -29,34 +29,55 @@ def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
     return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
 
 
+@dataclass
+class _Options:
+    """A hunk that fits several places; hunk order in a diff may still single one out."""
+
+    error: EditError
+    choices: list[tuple[Placement, list[str]]]
+
+
+Located = tuple[Placement, list[str]]
+
+
 def apply_hunks(
     path: str, lines: list[str], final_newline: bool, hunks: list[Hunk], block: bool = False
 ) -> HunksOutcome:
     out = HunksOutcome(lines, final_newline)
     drift = 0
-    located: list[tuple[int, int, list[str], Hunk, int]] = []
+    found: dict[int, Located] = {}
+    options: dict[int, _Options] = {}
+    labels = {k: hunk_label(h, k, len(hunks), block) for k, h in enumerate(hunks, 1)}
     for k, hunk in enumerate(hunks, 1):
-        label = hunk_label(hunk, k, len(hunks), block)
         hint = hunk.old_start + drift if hunk.old_start is not None else None
-        result = locate_hunk(path, lines, hunk, hint, label)
-        if isinstance(result, EditError):
+        result = locate_hunk(path, lines, hunk, hint, labels[k])
+        if isinstance(result, _Options):
+            options[k] = result
+        elif isinstance(result, EditError):
             result.hunk = k
             out.errors.append(result)
-            continue
-        if result is None:
-            out.notes.append(f"{path}: {label} is already applied; skipped it.")
-            continue
-        placement, region = result
-        if hunk.old_start is not None:
-            drift = placement.anchor - hunk.old_start
+        elif result is None:
+            out.notes.append(f"{path}: {labels[k]} is already applied; skipped it.")
+        else:
+            found[k] = result
+            if hunk.old_start is not None:
+                drift = result[0].anchor - hunk.old_start
+    if not block:
+        _resolve_by_order(found, options)
+    for k, opt in sorted(options.items()):
+        opt.error.hunk = k
+        out.errors.append(opt.error)
+    if out.errors:
+        out.errors.sort(key=lambda e: e.hunk or 0)
+        return out
+    for k, (placement, _) in sorted(found.items()):
         if placement.tier != "exact":
             out.notes.append(
-                f"{path}: {label} matched at line {placement.start + 1} {TIER_NOTES[placement.tier]}."
+                f"{path}: {labels[k]} matched at line {placement.start + 1} {TIER_NOTES[placement.tier]}."
             )
-        located.append((placement.start, placement.end, region, hunk, k))
-    if out.errors:
-        return out
-    located.sort(key=lambda item: (item[0], item[1]))
+    located = sorted(
+        ((p.start, p.end, region, hunks[k - 1], k) for k, (p, region) in found.items()), key=lambda x: x[:2]
+    )
     for (_, e1, _, _, k1), (s2, _, _, _, k2) in zip(located, located[1:], strict=False):
         if s2 < e1:
             out.errors.append(
@@ -79,9 +100,47 @@ def apply_hunks(
     return out
 
 
+def _resolve_by_order(found: dict[int, Located], options: dict[int, _Options]) -> None:
+    """Diff hunks come in file order: hunks with several places must fit, in order and without
+    overlapping, between their placed neighbours. Where exactly one arrangement fits, use it.
+
+    Used only when the hunks that were placed unambiguously are themselves in order.
+    """
+    starts = [found[k][0].start for k in sorted(found)]
+    if starts != sorted(starts):
+        return
+    runs: list[list[int]] = []
+    for k in sorted(options):
+        if runs and not any(runs[-1][-1] < j < k for j in found):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    for run in runs:
+        before = [found[j][0].end for j in found if j < run[0]]
+        after = [found[j][0].start for j in found if j > run[-1]]
+        lo, hi = (max(before) if before else 0), (min(after) if after else 10**12)
+        solutions: list[list[Located]] = []
+        _arrange([options[k].choices for k in run], lo, hi, [], solutions)
+        if len(solutions) == 1:
+            for k, choice in zip(run, solutions[0], strict=True):
+                found[k] = choice
+                del options[k]
+
+
+def _arrange(choices: list[list[Located]], lo: int, hi: int, taken: list[Located], out: list) -> None:
+    if len(out) > 1:
+        return  # two arrangements already: ambiguous, stop searching
+    if not choices:
+        out.append(list(taken))
+        return
+    for c in choices[0]:
+        if c[0].start >= lo and c[0].end <= hi:
+            _arrange(choices[1:], c[0].end, hi, [*taken, c], out)
+
+
 def locate_hunk(
     path: str, lines: list[str], hunk: Hunk, hint: int | None, label: str
-) -> tuple[Placement, list[str]] | EditError | None:
+) -> Located | _Options | EditError | None:
     """Where and what to replace; None when the hunk's result is already in the file."""
     old, new = hunk.old, hunk.new
     kinds = [op for op, _ in hunk.lines if op != "+"]
@@ -99,7 +158,11 @@ def locate_hunk(
         )
     # "Already applied" needs a visible change (not only blank lines) and a strict match of the
     # new lines, in which every added line must appear.
-    strict = [t for t in STRICT_TIERS if not _same_at(t, old, new)] if not _same_at("blank-lines", old, new) else []
+    strict = (
+        [t for t in STRICT_TIERS if not _same_at(t, old, new)]
+        if not _same_at("blank-lines", old, new)
+        else []
+    )
     new_kinds = ["-" if op == "+" else " " for op, _ in hunk.lines if op != "-"]
 
     def applied_up_to(tier: str) -> list[Placement]:
@@ -152,7 +215,7 @@ def _contains(lines: list[str], needle: list[str]) -> bool:
 
 def _choose(
     path: str, lines: list[str], hunk: Hunk, placements: list[Placement], hint: int | None, label: str
-) -> tuple[Placement, list[str]] | EditError:
+) -> Located | _Options | EditError:
     outcomes: dict[tuple[str, ...], tuple[Placement, list[str]]] = {}
     unclear: list[Placement] = []
     for p in placements:
@@ -179,10 +242,13 @@ def _choose(
             path,
             candidates=[p.start + 1],
         )
-    return _ambiguous(path, lines, placements, label)
+    choices = [] if unclear else list(outcomes.values())
+    return _Options(_ambiguous(path, lines, placements, label), choices)
 
 
-def _ambiguous(path: str, lines: list[str], placements: list[Placement], label: str, why: str = "") -> EditError:
+def _ambiguous(
+    path: str, lines: list[str], placements: list[Placement], label: str, why: str = ""
+) -> EditError:
     starts = sorted({p.start + 1 for p in placements})
     shown = []
     for s in starts[:MAX_CANDIDATES_SHOWN]:

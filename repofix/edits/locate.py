@@ -19,7 +19,8 @@ TIER_NOTES = {
     "context-lines": "with missing or extra context lines",
 }
 CONTEXT_BUDGET = 2  # most non-blank context lines the last tier may skip, per hunk
-INF = 10**9
+INF = 10**12
+UNIT = 1 << 16  # one skipped line, in alignment scores
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ def find_placements(
         return found
     budget = CONTEXT_BUDGET if tier == "context-lines" else 0
     nonblank = [i for i, k in enumerate(ok) if k]
-    budget = min(budget, len(nonblank) // 3)
+    budget = min(budget, 0 if len(nonblank) < 2 else 1 if len(nonblank) < 6 else 2)
     heads = {ok[i] for i in nonblank[: budget + 1]}
     for s in range(len(file_lines)):
         if not fk[s] or fk[s] not in heads:
@@ -164,28 +165,32 @@ def _align(
     be skipped too (the edit has a line the file lacks, or lacks one the file has). Removed lines
     are never skipped unless blank.
     """
+    # Score = skips * UNIT - matched lines: fewest skips first, then the most lines matched (so an
+    # edit's line is skipped only when the file really lacks it).
     m = len(ok)
     width = min(len(fk) - s, 2 * m + budget + 8)
-    cost = [[INF] * (width + 1) for _ in range(m + 1)]
+    limit = budget * UNIT
+    score = [[INF] * (width + 1) for _ in range(m + 1)]
     back: list[list[str]] = [[""] * (width + 1) for _ in range(m + 1)]
-    cost[0][0] = 0
+    score[0][0] = 0
     for i in range(m + 1):
         for j in range(width + 1):
-            c = cost[i][j]
-            if c > budget:
+            c = score[i][j]
+            if c > limit:
                 continue
-            if i < m and j < width and ok[i] == fk[s + j] and c < cost[i + 1][j + 1]:
-                cost[i + 1][j + 1], back[i + 1][j + 1] = c, "m"
+            if i < m and j < width and ok[i] == fk[s + j] and c - 1 < score[i + 1][j + 1]:
+                score[i + 1][j + 1], back[i + 1][j + 1] = c - 1, "m"
             if i < m:
-                step = 0 if not ok[i] else (1 if kinds[i] == " " else INF)
-                if c + step < cost[i + 1][j]:
-                    cost[i + 1][j], back[i + 1][j] = c + step, "o"
+                step = 0 if not ok[i] else (UNIT if kinds[i] == " " else INF)
+                if c + step < score[i + 1][j]:
+                    score[i + 1][j], back[i + 1][j] = c + step, "o"
             if 0 < j < width:
-                step = 0 if not fk[s + j] else 1
-                if c + step < cost[i][j + 1]:
-                    cost[i][j + 1], back[i][j + 1] = c + step, "f"
-    best_j = min(range(width + 1), key=lambda j: (cost[m][j], j))
-    if cost[m][best_j] > budget:
+                step = 0 if not fk[s + j] else UNIT
+                if c + step < score[i][j + 1]:
+                    score[i][j + 1], back[i][j + 1] = c + step, "f"
+    best_j = min(range(width + 1), key=lambda j: (score[m][j], j))
+    skips = -(-score[m][best_j] // UNIT)
+    if skips > budget:
         return None
     pairs: dict[int, int] = {}
     i, j = m, best_j
@@ -200,7 +205,7 @@ def _align(
             j -= 1
     if not pairs or s not in pairs.values():
         return None
-    return Placement(s, max(pairs.values()) + 1, pairs, tier, cost=cost[m][best_j])
+    return Placement(s, max(pairs.values()) + 1, pairs, tier, cost=skips)
 
 
 def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placement) -> list[str] | None:
