@@ -112,9 +112,12 @@ class Environments:
             yield box
 
     def describe(self, task: Task) -> str:
+        from repofix.sandboxes.docker import DEFAULT_IMAGE
+
         if self.backend != "docker":
             return self.backend
-        return f"docker:{task.environment.image or self._recipe_tag(task)}"
+        env = task.environment
+        return f"docker:{env.image or (self._recipe_tag(task) if env.setup else DEFAULT_IMAGE)}"
 
     # -- docker images ------------------------------------------------------------------------
     def image_for(self, task: Task, base: Path) -> str:

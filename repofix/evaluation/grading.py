@@ -61,8 +61,7 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
     started = time.monotonic()
     result = TaskResult(task.id, Status.ERROR, candidate.model_name, patch=candidate.patch,
                         patch_is_None=not candidate.patch.strip(), patch_exists=bool(candidate.patch.strip()),
-                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds,
-                        environment=environments.describe(task) if not task.environment.setup else "")
+                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds)
     scratch = Path(tempfile.mkdtemp(prefix="repofix-grade-"))
     try:
         if candidate.error:
@@ -102,8 +101,7 @@ def _grade_into(result: TaskResult, task: Task, candidate: Candidate, environmen
             apply_patch(tree, task.test_patch)
         except PatchError as error:
             raise PatchError(f"the task's test patch does not apply to its base commit: {error}") from None
-    if not result.environment:
-        result.environment = environments.describe(task)
+    result.environment = environments.describe(task)
     with environments.sandbox(task, tree, base) as box:
         run = run_task_tests(box, task, timeout=timeout, log_dir=log_dir)
     result.test_seconds = run.duration
