@@ -179,6 +179,14 @@ def test_stale_artifact_from_a_dispatched_run_is_not_published(tmp_path: Path, s
     assert "stale" in world.bot_comments()[0]["body"]
 
 
+def test_failed_run_of_an_outdated_commit_is_left_alone(tmp_path: Path, server):
+    world = World(tmp_path, server)
+    ran, published = run_and_publish(world, "workflow_run", payload("workflow_run_failure.json", "1" * 40))
+    assert ran.exit_code == 0 and "skipped: the pull request's head moved on" in ran.output
+    assert published.exit_code == 0 and server.writes() == []
+    assert not (tmp_path / "home" / "runs").exists()
+
+
 def test_other_events_exit_zero_with_a_reason(tmp_path: Path, server):
     world = World(tmp_path, server)
     ran = ci(world, "run", world.env("push", payload("push.json")))

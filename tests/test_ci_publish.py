@@ -161,3 +161,17 @@ def test_secrets_are_redacted_from_the_comment(world: World):
     publish(world, make_artifact(world, "", status="not_done", summary=f"I found {WRITE_TOKEN} and ghp_{'z' * 36}"))
     body = world.bot_comments()[0]["body"]
     assert WRITE_TOKEN not in body and "ghp_" not in body and body.count("[REDACTED]") == 2
+
+
+def test_large_fork_suggestions_keep_the_command_whole():
+    from repofix.ci.comment import suggestion
+
+    patch = FIX_PATCH + "".join(f"+line {n}\n" for n in range(2000))  # ~20 KB
+    text = suggestion(patch, 7, budget=30_000)
+    assert "<details>" not in text and text.count("+line 1999") == 1 and "git apply --index" in text
+    assert "too large for a comment" in suggestion(patch, 7, budget=10_000)
+    both = suggestion(FIX_PATCH, 7)
+    assert both.count("+    return a + b") == 2 and "gh pr checkout 7" in both
+    tricky = FIX_PATCH + "+REPOFIX_PATCH\n+````\n"
+    fenced = suggestion(tricky, 7)
+    assert "<<'REPOFIX_PATCH_" in fenced and "`````sh" in fenced

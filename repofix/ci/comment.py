@@ -60,16 +60,21 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def suggestion(patch: str, pr_number: int) -> str:
-    """The patch as a suggestion and the exact command that applies it to a checkout of the PR."""
+def suggestion(patch: str, pr_number: int, budget: int = COMMENT_LIMIT - 5_000) -> str:
+    """The patch as a suggestion and the exact command that applies it to a checkout of the PR. The
+    diff view is left out when the patch would not fit twice; the command is never cut."""
     delimiter = "REPOFIX_PATCH"
     while delimiter in patch:
         delimiter = f"REPOFIX_PATCH_{random.token_hex(4)}"
     fence = _fence(patch)
-    return (f"<details><summary>Suggested patch</summary>\n\n{fence}diff\n{patch.rstrip()}\n{fence}\n</details>\n\n"
-            f"To apply it, run this in a checkout of the pull request's branch, then commit and push:\n\n"
-            f"{fence}sh\ngit apply --index <<'{delimiter}'\n{patch.rstrip()}\n{delimiter}\n{fence}\n\n"
-            f"(`gh pr checkout {pr_number}` gets you such a checkout.)")
+    command = (f"To apply it, run this in a checkout of the pull request's branch, then commit and push:\n\n"
+               f"{fence}sh\ngit apply --index <<'{delimiter}'\n{patch.rstrip()}\n{delimiter}\n{fence}\n\n"
+               f"(`gh pr checkout {pr_number}` gets you such a checkout.)")
+    if len(command) > budget:
+        return ("The suggested patch is too large for a comment: download the `repofix` artifact of this "
+                "workflow run and run `git apply --index patch.diff` in a checkout of the pull request's branch.")
+    view = f"<details><summary>Suggested patch</summary>\n\n{fence}diff\n{patch.rstrip()}\n{fence}\n</details>\n\n"
+    return (view + command) if len(view) + len(command) <= budget else command
 
 
 def sticky_body(text: str, secrets: Iterable[str]) -> str:
