@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "fix": ("repofix.agent.cli:fix", "Make the failing tests pass, or fix a described bug."),
     "resume": ("repofix.agent.cli:resume", "Continue a run that stopped, from its last checkpoint."),
     "show": ("repofix.agent.cli:show", "Print a run's trajectory readably."),
+    "demo": ("repofix.agent.cli:demo", "Try repofix offline on a small bundled project with a bug."),
     "runs": ("repofix.runs.cli:runs", "List runs with their status; `runs prune` removes old ones."),
     "checkpoints": ("repofix.workspace.cli:checkpoints", "List a run's checkpoints with step and test summary."),
     "diff": ("repofix.workspace.cli:diff", "Show a run's change up to checkpoint N."),
