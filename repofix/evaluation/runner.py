@@ -16,7 +16,7 @@ from pathlib import Path
 from repofix.evaluation.candidates import CandidateSource
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.grading import grade
-from repofix.evaluation.model import TaskResult
+from repofix.evaluation.model import Status, TaskResult
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.store import ResultsStore
 from repofix.tasks import Task, write_atomic
@@ -108,6 +108,11 @@ def run_evaluation(tasks: list[Task], source: CandidateSource, store: ResultsSto
                     return
                 result = grade(task, candidate, environments, timeout=options.timeout,
                                log_dir=task_folder(out_dir, task.id))
+                # Ctrl-C in a terminal reaches the sandbox processes too: they die, and the task
+                # looks like an infrastructure error a moment before the main thread hears of the
+                # interrupt. Give it that moment, so no such task is recorded as finished.
+                if result.status.infra and result.status is not Status.PATCH_FAILED and not candidate.error:
+                    interrupted.wait(1.0)
                 if interrupted.is_set():
                     return  # abandoned: its sandbox may have been torn down under it
                 store.record(result)

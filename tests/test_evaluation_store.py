@@ -1,0 +1,99 @@
+"""The results store, the runner's bookkeeping (cost cap, resume, retrying infrastructure errors)
+and the reports made from the store. A scripted candidate source stands in for the agent: its
+candidates fail before any sandbox is needed, so these run in well under a second."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from repofix.evaluation.environments import Environments
+from repofix.evaluation.model import Candidate, Status, TaskResult
+from repofix.evaluation.progress import Progress
+from repofix.evaluation.report import write_reports
+from repofix.evaluation.runner import RunOptions, run_evaluation
+from repofix.evaluation.store import ResultsStore
+from repofix.sandboxes import Limits
+from repofix.tasks import Task
+
+
+def tasks(n: int) -> list[Task]:
+    return [Task.model_validate({"id": f"t{i}", "problem_statement": "x", "repo": {"files": {"a.py": ""}},
+                                 "FAIL_TO_PASS": ["test_a.py::test_a"]}) for i in range(n)]
+
+
+class ScriptedAgent:
+    """Spends `cost` per task and gives up (so grading records an error without a sandbox)."""
+
+    name, mode = "scripted", "model"
+
+    def __init__(self, cost: float):
+        self.cost, self.budgets = cost, []
+
+    def candidate(self, task: Task, budget: float | None) -> Candidate:
+        self.budgets.append(budget)
+        return Candidate("", self.name, cost=self.cost, tokens=100, error="the scripted agent gave up")
+
+
+def evaluate(folder: Path, source, task_list, **options):
+    with ResultsStore(folder) as store:
+        store.set_meta({"mode": source.mode, "model_name": source.name, "task_ids": [t.id for t in task_list]})
+        progress = Progress(len(task_list), quiet=True)
+        outcome = run_evaluation(task_list, source, store, Environments("none", Limits(), folder / "logs"),
+                                 folder, RunOptions(**options), progress)
+        return outcome, store.latest(), store.total_cost(), progress
+
+
+def test_cost_cap_stops_new_tasks_and_resume_continues(tmp_path):
+    agent = ScriptedAgent(cost=0.4)
+    outcome, latest, spent, _ = evaluate(tmp_path, agent, tasks(5), max_cost=1.0)
+    assert outcome.stopped == "cost cap reached"
+    assert list(latest) == ["t0", "t1", "t2"] and round(spent, 6) == 1.2
+    assert [round(b, 6) for b in agent.budgets] == [1.0, 0.6, 0.2]  # the agent is told what is left
+    outcome, latest, spent, _ = evaluate(tmp_path, agent, tasks(5), max_cost=2.0)
+    assert outcome.skipped == 3 and outcome.graded == 2 and not outcome.stopped
+    assert sorted(latest) == ["t0", "t1", "t2", "t3", "t4"]
+    summary, _ = write_reports(tmp_path)
+    assert summary["cost"] == 2.0 and summary["tokens"] == 500
+    assert summary["error_instances"] == 5 and summary["resolve_rate"] == 0.0
+
+
+def test_retry_errors_adds_attempts_without_counting_twice(tmp_path):
+    evaluate(tmp_path, ScriptedAgent(0.0), tasks(3))
+    outcome, latest, _, progress = evaluate(tmp_path, ScriptedAgent(0.0), tasks(3))
+    assert outcome.graded == 0 and outcome.skipped == 3  # finished, even as errors: skipped
+    outcome, latest, _, progress = evaluate(tmp_path, ScriptedAgent(0.0), tasks(3), retry_errors=True)
+    assert outcome.graded == 3 and {r.attempt for r in latest.values()} == {2}
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM results").fetchone() == (6,)
+    assert write_reports(tmp_path)[0]["submitted_instances"] == 3
+
+
+def test_store_rows_survive_reopening_and_use_wal(tmp_path):
+    with ResultsStore(tmp_path) as store:
+        first = TaskResult("a", Status.RESOLVED, "m", cost=0.5)
+        assert store.record(first) == 1
+        assert store.record(TaskResult("b", Status.UNRESOLVED, "m")) == 1
+        assert store.record(TaskResult("a", Status.UNRESOLVED, "m")) == 2
+    with ResultsStore(tmp_path) as store:
+        latest = store.latest()
+        assert list(latest) == ["a", "b"] and latest["a"].attempt == 2 and latest["a"].status is Status.UNRESOLVED
+        assert store.total_cost() == 0.5 and store.attempts() == 3
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        record = json.loads(db.execute("SELECT record FROM results WHERE task_id='b'").fetchone()[0])
+    assert record["status"] == "unresolved" and record["resolved"] is False
+
+
+def test_report_lists_tasks_not_run(tmp_path):
+    with ResultsStore(tmp_path) as store:
+        store.set_meta({"mode": "gold", "model_name": "gold", "task_ids": ["a", "b", "c"]})
+        store.record(TaskResult("a", Status.RESOLVED, "gold", patch="diff"))
+        store.record(TaskResult("b", Status.ENV_FAILED, "gold", detail="image build failed"))
+    summary, _ = write_reports(tmp_path)
+    assert summary["resolved_ids"] == ["a"] and summary["error_ids"] == ["b"]
+    assert summary["incomplete_ids"] == ["c"] and summary["resolve_rate"] == 1 / 3
+    text = (tmp_path / "report.md").read_text()
+    assert "**Resolved 1 of 3 (33.3%)**" in text and "| c | not run |" in text
+    assert "| b | env_failed |" in text and "image build failed" in text
