@@ -174,3 +174,33 @@ def test_model_mode_without_an_agent_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "repofix.agent", types.ModuleType("repofix.agent"))
     with pytest.raises(AgentUnavailable, match="--predictions"):
         load_agent()
+
+
+def git(cwd: Path, *args: str) -> str:
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_github_task_is_graded_from_a_mirror_folder(environments, tmp_path):
+    clone = tmp_path / "mirror" / "acme" / "mathx"
+    clone.mkdir(parents=True)
+    for name, content in make_task().repo.files.items():
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_text(content)
+    git(clone, "init", "-q", "-b", "main")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "base")
+    base = git(clone, "rev-parse", "HEAD")
+    (clone / "mathx.py").write_text("later history the task must not see\n")
+    git(clone, "commit", "-q", "-am", "later")
+    task = make_task(repo={"github": "acme/mathx"}, base_commit=base)
+    result = grade(task, Candidate(task.patch, "test"), environments, log_dir=tmp_path / "t",
+                   mirror=tmp_path / "mirror")
+    assert result.status is Status.RESOLVED, result.detail
+    missing = grade(task, Candidate(task.patch, "test"), environments, log_dir=tmp_path / "t",
+                    mirror=tmp_path / "empty-mirror")
+    assert missing.status is Status.ERROR and "no clone of acme/mathx" in missing.detail

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from repofix.evaluation.model import Candidate
-from repofix.tasks import Task, TasksError, materialize
+from repofix.tasks import Task, TasksError
 
 
 class AgentUnavailable(Exception):
@@ -83,15 +83,17 @@ class AgentSource:
 
     mode = "model"
 
-    def __init__(self, model: str, sandbox: str | None):
+    def __init__(self, model: str, sandbox: str | None, mirror: Path | None = None):
         self.run_agent = load_agent()
-        self.name, self.sandbox = model, sandbox
+        self.name, self.sandbox, self.mirror = model, sandbox, mirror
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
         started = time.monotonic()
         try:
-            materialize(task, workspace / "repo")
+            from repofix.evaluation.repositories import checkout
+
+            checkout(task, workspace / "repo", mirror=self.mirror)
             settings = {"model": self.name, "sandbox": self.sandbox, "max_cost": budget}
             outcome = self.run_agent(task, workspace / "repo", settings)
         except Exception as error:  # the agent's failure is this task's error, not the evaluation's

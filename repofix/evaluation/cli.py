@@ -38,13 +38,15 @@ def _fail(message: str) -> None:
               help="Sandbox backend (default: docker if its engine answers, else bwrap).")
 @click.option("--timeout", default=300.0, show_default=True, type=click.FloatRange(1),
               help="Seconds for one task's test run.")
+@click.option("--mirror", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of local clones (owner/name) for tasks whose repository is on GitHub or a URL.")
 @click.option("--max-cost", type=click.FloatRange(0), help="Stop starting tasks once this many USD are spent.")
 @click.option("--ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
 def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | None, model: str | None, jobs: int,
                 resume: bool, retry_errors: bool, out_dir: Path | None, sandbox: str | None, timeout: float,
-                max_cost: float | None, ids: tuple[str, ...], limit: int | None, quiet: bool) -> None:
+                mirror: Path | None, max_cost: float | None, ids: tuple[str, ...], limit: int | None, quiet: bool) -> None:
     """Grade every task of SPECS (task spec files or folders, SWE-bench or HumanEvalFix rows).
 
     Exactly one of --gold, --empty, --predictions FILE, --model M. Exit code 0 when the run is
@@ -83,7 +85,7 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
                 click.echo(f"note: {len(uncovered)} task(s) have no prediction and are not graded", err=True)
             tasks = [t for t in tasks if source.covers(t)]
         else:
-            source = candidates.AgentSource(model, sandbox)
+            source = candidates.AgentSource(model, sandbox, mirror)
         backend = choose_backend(sandbox)
     except (TasksError, candidates.AgentUnavailable, SandboxError) as error:
         _fail(str(error))
@@ -94,11 +96,11 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     out_dir = out_dir or Path("repofix-eval") / f"{source.mode}-{stamp}"
     sys.exit(_run(tasks, source, backend, out_dir, specs, jobs=jobs, resume=resume, retry_errors=retry_errors,
-                  timeout=timeout, max_cost=max_cost, quiet=quiet))
+                  timeout=timeout, max_cost=max_cost, quiet=quiet, mirror=mirror))
 
 
 def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_errors, timeout, max_cost,
-         quiet) -> int:
+         quiet, mirror) -> int:
     import warnings
 
     from repofix import __version__
@@ -134,7 +136,8 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
         outcome = run_evaluation(tasks, source, store, environments, out_dir,
-                                 RunOptions(jobs=jobs, timeout=timeout, max_cost=max_cost, retry_errors=retry_errors),
+                                 RunOptions(jobs=jobs, timeout=timeout, max_cost=max_cost, retry_errors=retry_errors,
+                                            mirror=mirror),
                                  progress)
     latest = store.latest()
     write_predictions(out_dir / "predictions.jsonl",

@@ -22,8 +22,9 @@ from pathlib import Path
 from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
 from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
+from repofix.evaluation.repositories import checkout
 from repofix.sandboxes import Sandbox, SandboxError
-from repofix.tasks import Task, TasksError, materialize
+from repofix.tasks import Task, TasksError
 from repofix.testing import RunStatus, TestRun, done
 
 # Test runs that say nothing about the candidate: the harness or the task is broken.
@@ -55,7 +56,7 @@ def judge(task: Task, run: TestRun) -> tuple[Status, str, TestsStatus]:
 
 
 def grade(task: Task, candidate: Candidate, environments: Environments, *, timeout: float = 300.0,
-          log_dir: Path | None = None) -> TaskResult:
+          log_dir: Path | None = None, mirror: Path | None = None) -> TaskResult:
     """Grade `candidate` on `task`. Never raises for a problem of the task, patch or sandbox:
     those become statuses (with the traceback in `log_dir`); interrupts propagate."""
     started = time.monotonic()
@@ -67,7 +68,7 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
         if candidate.error:
             result.detail = f"no candidate patch: {candidate.error}"
         else:
-            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir)
+            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir, mirror)
     except (TasksError, PatchError, SandboxError, OSError) as error:
         result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
         _save_traceback(log_dir, result)
@@ -84,9 +85,9 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
 
 
 def _grade_into(result: TaskResult, task: Task, candidate: Candidate, environments: Environments,
-                scratch: Path, timeout: float, log_dir: Path | None) -> None:
+                scratch: Path, timeout: float, log_dir: Path | None, mirror: Path | None) -> None:
     base, tree = scratch / "base", scratch / "tree"
-    materialize(task, base)
+    checkout(task, base, mirror=mirror)
     shutil.copytree(base, tree, symlinks=True)
     if result.patch_exists:
         try:

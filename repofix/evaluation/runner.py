@@ -28,6 +28,7 @@ class RunOptions:
     timeout: float = 300.0  # per test run
     max_cost: float | None = None  # USD for the whole evaluation, every attempt included
     retry_errors: bool = False  # run tasks whose latest attempt was an infrastructure error again
+    mirror: Path | None = None  # local clones of remote repositories (owner/name folders)
 
 
 @dataclass
@@ -107,7 +108,7 @@ def run_evaluation(tasks: list[Task], source: CandidateSource, store: ResultsSto
                 if interrupted.is_set():
                     return
                 result = grade(task, candidate, environments, timeout=options.timeout,
-                               log_dir=task_folder(out_dir, task.id))
+                               log_dir=task_folder(out_dir, task.id), mirror=options.mirror)
                 # Ctrl-C in a terminal reaches the sandbox processes too: they die, and the task
                 # looks like an infrastructure error a moment before the main thread hears of the
                 # interrupt. Give it that moment, so no such task is recorded as finished.
