@@ -107,7 +107,7 @@ PROJECTS: dict[str, dict[str, str]] = {
     "no_tests": {"tests/test_empty.py": "X = 1\n"},
     "thousands": {"tests/test_many.py": textwrap.dedent("""
         import pytest
-        @pytest.mark.parametrize("i", range(3000))
+        @pytest.mark.parametrize("i", range(2500))
         def test_many(i):
             assert i % 1000 != 7
         """)},
@@ -234,8 +234,9 @@ def test_missing_runner(make_sandbox, tmp_path, command) -> None:
 
 def test_thousands_of_tests(make_sandbox, tmp_path) -> None:
     run = run_project(make_sandbox, tmp_path, "thousands", timeout=120)
-    assert len(run.results) == 3000
+    assert len(run.results) == 2500
     assert run.failing == [f"tests/test_many.py::test_many[{i}]" for i in (7, 1007, 2007)]
+    assert run.status is RunStatus.COMPLETED and not run.ok
 
 
 @pytest.mark.parametrize(("command", "ok"), [("sh -c 'echo all good'", True),
@@ -246,7 +247,7 @@ def test_other_commands_are_judged_by_exit_code(make_sandbox, tmp_path, command,
     assert run.ok is ok and run.status is RunStatus.COMPLETED
 
 
-def test_node_ids_match_collect_only_even_without_the_plugin(make_sandbox, tmp_path) -> None:
+def test_node_ids_match_collect_only_even_without_the_plugin(make_sandbox, tmp_path, kinds_run) -> None:
     """A command that replaces PYTHONPATH cannot load our plugin: ids then come from JUnit's
     classname/name (xunit1 file attribute) and must still equal pytest's own node ids."""
     root = tmp_path / "kinds"
@@ -256,10 +257,9 @@ def test_node_ids_match_collect_only_even_without_the_plugin(make_sandbox, tmp_p
     box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
     collected = box.run("python -m pytest --collect-only -q -p no:cacheprovider", timeout=60).stdout
     expected = {ln for ln in collected.splitlines() if "::" in ln}
+    assert set(kinds_run.results) == expected  # with the plugin
     run = run_tests(box, "PYTHONPATH=/nowhere python -m pytest", timeout=60)
     assert set(run.results) == expected
-    with_plugin = run_tests(box, "python -m pytest", timeout=60)
-    assert set(with_plugin.results) == expected
 
 
 def test_selection_runs_only_the_given_tests(make_sandbox, tmp_path) -> None:
@@ -278,7 +278,7 @@ def test_nothing_is_written_into_the_repository(make_sandbox, tmp_path) -> None:
     assert not box.changes()
 
 
-@pytest.mark.parametrize("style", ["long", "short", "native", "auto"])
+@pytest.mark.parametrize("style", ["long", "short", "native"])  # "auto", the default, is used everywhere else
 def test_frames_are_parsed_in_every_traceback_style(make_sandbox, tmp_path, style) -> None:
     root = tmp_path / style
     (root / "pkg").mkdir(parents=True)
