@@ -20,7 +20,7 @@ from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, fetch_pr_head
 from repofix.ci.sanitize import is_secret_name, quote_untrusted, redact, strip_hidden
 
-TEXT_SUFFIXES = {".json", ".jsonl", ".md", ".txt", ".log", ".patch", ".diff", ".yaml", ".yml"}
+ARTIFACT_ENTRIES = ("report.json", "patch.diff", "summary.md", "trajectory")
 
 
 class Outcome(Protocol):
@@ -95,10 +95,11 @@ def copy_trajectory(run_dir: Path, target: Path, secrets: list[str]) -> None:
             continue
         destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
-        if source.suffix in TEXT_SUFFIXES:
-            destination.write_text(redact(source.read_text("utf-8", "replace"), secrets), "utf-8")
-        else:
-            shutil.copyfile(source, destination)
+        data = source.read_bytes()
+        try:  # every text file is redacted (JUnit XML and logs too); only binary files are copied as is
+            destination.write_text(redact(data.decode("utf-8"), secrets), "utf-8")
+        except UnicodeDecodeError:
+            destination.write_bytes(data)
 
 
 def _finish(settings: RunSettings, report: Report, patch: str, secrets: list[str]) -> Report:
@@ -111,6 +112,12 @@ def _finish(settings: RunSettings, report: Report, patch: str, secrets: list[str
 
 def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, secrets: list[str],
               env: Mapping[str, str] | None = None) -> Report:
+    for name in ARTIFACT_ENTRIES:  # a result of an earlier run must not mix with this one
+        stale = settings.artifact_dir / name
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale)
+        elif stale.exists() or stale.is_symlink():
+            stale.unlink()
     base = Report(status="skipped", repository=event.repository, run_url=settings.run_url)
     decision = decide(event, settings.bot_login)
     if isinstance(decision, Skip):
