@@ -113,14 +113,35 @@ def run_action(inputs: dict, env: dict, workspace: Path, token: str) -> list[sub
     return done
 
 
-@pytest.mark.bwrap
-def test_the_action_fixes_a_pr_in_two_stages(tmp_path: Path):
-    require_backend("bwrap")
+def repofix_on_path(tmp_path: Path) -> str:
     shim = tmp_path / "bin" / "repofix"
     shim.parent.mkdir()
     shim.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import sys; from repofix.cli import main; "
                     "sys.argv[0] = \"repofix\"; main()' \"$@\"\n")
     shim.chmod(0o755)
+    return f"{shim.parent}:{os.environ['PATH']}"
+
+
+def test_both_stages_in_one_job_answer_a_reader_with_a_refusal(tmp_path: Path):
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    with GitHubServer() as server:
+        world = World(tmp_path, server)
+        event = json.loads((ROOT / "tests" / "events" / "issue_comment_repofix.json").read_text())
+        event["comment"]["user"]["login"] = "carol"
+        env = {"PATH": repofix_on_path(tmp_path), "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
+               **{k: v for k, v in world.env("issue_comment", event).items() if k != "GITHUB_TOKEN"}}
+        steps = run_action({"stage": "both", "sandbox": "bwrap"}, env, workspace, WRITE_TOKEN)
+        assert [r.returncode for r in steps] == [0, 0, 0], [r.stderr[-2000:] for r in steps]
+        assert "refused" in steps[1].stdout and "replied" in steps[2].stdout
+        [reply] = world.bot_comments()
+        assert "@carol, repofix did not run" in reply["body"]
+        assert world.branch() == world.head
+
+
+@pytest.mark.bwrap
+def test_the_action_fixes_a_pr_in_two_stages(tmp_path: Path):
+    require_backend("bwrap")
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump([
         {"tool": "edit", "arguments": {"text": "pkg/calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n"
@@ -132,7 +153,7 @@ def test_the_action_fixes_a_pr_in_two_stages(tmp_path: Path):
         world = World(tmp_path, server)
         event = json.loads((ROOT / "tests" / "events" / "workflow_run_failure.json").read_text())
         event["workflow_run"]["head_sha"] = world.head
-        base_env = {"PATH": f"{shim.parent}:{os.environ['PATH']}", "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
+        base_env = {"PATH": repofix_on_path(tmp_path), "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
                     **{k: v for k, v in world.env("workflow_run", event).items() if k != "GITHUB_TOKEN"}}
         ran = run_action({"stage": "run", "model": f"scripted:{script}", "sandbox": "bwrap"}, base_env, workspace,
                          READ_TOKEN)

@@ -187,6 +187,17 @@ def test_failed_run_of_an_outdated_commit_is_left_alone(tmp_path: Path, server):
     assert not (tmp_path / "home" / "runs").exists()
 
 
+def test_a_run_that_fails_is_reported_and_exits_non_zero(tmp_path: Path, server):
+    world = World(tmp_path, server)
+    data = payload("workflow_run_failure.json", world.head)
+    ran = ci(world, "run", world.env("workflow_run", data), model=f"scripted:{tmp_path}/missing.yaml")
+    assert ran.exit_code == 1 and "repofix ci: error: repofix failed:" in ran.output
+    published = ci(world, "publish", world.env("workflow_run", data, WRITE_TOKEN))
+    assert published.exit_code == 0
+    body = world.bot_comments()[0]["body"]
+    assert "repofix: error" in body and "missing.yaml" in body and world.branch() == world.head
+
+
 def test_other_events_exit_zero_with_a_reason(tmp_path: Path, server):
     world = World(tmp_path, server)
     ran = ci(world, "run", world.env("push", payload("push.json")))
