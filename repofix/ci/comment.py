@@ -39,8 +39,8 @@ def summary_markdown(report: Report, outcome_note: str = "") -> str:
         if len(report.files_changed) > 20:
             files += f" and {len(report.files_changed) - 20} more"
         lines += ["| | |", "|---|---|",
-                  f"| task | {_cell('fix the failing tests' if report.mode == 'fix' else 'a /repofix request')}"
-                  f" by @{_cell(report.actor)} |",
+                  f"| task | {'fix the failing tests' if report.mode == 'fix' else 'a `/repofix` request'} |",
+                  f"| requested by | `{_cell(report.actor)}` |",
                   f"| commit | `{report.head_sha[:12]}` |",
                   f"| tests | {_cell(report.tests_before)} → {_cell(report.tests_after)} |",
                   f"| files changed | {files} |", f"| cost | ${report.cost:.4f} |"]
