@@ -68,7 +68,7 @@ class PredictionsSource:
 
 def load_agent() -> Callable[..., Any]:
     try:
-        from repofix.agent import run_agent  # type: ignore[attr-defined]
+        from repofix.agent import run_agent
     except ImportError as error:
         raise AgentUnavailable(
             "--model needs the repofix agent (repofix.agent.run_agent), which is not available in this "
@@ -77,32 +77,39 @@ def load_agent() -> Callable[..., Any]:
 
 
 class AgentSource:
-    """Runs the agent on a fresh copy of the task's repository. `run_agent(task, workspace_dir,
-    settings)` returns the patch text, or an object with `.patch` and optionally `.cost`,
-    `.tokens`. Settings is a mapping: model, sandbox, max_cost (the remaining budget or None)."""
+    """Runs the repofix agent on a fresh copy of each task's repository, in the task's environment
+    (setup commands, image, test command), with the problem statement as its instruction. Its run
+    folders (trajectories, checkpoints) are kept under `home`."""
 
     mode = "model"
 
-    def __init__(self, model: str, sandbox: str | None, mirror: Path | None = None):
+    def __init__(self, model: str, sandbox: str | None, home: Path, mirror: Path | None = None,
+                 tests_first: bool | None = None):
         self.run_agent = load_agent()
-        self.name, self.sandbox, self.mirror = model, sandbox, mirror
+        self.name, self.sandbox, self.home, self.mirror, self.tests_first = model, sandbox, home, mirror, tests_first
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
+        from repofix.agent import AgentRequest
+        from repofix.config import load_settings
+        from repofix.evaluation.repositories import checkout
+
         workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
         started = time.monotonic()
         try:
-            from repofix.evaluation.repositories import checkout
-
-            checkout(task, workspace / "repo", mirror=self.mirror)
-            settings = {"model": self.name, "sandbox": self.sandbox, "max_cost": budget}
-            outcome = self.run_agent(task, workspace / "repo", settings)
+            repo = checkout(task, workspace / "repo", mirror=self.mirror)
+            env = task.environment
+            settings = load_settings(repo).with_overrides(
+                model=self.name, sandbox=self.sandbox, home=str(self.home), test_cmd=task.test_cmd,
+                setup=tuple(env.setup) or None, image=env.image)
+            if budget is not None:  # never more than the evaluation has left
+                settings = settings.with_overrides(max_cost=min(budget, settings.max_cost or budget))
+            outcome = self.run_agent(AgentRequest(repo=repo, instruction=task.problem_statement, mode="fix",
+                                                  tests_first=self.tests_first, settings=settings))
         except Exception as error:  # the agent's failure is this task's error, not the evaluation's
             return Candidate("", self.name, seconds=time.monotonic() - started,
                              error=f"the agent failed: {type(error).__name__}: {error}")
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
-        seconds = time.monotonic() - started
-        if isinstance(outcome, str):
-            return Candidate(outcome, self.name, seconds=seconds)
-        return Candidate(getattr(outcome, "patch", "") or "", self.name, cost=float(getattr(outcome, "cost", 0.0)),
-                         tokens=int(getattr(outcome, "tokens", 0)), seconds=seconds)
+        tokens = int((outcome.extra or {}).get("tokens", 0) or 0)
+        return Candidate(outcome.patch or "", self.name, cost=float(outcome.cost or 0.0), tokens=tokens,
+                         seconds=time.monotonic() - started)

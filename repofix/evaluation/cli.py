@@ -61,6 +61,8 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
                                        ("predictions", predictions), ("model", model)) if given]
     if len(chosen) != 1:
         _fail("choose exactly one of --gold, --empty, --predictions FILE, --model M")
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    out_dir = out_dir or Path("repofix-eval") / f"{chosen[0]}-{stamp}"
     try:
         tasks = load_tasks(list(specs))
     except TasksError as error:
@@ -71,6 +73,7 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
             _fail(f"no such task id(s): {', '.join(unknown)}")
         tasks = [t for t in tasks if t.id in set(ids)]
     try:
+        backend = choose_backend(sandbox)
         if chosen[0] == "gold":
             source = candidates.GoldSource()
         elif chosen[0] == "empty":
@@ -85,16 +88,13 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
                 click.echo(f"note: {len(uncovered)} task(s) have no prediction and are not graded", err=True)
             tasks = [t for t in tasks if source.covers(t)]
         else:
-            source = candidates.AgentSource(model, sandbox, mirror)
-        backend = choose_backend(sandbox)
+            source = candidates.AgentSource(model, backend, out_dir / "agent", mirror)
     except (TasksError, candidates.AgentUnavailable, SandboxError) as error:
         _fail(str(error))
     if limit:
         tasks = tasks[:limit]
     if not tasks:
         _fail("no tasks to evaluate")
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    out_dir = out_dir or Path("repofix-eval") / f"{source.mode}-{stamp}"
     sys.exit(_run(tasks, source, backend, out_dir, specs, jobs=jobs, resume=resume, retry_errors=retry_errors,
                   timeout=timeout, max_cost=max_cost, quiet=quiet, mirror=mirror))
 
