@@ -46,6 +46,19 @@ def test_secondary_rate_limits_are_retried(server):
     assert caught.value.status == 403
 
 
+def test_an_exhausted_quota_fails_instead_of_waiting_an_hour(server, monkeypatch):
+    import time
+
+    waits = []
+    github = GitHub("acme/widgets", READ, server.url, sleep=waits.append)
+    monkeypatch.setattr(server, "route", lambda *args: (403, {"message": "API rate limit exceeded"},
+                                                        {"X-RateLimit-Remaining": "0",
+                                                         "X-RateLimit-Reset": str(int(time.time()) + 3600)}))
+    with pytest.raises(GitHubError, match="rate limit exceeded"):
+        github.pull(1)
+    assert waits == []
+
+
 def test_errors_name_the_call_but_never_the_token(server):
     with pytest.raises(GitHubError) as caught:
         client(server, READ).create_comment(1, "hello")

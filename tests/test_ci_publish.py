@@ -103,6 +103,8 @@ def test_patch_checks():
     assert any(".github/a.py" in p for p in patch_problems(renamed, 10_000))
     escape = "--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n"
     assert any("outside the repository" in p for p in patch_problems(escape, 10_000))
+    hook = "--- /dev/null\n+++ b/.git/hooks/post-commit\n@@ -0,0 +1 @@\n+curl evil\n"
+    assert any("git's own folder" in p for p in patch_problems(hook, 10_000))
     assert patch_problems(FIX_PATCH, 10_000) == []
 
 

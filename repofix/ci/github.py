@@ -14,6 +14,7 @@ from typing import Any
 
 DEFAULT_API = "https://api.github.com"
 USER_AGENT = "repofix-ci"
+MAX_WAIT = 600.0  # a longer wait (an exhausted hourly quota) fails now rather than idling the job
 
 
 class GitHubError(RuntimeError):
@@ -85,8 +86,9 @@ class GitHub:
                 if error.code == 404 and ok404:
                     return None, error.headers
                 retry = _is_rate_limited(error.code, error.headers, text) or error.code >= 500
-                if retry and attempt < self.retries:
-                    self.sleep(_wait_seconds(error.headers, attempt) if error.code < 500 else 2.0 ** attempt)
+                wait = _wait_seconds(error.headers, attempt) if error.code < 500 else 2.0 ** attempt
+                if retry and attempt < self.retries and wait <= MAX_WAIT:
+                    self.sleep(wait)
                     continue
                 message = _message(text)
                 raise GitHubError(f"GitHub {method} {_path_only(url)} failed: HTTP {error.code}: {message}",

@@ -63,6 +63,8 @@ def patch_problems(patch: str, max_bytes: int) -> list[str]:
             problems.append(f"the patch changes `{path}`: repofix never changes `.github/`")
         elif path.startswith("/") or ".." in parts:
             problems.append(f"the patch names a path outside the repository: `{path}`")
+        elif any(part.lower() == ".git" for part in parts):
+            problems.append(f"the patch reaches into git's own folder: `{path}`")
     return problems
 
 
