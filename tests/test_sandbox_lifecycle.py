@@ -113,3 +113,29 @@ def test_doctor_reports_each_backend():
     for name in ("docker", "bwrap"):
         if os.environ.get(f"REPOFIX_REQUIRE_{name.upper()}") == "1":
             assert " ok " in lines[name], lines[name]
+
+
+@pytest.mark.docker
+def test_sandbox_build_makes_a_working_image():
+    require_backend("docker")
+    import docker
+
+    tag = "repofix-sandbox:test-build"
+    result = CliRunner().invoke(main, ["sandbox", "build", "--tag", tag])
+    try:
+        assert result.exit_code == 0, result.output
+        assert f"built {tag}" in result.output
+        from repofix.sandboxes import open_sandbox
+
+        with open_sandbox(None, backend="docker", image=tag) as box:
+            assert box.run("python3 -m pytest --version").ok
+    finally:
+        docker.from_env().images.remove(tag, noprune=True)
+
+
+def test_sandbox_build_reports_a_missing_base_image():
+    require_backend("docker")
+    result = CliRunner().invoke(main, ["sandbox", "build", "--base-image", "no-such-base:1", "--no-build-base",
+                                       "--tag", "repofix-sandbox:never"])
+    assert result.exit_code == 2
+    assert "docker build failed" in result.output
