@@ -146,10 +146,8 @@ def locate_hunk(
     kinds = [op for op, _ in hunk.lines if op != "+"]
     added = [t for op, t in hunk.lines if op == "+"]
     if not [t for t in old if t.strip()]:
-        if not lines or not [t for t in lines if t.strip()]:
-            return Placement(0, len(lines), {}, "exact"), list(added)
-        if new and _contains(lines, new):
-            return None
+        if not lines or old == lines:  # an empty file, or the edit spells out all of it
+            return Placement(0, len(lines), {}, "exact"), list(new)
         return EditError(
             ErrorKind.AMBIGUOUS,
             f"{path}: {label} has no unchanged context lines, so there is no telling where it goes. "
@@ -206,11 +204,6 @@ def _same_at(tier: str, old: list[str], new: list[str]) -> bool:
     if tier in ("blank-lines", "context-lines"):
         a, b = [k for k in a if k], [k for k in b if k]
     return a == b
-
-
-def _contains(lines: list[str], needle: list[str]) -> bool:
-    n = len(needle)
-    return any(lines[s : s + n] == needle for s in range(len(lines) - n + 1))
 
 
 def _choose(

@@ -78,6 +78,8 @@ class Placement:
     @property
     def anchor(self) -> int:
         """Where the hunk's first old line would be if nothing were skipped."""
+        if not self.pairs:
+            return self.start
         first = min(self.pairs)
         return self.pairs[first] - first
 
@@ -131,15 +133,12 @@ def find_placements(
 
 
 def _with_indent(p: Placement, file_lines: list[str], old: list[str], added: list[str]) -> Placement | None:
-    if not any(_indent(t) and t.strip() for t in old):
+    if p.tier not in ("exact", "whitespace"):
+        consistent, p.indent = indent_transform([(old[i], file_lines[j]) for i, j in p.pairs.items()], added)
+        if not consistent:
+            return None
+    if p.indent is None and not any(_indent(t) and t.strip() for t in old):
         p.indent = _neighbour_style(file_lines, p, added)
-        return p
-    if p.tier in ("exact", "whitespace"):
-        return p
-    consistent, transform = indent_transform([(old[i], file_lines[j]) for i, j in p.pairs.items()], added)
-    if not consistent:
-        return None
-    p.indent = transform
     return p
 
 

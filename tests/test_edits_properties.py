@@ -1,0 +1,123 @@
+"""Property: a perturbed edit yields the intended file or a refusal, never a different file."""
+
+from __future__ import annotations
+
+import difflib
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from repofix.edits import apply_edit
+
+COMMON = ["", "pass", "return x", ")", "else:", "x = None"]  # lines that repeat, as in real code
+
+
+@st.composite
+def source_lines(draw, prefix: str, min_size: int, max_size: int) -> list[str]:
+    n = draw(st.integers(min_size, max_size))
+    out = []
+    for i in range(n):
+        indent = " " * 4 * draw(st.integers(0, 3))
+        if draw(st.integers(0, 3)) == 0:
+            body = draw(st.sampled_from(COMMON))
+        else:
+            body = f"{prefix}{i} = f({draw(st.integers(0, 99))})"
+        out.append(indent + body if body else "")
+    return out
+
+
+@st.composite
+def edits(draw) -> tuple[list[str], list[str]]:
+    before = draw(source_lines("v", 1, 40))
+    start = draw(st.integers(0, len(before) - 1))
+    end = draw(st.integers(start, min(len(before), start + 5)))
+    new = draw(source_lines("n", 0, 4))
+    after = before[:start] + new + before[end:]
+    return before, after
+
+
+def make_diff(before: list[str], after: list[str], context: int) -> list[str]:
+    return list(difflib.unified_diff(before, after, "a/f.py", "b/f.py", n=context, lineterm=""))
+
+
+def perturb(lines: list[str], how: str, amount: int) -> list[str]:
+    out = []
+    for line in lines:
+        if line.startswith(("---", "+++")):
+            out.append(line)
+        elif line.startswith("@@"):
+            if how == "shift":
+                out.append(f"@@ -{1 + amount},3 +{1 + amount},3 @@")
+            elif how == "no_numbers":
+                out.append("@@ @@")
+            else:
+                out.append(line)
+        else:
+            op, text = line[:1], line[1:]
+            if how == "indent" and text.strip():
+                text = " " * (amount % 3 + 1) * 2 + text
+            elif how == "tabs":
+                text = text.replace("    ", "\t")
+            elif how == "trailing" and op != "+":
+                text = text + " " * (amount % 3)
+            out.append(op + text)
+    if how == "drop" and len(out) > 3:
+        inner = [i for i in range(3, len(out) - 1) if out[i][:1] == out[i - 1][:1] == out[i + 1][:1] == " "]
+        if inner:
+            del out[inner[amount % len(inner)]]
+    return out
+
+
+HOW = ["none", "shift", "no_numbers", "indent", "tabs", "trailing", "drop"]
+
+
+def check(text: str, before: list[str], after: list[str]) -> None:
+    original = "".join(t + "\n" for t in before)
+    intended = "".join(t + "\n" for t in after)
+    result = apply_edit(text, {"f.py": original}, check_python=False)
+    if result.ok:
+        assert result.changes.get("f.py", original) == intended, result.notes
+
+
+@settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits(), st.integers(0, 3), st.sampled_from(HOW), st.integers(0, 40))
+def test_perturbed_diff_gives_intended_file_or_refusal(edit, context, how, amount) -> None:
+    before, after = edit
+    lines = make_diff(before, after, context)
+    if not lines:
+        return
+    old_side = [t[1:] for t in lines[2:] if t[:1] in " -" and t[1:].strip()]
+    if how in ("indent", "tabs") and not any(t != t.lstrip() for t in old_side):
+        return  # no indented line the edit shares with the file: a re-indent cannot be noticed
+    check("\n".join(perturb(lines, how, amount)) + "\n", before, after)
+
+
+@settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    edits(), st.integers(0, 2), st.sampled_from(["none", "indent", "tabs", "trailing"]), st.integers(0, 40)
+)
+def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, how, amount) -> None:
+    before, after = edit
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if not changed:
+        return
+    i1 = max(changed[0][1] - context, 0)
+    i2 = min(changed[-1][2] + context, len(before))
+    j1 = changed[0][3] - (changed[0][1] - i1)
+    j2 = changed[-1][4] + (i2 - changed[-1][2])
+    if i1 == i2:
+        return  # an insertion with no context: SEARCH would be empty, which means "create the file"
+    search = perturb([" " + t for t in before[i1:i2]], how, amount)
+    replace = perturb(["+" + t for t in after[j1:j2]], how, amount)
+    text = "\n".join(
+        [
+            "f.py",
+            "<<<<<<< SEARCH",
+            *(s[1:] for s in search),
+            "=======",
+            *(r[1:] for r in replace),
+            ">>>>>>> REPLACE",
+        ]
+    )
+    check(text + "\n", before, after)
