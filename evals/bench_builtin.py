@@ -50,6 +50,9 @@ def strip_call(test: str) -> str:
 
 
 def make_task(row: dict, folder: Path, visible: str) -> None:
+    # The sandbox Python here also carries hypothesis and pytest-benchmark, whose pytest plugins
+    # cost seconds to import and which these tasks never use; a project's own venv would not have them.
+    (folder / "pytest.ini").write_text("[pytest]\naddopts = -p no:hypothesispytest -p no:benchmark\n")
     (folder / "solution.py").write_text(row["prompt"] + row["buggy_solution"])
     test = row["test"] if visible == "check" else row["example_test"]
     (folder / "test_solution.py").write_text(

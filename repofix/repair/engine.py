@@ -21,8 +21,8 @@ class Budget:
     max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
     max_lines: int = 40  # most suspicious lines that get mutated
     extra_after_plausible: int = 10  # candidates tried after the first plausible one, for a smaller one
-    pair_lines: int = 3  # when no single mutation works: pairs on the top lines...
-    max_pairs: int = 600  # ...at most this many
+    pair_lines: int = 8  # when no single mutation works: pairs on the top lines...
+    max_pairs: int = 2000  # ...at most this many
     batch: int = 150  # candidates per worker call
     test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)

@@ -59,30 +59,34 @@ def _walk(node: ast.AST, parent: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
 
 
 def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutation]:
-    """Single mutations whose first edit is on one of `lines` (all lines when None)."""
+    """Single mutations touching one of `lines` (all lines when None)."""
     wanted = None if lines is None else set(lines)
     out = []
     for node, parent in _walk(src.tree, src.tree):
         for m in _node_mutations(src, node, parent):
-            if wanted is None or m.line in wanted:
+            if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)
     return out
 
 
-def pairs(singles: list[Mutation], limit: int) -> Iterator[Mutation]:
-    """Two single mutations on the same line whose edits do not overlap, best priors first."""
+def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[Mutation]:
+    """Two single mutations on the same line whose edits do not overlap. Two of the same kind
+    (`and` -> `or` twice, two constants) are likelier than a mixed pair, so they rank higher."""
     by_line: dict[tuple[str, int], list[Mutation]] = {}
     for m in singles:
         by_line.setdefault((m.path, m.line), []).append(m)
     made = 0
     for group in by_line.values():
+        on_line = 0
         for a, b in itertools.combinations(group, 2):
-            if _overlap(a, b):
+            if _overlap(a, b) or on_line >= per_line:
                 continue
+            prior = (a.prior * b.prior) ** 0.5 * 0.9 if a.op == b.op else a.prior * b.prior
             edits = tuple(sorted(a.edits + b.edits, key=lambda e: e.start))
             yield Mutation(a.path, a.line, f"{a.op}+{b.op}", f"{a.description}; {b.description}", edits,
-                           a.prior * b.prior, tuple(sorted(set(a.lines) | set(b.lines))))
+                           prior, tuple(sorted(set(a.lines) | set(b.lines))))
             made += 1
+            on_line += 1
             if made >= limit:
                 return
 

@@ -233,8 +233,8 @@ def swap_adjacent(src: SourceFile, items: list[ast.expr], op: str, prior: float)
 
 
 def collection(src: SourceFile, node: ast.List | ast.Tuple | ast.Set) -> Iterator[Mutation]:
-    if isinstance(node, ast.Tuple):
-        yield from swap_adjacent(src, node.elts, "swap-elements", 0.45)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        yield from swap_adjacent(src, node.elts, "swap-elements", 0.45 if isinstance(node, ast.Tuple) else 0.4)
     if len(node.elts) >= 2 and not isinstance(node, ast.Tuple):
         spans = [src.span(e) for e in node.elts]
         for i, elt in enumerate(node.elts):

@@ -14,7 +14,8 @@ from repofix.repair.source import Mutation, SourceFile
 def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) -> list[Mutation]:
     """Best first: suspiciousness of the line times the operator's prior; then smaller edits."""
     def key(m: Mutation) -> tuple:
-        return (-(scores.get((m.path, m.line), 0.0) * m.prior), m.size, m.path, m.line, m.description)
+        score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
+        return (-(score * m.prior), m.size, m.path, m.line, m.description)
 
     return sorted(candidates, key=key)
 
@@ -41,7 +42,7 @@ class CandidatePool:
 
     def doubles(self, singles: list[Mutation], top_lines: int, limit: int) -> list[Mutation]:
         best_lines = sorted(self.scores, key=lambda k: -self.scores[k])[:top_lines]
-        chosen = [m for m in singles if (m.path, m.line) in set(best_lines)]
+        chosen = [m for m in singles if (m.path, m.line) in set(best_lines) and m.prior >= 0.5]
         return order(pairs(chosen, limit), self.scores)
 
     def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
