@@ -292,3 +292,20 @@ def test_frames_are_parsed_in_every_traceback_style(make_sandbox, tmp_path, styl
     assert [f.location for f in result.repo_frames] == ["tests/test_core.py:4", "pkg/core.py:5", "pkg/core.py:2"]
     assert "a / b" in result.repo_frames[-1].source[-1]
     assert result.message.startswith("ZeroDivisionError")
+
+
+def test_a_report_larger_than_the_output_cap_is_read_back_whole(make_sandbox, tmp_path) -> None:
+    """Sandbox output is capped (64 KiB here); incompressible captured output makes the report bigger."""
+    root = tmp_path / "big"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_big.py").write_text(textwrap.dedent("""
+        import base64, os, pytest
+        @pytest.mark.parametrize("i", range(60))
+        def test_noisy(i):
+            print(base64.b64encode(os.urandom(3000)).decode())
+            assert i < 0
+        """))
+    box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
+    run = run_tests(box, "python -m pytest", timeout=60)
+    assert len(run.failing) == 60
+    assert all(len(r.stdout) == 4000 for r in run.results.values())
