@@ -1,0 +1,48 @@
+"""Search order: suspiciousness x prior, dedupe by syntax tree, unparsable candidates dropped."""
+
+from __future__ import annotations
+
+from repofix.repair.localize import Suspect
+from repofix.repair.search import CandidatePool, order
+from repofix.repair.source import Edit, SourceFile
+
+SOURCE = "def f(a, b):\n    x = a + 1\n    if x < b:\n        return x\n    return b\n"
+
+
+def pool(lines_scores: dict[int, float]) -> CandidatePool:
+    suspects = [Suspect("m.py", line, score, 1, 0) for line, score in lines_scores.items()]
+    return CandidatePool({"m.py": SourceFile("m.py", SOURCE)}, suspects, max_lines=10)
+
+
+def test_the_most_suspicious_line_and_likeliest_operator_come_first() -> None:
+    singles = pool({2: 0.4, 3: 1.0}).singles()
+    assert singles[0].line == 3 and singles[0].op == "compare"
+    assert {m.line for m in singles} <= {2, 3}
+    scores = [(1.0 if m.line == 3 else 0.4) * m.prior for m in singles]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_plain_order_is_source_order() -> None:
+    singles = pool({2: 0.4, 3: 1.0}).singles(ordered=False)
+    assert [m.line for m in singles] == sorted(m.line for m in singles)
+
+
+def test_candidates_with_the_same_tree_or_no_tree_are_dropped() -> None:
+    p = pool({3: 1.0})
+    src = p.sources["m.py"]
+    start = SOURCE.index("<")
+    same_as_original = src.mutation("noop", "spaces", [Edit(start - 1, start, "  ")], 1.0)
+    broken = src.mutation("broken", "syntax error", [Edit(start, start + 1, "<<<")], 1.0)
+    flip = src.mutation("compare", "<=", [Edit(start, start + 1, "<=")], 1.0)
+    flip_spaced = src.mutation("compare", "<= spaced", [Edit(start, start + 2, "<=  ")], 1.0)
+    kept = list(p.valid([same_as_original, broken, flip, flip_spaced]))
+    assert kept == [flip]
+    assert p.invalid == 1 and p.generated == 4
+
+
+def test_order_prefers_smaller_edits_on_ties() -> None:
+    src = SourceFile("m.py", SOURCE)
+    start = SOURCE.index("<")
+    big = src.mutation("x", "big", [Edit(start, start + 1, "<= 0 or x <=")], 0.5)
+    small = src.mutation("x", "small", [Edit(start, start + 1, "<=")], 0.5)
+    assert order([big, small], {("m.py", 3): 1.0}) == [small, big]
