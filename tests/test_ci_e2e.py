@@ -102,6 +102,29 @@ def test_failing_tests_pr_gets_a_fix_commit_and_one_updated_comment(tmp_path: Pa
             assert request.headers["authorization"] == f"Bearer {WRITE_TOKEN}"
 
 
+def test_repofix_request_is_implemented_test_first_and_pushed(tmp_path: Path, server):
+    world = World(tmp_path, server)
+    red = {"tool": "edit", "arguments": {"text": "tests/test_sub.py\n<<<<<<< FILE\ndef test_sub():\n"
+                                                 "    from pkg.calc import sub\n\n    assert sub(5, 3) == 2\n"
+                                                 ">>>>>>> END\n"}}
+    green = {"tool": "edit", "arguments": {"text": "pkg/calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n"
+                                                   "    return a - b\n\n\ndef sub(a, b):\n    return a - b\n"
+                                                   ">>>>>>> REPLACE\n"}}
+    replies = [red, {"tool": "submit", "arguments": {"summary": "a test for sub"}}, green,
+               {"tool": "submit", "arguments": {"summary": "Added `sub`."}}]
+    data = payload("issue_comment_repofix.json", body="/repofix add sub(a, b) next to add")
+    ran, published = run_and_publish(world, "issue_comment", data, script(world, replies))
+    assert ran.exit_code == 0 and "repofix ci: done" in ran.output, ran.output
+    assert published.exit_code == 0 and "pushed" in published.output, published.output
+    tip = world.branch()
+    assert git(world.bare, "diff", "--name-only", world.head, tip).split() == ["pkg/calc.py", "tests/test_sub.py"]
+    assert git(world.bare, "log", "-1", "--format=%s", tip) == "repofix: apply the /repofix request of @alice"
+    body = world.bot_comments()[0]["body"]
+    assert "a `/repofix` request" in body and "`tests/test_sub.py`" in body
+    trajectory = (tmp_path / "artifact" / "trajectory" / "trajectory.json").read_text()
+    assert "> add sub(a, b) next to add" in trajectory
+
+
 def test_repofix_from_a_reader_is_refused(tmp_path: Path, server):
     world = World(tmp_path, server)
     data = payload("issue_comment_repofix.json", user={"login": "carol", "type": "User"})
