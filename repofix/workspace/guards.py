@@ -121,6 +121,6 @@ def enforce(ws: Workspace, sandbox: Sandbox | None, result: SyncResult, config: 
     outcome = GuardOutcome(check_change(ws.folder.repo, parent, result.checkpoint.commit, config))
     if any(h.guard not in config.allow for h in outcome.hits):
         previous = result.checkpoint.n - 1
-        outcome.rolled_back = ws.restore(sandbox, previous, step=step, reason="a guard tripped: " + "; ".join(
+        outcome.rolled_back = ws.restore(sandbox, previous, step=step, rescue_first=False, reason="a guard tripped: " + "; ".join(
             str(h) for h in outcome.hits if h.guard not in config.allow))
     return outcome

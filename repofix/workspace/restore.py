@@ -70,13 +70,15 @@ def _needs_git(sandbox: Sandbox) -> bool:
 
 
 def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
-            reason: str = "", with_git: bool | None = None) -> RestoreResult:
+            reason: str = "", with_git: bool | None = None, rescue_first: bool = True) -> RestoreResult:
+    """Put checkpoint `n` back into `sandbox` (None: only record it, for a run that is not live).
+    `rescue_first=False` skips the rescue sync when the caller synced just now (a guard rollback)."""
     target = ws.store.get(n)
     if with_git is None:
         with_git = bool(ws.folder.read_state().get("sandbox_git", True))
     rescue: Checkpoint | None = None
     problems: list[str] = []
-    if sandbox is not None:
+    if sandbox is not None and rescue_first:
         try:
             rescue = ws.sync(sandbox, step=step, label=f"rescue before restore of #{target.n}").checkpoint
         except (SandboxError, OSError) as exc:  # unreadable files: the copy is wrecked, restore it whole
@@ -101,9 +103,10 @@ def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None 
             problems.append("the repository's .git folder was missing and was recreated")
         # No second scan to forget our own writes: the next sync reads them, finds exactly what the
         # checkpoint holds, and leaves them out.
-    checkpoint = ws.store.commit_tree(target.tree, parent=before.commit, step=step, label=f"restore of #{target.n}",
-                                      tests=target.tests, extra={"restored": target.n, "rescue": rescue.n,
-                                                                 "reason": reason})
+    # The restore checkpoint applies the same files onto the previous one: its tree is the target's.
+    checkpoint = ws.store.commit_files(files, parent=before.commit, step=step, label=f"restore of #{target.n}",
+                                       tests=target.tests, extra={"restored": target.n, "rescue": rescue.n,
+                                                                  "reason": reason})
     if full or any(is_ignore_file(p) for p in files):
         ws.reset_ignores()
     ws.folder.update_state(checkpoint=checkpoint.n)

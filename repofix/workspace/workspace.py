@@ -165,11 +165,11 @@ class Workspace:
         return entries
 
     def restore(self, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
-                reason: str = "") -> RestoreResult:
+                reason: str = "", rescue_first: bool = True) -> RestoreResult:
         """Put checkpoint `n` back (see `repofix.workspace.restore`)."""
         from repofix.workspace.restore import restore
 
-        return restore(self, sandbox, n, step=step, full=full, reason=reason)
+        return restore(self, sandbox, n, step=step, full=full, reason=reason, rescue_first=rescue_first)
 
     def reset_ignores(self) -> None:
         reset_ignore_files(self.folder.repo, self.current().commit)
