@@ -120,12 +120,13 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
                                   task=request.instruction, model=spec, targets=list(request.targets),
                                   settings=_public_settings(settings))
-    with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
-        tree = workspace.export(Path(tmp) / "tree")
-        notify({"event": "sandbox", "backend": settings.sandbox or "auto"})
-        sandbox = open_run_sandbox(settings, tree)
-        map_text = repo_map(tree, settings.map_tokens)
-    try:
+    sandbox = None
+    try:  # a sandbox that cannot start ends the run as an error too, not as "running" forever
+        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+            tree = workspace.export(Path(tmp) / "tree")
+            notify({"event": "sandbox", "backend": settings.sandbox or "auto"})
+            sandbox = open_run_sandbox(settings, tree)
+            map_text = repo_map(tree, settings.map_tokens)
         notify({"event": "baseline"})
         from repofix.testing import take_baseline
 
@@ -150,7 +151,8 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         trajectory.save(status="error", reason=type(error).__name__, error=str(error))
         raise
     finally:
-        sandbox.close()
+        if sandbox is not None:
+            sandbox.close()
 
 
 def plan(state: Progress, request: AgentRequest, settings: Settings) -> str | None:
