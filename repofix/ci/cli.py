@@ -41,11 +41,11 @@ def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, 
         raise click.UsageError("the `none` sandbox would let the pull request's code read the workflow's "
                                "credentials; use docker or bwrap, or pass --allow-unsandboxed (trusted code only)")
 
-    def work(checkout: Path, instruction: str, mode: str):
+    def work(checkout: Path, instruction: str, mode: str, progress):
         request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
                                max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd,
                                settings=settings)
-        return run_agent(request)
+        return run_agent(request, progress=progress)
 
     return work
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +37,8 @@ class Outcome(Protocol):
     summary: str
 
 
-# work(checkout, instruction, mode) -> Outcome; the CLI binds it to repofix.agent.run_agent.
-Work = Callable[[Path, str, str], Outcome]
+# work(checkout, instruction, mode, progress) -> Outcome; the CLI binds it to repofix.agent.run_agent.
+Work = Callable[[Path, str, str, Callable[[dict[str, Any]], None]], Outcome]
 
 
 @dataclass
@@ -110,8 +110,20 @@ def _finish(settings: RunSettings, report: Report, patch: str, secrets: list[str
     return report
 
 
-def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, secrets: list[str],
-              env: Mapping[str, str] | None = None) -> Report:
+def _progress(seen: dict[str, Any], secrets: list[str]) -> Callable[[dict[str, Any]], None]:
+    """Remember the run folder (for the trajectory, even when the run fails) and log a terse line per
+    step to the Actions log: names and test counts only, never command text or output."""
+
+    def note(event: dict[str, Any]) -> None:
+        if event.get("event") == "workspace":
+            seen["run_dir"] = event.get("run_dir")
+        elif event.get("event") == "step":
+            print(redact(f"repofix: step {event.get('step')}: tests {event.get('tests')}", secrets), flush=True)
+
+    return note
+
+
+def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, secrets: list[str]) -> Report:
     for name in ARTIFACT_ENTRIES:  # a result of an earlier run must not mix with this one
         stale = settings.artifact_dir / name
         if stale.is_dir() and not stale.is_symlink():
@@ -145,16 +157,19 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
                        "the newer commit's own test run decides")
         return _finish(settings, base, "", secrets)
     scratch = Path(tempfile.mkdtemp(prefix="repofix-ci-", dir=settings.workdir))
+    seen: dict[str, Any] = {}
     try:
         checkout = fetch_pr_head(settings.remote, base.pr_number, base.head_sha, scratch / "head", github.token)
         instruction = redact(task_text(trigger, pull), secrets)
         with tokens_withheld():
-            outcome = work(checkout, instruction, trigger.mode)
+            outcome = work(checkout, instruction, trigger.mode, _progress(seen, secrets))
     except HeadMoved as error:
         base.reason = f"{error}; nothing was done"
         return _finish(settings, base, "", secrets)
     except Exception as error:  # recorded for the PR's comment, then the CLI exits non-zero
         base.status, base.reason = "error", f"repofix failed: {type(error).__name__}: {error}"[:500]
+        if seen.get("run_dir"):
+            copy_trajectory(Path(seen["run_dir"]), settings.artifact_dir / "trajectory", secrets)
         return _finish(settings, base, "", secrets)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
