@@ -38,8 +38,19 @@ def _repofix_builtin(request, source, timeout, files_from=None):
                   timeout=timeout, cwd=_o.getcwd())
     payload = {"stdout": done.stdout, "stderr": done.stderr[-3000:], "code": done.returncode, "files": {}}
     if files_from is not None and done.stdout.strip():
-        tests = _j.loads(done.stdout.strip().splitlines()[-1])["tests"]
-        for rel in sorted({p for t in tests.values() if t["outcome"] == "failed" for p in t["lines"]}):
+        data = _j.loads(done.stdout.strip().splitlines()[-1])
+        tests = data["tests"]
+        hot = {}  # lines some failing test ran: the only ones localization needs from passing tests
+        for t in tests.values():
+            if t["outcome"] == "failed":
+                for rel, lines in t["lines"].items():
+                    hot.setdefault(rel, set()).update(lines)
+        for t in tests.values():
+            if t["outcome"] != "failed":
+                t["lines"] = {rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items()
+                              if rel in hot}
+        payload["stdout"] = _j.dumps(data)
+        for rel in sorted(hot):
             if _o.path.isfile(rel) and _o.path.getsize(rel) < 400000:
                 with open(rel, "rb") as handle:
                     payload["files"][rel] = handle.read().decode("utf-8", "replace")
@@ -56,7 +67,10 @@ def _payload(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
         if message.get("role") in ("tool", "user") and MARK in str(message.get("content") or ""):
             text = str(message["content"])
             blob = text[text.rindex(MARK) + len(MARK):].split()[0]
-            return json.loads(zlib.decompress(base64.b64decode(blob)))
+            try:
+                return json.loads(zlib.decompress(base64.b64decode(blob)))
+            except (ValueError, zlib.error):
+                return None  # cut by the output cap: the caller gives up with a message
         if message.get("role") == "tool":
             return None
     return None
