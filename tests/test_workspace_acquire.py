@@ -102,3 +102,15 @@ def test_unfetchable_submodule_is_a_clear_error(tmp_path):
     app = _with_submodule(tmp_path, reachable=False)
     with pytest.raises(SubmoduleError, match="vendor/lib"):
         Workspace.create(app, home=tmp_path / "home")
+
+
+def test_linked_worktree_and_unborn_branch(tmp_path):
+    main_repo = make_repo(tmp_path / "main", {"a.txt": "a\n"})
+    sh(main_repo, "git", "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "side")
+    (tmp_path / "linked" / "b.txt").write_text("b\n")
+    ws = Workspace.create(tmp_path / "linked", home=tmp_path / "home")
+    assert files_of(ws) == {"a.txt": "a\n", "b.txt": "b\n"} and ws.source.dirty
+    empty = make_repo(tmp_path / "empty", {"x.txt": "x\n"}, commit=False)
+    ws = Workspace.create(empty, home=tmp_path / "home")
+    assert files_of(ws) == {"x.txt": "x\n"} and ws.source.head is None
+    assert sh(empty, "git", "status", "--porcelain") == "?? x.txt\n"

@@ -164,8 +164,10 @@ def _finish(store: Path, kind: str, location: str, rev: str) -> Source:
 
 def _from_checkout(top: Path, store: Path, rev: str | None) -> Source:
     git(None, "clone", "--quiet", "--no-checkout", "--no-tags", str(top), str(store))
-    git_dir = Path(git(top, "rev-parse", "--absolute-git-dir").decode().strip())
-    exclude = git_dir / "info" / "exclude"
+    # --git-path: right for linked worktrees too, whose objects and excludes live in the main repository
+    index_file, objects, exclude = (Path(top, p) for p in git(
+        top, "rev-parse", "--git-path", "index", "--git-path", "objects", "--git-path", "info/exclude"
+    ).decode().splitlines())
     if exclude.exists():  # the user's private ignore rules apply to the run too
         (store / ".git" / "info").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(exclude, store / ".git" / "info" / "exclude")
@@ -175,7 +177,7 @@ def _from_checkout(top: Path, store: Path, rev: str | None) -> Source:
         base = _flatten_submodules(store, head, top)
         return Source("checkout", str(top), rev, head, base, False, str(top))
     head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
-    base = _snapshot(top, store, head, git_dir / "index", Path(os.path.realpath(git_dir / "objects")))
+    base = _snapshot(top, store, head, index_file, Path(os.path.realpath(objects)))
     dirty = head is None or git(store, "rev-parse", f"{base}^{{tree}}").strip() != git(
         store, "rev-parse", f"{head}^{{tree}}").strip()
     base = _flatten_submodules(store, base if dirty else head, top)
