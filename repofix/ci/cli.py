@@ -95,9 +95,13 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
     from repofix.ci.gitops import default_remote
     from repofix.ci.runstage import RunSettings, run_stage
     from repofix.ci.sanitize import redact, secrets_from_env
+    from repofix.config import SettingsError
 
     secrets = secrets_from_env()
-    work = agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+    try:
+        work = agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+    except SettingsError as error:
+        raise click.ClickException(str(error)) from None
     try:
         event = load_event()
         github = GitHub(event.repository, _token())
@@ -123,6 +127,7 @@ def publish(artifact_dir: Path, bot_login: str, remote: str | None, max_patch_by
     from repofix.ci.gitops import default_remote
     from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
     from repofix.ci.sanitize import redact, secrets_from_env
+    from repofix.workspace.errors import GitError
 
     secrets = secrets_from_env()
     repository = os.environ.get("GITHUB_REPOSITORY")
@@ -133,7 +138,7 @@ def publish(artifact_dir: Path, bot_login: str, remote: str | None, max_patch_by
                                    repository=repository, bot_login=bot_login,
                                    max_patch_bytes=max_patch_bytes or DEFAULT_MAX_PATCH_BYTES)
         result = publish_stage(GitHub(repository, _token()), settings, secrets)
-    except (ArtifactError, GitHubError) as error:
+    except (ArtifactError, GitHubError, GitError) as error:
         raise click.ClickException(redact(str(error), secrets)) from None
     click.echo(redact(f"repofix ci: {result.action}: {result.message.splitlines()[0]}", secrets))
     if result.action == "rejected":
