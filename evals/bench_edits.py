@@ -29,6 +29,24 @@ from edits_corpus import PAIRS, Case, build_corpus  # noqa: E402
 from repofix.edits import apply_edit  # noqa: E402
 
 RESULTS = ROOT / "evals" / "results" / "bench_edits.md"
+KINDS = {
+    "clean": "the real diff, unchanged",
+    "shifted_lines": "every hunk's line numbers moved by a random 3-40 lines",
+    "wrong_counts": "every hunk's line counts off by the same random -2..2",
+    "dropped_context": "one context line (between two context lines) left out",
+    "extra_context": "one context line repeated",
+    "reindented": "every line of the diff indented 2, 4 or 8 more spaces",
+    "tabs": "leading groups of 4 spaces written as tabs",
+    "trailing_ws": "trailing spaces/tabs added to about half the context and removed lines",
+    "blank_lines": "a blank context line dropped, or one added",
+    "truncated_context": "1 line of context instead of 3",
+    "no_final_newline": "the file lacks its final newline; the diff (touching the end) does not say so",
+    "already_applied": "the diff sent again to the already patched file (expected: unchanged)",
+    "search_replace": "each hunk as a SEARCH/REPLACE block (expected: refusal where a SEARCH is ambiguous)",
+    "new_deleted_renamed": "files added, deleted or moved between the releases, as git diffs",
+    "ambiguous": "a removed line that occurs twice, or a hunk whose lines the file holds twice, "
+    "with line numbers pointing at neither (expected: refusal)",
+}
 BASELINES = {
     "git apply": ["git", "apply", "patch.diff"],
     "git apply --recount --ignore-whitespace": ["git", "apply", "--recount", "--ignore-whitespace", "patch.diff"],
@@ -168,7 +186,9 @@ def main() -> None:
         "perturbed as models err (evals/edits_corpus.py). Cells: correct/refused/misapplied (correct %). "
         "For `ambiguous` cases a refusal is the correct outcome and any applied result counts as misapplied. "
         "`search_replace` cases are in a format only repofix reads.\n\n"
-        f"Command: `python evals/bench_edits.py`\n\n{text}\n",
+        "Kinds:\n\n"
+        + "".join(f"- `{k}`: {v}\n" for k, v in KINDS.items())
+        + f"\nCommand: `python evals/bench_edits.py`\n\n{text}\n",
         encoding="utf-8",
     )
 

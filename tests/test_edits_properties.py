@@ -108,6 +108,8 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
     j2 = changed[-1][4] + (i2 - changed[-1][2])
     if i1 == i2:
         return  # an insertion with no context: SEARCH would be empty, which means "create the file"
+    if how in ("indent", "tabs") and not any(t != t.lstrip() for t in before[i1:i2] if t.strip()):
+        return  # no indented line the edit shares with the file: a re-indent cannot be noticed
     search = perturb([" " + t for t in before[i1:i2]], how, amount)
     replace = perturb(["+" + t for t in after[j1:j2]], how, amount)
     text = "\n".join(

@@ -172,6 +172,13 @@ def _apply_one(edit: FileEdit, state: _Files, result: EditResult, block_no: int)
         _check_delete(edit, current)
         state.write(src, None)
         return
+    target = edit.new_path or src
+    if edit.kind in ("rename", "copy") and target != src and state.read(target) is not None:
+        raise EditError(
+            ErrorKind.FILE_EXISTS,
+            f"{target}: already exists, so {src} cannot be {edit.kind}d onto it. Delete it first, or edit it.",
+            target,
+        )
     new_content = _modified(edit, current, result, block_no)
     if edit.kind == "rename":
         state.write(src, None)

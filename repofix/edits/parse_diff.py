@@ -202,7 +202,6 @@ def parse_diff(text: str) -> list[FileEdit]:
     edits = _Parser(text).parse()
     if not edits:
         raise DiffParseError("no '--- a/path' / '+++ b/path' file header found")
-    for edit in edits:
-        if not edit.hunks and not edit.binary and edit.kind not in ("delete", "rename", "copy", "create"):
-            raise DiffParseError(f"no hunks for {edit.path}")
+    if not any(e.hunks or e.binary or e.kind != "modify" for e in edits):
+        raise DiffParseError("no @@ hunks found after the file headers")
     return edits
