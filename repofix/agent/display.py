@@ -10,7 +10,7 @@ from typing import Any, TextIO
 class Display:
     def __init__(self, max_steps: int, stream: TextIO | None = None, live: bool | None = None):
         self.stream = stream or sys.stderr  # looked up now, so a redirected stderr (click's runner) is used
-        self.live = stream.isatty() if live is None else live
+        self.live = self.stream.isatty() if live is None else live
         self.max_steps = max_steps
         self.started = time.monotonic()
         self.state: dict[str, Any] = {"step": 0, "action": "starting", "tests": "", "cost": 0.0}
