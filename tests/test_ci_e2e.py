@@ -150,7 +150,7 @@ def test_fork_pr_gets_a_suggestion_and_no_push(tmp_path: Path, server):
     assert "git apply --index <<'REPOFIX_PATCH'" in comment["body"]
 
 
-@pytest.mark.parametrize("backend", [pytest.param(b, marks=marks_for(b), id=b) for b in ("none", "bwrap")])
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=marks_for(b), id=b) for b in ("none", "bwrap", "docker")])
 def test_prompt_injection_leaks_no_token(tmp_path: Path, server, backend: str, monkeypatch):
     require_backend(backend)
     world = World(tmp_path, server)
