@@ -98,11 +98,13 @@ def _workflow_run(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
 
 
 def _pull_request(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
-    # Run as a step after the tests in the same job, under `if: failure()`.
+    # Run as a step after the tests in the same job, under `if: failure()` (see tests-with-repofix.yml).
     pull = payload.get("pull_request") or {}
+    number = pull.get("number") or payload.get("number")
+    if not isinstance(number, int):
+        return Skip("the pull_request event names no pull request number")
     actor, kind = _user(payload.get("sender"))
-    return Trigger("fix", actor, kind, int(pull.get("number") or payload.get("number")),
-                   head_sha=(pull.get("head") or {}).get("sha"))
+    return Trigger("fix", actor, kind, number, head_sha=(pull.get("head") or {}).get("sha"))
 
 
 def _pull_request_target(payload: dict[str, Any], bot_login: str) -> Skip:
