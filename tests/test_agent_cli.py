@@ -1,0 +1,135 @@
+"""`repofix fix` / `implement` / `show` as a user meets them: exit codes (0 done, 1 not done,
+2 usage or setup error), --json, --apply, plain-line progress on a pipe, --help."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agent_helpers import CLAMP, DIRECT_FIX, act, clamp_repo, git, script
+from click.testing import CliRunner
+from conftest import require_backend
+
+from repofix.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
+FIXED = CLAMP.replace("x < hi", "x > hi")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
+    for name in ("REPOFIX_MODEL", "REPOFIX_SANDBOX", "REPOFIX_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path / "home"
+
+
+def repofix(*args: str, home: Path) -> subprocess.CompletedProcess:
+    """The real command in a child process: stderr is a pipe, not a terminal."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
+    env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
+    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+def test_help_lists_implement_and_fix():
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    for name in ("implement", "fix", "resume", "show"):
+        assert any(line.split()[:1] == [name] for line in lines), result.output
+
+
+@pytest.mark.parametrize("case", ["missing repo", "unknown sandbox flag", "unknown sandbox env", "missing script",
+                                  "implement without a model"])
+def test_usage_and_setup_errors_exit_2(tmp_path, home, monkeypatch, case):
+    repo = clamp_repo(tmp_path / "repo")
+    replies = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    args, expected = {
+        "missing repo": (["fix", "--repo", str(tmp_path / "nowhere"), "--model", replies],
+                         "does not exist"),
+        "unknown sandbox flag": (["fix", "--repo", str(repo), "--model", replies, "--sandbox", "lxc"],
+                                 "'lxc' is not one of"),
+        "unknown sandbox env": (["fix", "--repo", str(repo), "--model", replies], "unknown sandbox 'lxc'"),
+        "missing script": (["fix", "--repo", str(repo), "--model", f"scripted:{tmp_path / 'gone.yaml'}",
+                            "--sandbox", "bwrap"], "cannot read the script"),
+        "implement without a model": (["implement", "add wrap()", "--repo", str(repo), "--sandbox", "bwrap"],
+                                      "`implement` needs a language model"),
+    }[case]
+    if case == "unknown sandbox env":
+        monkeypatch.setenv("REPOFIX_SANDBOX", "lxc")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output
+
+
+def test_no_model_and_no_builtin_engine_names_the_settings(tmp_path, home, monkeypatch):
+    """Without the built-in repair engine, `fix` with no model stops with a message to act on."""
+    monkeypatch.setitem(sys.modules, "repofix.repair.model", None)  # as if the engine were not installed
+    repo = clamp_repo(tmp_path / "repo")
+    result = CliRunner().invoke(main, ["fix", "--repo", str(repo), "--sandbox", "bwrap"])
+    assert result.exit_code == 2, result.output
+    assert "No model configured" in result.output
+    assert "REPOFIX_MODEL" in result.output and "OPENAI_API_KEY" in result.output and "--model" in result.output
+    assert not (home / "runs").exists() or not list((home / "runs").iterdir())  # nothing was started
+
+
+@pytest.mark.bwrap
+def test_fix_json_apply_show_and_plain_progress(tmp_path, home):
+    require_backend("bwrap")
+    repo = clamp_repo(tmp_path / "repo")
+    model = script(tmp_path / "s.yaml", [act("view", path="pkg/mathx.py"), DIRECT_FIX])
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--json", "--apply",
+                     home=home)
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "done" and outcome["reason"] == "done" and outcome["run_id"]
+    assert "+    if x > hi:" in outcome["patch"] and outcome["applied"] == ["pkg/mathx.py"]
+    assert (repo / "pkg/mathx.py").read_text() == FIXED
+    assert git(repo, "status", "--porcelain") == " M pkg/mathx.py\n"
+    # not a terminal: plain lines, one per step, no cursor control
+    assert "\r" not in result.stderr and "\033[" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert f"run {outcome['run_id']}" in result.stderr and any(line.startswith("baseline: ") for line in lines)
+    assert [line.split(" | ")[0] for line in lines if line.startswith("step ")] == ["step 1/30", "step 2/30"]
+
+    shown = CliRunner().invoke(main, ["show", outcome["run_id"]])
+    assert shown.exit_code == 0, shown.output
+    assert "-- step 1: view" in shown.output and "-- step 2: edit" in shown.output
+    assert "Edit applied: pkg/mathx.py" in shown.output and "status done" in shown.output
+
+
+@pytest.mark.bwrap
+def test_not_done_exits_1_and_is_not_applied(tmp_path, home):
+    require_backend("bwrap")
+    repo = clamp_repo(tmp_path / "repo")
+    model = script(tmp_path / "s.yaml", [act("view", path="pkg/mathx.py")])
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--max-steps", "1",
+                     "--apply", home=home)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("NOT DONE (step_limit)")
+    assert "not applied: the run is not done" in result.stdout
+    assert git(repo, "status", "--porcelain") == ""
+
+
+@pytest.mark.bwrap
+def test_apply_refuses_to_overwrite_uncommitted_changes(tmp_path, home):
+    require_backend("bwrap")
+    repo = clamp_repo(tmp_path / "repo")
+    mine = CLAMP + "# my uncommitted note\n"
+    (repo / "pkg/mathx.py").write_text(mine)
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    # --rev HEAD: the run starts from the commit, so the user's edit is theirs alone
+    result = repofix("fix", "--repo", str(repo), "--rev", "HEAD", "--model", model, "--sandbox", "bwrap",
+                     "--json", "--apply", home=home)
+    assert result.returncode == 1, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "done" and outcome["applied"] == []
+    assert "pkg/mathx.py" in outcome["apply_error"] and "uncommitted" not in outcome["patch"]
+    assert (repo / "pkg/mathx.py").read_text() == mine
+    assert git(repo, "show", f"{outcome['branch']}:pkg/mathx.py") == FIXED  # the result is still delivered
