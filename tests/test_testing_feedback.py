@@ -151,3 +151,22 @@ def test_timeout_feedback_names_the_running_test() -> None:
                   detail="timed out after 8s while running tests/test_slow.py::test_hangs; 1 results before that",
                   running="tests/test_slow.py::test_hangs")
     assert "TIMEOUT: timed out after 8s while running tests/test_slow.py::test_hangs" in condense(run)
+
+
+def test_thousands_of_distinct_failures_stay_within_budget(runs) -> None:
+    """3,000 failures, each with its own message: the text fits and names as many ids as fit."""
+    from dataclasses import replace
+
+    from repofix.testing import TestResult
+
+    template = runs[0].results["tests/test_shop.py::test_parse"]
+    results: dict[str, TestResult] = {}
+    for i in range(3000):
+        test_id = f"tests/test_many.py::test_case[{i}]"
+        results[test_id] = replace(template, id=test_id, message=f"ValueError: bad value {i}")
+    run = TestRun("python -m pytest", RunStatus.COMPLETED, 1, results)
+    text = condense(run, budget=2000)
+    assert estimate_tokens(text) <= 2000
+    assert text.startswith("Tests: 3000 failed")
+    assert "ValueError: bad value 0" in text and "tests/test_many.py::test_case[0]" in text
+    assert "more)" in text and "Left out to fit the budget" in text

@@ -33,6 +33,7 @@ class _Group:
     level: int = 4
     others: int | None = None  # how many of the other tests with this failure to name; None: all
     lines: list[str] = field(default_factory=list)
+    size: int = 0  # characters of `lines`, newlines included
 
 
 def condense(
@@ -51,65 +52,84 @@ def condense(
         text, left_out = condense_output(current.output, room, workdir)
         tail = [f"[{left_out} lines of output left out. {_where(current)}]"] if left_out else []
         return "\n".join(head + ["", "Output:", text] + tail)
-    groups = _groups(current, baseline)
-    for g in groups:
-        g.lines = _render(g, workdir)
-    footer_ids: list[str] = []
-    shown = [None]  # how many footer ids fit; None: all
-
-    def text() -> str:
-        body = [ln for g in groups if g.level > 0 for ln in g.lines]
-        return "\n".join(head + body + _footer(footer_ids, groups, current, shown[0]))
-
+    layout = _Layout(head, _groups(current, baseline), current, workdir, budget)
+    groups = layout.groups
     # Least useful first, lowest-priority groups first: captured output, context lines, long
     # messages, long lists of tests with the same failure, then whole blocks (ids only).
     for step in (4, 3, 2, "others", 1):
         for g in reversed(groups):
-            if estimate_tokens(text()) <= budget:
+            if layout.fits():
                 break
             if step == "others":
                 if g.level and g.others is None and len(g.results) > 1 + _OTHERS:
                     g.others = _OTHERS
-                    g.lines = _render(g, workdir)
+                    layout.update(g)
             elif g.level == step:
                 g.level = step - 1
-                if g.level:
-                    g.lines = _render(g, workdir)
-                else:
-                    footer_ids[:0] = [r.id for r in g.results]
-    _refill(groups, lambda: estimate_tokens(text()) <= budget, workdir)
-    if estimate_tokens(text()) > budget:  # even the ids do not fit: list as many as fit
-        low, high = 0, len(footer_ids)
+                layout.update(g)
+    layout.refill()
+    if estimate_tokens(layout.text()) > budget:  # even the ids do not fit: list as many as fit
+        low, high = 0, len(layout.footer_ids)
         while low < high:
-            shown[0] = (low + high + 1) // 2
-            low, high = (shown[0], high) if estimate_tokens(text()) <= budget else (low, shown[0] - 1)
-        shown[0] = low
-    final = text()
+            layout.shown = (low + high + 1) // 2
+            low, high = (layout.shown, high) if estimate_tokens(layout.text()) <= budget else (low, layout.shown - 1)
+        layout.shown = low
+    final = layout.text()
     if estimate_tokens(final) > budget:  # a pathological header or block: hard cut, said so
         final = cap_line(final, budget * 4 - 120) + f"\n[cut to the token budget. {_where(current)}]"
     return final
 
 
-def _refill(groups: list[_Group], fits, workdir: str) -> None:
-    """Trimming went group by group, so budget may be left: give detail back, most important first."""
-    for g in groups:
-        if g.level == 0:
-            continue
-        if g.others is not None:  # name as many of the tests with the same failure as fit
-            low, high = g.others, len(g.results) - 1
-            while low < high:
-                g.others = (low + high + 1) // 2
-                g.lines = _render(g, workdir)
-                low, high = (g.others, high) if fits() else (low, g.others - 1)
-            g.others = None if low >= len(g.results) - 1 else low
-            g.lines = _render(g, workdir)
-        while g.level < 4:
-            g.level += 1
-            g.lines = _render(g, workdir)
-            if not fits():
-                g.level -= 1
-                g.lines = _render(g, workdir)
-                break
+_RESERVE = 400  # characters kept free for the "Left out ..." line while trimming
+
+
+class _Layout:
+    """Keeps running character counts so trimming thousands of failures stays linear."""
+
+    def __init__(self, head: list[str], groups: list[_Group], run: TestRun, workdir: str, budget: int):
+        self.head, self.groups, self.run, self.workdir, self.budget = head, groups, run, workdir, budget
+        self.footer_ids: list[str] = []
+        self.shown: int | None = None  # how many footer ids are named; None: all
+        self.chars = sum(len(line) + 1 for line in head) + _RESERVE
+        for g in groups:
+            self.update(g)
+
+    def update(self, g: _Group) -> None:
+        self.chars -= g.size
+        if g.level == 0 and g.lines:  # the block goes; its ids join the footer list
+            self.footer_ids[:0] = [r.id for r in g.results]
+            self.chars += sum(len(r.id) + 2 for r in g.results)
+        g.lines = _render(g, self.workdir) if g.level else []
+        g.size = sum(len(line) + 1 for line in g.lines)
+        self.chars += g.size
+
+    def fits(self) -> bool:
+        return (self.chars + 3) // 4 <= self.budget  # estimate_tokens without building the text
+
+    def text(self) -> str:
+        body = [line for g in self.groups for line in g.lines]
+        return "\n".join(self.head + body + _footer(self.footer_ids, self.groups, self.run, self.shown))
+
+    def refill(self) -> None:
+        """Trimming went group by group, so budget may be left: give detail back, most important first."""
+        for g in self.groups:
+            if g.level == 0:
+                continue
+            if g.others is not None:  # name as many of the tests with the same failure as fit
+                low, high = g.others, len(g.results) - 1
+                while low < high:
+                    g.others = (low + high + 1) // 2
+                    self.update(g)
+                    low, high = (g.others, high) if self.fits() else (low, g.others - 1)
+                g.others = None if low >= len(g.results) - 1 else low
+                self.update(g)
+            while g.level < 4:
+                g.level += 1
+                self.update(g)
+                if not self.fits():
+                    g.level -= 1
+                    self.update(g)
+                    break
 
 
 def _header(run: TestRun, baseline: TestRun | None, flaky: set[str]) -> list[str]:
