@@ -23,6 +23,7 @@ from repofix.testing.text import cap_line, clean, condense_output, estimate_toke
 DEFAULT_BUDGET = 4000
 # Per detail level: message lines, frames shown, source lines per frame, captured output lines.
 _OTHERS = 8
+_KEEP = 3  # failure blocks never reduced to a bare id
 _LEVELS = {4: (20, 3, 3, 8), 3: (12, 2, 2, 0), 2: (6, 2, 1, 0), 1: (2, 1, 1, 0)}
 
 
@@ -57,7 +58,9 @@ def condense(
     # Least useful first, lowest-priority groups first: captured output, context lines, long
     # messages, long lists of tests with the same failure, then whole blocks (ids only).
     for step in (4, 3, 2, "others", 1):
-        for g in reversed(groups):
+        # The first few failures always keep their message and deepest frame: a list of ids alone
+        # tells the model nothing to fix.
+        for g in reversed(groups[_KEEP:] if step == 1 else groups):
             if layout.fits():
                 break
             if step == "others":
