@@ -162,7 +162,9 @@ def _groups(run: TestRun, baseline: TestRun | None) -> list[_Group]:
             continue
         tag = "" if before is None else ("still failing" if r.id in before else "new")
         deepest = r.repo_frames[-1] if r.repo_frames else None
-        key = (tag, r.outcome, clean(r.message), deepest.location if deepest else "")
+        # Modules failing to collect for the same reason are one failure wherever they import it.
+        where = "" if r.phase == "collect" or deepest is None else deepest.location
+        key = (tag, r.outcome, clean(r.message), where)
         if key in groups:
             groups[key].results.append(r)
         else:
@@ -207,13 +209,11 @@ def _pick_frames(result: TestResult, limit: int) -> list[Frame]:
     """The deepest frames inside the repository; with room, the test's own frame too."""
     final = [f for f in result.frames if not f.cause] or list(result.frames)
     frames = [f for f in final if f.in_repo] or final[-1:]
-    seen: dict[str, Frame] = {}
-    for f in reversed(frames):
-        seen.setdefault(f.location, f)
-    deepest = list(seen.values())[:limit]
-    if limit >= 2 and frames and frames[0].location not in {f.location for f in deepest}:
-        deepest[-1] = frames[0]
-    return list(reversed(deepest))
+    if len(frames) <= limit:
+        return frames
+    if limit >= 2:  # the test's own frame, then the deepest ones, in call order
+        return [frames[0], *frames[len(frames) - limit + 1:]]
+    return frames[-limit:]
 
 
 def _frame_lines(frame: Frame, max_src: int, workdir: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from repofix.testing.model import Outcome, TestResult
+from repofix.testing.model import Frame, Outcome, TestResult
 from repofix.testing.tracebacks import error_lines, parse_frames
 
 
@@ -14,6 +14,7 @@ class ReportError(ValueError):
 
 
 _CAPTURE_HEADER = re.compile(r"^-{3,} Captured (\w+)(?: \w+)? -{3,}$", re.MULTILINE)
+_SYNTAX_AT = re.compile(r'^\s*File "([^"]+)", line (\d+)\n(.*)\n(?:.*\n)*?.*(?:SyntaxError|IndentationError)', re.M)
 _GENERIC = {"collection failure", "", "failed on setup", "failed on teardown"}
 
 
@@ -64,9 +65,13 @@ def _case(case: ET.Element, strip_prefix: str) -> TestResult:
         for node in case.iter(tag):
             for kind, body in _sections(node.text or "", default):
                 captured[kind] = (captured[kind] + body).strip("\n")
+    frames = parse_frames(text) if outcome.bad else ()
+    syntax = _SYNTAX_AT.search(message)
+    if syntax:  # a SyntaxError names its own location: that is the line to fix
+        frames = (*frames, Frame(syntax[1], int(syntax[2]), "", (f">   {syntax[3].strip()}",)))
     return TestResult(
         id=node_id, outcome=outcome, message=message, traceback=text,
-        frames=parse_frames(text) if outcome.bad else (),
+        frames=frames,
         stdout=captured["Out"], stderr=captured["Err"], log=captured["Log"], phase=phase,
         duration=float(case.get("time") or 0.0),
     )

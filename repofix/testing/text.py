@@ -36,11 +36,15 @@ def cap_line(line: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+_SESSION_HEADER = re.compile(
+    r"^(platform |cachedir: |rootdir: |configfile: |plugins: |benchmark: |hypothesis profile |Using --randomly-seed)")
+
+
 def condense_output(text: str, budget: int, workdir: str = "") -> tuple[str, int]:
     """Condense plain command output (non-pytest runners, crashes) to about `budget` tokens:
     the lines that look like errors with one line of context, plus the tail, repeated lines
     collapsed. Returns the text and how many lines were left out."""
-    lines = [cap_line(ln, 300) for ln in clean(text, workdir).splitlines()]
+    lines = [cap_line(ln, 300) for ln in clean(text, workdir).splitlines() if not _SESSION_HEADER.match(ln)]
     collapsed: list[str] = []
     for line in lines:  # runs of an identical line become one line with a count
         if collapsed and line == collapsed[-1].split("  [×")[0] and line.strip():
