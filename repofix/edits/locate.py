@@ -129,7 +129,9 @@ def find_placements(
             found.append(placement)
             if len(found) >= limit:
                 break
-    return found
+    # Fewer skipped lines is a stricter sub-tier: only the cheapest placements compete.
+    least = min((p.cost for p in found), default=0)
+    return [p for p in found if p.cost == least]
 
 
 def _with_indent(p: Placement, file_lines: list[str], old: list[str], added: list[str]) -> Placement | None:

@@ -63,7 +63,6 @@ class FileEdit:
     content: str | bytes | None = None  # for "write" (whole file) and binary literals
     binary: bool = False
     binary_delta: bytes | None = None  # git delta against the old content
-    sequential: bool = False  # search/replace blocks apply one after another, hunks all at once
 
     @property
     def path(self) -> str:

@@ -25,7 +25,7 @@ def looks_like_blocks(text: str) -> bool:
 
 def _path_from(line: str) -> str | None:
     """The file path a model wrote on the line above a block, if that line is a path."""
-    cand = line.strip().strip("`*'\"").strip()
+    cand = line.strip().lstrip("#").strip().strip("`*'\"").strip()
     cand = re.sub(r"^(file(name)?|path)\s*:\s*", "", cand, flags=re.I).rstrip(":").strip("`*'\" ")
     if not cand or re.search(r"\s", cand) or FENCE_RE.match(cand):
         return None
