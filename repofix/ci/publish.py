@@ -19,7 +19,7 @@ from repofix.ci.comment import add_step_summary, sticky_body, suggestion, summar
 from repofix.ci.events import REPLY_MARKER
 from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, check_applies, commit_and_push, fetch_pr_head
-from repofix.ci.sanitize import redact
+from repofix.ci.sanitize import redact, strip_hidden
 
 DEFAULT_MAX_PATCH_BYTES = 50_000
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
@@ -128,7 +128,9 @@ def publish_stage(github: GitHub, settings: PublishSettings, secrets: list[str])
     if report.status == "refused":
         if not report.reply:
             return Published("nothing", f"refused: {report.reason}")
-        body = redact(f"{REPLY_MARKER}\n{_mention(report.actor)}, repofix did not run: {report.reason}", secrets)
+        # The reason comes from the artifact: one plain line, so a doctored artifact cannot post a page.
+        reason = " ".join(strip_hidden(report.reason).split())[:300]
+        body = redact(f"{REPLY_MARKER}\n{_mention(report.actor)}, repofix did not run: {reason}", secrets)
         created = github.create_comment(report.pr_number, body)
         return Published("replied", f"refused: {report.reason}", comment_id=int(created["id"]))
     pull = github.pull(report.pr_number)
