@@ -97,3 +97,35 @@ def test_a_candidate_that_breaks_a_passing_test_is_rejected(make_sandbox, tmp_pa
                                       ["test_sign.py::test_positive"], timeout=30, full_timeout=30, seconds=60)
     assert [(v.ok, v.stage) for v in verdicts] == [(False, "passing"), (True, "passing")]
     assert sandbox.read_files(["sign.py"])["sign.py"] == SIGN.encode()
+
+
+FIXTURE_TESTS = '''\
+import pytest
+from counter import count_words
+
+
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("a b c")
+    return path
+
+
+def test_count_from_file(text_file):
+    assert count_words(text_file.read_text()) == 3
+
+
+class TestCount:
+    def test_empty(self):
+        assert count_words("") == 0
+'''
+
+
+def test_tests_with_fixtures_and_classes_go_through_pytest(make_sandbox, tmp_path: Path) -> None:
+    code = "def count_words(text):\n    return len(text.split()) + 1\n"
+    root = project(tmp_path, {"counter.py": code, "test_counter.py": FIXTURE_TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=200))
+    assert result.status == "plausible", result.message
+    assert result.failing_tests == ["test_counter.py::TestCount::test_empty", "test_counter.py::test_count_from_file"]
+    assert result.files["counter.py"].splitlines()[1] in ("    return len(text.split())",
+                                                          "    return len(text.split()) + 0")
