@@ -30,3 +30,12 @@ def test_repofix_test_exit_code_zero_when_all_pass(tree) -> None:
     result = CliRunner().invoke(main, ["test", "--repo", str(tree), "--sandbox", "bwrap"])
     assert result.exit_code == 0, result.output
     assert "Baseline: 1 passed" in result.output
+
+
+@pytest.mark.bwrap
+def test_repofix_test_with_a_non_pytest_command(tree) -> None:
+    require_backend("bwrap")
+    result = CliRunner().invoke(main, ["test", "--repo", str(tree), "--sandbox", "bwrap",
+                                       "--test-cmd", "sh -c 'echo widget check FAILED; exit 3'"])
+    assert result.exit_code == 1, result.output
+    assert "exit code 3" in result.output and "widget check FAILED" in result.output

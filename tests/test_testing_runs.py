@@ -12,7 +12,7 @@ from conftest import TEST_LIMITS
 from repofix.testing import Outcome, RunStatus, TestRun
 from repofix.testing.runner import run_tests
 
-pytestmark = pytest.mark.bwrap
+pytestmark = pytest.mark.bwrap  # (one test also runs on docker)
 
 KINDS = '''
 import logging, sys
@@ -309,3 +309,22 @@ def test_a_report_larger_than_the_output_cap_is_read_back_whole(make_sandbox, tm
     run = run_tests(box, "python -m pytest", timeout=60)
     assert len(run.failing) == 60
     assert all(len(r.stdout) == 4000 for r in run.results.values())
+
+
+@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "bwrap"])
+def test_same_results_in_every_isolating_backend(make_sandbox, tmp_path, backend) -> None:
+    root = tmp_path / backend
+    for rel, text in PROJECTS["collection_error"].items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "tests" / "test_more.py").write_text(
+        "import pytest\n\n@pytest.mark.xfail\ndef test_xp():\n    pass\n\ndef test_fails():\n    assert 'é' == 'e'\n")
+    box = make_sandbox(backend, source=root, limits=TEST_LIMITS)
+    box.changes()
+    run = run_tests(box, "python -m pytest", timeout=120)
+    assert run.status is RunStatus.COLLECTION_ERROR
+    assert {i: r.outcome for i, r in run.results.items()} == {
+        "tests/test_broken.py": Outcome.ERROR, "tests/test_ok.py::test_fine": Outcome.PASSED,
+        "tests/test_more.py::test_xp": Outcome.XPASSED, "tests/test_more.py::test_fails": Outcome.FAILED}
+    assert "'é' == 'e'" in run.results["tests/test_more.py::test_fails"].message
+    assert not box.changes()
