@@ -176,15 +176,19 @@ def run_task(row: dict, backend: str, budget: Budget, visible: str) -> dict:
 
 
 def table(records: list[dict]) -> str:
-    out = ["| bug type | tasks | fixed | plausible but wrong | not found | median s | median candidates |",
-           "| --- | --- | --- | --- | --- | --- | --- |"]
+    """Per bug type. "fixed" = passes check and agrees with the canonical solution on every extra
+    input we could derive; "unverified" counts fixed tasks whose test had no literal inputs to vary."""
+    out = ["| bug type | tasks | fixed | of which unverified | plausible but wrong | not found | median s | "
+           "median candidates |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     groups = defaultdict(list)
     for r in records:
         groups[r["bug_type"]].append(r)
     for name, rows in sorted(groups.items()) + [("**all**", records)]:
         c = Counter(r["outcome"] for r in rows)
         wrong = c["plausible but wrong"] + c["plausible, fails hidden"]
-        out.append(f"| {name} | {len(rows)} | {c['fixed']} ({100 * c['fixed'] / len(rows):.0f}%) | {wrong} | "
+        unverified = sum(r["outcome"] == "fixed" and not r.get("extra_inputs") for r in rows)
+        out.append(f"| {name} | {len(rows)} | {c['fixed']} ({100 * c['fixed'] / len(rows):.0f}%) | {unverified} | "
+                   f"{wrong} | "
                    f"{c['not found'] + c['no failure']} | {statistics.median(r['seconds'] for r in rows):.1f} | "
                    f"{statistics.median(r['tried'] for r in rows):.0f} |")
     return "\n".join(out)
@@ -201,7 +205,11 @@ def main() -> None:
     parser.add_argument("--visible", choices=["check", "examples"], default="check")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "bench_builtin.md")
     parser.add_argument("--jsonl", type=Path, default=None, help="per-task records")
+    parser.add_argument("--from-jsonl", type=Path, default=None, help="only print the table of recorded records")
     args = parser.parse_args()
+    if args.from_jsonl:
+        print(table([json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]))
+        return
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()][::args.stride]
     if args.limit:
         rows = rows[:args.limit]
