@@ -66,10 +66,4 @@ def open_sandbox(source: Path | str | None, backend: str | None = None, limits: 
         return BwrapSandbox(source, limits, setup=setup)
     from repofix.sandboxes.local import LocalSandbox
 
-    sandbox = LocalSandbox(source, limits)
-    if setup:
-        failed = [result for result in sandbox.setup(setup) if not result.ok]
-        if failed:
-            sandbox.close()
-            raise SandboxError(f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}")
-    return sandbox
+    return LocalSandbox(source, limits, setup=setup)

@@ -49,17 +49,7 @@ class BwrapSandbox(RunnerSandbox):
         super().__init__(limits)
         self.cgroup = cgroups.CgroupLimits(self.id, self.limits) if cgroups.can_limit() else None
         self.env = dict(BASE_ENV, PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin")
-        try:
-            if source is not None:
-                self.copy_in(Path(source))
-            if setup:
-                failed = [r for r in self.setup(setup) if not r.ok]
-                if failed:
-                    raise SandboxError(
-                        f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}")
-        except BaseException:
-            self.close()  # a sandbox that failed to start leaves nothing behind
-            raise
+        self._prepare(source, setup)
 
     def _bwrap_args(self, network: bool, home_writable: bool) -> list[str]:
         lim = self.limits

@@ -73,6 +73,21 @@ class RunnerSandbox:
     def _log_path(self) -> Path | None:
         return None
 
+    def _prepare(self, source: Path | None, setup: Sequence[str]) -> None:
+        """Copy `source` in and run the setup commands; on any failure close the sandbox, so one that
+        failed to start leaves nothing behind."""
+        try:
+            if source is not None:
+                self.copy_in(Path(source))
+            if setup:
+                failed = [result for result in self.setup(setup) if not result.ok]
+                if failed:
+                    raise SandboxError(f"setup command failed (exit {failed[0].exit_code}):\n"
+                                       f"{failed[0].output[-3000:]}")
+        except BaseException:
+            self.close()
+            raise
+
     # -- protocol ---------------------------------------------------------------------------
     @property
     def client(self) -> RunnerClient:

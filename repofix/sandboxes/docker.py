@@ -86,19 +86,13 @@ class DockerSandbox(RunnerSandbox):
         except docker.errors.APIError as error:
             self.close()
             raise SandboxError(f"docker could not start the sandbox: {error.explanation or error}") from None
-        try:
-            if source is not None:
-                self.copy_in(Path(source))
-            if setup:
-                failed = [r for r in self.setup(setup) if not r.ok]
-                if failed:
-                    raise SandboxError(
-                        f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}")
-            else:
+        if not setup:  # nothing needs the network: cut it before anything else runs
+            try:
                 self._cut_network()
-        except BaseException:
-            self.close()
-            raise
+            except BaseException:
+                self.close()
+                raise
+        self._prepare(source, setup)
 
     def _runner_argv(self) -> list[str]:
         argv = ["docker", "exec", "-i", "-u", "1000:1000", "-w", self.workdir]

@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 from repofix.sandboxes import cleanup
@@ -24,7 +25,7 @@ class UnsafeSandboxWarning(UserWarning):
 class LocalSandbox(RunnerSandbox):
     backend = "none"
 
-    def __init__(self, source: Path | None = None, limits: Limits | None = None):
+    def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = ()):
         warnings.warn(WARNING, UnsafeSandboxWarning, stacklevel=3)
         self.scratch = cleanup.new_scratch("none-")
         self.workdir = str(self.scratch / "workspace")
@@ -35,8 +36,7 @@ class LocalSandbox(RunnerSandbox):
         bin_dir = str(Path(sys.executable).parent)
         self.env = dict(BASE_ENV, HOME=str(self.scratch / "home"), TMPDIR=str(self.scratch / "tmp"),
                         PATH=f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
-        if source is not None:
-            self.copy_in(Path(source))
+        self._prepare(source, setup)
 
     def _runner_argv(self) -> list[str]:
         return [sys.executable, "-u"]
