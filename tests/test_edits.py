@@ -248,3 +248,17 @@ def test_formats_text_examples_parse() -> None:
     sr = next(b for b in blocks if "<<<<<<< SEARCH" in b)
     result = apply_edit(sr, {"path/to/file.py": "def add(a, b):\n    return a + b\n"})
     assert result.changes == {"path/to/file.py": "def add(a, b):\n    return a - b\n"}
+
+
+def test_bom_and_bytes_are_preserved() -> None:
+    bom = "\ufeff" + BASE
+    assert apply_edit(diff(HUNK), {"m.py": bom}).changes == {"m.py": "\ufeff" + WANT}
+    assert apply_edit(diff(HUNK), {"m.py": BASE.encode()}).changes == {"m.py": WANT.encode()}
+
+
+def test_rename_onto_an_existing_file_is_refused_and_a_done_rename_is_noticed() -> None:
+    text = "diff --git a/r.py b/s.py\nrename from r.py\nrename to s.py\n"
+    assert apply_edit(text, {"r.py": "R = 1\n", "s.py": "S = 1\n"}).error.kind is ErrorKind.FILE_EXISTS
+    moved = text + "--- a/r.py\n+++ b/s.py\n@@ -1 +1 @@\n-R = 1\n+R = 2\n"
+    result = apply_edit(moved, {"s.py": "R = 1\n"})
+    assert result.changes == {"s.py": "R = 2\n"} and any("already renamed" in n for n in result.notes)

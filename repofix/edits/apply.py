@@ -167,6 +167,11 @@ def _apply_one(edit: FileEdit, state: _Files, result: EditResult, block_no: int)
         if edit.hunks and all(op == "+" for h in edit.hunks for op, _ in h.lines):
             state.write(path, _created_content(edit))  # a new file sent without /dev/null
             return
+        if edit.kind == "rename" and state.read(path) is not None:
+            # Renamed already (by an earlier edit): what is left is to apply the hunks there.
+            result.notes.append(f"{src}: already renamed to {path}.")
+            state.write(path, _modified(edit, state.read(path), result, block_no))  # type: ignore[arg-type]
+            return
         raise _missing(src, state)
     if edit.kind == "delete":
         _check_delete(edit, current)
