@@ -49,26 +49,40 @@ def prepared_tree(task: Task, dest: Path) -> Path:
     return tree
 
 
-def baseline_seconds(tasks: list[Task], scratch: Path) -> dict[str, float]:
-    """pytest run directly in the same image, in one warm container (no sandbox start per task)."""
+def baseline_seconds(tasks: list[Task], scratch: Path) -> tuple[dict[str, float], float, float]:
+    """pytest run directly in the same image, in one warm container (no sandbox start per task):
+    per-task seconds, then the wall time of all of them one at a time and two at a time (the
+    speed-up this machine allows right now, the ceiling for the harness's -j 2)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     container = subprocess.run(["docker", "run", "-d", "--rm", "--network", "none", "--user", "1000:1000",
                                 "--entrypoint", "sleep", DEFAULT_IMAGE, "infinity"],
                                capture_output=True, text=True, check=True).stdout.strip()
     times: dict[str, float] = {}
+
+    def run(number_task: tuple[int, Task]) -> None:
+        number, task = number_task
+        started = time.perf_counter()
+        done = subprocess.run(["docker", "exec", "-w", f"/tmp/task-{number}", container, "sh", "-c",
+                               f"{task.test_cmd} -p no:cacheprovider"], capture_output=True, text=True)
+        times[task.id] = time.perf_counter() - started
+        if done.returncode != 0:
+            print(f"warning: {task.id}: tests fail when run directly:\n{done.stdout[-500:]}", file=sys.stderr)
+
     try:
         for number, task in enumerate(tasks):
             tree = prepared_tree(task, scratch / f"baseline-{number}")
-            target = f"/tmp/task-{number}"
-            subprocess.run(["docker", "cp", f"{tree}/.", f"{container}:{target}"], check=True, capture_output=True)
+            subprocess.run(["docker", "cp", f"{tree}/.", f"{container}:/tmp/task-{number}"], check=True,
+                           capture_output=True)
+        walls = []
+        for jobs in (2, 1):  # the sequential pass last: its per-task times are the ones kept
             started = time.perf_counter()
-            done = subprocess.run(["docker", "exec", "-w", target, container, "sh", "-c",
-                                   f"{task.test_cmd} -p no:cacheprovider"], capture_output=True, text=True)
-            times[task.id] = time.perf_counter() - started
-            if done.returncode != 0:
-                print(f"warning: {task.id}: tests fail when run directly:\n{done.stdout[-500:]}", file=sys.stderr)
+            with ThreadPoolExecutor(jobs) as pool:
+                list(pool.map(run, enumerate(tasks)))
+            walls.append(time.perf_counter() - started)
     finally:
         subprocess.run(["docker", "rm", "-f", container], capture_output=True)
-    return times
+    return times, walls[1], walls[0]
 
 
 def evaluate(tasks: list[Task], jobs: int, scratch: Path) -> tuple[float, dict]:
@@ -95,17 +109,17 @@ def main() -> None:
         scratch = Path(folder)
         # Warm-up: the first container start on a cold engine is not what a run of many pays.
         evaluate(tasks[:1], 1, scratch / "warmup")
-        base = baseline_seconds(tasks, scratch)
+        base, direct1, direct2 = baseline_seconds(tasks, scratch)
         wall1, results1 = evaluate(tasks, 1, scratch)
         wall2, results2 = evaluate(tasks, 2, scratch)
     load = (load_before, os.getloadavg()[0])
-    text = table(tasks, base, wall1, results1, wall2, results2, args, load)
+    text = table(tasks, base, (direct1, direct2), wall1, results1, wall2, results2, args, load)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(text)
 
 
-def table(tasks, base, wall1, results1, wall2, results2, args, load) -> str:
+def table(tasks, base, direct_walls, wall1, results1, wall2, results2, args, load) -> str:
     ids = [t.id for t in tasks]
     grade = [results1[i].grade_seconds for i in ids]
     tests = [results1[i].test_seconds for i in ids]
@@ -130,11 +144,15 @@ def table(tasks, base, wall1, results1, wall2, results2, args, load) -> str:
         f"{mean(direct):.2f} | {median(direct):.2f} |",
         f"| **overhead** (grading minus baseline) | **{mean(overhead):.2f}** | **{median(overhead):.2f}** |",
         "",
-        "| whole set | -j 1 | -j 2 |",
-        "| --- | ---: | ---: |",
-        f"| wall time (s) | {wall1:.1f} | {wall2:.1f} |",
-        f"| resolved | {resolved1}/{len(tasks)} | {resolved2}/{len(tasks)} |",
-        f"| speed-up vs -j 1 | 1.00x | {wall1 / wall2:.2f}x |",
+        "| whole set | -j 1 | -j 2 | speed-up |",
+        "| --- | ---: | ---: | ---: |",
+        f"| repofix eval --gold: wall time (s) | {wall1:.1f} | {wall2:.1f} | {wall1 / wall2:.2f}x |",
+        f"| baseline: the bare pytest runs, 1 or 2 at a time (s) | {direct_walls[0]:.1f} | {direct_walls[1]:.1f} | "
+        f"{direct_walls[0] / direct_walls[1]:.2f}x |",
+        f"| resolved | {resolved1}/{len(tasks)} | {resolved2}/{len(tasks)} | |",
+        "",
+        "The bare runs' speed-up is what this machine allowed two parallel jobs while the benchmark ran;",
+        "the harness's speed-up is judged against it.",
         "",
         "Targets (issue 7): overhead <= 3 s per task at -j 1; near-linear speed-up to -j 2 on 2 cores.",
         "",
