@@ -7,6 +7,7 @@ line number, corrected by the drift seen in earlier hunks, says). Otherwise the 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -119,9 +120,14 @@ def find_placements(
     nonblank = [i for i, k in enumerate(ok) if k]
     budget = min(budget, 0 if len(nonblank) < 2 else 1 if len(nonblank) < 6 else 2)
     heads = {ok[i] for i in nonblank[: budget + 1]}
+    wanted, need = Counter(ok[i] for i in nonblank), len(nonblank) - budget
+    width = 2 * len(old) + budget + 8
     for s in range(len(file_lines)):
         if not fk[s] or fk[s] not in heads:
             continue
+        near = Counter(k for k in fk[s : s + width] if k in wanted)
+        if sum(min(n, wanted[k]) for k, n in near.items()) < need:
+            continue  # too few of the edit's lines nearby to match here: skip the alignment
         placement = _align(fk, ok, kinds, s, budget, tier)
         if placement:
             placement = _with_indent(placement, file_lines, old, added)
