@@ -49,7 +49,7 @@ def test_tricky_tree_round_trip(tmp_path, home, make_sandbox, backend):
     assert ws.sync(box).checkpoint is None  # a restore is not a change
 
 
-@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+@pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("wreck", ["rm -rf ./* ./.[!.]*", "rm -rf .git", "chmod -R a-rwx pkg; chmod a-w .",
                                    "chmod 000 pkg/mod.py; chmod +x pkg/*.py"])
 def test_restore_after_wrecking(tmp_path, home, make_sandbox, backend, wreck):
@@ -67,7 +67,7 @@ def test_restore_after_wrecking(tmp_path, home, make_sandbox, backend, wreck):
     assert "restored to checkpoint" in result.note
 
 
-@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+@pytest.mark.parametrize("backend", backend_params())
 def test_many_steps_match_full_comparison(tmp_path, home, make_sandbox, backend):
     repo = make_repo(tmp_path / "user", {f"d{i % 3}/f{i}.txt": f"{i}\n" for i in range(30)})
     ws, box = start(tmp_path, home, make_sandbox, backend, repo)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -173,7 +172,4 @@ class Workspace:
 
     def reset_ignores(self) -> None:
         reset_ignore_files(self.folder.repo, self.current().commit)
-
-    def remove(self) -> None:
-        shutil.rmtree(self.folder.root)
 
