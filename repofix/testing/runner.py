@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import uuid
@@ -10,10 +11,17 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from repofix.sandboxes.base import CommandResult, Sandbox
+from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
 from repofix.testing import command as cmd
 from repofix.testing.junit import ReportError, parse_junit
 from repofix.testing.model import Outcome, RunStatus, TestResult, TestRun
+
+
+class TestRunError(RuntimeError):
+    """The test run could not be prepared in the sandbox, or its report not read back."""
+
+    __test__ = False
+
 
 _PLUGIN_SOURCE = (Path(__file__).parent / "pytest_plugin.py").read_text(encoding="utf-8")
 _CHUNK = 96 * 1024  # raw bytes per read: base64 of it stays well under the sandbox's output cap
@@ -36,7 +44,8 @@ def run_tests(
     plugin = f"{report_dir}/{cmd.PLUGIN_MODULE}.py"
     setup = sandbox.run(["sh", "-c", f"mkdir -p {report_dir} && cat > {plugin}"], stdin=_PLUGIN_SOURCE, timeout=60)
     if not setup.ok:
-        raise RuntimeError(f"could not prepare the test report directory in the sandbox: {setup.output[-500:]}")
+        raise TestRunError(f"could not prepare the test report directory in the sandbox "
+                           f"(is /tmp writable there?): {setup.output[-500:]}")
     try:
         result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
                                       selection=selection), timeout=timeout)
@@ -44,8 +53,11 @@ def run_tests(
             result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
                                           selection=selection, plugin=False), timeout=timeout)
         xml, progress = _read_reports(sandbox, [f"{report_dir}/report.xml", f"{report_dir}/progress.jsonl"])
-    finally:
-        sandbox.run(["rm", "-rf", report_dir], timeout=60)
+    except BaseException:
+        with contextlib.suppress(SandboxError):  # the original error is the one worth raising
+            sandbox.run(["rm", "-rf", report_dir], timeout=60)
+        raise
+    sandbox.run(["rm", "-rf", report_dir], timeout=60)
     run = classify(command, result, xml, progress, workdir=sandbox.workdir, selection=selection)
     if log_dir is not None:
         run.log_path = str(save_log(log_dir, run))
@@ -102,7 +114,8 @@ def _read_outside(sandbox: Sandbox, path: str) -> bytes | None:
             size //= 4
             continue
         if not got.ok:
-            raise RuntimeError(f"could not read {path} back from the sandbox: {got.output[-300:]}")
+            raise TestRunError(f"could not read {path} back from the sandbox (python3 is needed there): "
+                               f"{got.output[-300:]}")
         length, _, payload = got.stdout.strip().partition(" ")
         chunks.append(zlib.decompress(base64.b64decode(payload)))
         offset += int(length)
