@@ -8,11 +8,13 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from test_workspace_support import make_repo, sh
 
+import repofix
 from repofix.cli import main
 from repofix.runs import create_run, open_run, read_json, write_json_atomic
 from repofix.runs.listing import list_runs, prune
@@ -101,8 +103,9 @@ def test_kill_9_mid_checkpoint_then_resume(tmp_path, delay):
     repo = make_repo(tmp_path / "user", {"a.txt": "a\n"})
     home = tmp_path / "home"
     ws = Workspace.create(repo, home=home)
+    here = str(Path(repofix.__file__).resolve().parents[1])  # this checkout's repofix, whatever is installed
     child = subprocess.Popen([sys.executable, "-c", CHILD, ws.run_id, str(home)], stdout=subprocess.PIPE,
-                             text=True, start_new_session=True)
+                             text=True, start_new_session=True, env={**os.environ, "PYTHONPATH": here})
     reported = [child.stdout.readline().split() for _ in range(2)]  # two done, the third under way
     time.sleep(delay)
     os.killpg(child.pid, signal.SIGKILL)  # repofix and its git processes, mid-write
