@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import TEST_LIMITS
 
-from repofix.testing import Outcome, RunStatus, TestRun
+from repofix.testing import Outcome, RunStatus, TestRun, condense
 from repofix.testing.runner import run_tests
 
 pytestmark = pytest.mark.bwrap  # (one test also runs on docker)
@@ -211,6 +211,10 @@ def test_interpreter_crash_names_the_running_test(make_sandbox, tmp_path) -> Non
     assert run.results["tests/test_crash.py::test_before"].outcome is Outcome.PASSED
     assert "Segmentation fault" in run.output
     assert not run.ok
+    text = condense(run)
+    assert "CRASHED" in text and "while running tests/test_crash.py::test_segfault" in text
+    assert 'File "tests/test_crash.py", line 6 in test_segfault' in text
+    assert "frames in installed libraries" in text and "_pytest" not in text
 
 
 def test_timeout_mid_run_keeps_finished_results(make_sandbox, tmp_path) -> None:

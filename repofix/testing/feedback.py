@@ -53,6 +53,9 @@ def condense(
         text, left_out = condense_output(current.output, room, workdir)
         tail = [f"[{left_out} lines of output left out. {_where(current)}]"] if left_out else []
         return "\n".join(head + ["", "Output:", text] + tail)
+    if current.status in (RunStatus.CRASHED, RunStatus.TIMEOUT):  # how it died is in the output's end
+        text, _ = condense_output("\n".join(current.output.splitlines()[-200:]), min(400, budget // 4), workdir)
+        head = head + ["", "End of the output:", text]
     layout = _Layout(head, _groups(current, baseline), current, workdir, budget)
     groups = layout.groups
     # Least useful first, lowest-priority groups first: captured output, context lines, long

@@ -45,6 +45,7 @@ def condense_output(text: str, budget: int, workdir: str = "") -> tuple[str, int
     the lines that look like errors with one line of context, plus the tail, repeated lines
     collapsed. Returns the text and how many lines were left out."""
     lines = [cap_line(ln, 300) for ln in clean(text, workdir).splitlines() if not _SESSION_HEADER.match(ln)]
+    lines = _fold_library_frames(lines)
     collapsed: list[str] = []
     for line in lines:  # runs of an identical line become one line with a count
         if collapsed and line == collapsed[-1].split("  [×")[0] and line.strip():
@@ -82,3 +83,21 @@ def condense_output(text: str, budget: int, workdir: str = "") -> tuple[str, int
     if skipped:
         out.append(f"[… {skipped} lines left out …]")
     return "\n".join(out), len(collapsed) - len(keep)
+
+
+_LIBRARY_FRAME = re.compile(r'^\s*File "(?:site-packages/|<python>/|<frozen )')
+
+
+def _fold_library_frames(lines: list[str]) -> list[str]:
+    """Runs of traceback lines inside installed libraries (pytest, pluggy, ...) become one line."""
+    out: list[str] = []
+    run = 0
+    for line in [*lines, ""]:
+        if _LIBRARY_FRAME.match(line):
+            run += 1
+            continue
+        if run:
+            out.append(f'  [… {run} frames in installed libraries]')
+            run = 0
+        out.append(line)
+    return out[:-1]
