@@ -262,3 +262,18 @@ def test_rename_onto_an_existing_file_is_refused_and_a_done_rename_is_noticed() 
     moved = text + "--- a/r.py\n+++ b/s.py\n@@ -1 +1 @@\n-R = 1\n+R = 2\n"
     result = apply_edit(moved, {"s.py": "R = 1\n"})
     assert result.changes == {"s.py": "R = 2\n"} and any("already renamed" in n for n in result.notes)
+
+
+def test_divider_lines_in_the_text_itself() -> None:
+    rst = "Title\n=====\nold\n"
+    one_way = "f.rst\n<<<<<<< SEARCH\n=====\nold\n=======\n=====\nnew\n>>>>>>> REPLACE\n"
+    assert apply_edit(one_way, {"f.rst": rst}).changes == {"f.rst": "Title\n=====\nnew\n"}
+    doc = "Install\n=======\n\nRun it.\n"
+    two_ways = "d.rst\n<<<<<<< SEARCH\nInstall\n=======\n\nRun it.\n=======\nInstall\n=======\n\nRun it twice.\n>>>>>>> REPLACE\n"
+    assert apply_edit(two_ways, {"d.rst": doc}).error.kind is ErrorKind.AMBIGUOUS
+
+
+def test_diff_of_a_file_that_contains_block_markers_is_a_diff() -> None:
+    text = "--- a/t.txt\n+++ b/t.txt\n@@ -1,3 +1,3 @@\n <<<<<<< SEARCH\n-a\n+b\n =======\n"
+    result = apply_edit(text, {"t.txt": "<<<<<<< SEARCH\na\n=======\n"})
+    assert result.format == "diff" and result.changes == {"t.txt": "<<<<<<< SEARCH\nb\n=======\n"}

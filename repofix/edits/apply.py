@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 
 from repofix.edits.gitbinary import BinaryPatchError, apply_delta
-from repofix.edits.hunks import apply_hunks
+from repofix.edits.hunks import HunksOutcome, apply_hunks
 from repofix.edits.model import EditError, EditResult, ErrorKind, FileContent, FileEdit, FileSource
 from repofix.edits.parse_blocks import BlockParseError, looks_like_blocks, parse_blocks
 from repofix.edits.parse_diff import DiffParseError, looks_like_diff, parse_diff
@@ -211,7 +211,7 @@ def _modified(edit: FileEdit, current: str | bytes, result: EditResult, block_no
     if text is None:
         raise EditError(ErrorKind.BINARY, f"{path}: is a binary file; it cannot be edited as text.", path)
     tf = TextFile.parse(text)
-    outcome = apply_hunks(path, tf.lines, tf.final_newline, edit.hunks, block=edit.kind == "replace")
+    outcome = _one_reading(path, tf, edit)
     if edit.kind == "replace":
         outcome.notes = [n.replace("the SEARCH block", f"SEARCH block {block_no}") for n in outcome.notes]
         for err in outcome.errors:
@@ -223,6 +223,30 @@ def _modified(edit: FileEdit, current: str | bytes, result: EditResult, block_no
     tf.lines, tf.final_newline = outcome.lines, outcome.final_newline
     new = tf.render()
     return new.encode() if isinstance(current, bytes) else new
+
+
+def _one_reading(path: str, tf: TextFile, edit: FileEdit) -> HunksOutcome:
+    """Apply the hunks; a SEARCH block that splits several ways must apply in exactly one of them."""
+    block = edit.kind == "replace"
+    first = apply_hunks(path, tf.lines, tf.final_newline, edit.hunks, block=block)
+    if not edit.alternatives:
+        return first
+    others = [apply_hunks(path, tf.lines, tf.final_newline, [h], block=block) for h in edit.alternatives]
+    good = [o for o in (first, *others) if not o.errors]
+    if not good:
+        return first
+    if len({(tuple(o.lines), o.final_newline) for o in good}) == 1:
+        return good[0]
+    first.errors = [
+        EditError(
+            ErrorKind.AMBIGUOUS,
+            f"{path}: the SEARCH block has several '=======' lines and can be read more than one way. "
+            "Put the divider on its own line exactly once; leave '=======' lines of the file out of "
+            "SEARCH, or send a unified diff instead.",
+            path,
+        )
+    ]
+    return first
 
 
 def _first_and_rest(errors: list[EditError], result: EditResult) -> EditError:

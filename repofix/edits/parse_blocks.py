@@ -7,11 +7,11 @@ import re
 
 from repofix.edits.model import FileEdit, Hunk
 
-SEARCH_RE = re.compile(r"^\s*<{5,9} ?SEARCH\s*$")
-DIVIDER_RE = re.compile(r"^\s*={5,9}\s*$")
-REPLACE_RE = re.compile(r"^\s*>{5,9} ?REPLACE\s*$")
-FILE_RE = re.compile(r"^\s*<{5,9} ?(FILE|DELETE)\s*$")
-END_RE = re.compile(r"^\s*>{5,9} ?(END|FILE|DELETE)\s*$")
+SEARCH_RE = re.compile(r"^<{5,9} ?SEARCH\s*$")
+DIVIDER_RE = re.compile(r"^={5,9}\s*$")
+REPLACE_RE = re.compile(r"^>{5,9} ?REPLACE\s*$")
+FILE_RE = re.compile(r"^<{5,9} ?(FILE|DELETE)\s*$")
+END_RE = re.compile(r"^>{5,9} ?(END|FILE|DELETE)\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -67,13 +67,15 @@ def parse_blocks(text: str) -> list[FileEdit]:
                 "write the path alone on the line before the block"
             )
         if search_m:
-            i, search, replace = _search_block(lines, i + 1)
+            i, splits = _search_block(lines, i + 1)
+            search, replace = splits[0]
             if not search:
                 edits.append(
                     FileEdit("create", None, path, content="\n".join(replace) + "\n" if replace else "")
                 )
             else:
-                edits.append(FileEdit("replace", path, path, [hunk_from_search_replace(search, replace)]))
+                readings = [hunk_from_search_replace(s, r) for s, r in splits if s]
+                edits.append(FileEdit("replace", path, path, readings[:1], alternatives=readings[1:]))
         else:
             start = i + 1
             i += 1
@@ -92,21 +94,19 @@ def parse_blocks(text: str) -> list[FileEdit]:
     return edits
 
 
-def _search_block(lines: list[str], i: int) -> tuple[int, list[str], list[str]]:
+def _search_block(lines: list[str], i: int) -> tuple[int, list[tuple[list[str], list[str]]]]:
+    """The block's end and its possible (SEARCH, REPLACE) splits: a '=======' line in the text
+    itself (an RST heading, say) makes more than one; the standard 7-character divider comes first."""
     start = i
-    while i < len(lines) and not DIVIDER_RE.match(lines[i]):
-        if SEARCH_RE.match(lines[i]) or REPLACE_RE.match(lines[i]):
-            raise BlockParseError(f"line {start}: SEARCH block has no '=======' divider before line {i + 1}")
-        i += 1
-    if i >= len(lines):
-        raise BlockParseError(f"line {start}: SEARCH block has no '=======' divider")
-    search = lines[start:i]
-    i += 1
-    mid = i
     while i < len(lines) and not REPLACE_RE.match(lines[i]):
         if SEARCH_RE.match(lines[i]):
             break
         i += 1
     if i >= len(lines) or not REPLACE_RE.match(lines[i]):
         raise BlockParseError(f"line {start}: SEARCH block has no closing '>>>>>>> REPLACE' line")
-    return i + 1, search, lines[mid:i]
+    body = lines[start:i]
+    dividers = [k for k, line in enumerate(body) if DIVIDER_RE.match(line)]
+    if not dividers:
+        raise BlockParseError(f"line {start}: SEARCH block has no '=======' divider")
+    dividers.sort(key=lambda k: body[k].strip() != "=======")
+    return i + 1, [(body[:k], body[k + 1 :]) for k in dividers]
