@@ -270,8 +270,9 @@ def _check_delete(edit: FileEdit, current: str | bytes) -> None:
 
 def _python_errors(changes: dict[str, FileContent], state: _Files) -> list[EditError]:
     errors = []
-    for path, content in changes.items():
-        if not path.endswith((".py", ".pyi")) or not isinstance(content, str):
+    for path, raw in changes.items():
+        content = decode(raw) if raw is not None else None
+        if not path.endswith((".py", ".pyi")) or content is None:
             continue
         try:
             ast.parse(content, filename=path)
