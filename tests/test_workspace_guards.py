@@ -120,3 +120,14 @@ def test_rollback_in_an_isolating_sandbox(tmp_path, make_sandbox, backend):
     outcome = enforce(ws, box, ws.sync(box, step=1))
     assert {"mass-deletion", "tests"} <= {h.guard for h in outcome.hits}
     assert box.read_files(["tests/test_calc.py"])["tests/test_calc.py"] == TEST_FILE.encode()
+
+
+def test_nested_classes_and_parametrized_ids():
+    from repofix.workspace.testguard import weakened
+
+    before = (b"import pytest\nclass TestA:\n    class TestB:\n        @pytest.mark.parametrize('x', [1, 2])\n"
+              b"        def test_b(self, x):\n            assert x > 0\n")
+    after = before.replace(b"assert x > 0", b"x")
+    protected = frozenset({"t/test_x.py::TestA::TestB::test_b[1]"})
+    assert weakened("t/test_x.py", before, after, protected) == ["removes 1 assertion(s) from TestA::TestB::test_b"]
+    assert weakened("t/test_x.py", before, after, frozenset({"t/test_x.py::test_other"})) == []
