@@ -184,13 +184,21 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
     done = reason == "done" and run.verified
     checkpoint = workspace.current().n if done else run.best[1]
     summary = run.trajectory.data.get("summary") or ""
-    delivery = deliver(workspace, checkpoint, task=task or "Make the failing tests pass", summary=summary,
+    delivery = deliver(workspace, checkpoint, task=task or default_title(state), summary=summary,
                        status="resolved" if done else reason, make_branch=done)
     run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=run.stop_message,
                         final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
                         delivered=dataclasses.asdict(delivery))
     return _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, run.stop_message,
                     delivery, state.summary(), run)
+
+
+def default_title(state: Progress) -> str:
+    """A commit title (and branch slug) for a run that had no task text: the tests it fixes."""
+    names = [target.rsplit("::", 1)[-1] for target in state.all_targets()]
+    if not names:
+        return "Make the failing tests pass"
+    return f"Fix {names[0]}" + (f" and {len(names) - 1} more failing test(s)" if len(names) > 1 else "")
 
 
 def _outcome(workspace, trajectory, state, status, reason, message, delivery, after, run=None) -> AgentOutcome:
