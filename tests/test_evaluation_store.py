@@ -4,6 +4,7 @@ candidates fail before any sandbox is needed, so these run in well under a secon
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -97,3 +98,23 @@ def test_report_lists_tasks_not_run(tmp_path):
     text = (tmp_path / "report.md").read_text()
     assert "**Resolved 1 of 3 (33.3%)**" in text and "| c | not run |" in text
     assert "| b | env_failed |" in text and "image build failed" in text
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_is_rewritten_on_a_terminal_and_one_line_per_task_elsewhere():
+    results = [TaskResult("a", Status.RESOLVED, "m", cost=0.5), TaskResult("b", Status.TIMEOUT, "m", detail="slow")]
+    screen, log = Terminal(), io.StringIO()
+    for stream in (screen, log):
+        progress = Progress(3, stream=stream)
+        for result in results:
+            progress.finished(result)
+        progress.close()
+    assert screen.getvalue().count("\r\033[K") == 2 and "  b: timeout (0.0s): slow\n" in screen.getvalue()
+    assert screen.getvalue().endswith("[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s)\n")
+    assert log.getvalue().splitlines() == [
+        "[1/3] resolved 1 (100%) · infra errors 0 · cost $0.50 · a: resolved (0.0s)",
+        "[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s) - slow"]

@@ -139,6 +139,7 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
                                  RunOptions(jobs=jobs, timeout=timeout, max_cost=max_cost, retry_errors=retry_errors,
                                             mirror=mirror),
                                  progress)
+    progress.close()
     latest = store.latest()
     write_predictions(out_dir / "predictions.jsonl",
                       [Prediction(r.task_id, r.model_name, r.patch) for r in latest.values()])

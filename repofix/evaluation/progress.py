@@ -1,4 +1,6 @@
-"""The progress line: resolved / done / total and cost so far, one line per finished task."""
+"""The progress line: resolved / done / total, infrastructure errors and cost so far. On a
+terminal it is one line rewritten in place (infrastructure errors get a line of their own);
+elsewhere (logs, CI) one line per finished task."""
 
 from __future__ import annotations
 
@@ -15,12 +17,24 @@ class Progress:
         self.total, self.done, self.resolved, self.infra, self.cost = total, done, resolved, infra, cost
         self.stream = stream or sys.stderr
         self.quiet = quiet
+        self.live = not quiet and getattr(self.stream, "isatty", lambda: False)()
+        self._open = False  # a live line is on screen without its newline
         self._lock = threading.Lock()
 
     def note(self, text: str) -> None:
         if not self.quiet:
             with self._lock:
+                self._end_line()
                 print(text, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._end_line()
+
+    def _end_line(self) -> None:
+        if self._open:
+            print(file=self.stream, flush=True)
+            self._open = False
 
     def line(self) -> str:
         width = len(str(self.total))
@@ -39,8 +53,16 @@ class Progress:
             self.resolved += int(result.resolved)
             self.infra += int(result.status.infra)
             self.cost += result.cost
-            if not self.quiet:
-                seconds = result.grade_seconds + result.agent_seconds
+            if self.quiet:
+                return
+            seconds = result.grade_seconds + result.agent_seconds
+            last = f"{result.task_id}: {result.status.value} ({seconds:.1f}s)"
+            if not self.live:
                 detail = f" - {result.detail[:120]}" if result.status.infra else ""
-                print(f"{self.line()} · {result.task_id}: {result.status.value} ({seconds:.1f}s){detail}",
-                      file=self.stream, flush=True)
+                print(f"{self.line()} · {last}{detail}", file=self.stream, flush=True)
+                return
+            if result.status.infra:
+                self._end_line()
+                print(f"  {last}: {result.detail[:150]}", file=self.stream)
+            print(f"\r\033[K{self.line()} · {last[:60]}", end="", file=self.stream, flush=True)
+            self._open = True
