@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -23,7 +22,7 @@ from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
 from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
 from repofix.evaluation.repositories import checkout
-from repofix.sandboxes import Sandbox, SandboxError
+from repofix.sandboxes import Sandbox, SandboxError, cleanup
 from repofix.tasks import Task, TasksError
 from repofix.testing import RunStatus, TestRun, done
 
@@ -63,7 +62,9 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
     result = TaskResult(task.id, Status.ERROR, candidate.model_name, patch=candidate.patch,
                         patch_is_None=not candidate.patch.strip(), patch_exists=bool(candidate.patch.strip()),
                         cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds)
-    scratch = Path(tempfile.mkdtemp(prefix="repofix-grade-"))
+    # In the sandboxes' scratch root, marked with our pid: after a kill -9, `repofix sandbox prune`
+    # removes it with the rest.
+    scratch = cleanup.new_scratch("grade-")
     try:
         if candidate.error:
             result.detail = f"no candidate patch: {candidate.error}"
