@@ -277,3 +277,18 @@ def test_diff_of_a_file_that_contains_block_markers_is_a_diff() -> None:
     text = "--- a/t.txt\n+++ b/t.txt\n@@ -1,3 +1,3 @@\n <<<<<<< SEARCH\n-a\n+b\n =======\n"
     result = apply_edit(text, {"t.txt": "<<<<<<< SEARCH\na\n=======\n"})
     assert result.format == "diff" and result.changes == {"t.txt": "<<<<<<< SEARCH\nb\n=======\n"}
+
+
+def test_hunk_order_is_not_trusted_when_the_placed_hunks_are_out_of_order() -> None:
+    three = TWICE + "\n\ndef h():\n    pass\n"
+    text = (
+        "--- a/t.py\n+++ b/t.py\n@@ -9 +9 @@\n-def h():\n+def hh():\n@@ -1 +1 @@\n-def f():\n+def ff():\n"
+        "@@ -30 +30 @@\n-    return 1\n+    return 2\n"
+    )
+    assert apply_edit(text, {"t.py": three}).error.kind is ErrorKind.AMBIGUOUS
+
+
+def test_added_lines_follow_the_surrounding_indentation_style() -> None:
+    src = "import os\n\n\ndef f():\n    a = 1\n    b = 2\n    return a\n\n\nX = 1\n"
+    text = "--- a/s.py\n+++ b/s.py\n@@ -10 +10,3 @@\n X = 1\n+if X:\n+\tY = 2\n"
+    assert apply_edit(text, {"s.py": src}).changes == {"s.py": src + "if X:\n    Y = 2\n"}
