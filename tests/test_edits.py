@@ -31,6 +31,7 @@ TIER_CASES = {
     "line drift": (diff(HUNK, "@@ -40,4 +41,4 @@"), None),
     "wrong counts": (diff(HUNK, "@@ -4,2 +4,9 @@"), None),
     "no line numbers": (diff(HUNK, "@@ @@"), None),
+    "no @@ line at all": ("--- a/m.py\n+++ b/m.py\n" + HUNK, None),
     "blank context line without its space": (diff(HUNK.replace("\n \n", "\n\n")), None),
     "trailing whitespace": (
         diff(HUNK.replace(" def add(a, b):", " def add(a, b):   ")),

@@ -82,6 +82,12 @@ class _Parser:
                     current.kind, current.new_path = "delete", None
                 git_header = False
                 self.i += 2
+                if (
+                    self.i < len(lines)
+                    and lines[self.i][:1] in (" ", "-", "+")
+                    and not self._header_at(self.i)
+                ):
+                    current.hunks.append(self.parse_hunk(header=False))  # the model left out the @@ line
                 continue
             if line.startswith("@@"):
                 if current is None:
@@ -141,15 +147,21 @@ class _Parser:
         while self.i < len(lines) and not lines[self.i].startswith(("diff --git", "--- ")):
             self.i += 1
 
-    def parse_hunk(self) -> Hunk:
+    def _header_at(self, i: int) -> bool:
         lines = self.lines
-        m = HUNK_RE.match(lines[self.i])
-        if not m:
-            raise DiffParseError(f"malformed hunk header {lines[self.i]!r}")
-        old_start = int(m.group(1)) if m.group(1) else None
-        old_count = int(m.group(2)) if m.group(2) is not None else (1 if m.group(1) else None)
-        new_count = int(m.group(4)) if m.group(4) is not None else (1 if m.group(3) else None)
-        self.i += 1
+        return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
+
+    def parse_hunk(self, header: bool = True) -> Hunk:
+        lines = self.lines
+        old_start = old_count = new_count = None
+        if header:
+            m = HUNK_RE.match(lines[self.i])
+            if not m:
+                raise DiffParseError(f"malformed hunk header {lines[self.i]!r}")
+            old_start = int(m.group(1)) if m.group(1) else None
+            old_count = int(m.group(2)) if m.group(2) is not None else (1 if m.group(1) else None)
+            new_count = int(m.group(4)) if m.group(4) is not None else (1 if m.group(3) else None)
+            self.i += 1
         body: list[tuple[str, str]] = []
         raw_blank: list[bool] = []
         old_no_eol = new_no_eol = False
