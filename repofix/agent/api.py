@@ -210,7 +210,9 @@ def _outcome(workspace, trajectory, state, status, reason, message, delivery, af
         files_changed=list(delivery.files) if delivery else [], cost=run.spent if run else 0.0,
         summary=trajectory.data.get("summary") or "", steps=run.step if run else 0,
         branch=delivery.branch if delivery else None, patch_file=delivery.patch if delivery else None,
-        trajectory_file=str(trajectory.path), checkpoint=delivery.checkpoint if delivery else None)
+        trajectory_file=str(trajectory.path), checkpoint=delivery.checkpoint if delivery else None,
+        extra={"tokens": {"input": int(trajectory.totals()["input_tokens"]),
+                          "output": int(trajectory.totals()["output_tokens"])}})
 
 
 def _baseline_text(run, state: Progress, settings: Settings) -> str:

@@ -46,6 +46,7 @@ class BwrapSandbox(RunnerSandbox):
         (self.scratch / "passwd").write_text(PASSWD)
         (self.scratch / "group").write_text(GROUP)
         self.home_dir: Path | None = None  # set by setup(): a host home bound read-only afterwards
+        self.cgroup: cgroups.CgroupLimits | None = None
         super().__init__(limits)
         self.cgroup = cgroups.CgroupLimits(self.id, self.limits) if cgroups.can_limit() else None
         self.env = dict(BASE_ENV, PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin")

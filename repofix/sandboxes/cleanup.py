@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 import weakref
 from pathlib import Path
 
@@ -35,9 +36,17 @@ def register(sandbox) -> None:
     if not _installed:
         _installed = True
         atexit.register(close_all)
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            if signal.getsignal(sig) in (signal.SIG_DFL, None):
-                signal.signal(sig, _exit_on_signal)
+        # Signal handlers can only be set from the main thread; a worker thread (eval -j N) relies
+        # on the main thread having opened a sandbox or called install_signal_handlers() itself.
+        if threading.current_thread() is threading.main_thread():
+            install_signal_handlers()
+
+
+def install_signal_handlers() -> None:
+    """Turn SIGTERM/SIGHUP into SystemExit so context managers and atexit close every sandbox."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, _exit_on_signal)
 
 
 def unregister(sandbox) -> None:
