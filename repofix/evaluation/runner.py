@@ -54,23 +54,11 @@ def write_task_files(out_dir: Path, result: TaskResult) -> None:
     write_atomic(folder / "patch.diff", result.patch)
 
 
-def _install_sandbox_cleanup() -> None:
-    """Sandboxes install their SIGTERM/SIGHUP handlers on first registration, which Python
-    allows only on the main thread; workers open the sandboxes, so register once from here."""
-    from repofix.sandboxes import cleanup
-
-    class _Placeholder:
-        def close(self) -> None:
-            pass
-
-    placeholder = _Placeholder()
-    cleanup.register(placeholder)
-    cleanup.unregister(placeholder)
-
-
 def run_evaluation(tasks: list[Task], source: CandidateSource, store: ResultsStore, environments: Environments,
                    out_dir: Path, options: RunOptions, progress: Progress) -> RunOutcome:
-    _install_sandbox_cleanup()
+    from repofix.sandboxes import cleanup
+
+    cleanup.install_signal_handlers()  # workers open the sandboxes; Python allows handlers only here
     finished = store.latest()
     todo_list = pending(tasks, finished, options.retry_errors)
     outcome = RunOutcome(skipped=len(tasks) - len(todo_list))
