@@ -2,7 +2,8 @@
 
 Each tier is tried only when every stricter tier found nothing, and its answer is used only when
 all placements it finds give the same resulting file (or exactly one sits where the hunk header's
-line number, corrected by the drift seen in earlier hunks, says). Otherwise the caller refuses.
+line number, corrected by the drift seen in earlier hunks, says, or the order of a diff's hunks
+leaves one arrangement: see hunks.py). Otherwise the edit is refused.
 """
 
 from __future__ import annotations
