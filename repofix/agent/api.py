@@ -211,8 +211,13 @@ def _outcome(workspace, trajectory, state, status, reason, message, delivery, af
         summary=trajectory.data.get("summary") or "", steps=run.step if run else 0,
         branch=delivery.branch if delivery else None, patch_file=delivery.patch if delivery else None,
         trajectory_file=str(trajectory.path), checkpoint=delivery.checkpoint if delivery else None,
-        extra={"tokens": {"input": int(trajectory.totals()["input_tokens"]),
-                          "output": int(trajectory.totals()["output_tokens"])}})
+        extra=_token_counts(trajectory))
+
+
+def _token_counts(trajectory: Trajectory) -> dict[str, int]:
+    totals = trajectory.totals()
+    tokens_in, tokens_out = int(totals["input_tokens"]), int(totals["output_tokens"])
+    return {"tokens": tokens_in + tokens_out, "input_tokens": tokens_in, "output_tokens": tokens_out}
 
 
 def _baseline_text(run, state: Progress, settings: Settings) -> str:
