@@ -54,8 +54,10 @@ FILES = {
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.email=b@example.com", "-c", "user.name=Bench",
-                           *args], check=True, capture_output=True, text=True).stdout
+    # gc.auto=0: a detached `git gc --auto` after the 10k-file commit races with copying the tree
+    config = ["-c", "gc.auto=0", "-c", "user.email=b@example.com", "-c", "user.name=Bench"]
+    return subprocess.run(["git", "-C", str(repo), *config, *args], check=True, capture_output=True,
+                          text=True).stdout
 
 
 def make_repo(root: Path, generated: int) -> Path:

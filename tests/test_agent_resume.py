@@ -15,6 +15,7 @@ import pytest
 from agent_helpers import RIGHT_FIX, WRONG_FIX, act, clamp_repo, script
 from conftest import require_backend
 
+ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
 
 
@@ -46,9 +47,11 @@ def descendants(root: int) -> dict[int, str]:
     return found
 
 
-def alive(pids) -> list[int]:
+def alive(tree: dict[int, str]) -> list[int]:
+    """The processes of `tree` still running (a zombie holds nothing; a reused pid has another command)."""
     table = processes()
-    return [pid for pid in pids if pid in table and table[pid][1] != "Z"]  # zombies hold nothing
+    return [pid for pid, cmdline in tree.items() if pid in table and table[pid][1] != "Z"
+            and table[pid][2] == cmdline]
 
 
 def wait_for(condition, what: str, timeout: float = 180.0):
@@ -59,6 +62,12 @@ def wait_for(condition, what: str, timeout: float = 180.0):
             return value
         time.sleep(0.2)
     pytest.fail(f"timed out waiting for {what}")
+
+
+def sleeping_tree(root: int) -> dict[int, str] | None:
+    """The process tree under `root` once a `sleep` runs in it (the step to interrupt), else None."""
+    tree = descendants(root)
+    return tree if any(cmdline.startswith("sleep") for cmdline in tree.values()) else None
 
 
 def trajectory_steps(home: Path) -> int:
@@ -72,7 +81,8 @@ def trajectory_steps(home: Path) -> int:
 
 def checkpoints(run_id: str, env: dict[str, str]) -> list[str]:
     """`repofix checkpoints RUN` as (number, commit) tokens per line."""
-    listed = subprocess.run([*CLI, "checkpoints", run_id], env=env, capture_output=True, text=True, check=True)
+    listed = subprocess.run([*CLI, "checkpoints", run_id], env=env, capture_output=True, text=True, check=True,
+                            cwd=ROOT)
     return [" ".join(line.split()[0:1] + line.split()[4:5]) for line in listed.stdout.splitlines() if line]
 
 
@@ -81,16 +91,17 @@ def test_kill_9_during_a_step_then_resume_finishes(tmp_path):
     require_backend("bwrap")
     repo = clamp_repo(tmp_path / "repo")
     home = tmp_path / "home"
-    env = dict(os.environ, REPOFIX_HOME=str(home))
-    env.pop("REPOFIX_MODEL", None)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
+    # the killed sandbox's scratch folder stays behind (`repofix sandbox prune` removes it): keep it in tmp
+    env.update(REPOFIX_HOME=str(home), REPOFIX_SCRATCH=str(tmp_path / "scratch"), PYTHONPATH=str(ROOT))
     replies = [WRONG_FIX, act("shell", "Let it settle.", command="sleep 4"), RIGHT_FIX]
     command = [*CLI, "fix", "--repo", str(repo), "--model", script(tmp_path / "s.yaml", replies), "--sandbox", "bwrap"]
     with open(tmp_path / "first.log", "wb") as log:
-        first = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        first = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                 cwd=ROOT)
     try:
         wait_for(lambda: trajectory_steps(home) >= 1, "the first recorded step")
-        tree = wait_for(lambda: (lambda t: t if any(c.startswith("sleep") for c in t.values()) else None)(
-            descendants(first.pid)), "step 2's sleep to start")
+        tree = wait_for(lambda: sleeping_tree(first.pid), "step 2's sleep to start")
         assert any("bwrap" in c for c in tree.values())
         run_id = next(home.glob("runs/*")).name
         before_kill = checkpoints(run_id, env)
@@ -107,7 +118,7 @@ def test_kill_9_during_a_step_then_resume_finishes(tmp_path):
     assert alive(tree) == [], {pid: tree[pid] for pid in alive(tree)}
 
     resumed = subprocess.run([*CLI, "resume", run_id, "--json"], env=env, capture_output=True, text=True,
-                             timeout=600)
+                             timeout=600, cwd=ROOT)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     outcome = json.loads(resumed.stdout)
     assert outcome["status"] == "done" and outcome["run_id"] == run_id
