@@ -293,3 +293,16 @@ def test_added_lines_follow_the_surrounding_indentation_style() -> None:
     src = "import os\n\n\ndef f():\n    a = 1\n    b = 2\n    return a\n\n\nX = 1\n"
     text = "--- a/s.py\n+++ b/s.py\n@@ -10 +10,3 @@\n X = 1\n+if X:\n+\tY = 2\n"
     assert apply_edit(text, {"s.py": src}).changes == {"s.py": src + "if X:\n    Y = 2\n"}
+
+
+def test_resent_edit_is_not_applied_to_a_similar_place() -> None:
+    twins = "def f():\n    return compute(1)\n\n\n" * 2 + "x = 0\n"
+    done = twins.replace("compute(1)", "compute(2)", 1)
+    text = diff(
+        " def f():\n-    return compute(1)\n+    return compute(2)\n \n \n def f():\n",
+        "@@ -1,5 +1,5 @@",
+        "t.py",
+    )
+    result = apply_edit(text, {"t.py": done})
+    assert result.changes == {}
+    assert not result.ok and "already in the file at line 1" in result.message()

@@ -123,3 +123,13 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
         ]
     )
     check(text + "\n", before, after)
+
+
+@settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits(), st.integers(1, 3), st.sampled_from(HOW), st.integers(0, 40))
+def test_resending_an_applied_diff_never_changes_the_file(edit, context, how, amount) -> None:
+    before, after = edit
+    lines = make_diff(before, after, context)
+    if not lines:
+        return
+    check("\n".join(perturb(lines, how, amount)) + "\n", after, after)

@@ -163,8 +163,11 @@ def locate_hunk(
     )
     new_kinds = ["-" if op == "+" else " " for op, _ in hunk.lines if op != "-"]
 
-    def applied_up_to(tier: str) -> list[Placement]:
-        tiers = strict[: strict.index(tier) + 1] if tier in strict else strict
+    # Old lines inside an exact copy of the new lines are evidence even when only blank lines change.
+    containing = strict or (["exact"] if new != old else [])
+
+    def applied_up_to(tier: str, tiers: list[str] = strict) -> list[Placement]:
+        tiers = tiers[: tiers.index(tier) + 1] if tier in tiers else tiers
         return [q for t in tiers for q in find_placements(lines, new, new_kinds, [], t)]
 
     for tier in TIERS:
@@ -175,12 +178,29 @@ def locate_hunk(
             continue
         # Old lines found only inside a copy of the new lines (an insertion whose context the new
         # lines repeat): the edit is already there, applying it again would duplicate it.
-        applied = applied_up_to(tier)
+        applied = applied_up_to(tier, containing)
         inside = [p for p in placements if any(q.start <= p.start and p.end <= q.end for q in applied)]
         if inside:
             if len(inside) == len(placements):
                 return None
             return _ambiguous(path, lines, placements, label, " (some of them inside text this edit adds)")
+        better = [
+            q
+            for t in strict
+            if TIERS.index(t) < TIERS.index(tier)
+            for q in find_placements(lines, new, new_kinds, [], t)
+        ]
+        if better:
+            # The result is already there, matched more strictly than the old lines are here.
+            return EditError(
+                ErrorKind.AMBIGUOUS,
+                f"{path}: {label}: its new lines are already in the file at line {better[0].start + 1}, "
+                f"and its old lines match only {TIER_NOTES[tier]} at line {placements[0].start + 1}. "
+                "If the change is already made, there is nothing to do; otherwise copy the old lines "
+                "exactly from the file.",
+                path,
+                candidates=sorted({better[0].start + 1, placements[0].start + 1}),
+            )
         return _choose(path, lines, hunk, placements, hint, label)
     if strict and applied_up_to(strict[-1]):
         return None
