@@ -123,3 +123,15 @@ def test_user_repository_untouched(tmp_path, home, make_sandbox):
     assert show("target.txt") == "staged change\n" and show("README.md") == "unstaged change\n"
     assert show("untracked.txt") == "untracked\n"
     assert "ignored.log" not in sh(ws.folder.repo, "git", "ls-tree", "-r", "--name-only", start_files)
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_sync_of_known_paths_skips_the_scan(tmp_path, home, make_sandbox, backend):
+    repo = make_tricky(tmp_path / "user")
+    ws, box = start(tmp_path, home, make_sandbox, backend, repo)
+    box.write_files({"run.sh": b"#!/bin/sh\necho edited\n", "sub/new.py": b"y = 2\n", "README.md": None})
+    result = ws.sync(box, step=1, paths=["run.sh", "sub/new.py", "README.md", "link"])
+    assert result.written == ["run.sh", "sub/new.py"] and result.deleted == ["README.md"]
+    box.run("chmod +x run.sh", timeout=10)  # write_files does not keep modes; the checkpoint does
+    assert full_tree(box, ws.folder.repo) == result.checkpoint.tree
+    assert ws.sync(box, step=2).checkpoint is None  # the full sync finds nothing new

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,19 +109,34 @@ class Workspace:
 
     # ---- files out of the sandbox ------------------------------------------------------------------
     def sync(self, sandbox: Sandbox, *, step: int | None = None, tests: Mapping[str, Any] | None = None,
-             label: str = "", extra: Mapping[str, Any] | None = None) -> SyncResult:
+             label: str = "", extra: Mapping[str, Any] | None = None,
+             paths: Sequence[str] | None = None) -> SyncResult:
         """Bring what changed in the sandbox since the last sync into a new checkpoint.
-        Reads only the changed files; ignored files and files over the size limit are left out."""
-        changes = sandbox.changes()
-        modified = {p: v for p, v in changes.modified.items() if not _skipped(p)}
-        deleted = [p for p in changes.deleted if not _skipped(p)]
+        Reads only the changed files; ignored files and files over the size limit are left out.
+
+        `paths`: the caller knows exactly which files changed (edits written with `write_files`), so
+        the sandbox's scan is skipped; modes are kept from the checkpoint. After shell commands, omit it.
+        A later full sync sees these files again, finds them checkpointed already, and skips them."""
         result = SyncResult(None)
-        known = self._entries([*modified, *deleted]) if modified or deleted else {}
+        contents: dict[str, bytes | None] | None = None
+        if paths is None:
+            changes = sandbox.changes()
+            modified = {p: v for p, v in changes.modified.items() if not _skipped(p)}
+            deleted = [p for p in changes.deleted if not _skipped(p)]
+            known = self._entries([*modified, *deleted]) if modified or deleted else {}
+        else:
+            wanted = [p for p in dict.fromkeys(paths) if not _skipped(p)]
+            known = self._entries(wanted) if wanted else {}
+            contents = sandbox.read_files(wanted) if wanted else {}
+            modified = {p: (known.get(p, (0o100644, ""))[0], known.get(p, (0, ""))[0] == 0o120000)
+                        for p in wanted if contents.get(p) is not None}
+            deleted = [p for p in wanted if contents.get(p) is None]
         untracked = [p for p in modified if p not in known]
         result.ignored = sorted(ignored(self.folder.repo, untracked)) if untracked else []
         for path in result.ignored:  # tracked files stay tracked even when a pattern matches them
             del modified[path]
-        contents = sandbox.read_files(list(modified)) if modified else {}
+        if contents is None:
+            contents = sandbox.read_files(list(modified)) if modified else {}
         files: dict[str, FileEntry | None] = {}
         for path, (mode, is_link) in modified.items():
             data = contents.get(path)
