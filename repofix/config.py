@@ -20,6 +20,7 @@ class Settings:
     model: str | None = None  # LiteLLM model string, scripted:FILE, replay:RUN, builtin, or a chain a,b
     api_base: str | None = None
     price_file: str | None = None
+    native_tools: bool | None = None  # None: native tool calls when LiteLLM says the model supports them
     sandbox: str | None = None  # docker | bwrap | none; None: docker if it answers, else bwrap
     image: str | None = None  # Docker image for the sandbox
     max_steps: int = 30
@@ -59,7 +60,7 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             return int(value)
         if kind.startswith("float"):
             return float(value)
-        if kind.startswith("bool"):
+        if kind.startswith("bool"):  # "bool" and "bool | None"
             if isinstance(value, bool):
                 return value
             return {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}[str(value).lower()]

@@ -112,7 +112,8 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     if note:
         notify({"event": "note", "message": note})
     model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
-                       price_file=settings.price_file, runs_dir=_runs_dir(settings))
+                       price_file=settings.price_file, native_tools=settings.native_tools,
+                       runs_dir=_runs_dir(settings))
     label = (request.instruction or request.mode)[:40]
     workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,
                                  label=label)
@@ -149,6 +150,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         return finish(run, run_loop(run), request.instruction)
     except BaseException as error:
         trajectory.save(status="error", reason=type(error).__name__, error=str(error))
+        workspace.folder.update_state(status="error", error=f"{type(error).__name__}: {error}")
         raise
     finally:
         if sandbox is not None:
@@ -198,7 +200,7 @@ def default_title(state: Progress) -> str:
     names = [target.rsplit("::", 1)[-1] for target in state.all_targets()]
     if not names:
         return "Make the failing tests pass"
-    return f"Fix {names[0]}" + (f" and {len(names) - 1} more failing test(s)" if len(names) > 1 else "")
+    return f"Fix {names[0]}" + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
 
 
 def _outcome(workspace, trajectory, state, status, reason, message, delivery, after, run=None) -> AgentOutcome:

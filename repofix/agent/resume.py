@@ -37,7 +37,8 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
     spent = trajectory.totals()["cost"]
     spec = model or data["model"]
     chosen = make_model(spec, budget=Budget(max_cost=settings.max_cost, spent=spent),
-                        api_base=settings.api_base, price_file=settings.price_file)
+                        api_base=settings.api_base, price_file=settings.price_file,
+                        native_tools=settings.native_tools)
     if model is None and hasattr(chosen, "position"):  # scripted/replayed replies already used are skipped
         chosen.position = len(trajectory.steps)
     notify = progress or (lambda event: None)

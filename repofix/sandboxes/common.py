@@ -32,11 +32,20 @@ BASE_ENV = {
 
 
 def tar_directory(source: Path) -> bytes:
-    """A tar of `source`'s contents (symlinks kept as links, modes kept, owners dropped)."""
+    """A tar of `source`'s contents (symlinks kept as links, modes kept, owners dropped). Files that
+    vanish while it is made (a background `git gc`, a build tool) are left out instead of failing."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
-        for entry in sorted(source.iterdir()):
-            archive.add(entry, arcname=entry.name, filter=_anonymous)
+        for folder, dirs, files in os.walk(source):
+            dirs.sort()
+            base = Path(folder)
+            for name in [*dirs, *sorted(files)]:
+                path = base / name
+                try:
+                    archive.add(path, arcname=path.relative_to(source).as_posix(), recursive=False,
+                                filter=_anonymous)
+                except FileNotFoundError:
+                    continue
     return buffer.getvalue()
 
 
