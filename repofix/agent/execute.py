@@ -63,6 +63,17 @@ def view(sandbox: Sandbox, action: Action) -> str:
     return f"{path} (lines {start}-{end} of {len(lines)})\n{body}{more}"
 
 
+class RepositoryFiles:
+    """The sandbox's file list, listed only if the edits library needs suggestions for a missing path."""
+
+    def __init__(self, sandbox: Sandbox):
+        self.sandbox = sandbox
+
+    def __iter__(self):
+        listing = self.sandbox.run(["git", "ls-files", "-co", "--exclude-standard"], timeout=60)
+        return iter(listing.stdout.splitlines() if listing.ok else [])
+
+
 def edit(sandbox: Sandbox, action: Action) -> tuple[str, list[str]]:
     """Apply an edit; returns the observation and the changed paths (empty when refused)."""
     cache: dict[str, bytes | None] = {}
@@ -78,9 +89,7 @@ def edit(sandbox: Sandbox, action: Action) -> tuple[str, list[str]]:
         except UnicodeDecodeError:
             return data
 
-    listing = sandbox.run(["git", "ls-files", "-co", "--exclude-standard"], timeout=60)
-    known = listing.stdout.splitlines() if listing.ok else None
-    result = apply_edit(action.arguments["text"], read, known_paths=known)
+    result = apply_edit(action.arguments["text"], read, known_paths=RepositoryFiles(sandbox))
     if not result.ok:
         return result.message(), []
     sandbox.write_files({path: content.encode("utf-8") if isinstance(content, str) else content

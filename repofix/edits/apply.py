@@ -23,12 +23,20 @@ class _Files:
     def __init__(self, source: FileSource, known: Iterable[str] | None) -> None:
         self.source = source
         self.overlay: dict[str, FileContent] = {}
-        if known is not None:
-            self.known = set(known)
-        elif isinstance(source, Mapping):
-            self.known = {p for p, c in source.items() if c is not None}
-        else:
-            self.known = set()
+        self._known_paths = known
+        self._known: set[str] | None = None
+
+    @property
+    def known(self) -> set[str]:
+        """Paths for "did you mean" suggestions; read only when some path is missing (may be costly)."""
+        if self._known is None:
+            if self._known_paths is not None:
+                self._known = set(self._known_paths)
+            elif isinstance(self.source, Mapping):
+                self._known = {p for p, c in self.source.items() if c is not None}
+            else:
+                self._known = set()
+        return self._known
 
     def original(self, path: str) -> FileContent:
         if isinstance(self.source, Mapping):
