@@ -89,14 +89,22 @@ def _kill_and_remove(folder: Path) -> None:
         pass
 
 
-def prune_cgroups() -> list[str]:
-    """Remove repofix cgroups whose processes are all gone (left by a crashed run)."""
+def prune_cgroups(min_age: float = 60.0) -> list[str]:
+    """Remove repofix cgroups whose processes are all gone (left by a crashed run). Young ones are
+    kept: a sandbox that is starting has created its cgroup but not joined it yet."""
+    import time
+
     removed = []
     for parent in (ROOT / "repofix", ROOT / "memory" / "repofix", ROOT / "pids" / "repofix"):
         if not parent.is_dir() or not os.access(parent, os.W_OK):
             continue
         for group in parent.iterdir():
-            if group.is_dir() and not (group / "cgroup.procs").read_text().split():
-                group.rmdir()
+            if not group.is_dir() or time.time() - group.stat().st_mtime < min_age:
+                continue
+            if not (group / "cgroup.procs").read_text().split():
+                try:
+                    group.rmdir()
+                except OSError:  # EBUSY: a process joined it after all; it is in use
+                    continue
                 removed.append(f"cgroup {group}")
     return removed
