@@ -153,13 +153,19 @@ def test_already_applied_is_reported_not_failed(text: str) -> None:
     assert any("already applied" in n for n in result.notes)
 
 
-def test_insertion_already_applied_is_not_duplicated() -> None:
+@pytest.mark.parametrize("copy", [False, True], ids=["new function", "copy of the context"])
+def test_insertion_already_applied_is_not_duplicated(copy: bool) -> None:
+    name, body = ("sub", "a - b") if copy else ("mul", "a * b")
     text = diff(
-        " def sub(a, b):\n     return a - b\n+\n+\n+def sub(a, b):\n+    return a - b\n", "@@ -9,2 +9,6 @@"
+        f" def sub(a, b):\n     return a - b\n+\n+\n+def {name}(a, b):\n+    return {body}\n",
+        "@@ -9,2 +9,6 @@",
     )
     once = apply_edit(text, {"m.py": BASE}).changes["m.py"]
     again = apply_edit(text, {"m.py": once})
-    assert again.ok and again.changes == {}
+    assert again.changes == {}
+    # A clean insertion is recognised as done; one that repeats its own context cannot be told
+    # from a second insertion, so it is refused rather than guessed.
+    assert again.ok is not copy
 
 
 def test_hunks_apply_all_or_none() -> None:

@@ -29,6 +29,12 @@ def source_lines(draw, prefix: str, min_size: int, max_size: int) -> list[str]:
 @st.composite
 def edits(draw) -> tuple[list[str], list[str]]:
     before = draw(source_lines("v", 1, 40))
+    if len(before) > 4 and draw(st.booleans()):
+        # Twins: a stretch of the file repeated elsewhere, the hardest case for placing an edit.
+        a = draw(st.integers(0, len(before) - 2))
+        b = draw(st.integers(a + 1, min(len(before), a + 6)))
+        at = draw(st.integers(0, len(before)))
+        before = before[:at] + before[a:b] + before[at:]
     start = draw(st.integers(0, len(before) - 1))
     end = draw(st.integers(start, min(len(before), start + 5)))
     new = draw(source_lines("n", 0, 4))
@@ -126,10 +132,15 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
 
 
 @settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edits(), st.integers(1, 3), st.sampled_from(HOW), st.integers(0, 40))
+@given(edits(), st.integers(1, 3), st.sampled_from([h for h in HOW if h != "drop"]), st.integers(0, 40))
 def test_resending_an_applied_diff_never_changes_the_file(edit, context, how, amount) -> None:
+    # (A dropped context line can make the old lines occur in the patched file: not tested here.)
     before, after = edit
     lines = make_diff(before, after, context)
-    if not lines:
-        return
+    if not lines or not any(t[1:].strip() for t in lines[2:] if t[:1] in "+-"):
+        return  # only blank lines change: a file of blanks may hold the old side again, legitimately
+    hunks = "\n".join(lines[2:]).split("\n@@")
+    olds = [[t[1:] for t in h.split("\n")[1:] if t[:1] in " -"] for h in hunks]
+    if any(any(after[s : s + len(o)] == o for s in range(len(after))) for o in olds if o):
+        return  # the patched file holds an edit's old lines (twins): applying there is legitimate
     check("\n".join(perturb(lines, how, amount)) + "\n", after, after)

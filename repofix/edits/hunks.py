@@ -181,15 +181,23 @@ def locate_hunk(
         applied = applied_up_to(tier, containing)
         inside = [p for p in placements if any(q.start <= p.start and p.end <= q.end for q in applied)]
         if inside:
-            if len(inside) == len(placements):
+            # Already applied if every place is inside the new lines (for an insertion: exactly where
+            # its context sits in them, else a repeated line could pass for the applied edit).
+            at = _old_in_new(hunk)
+            if len(inside) == len(placements) and (
+                at is None or all(any(p.anchor == q.start + at for q in applied) for p in placements)
+            ):
                 return None
             return _ambiguous(path, lines, placements, label, " (some of them inside text this edit adds)")
         better = [
             q
             for t in strict
-            if TIERS.index(t) < TIERS.index(tier)
+            if TIERS.index(t) <= TIERS.index(tier)
             for q in find_placements(lines, new, new_kinds, [], t)
         ]
+        at_hint = hint is not None and not any(p.anchor == hint for p in placements)
+        if not (tier in strict and at_hint and any(q.start == hint for q in better)):
+            better = [q for q in better if TIERS.index(q.tier) < TIERS.index(tier)]
         if better:
             # The result is already there, matched more strictly than the old lines are here.
             return EditError(
@@ -216,6 +224,18 @@ def locate_hunk(
             parts += ["What differs (- your edit expects, + the file has):", *region.differences]
     parts.append("Copy the unchanged and removed lines exactly from the current file (re-read it if unsure).")
     return EditError(ErrorKind.NO_MATCH, "\n".join(parts), path, region=region)
+
+
+def _old_in_new(hunk: Hunk) -> int | None:
+    """Offset of the old lines within the new ones, when they are a contiguous run there (an
+    insertion with context on one side only); None otherwise."""
+    if any(op == "-" for op, _ in hunk.lines):
+        return None
+    where = [i for i, (op, _) in enumerate(op_t for op_t in hunk.lines) if op == " "]
+    new_index = [sum(op != "-" for op, _ in hunk.lines[:i]) for i in where]
+    if not new_index or new_index[-1] - new_index[0] != len(new_index) - 1:
+        return None
+    return new_index[0]
 
 
 def _same_at(tier: str, old: list[str], new: list[str]) -> bool:
