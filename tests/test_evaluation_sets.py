@@ -140,6 +140,8 @@ def rows(store: Path) -> list[tuple[str, int]]:
     if not store.exists():
         return []
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10) as db:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'results'").fetchone():
+            return []  # the evaluation has created the file but not its schema yet
         return db.execute("SELECT task_id, attempt FROM results").fetchall()
 
 

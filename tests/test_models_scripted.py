@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import sys
 
 import pytest
 from openai_server import OpenAIServer, text
@@ -249,12 +249,16 @@ def test_make_model_without_a_spec_explains_what_to_set():
         assert word in describe_missing_model()
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("repofix.repair.model") is not None, reason="the repair engine is present"
-)
-def test_builtin_names_its_issue_until_it_exists():
+def test_builtin_without_the_engine_names_its_issue(monkeypatch):
+    monkeypatch.setitem(sys.modules, "repofix.repair.model", None)  # as if the engine were not installed
     with pytest.raises(NotImplementedError, match="issue 9"):
         make_model("builtin")
+
+
+def test_builtin_with_the_engine_is_a_model():
+    from repofix.models.base import Model
+
+    assert isinstance(make_model("builtin"), Model)
 
 
 def test_importing_models_does_not_import_litellm():
