@@ -8,8 +8,15 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from repofix.sandboxes import Limits, open_sandbox
+
+# In CI, property tests are derandomized (the same examples every run, so a landing never hinges on a
+# lucky draw; new examples are explored locally) and have no per-example deadline (a loaded 2-core box).
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None)
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ISOLATING = ["docker", "bwrap"]
 TEST_LIMITS = Limits(memory_mb=256, pids=128, workspace_mb=64, tmp_mb=64, home_mb=64, output_bytes=64 * 1024,
