@@ -103,3 +103,21 @@ def test_plain_folder_delivers_a_patch(tmp_path, make_sandbox):
     assert delivery.branch is None and "+b" in ws.folder.patch_file.read_text()
     apply_to_worktree(ws, home=tmp_path / "home")
     assert (folder / "a.txt").read_text() == "b\n" and not (folder / ".git").exists()
+
+
+def test_apply_never_writes_through_a_symlinked_folder(tmp_path, make_sandbox):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = make_repo(tmp_path / "user", {"pkg/a.py": "a = 1\n"})
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    box = make_sandbox("none", source=ws.export(tmp_path / "export"))
+    box.changes()
+    box.run("echo 'a = 2' > pkg/a.py", timeout=10)
+    ws.sync(box, step=1)
+    (repo / "pkg" / "a.py").unlink()
+    (repo / "pkg").rmdir()
+    (repo / "pkg").symlink_to(outside)  # the user's tree changed under the run: pkg now points elsewhere
+    (outside / "a.py").write_text("a = 1\n")
+    with pytest.raises(ApplyRefused, match="outside"):
+        apply_to_worktree(ws, home=tmp_path / "home")
+    assert (outside / "a.py").read_text() == "a = 1\n"

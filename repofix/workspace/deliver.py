@@ -71,7 +71,9 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
     best = ws.current() if n is None else ws.store.get(n)
     src = ws.source
     patch_text = ws.store.diff(src.base, best.commit)
-    ws.folder.patch_file.write_text(patch_text, encoding="utf-8", errors="surrogateescape")
+    partial = ws.folder.patch_file.with_suffix(".patch.tmp")
+    partial.write_bytes(patch_text.encode("utf-8", "surrogateescape"))
+    os.replace(partial, ws.folder.patch_file)  # a reader never sees half a patch
     files = sorted({row[0] for row in _rows(ws, best.commit)})
     branch = commit = None
     mixed = False
@@ -136,6 +138,10 @@ def apply_to_worktree(ws: Workspace, n: int | None = None, home: Path | str | No
         expected = (None, None) if old_mode == "000000" else (old_oid, int(old_mode, 8))
         if _on_disk(root / path) != expected:
             conflicts.append(path)
+    real_root = root.resolve()
+    escaping = [p for p, *_ in rows if not (root / p).parent.resolve().is_relative_to(real_root)]
+    if escaping:  # a symlinked folder in the working tree would send the write elsewhere
+        raise ApplyRefused(f"--apply would write outside {root} through a symlink: {', '.join(escaping[:10])}")
     if conflicts:
         raise ApplyRefused(f"--apply would overwrite changes you made since the run started: "
                            f"{', '.join(conflicts[:10])}; commit or stash them, or use the branch/patch instead")
