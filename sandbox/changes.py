@@ -1,11 +1,13 @@
 """Workspace file access for the session runner: change tracking and bulk read/write.
 
-Change tracking compares `lstat` snapshots (mtime, ctime, size, mode, inode), so the host only
-pulls what changed. Paths are POSIX, relative to the workspace; symlinks are reported as
+Change tracking compares `lstat` signatures (mtime, ctime, size, mode, inode) of the paths inotify
+saw touched (or of the whole tree when it cannot), so the host only pulls what changed. Paths are POSIX, relative to the workspace; symlinks are reported as
 such and read as their target, never followed."""
 
 import os
 import stat
+
+import watch  # noqa: E402  (sibling module, bundled by the host)
 
 SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
@@ -30,7 +32,7 @@ def scan(root):
                     if entry.name not in SKIP_DIRS:
                         stack.append(path)
                     continue
-                entries[path] = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_mode, info.st_ino)
+                entries[path] = signature(info)
     return entries
 
 
@@ -40,25 +42,81 @@ def git_mode(mode):
     return 0o100755 if mode & 0o111 else 0o100644
 
 
+def signature(info):
+    return (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_mode, info.st_ino)
+
+
 class Tracker:
+    """What changed since the last `changes()`: with inotify only the touched paths are examined;
+    without it (or after an overflow) the whole tree is walked and compared."""
+
     def __init__(self, root):
         self.root = root
-        self.before = scan(root) if os.path.isdir(root) else {}
+        self.watcher = None
+        self.pending = set()  # touched paths not yet reported (kept when reset=False)
+        self.snapshot()
 
     def snapshot(self):
-        self.before = scan(self.root)
+        self.before = scan(self.root) if os.path.isdir(self.root) else {}
+        self.pending = set()
+        self._restart_watcher()
+
+    def _restart_watcher(self):
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+        if os.path.isdir(self.root):
+            try:
+                self.watcher = watch.Watcher(self.root, SKIP_DIRS)
+            except (OSError, AttributeError):  # no inotify here, or out of watches: walk instead
+                self.watcher = None
 
     def changes(self, reset=True):
-        now = scan(self.root)
+        touched = self.watcher.touched() if self.watcher is not None else None
+        if touched is None:
+            now = scan(self.root)
+            current = dict(now)
+            current.update({path: None for path in self.before if path not in now})
+            if reset:
+                self._restart_watcher()
+        else:
+            self.pending |= touched
+            current = self._examine(self.pending)
         modified = {}
-        for path, signature in now.items():
-            if self.before.get(path) != signature:
-                mode = signature[3]
-                modified[path] = [git_mode(mode), stat.S_ISLNK(mode)]
-        deleted = sorted(path for path in self.before if path not in now)
+        for path, sig in current.items():
+            if sig is not None and self.before.get(path) != sig:
+                modified[path] = [git_mode(sig[3]), stat.S_ISLNK(sig[3])]
+        deleted = sorted(path for path, sig in current.items() if sig is None and path in self.before)
         if reset:
-            self.before = now
+            for path, sig in current.items():
+                if sig is None:
+                    self.before.pop(path, None)
+                else:
+                    self.before[path] = sig
+            self.pending = set()
         return {"modified": modified, "deleted": deleted}
+
+    def _examine(self, paths):
+        """path -> signature (None: gone) for each touched path, directories expanded."""
+        current = {}
+        for path in paths:
+            full = os.path.join(self.root, path)
+            try:
+                info = os.lstat(full)
+            except OSError:
+                info = None
+            if info is not None and not stat.S_ISDIR(info.st_mode):
+                current[path] = signature(info)
+                continue
+            prefix = path + "/"
+            for old in [p for p in self.before if p.startswith(prefix)]:  # what the folder held
+                current.setdefault(old, None)
+            if info is None:
+                current[path] = None
+            else:
+                for sub, sig in scan(full).items():
+                    current[prefix + sub] = sig
+        return current
 
 
 def resolve(root, path):

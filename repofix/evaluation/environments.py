@@ -169,7 +169,7 @@ class Environments:
             with log.open("w", encoding="utf-8") as stream:
                 stream.write(text + "\n")
                 stream.flush()
-                process = subprocess.Popen(["docker", "build", "-t", tag, context],
+                process = subprocess.Popen(["docker", "build", "--force-rm", "-t", tag, context],
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 assert process.stdout is not None
                 for line in process.stdout:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from repofix.sandboxes.base import CommandResult, RunnerDied, SandboxError
 
-RUNNER_FILES = ("runner.py", "pyworker.py", "changes.py", "procs.py")
+RUNNER_FILES = ("runner.py", "pyworker.py", "changes.py", "procs.py", "watch.py")
 GRACE = 30.0  # seconds the host waits beyond a command's own timeout before declaring the runner dead
 
 # Bootstraps the runner from a zip sent over stdin, so no backend needs to mount or copy files first.

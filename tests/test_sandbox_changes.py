@@ -1,0 +1,125 @@
+"""Change tracking in the session runner (inotify, with a full walk as fallback) always reports exactly
+what a full comparison of before/after snapshots reports."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import backend_params
+
+from repofix.sandboxes.session import runner_dir
+
+sys.path.insert(0, str(runner_dir()))
+import changes  # noqa: E402  (the in-sandbox module, imported directly to test it on the host)
+
+
+def full_diff(before: dict, after: dict) -> dict:
+    modified = {p: [changes.git_mode(s[3]), stat.S_ISLNK(s[3])] for p, s in after.items() if before.get(p) != s}
+    return {"modified": modified, "deleted": sorted(p for p in before if p not in after)}
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text)
+
+
+OPERATIONS = {
+    "edit": lambda r, rng: write(r, rng.choice(files(r)), f"changed {rng.random()}\n") if files(r) else None,
+    "create": lambda r, rng: write(r, f"d{rng.randrange(4)}/n{rng.randrange(1000)}.py", "new\n"),
+    "deep_dir": lambda r, rng: write(r, f"deep{rng.randrange(100)}/a/b/c.txt", "deep\n"),
+    "delete": lambda r, rng: os.unlink(r / rng.choice(files(r))) if files(r) else None,
+    "rmtree": lambda r, rng: shutil.rmtree(r / rng.choice(dirs(r))) if dirs(r) else None,
+    "rename_dir": lambda r, rng: os.rename(r / rng.choice(dirs(r)), r / f"moved{rng.randrange(1000)}")
+    if dirs(r) else None,
+    "rename_over": lambda r, rng: replace_file(r, rng),
+    "chmod": lambda r, rng: os.chmod(r / rng.choice(files(r)), 0o755) if files(r) else None,
+    "symlink": lambda r, rng: os.symlink("target", r / f"link{rng.randrange(1000)}")
+    if not (r / "link").exists() else None,
+    "skipped": lambda r, rng: write(r, "__pycache__/x.pyc", "bytes"),
+    "chmod_dir": lambda r, rng: os.chmod(r / rng.choice(dirs(r)), 0o700) if dirs(r) else None,
+    "chmod_root": lambda r, rng: os.chmod(r, 0o700),
+}
+
+
+def files(root: Path) -> list[str]:
+    return sorted(p for p in changes.scan(str(root)) if not os.path.islink(root / p))
+
+
+def dirs(root: Path) -> list[str]:
+    return sorted({p.split("/")[0] for p in changes.scan(str(root)) if "/" in p})
+
+
+def replace_file(root: Path, rng: random.Random) -> None:
+    present = files(root)
+    if present:  # how editors save: write a temporary file, rename it over the original
+        write(root, "tmp.swp", "saved\n")
+        os.replace(root / "tmp.swp", root / rng.choice(present))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tracker_matches_a_full_comparison(tmp_path, seed):
+    rng = random.Random(seed)
+    root = tmp_path / "ws"
+    for index in range(30):
+        write(root, f"d{index % 4}/f{index}.py", f"x = {index}\n")
+    tracker = changes.Tracker(str(root))
+    uses_inotify = tracker.watcher is not None
+    before = changes.scan(str(root))
+    for _ in range(8):
+        for _ in range(rng.randrange(1, 6)):
+            OPERATIONS[rng.choice(sorted(OPERATIONS))](root, rng)
+        after = changes.scan(str(root))
+        assert tracker.changes() == full_diff(before, after)
+        before = after
+    assert uses_inotify  # Linux always has it; the fallback is tested below
+
+
+def test_unread_changes_are_kept_when_not_reset(tmp_path):
+    root = tmp_path / "ws"
+    write(root, "a.py", "1\n")
+    tracker = changes.Tracker(str(root))
+    write(root, "a.py", "2\n")
+    assert tracker.changes(reset=False)["modified"] == {"a.py": [0o100644, False]}
+    write(root, "b.py", "3\n")
+    assert set(tracker.changes()["modified"]) == {"a.py", "b.py"}
+    assert tracker.changes() == {"modified": {}, "deleted": []}
+
+
+@pytest.mark.parametrize("failure", ["no-inotify", "overflow"])
+def test_walks_the_tree_when_inotify_cannot_tell(tmp_path, failure, monkeypatch):
+    root = tmp_path / "ws"
+    write(root, "a.py", "1\n")
+    if failure == "no-inotify":
+        monkeypatch.setattr(changes.watch, "Watcher", _no_inotify)
+    tracker = changes.Tracker(str(root))
+    if failure == "overflow":
+        monkeypatch.setattr(tracker.watcher, "touched", lambda: None)
+    write(root, "a.py", "2\n")
+    os.mkdir(root / "new")
+    write(root, "new/b.py", "b\n")
+    assert tracker.changes() == {"modified": {"a.py": [0o100644, False], "new/b.py": [0o100644, False]},
+                                 "deleted": []}
+
+
+def _no_inotify(root, skip):
+    raise OSError(38, "inotify not available")
+
+
+@pytest.mark.parametrize("backend", backend_params(("docker", "bwrap")))
+def test_changes_through_a_sandbox_match_a_full_copy(make_sandbox, backend, tmp_path):
+    box = make_sandbox(backend)
+    script = ("mkdir -p a/b && echo 1 > a/b/new.txt && mv pkg moved && chmod +x moved/calc.py && "
+              "ln -s moved/calc.py link && rm tests/test_calc.py && echo x > tests/other.py")
+    assert box.run(script).ok
+    reported = box.changes()
+    assert reported.modified == {"a/b/new.txt": (0o100644, False), "moved/__init__.py": (0o100644, False),
+                                 "moved/calc.py": (0o100755, False), "link": (0o120000, True),
+                                 "tests/other.py": (0o100644, False)}
+    assert reported.deleted == ["pkg/__init__.py", "pkg/calc.py", "tests/test_calc.py"]
+    assert not box.changes()
