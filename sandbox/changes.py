@@ -59,7 +59,17 @@ class Tracker:
     def snapshot(self):
         self.before = scan(self.root) if os.path.isdir(self.root) else {}
         self.pending = set()
-        self._restart_watcher()
+        if self.watcher is None:
+            self._restart_watcher()
+            return
+        # Keep the inotify descriptor: closing one can stall for an RCU grace period (~15 ms).
+        # Drop what it saw so far and watch every folder there is now (re-adding is idempotent).
+        try:
+            if self.watcher.touched() is None:
+                raise OSError("inotify lost track")
+            self.watcher.add_tree("")
+        except OSError:
+            self._restart_watcher()
 
     def _restart_watcher(self):
         if self.watcher is not None:
