@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "fix": ("repofix.agent.cli:fix", "Make the failing tests pass, or fix a described bug."),
     "resume": ("repofix.agent.cli:resume", "Continue a run that stopped, from its last checkpoint."),
     "show": ("repofix.agent.cli:show", "Print a run's trajectory readably."),
+    "test": ("repofix.testing.cli:test", "Run a repository's tests in a sandbox; print the baseline and feedback."),
     "demo": ("repofix.agent.cli:demo", "Try repofix offline on a small bundled project with a bug."),
     "runs": ("repofix.runs.cli:runs", "List runs with their status; `runs prune` removes old ones."),
     "checkpoints": ("repofix.workspace.cli:checkpoints", "List a run's checkpoints with step and test summary."),
@@ -26,7 +27,6 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "tasks": ("repofix.tasks.cli:tasks", "Task sets: list, validate, import, export."),
     "sandbox": ("repofix.sandboxes.cli:sandbox", "Check (doctor), build and clean up (prune) sandboxes."),
     "ci": ("repofix.ci.cli:ci", "Run as a GitHub Actions bot on pull requests: `ci run`, then `ci publish`."),
-    "test": "repofix.testing.cli:test",
 }
 
 # Exit codes scripts can rely on.
