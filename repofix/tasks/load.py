@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from repofix.tasks.model import Task, TasksError
-from repofix.tasks.specs import SpecError, SpecIssue, display_path, load_specs
+from repofix.tasks.specs import SpecError, SpecIssue, add_unique, display_path, load_specs
 
 ROW_SUFFIXES = (".jsonl", ".json", ".parquet")
 
@@ -53,14 +53,7 @@ def load_tasks(paths: Iterable[Path], *, check: bool = True) -> list[Task]:
         except SpecError as error:
             issues += error.issues
             continue
-        for task in found:
-            if task.id in origin:
-                issues.append(
-                    SpecIssue(display_path(path), task.id, "id", f"already used in {origin[task.id]}")
-                )
-            else:
-                origin[task.id] = display_path(path)
-                tasks.append(task)
+        add_unique(found, display_path(path), tasks, origin, issues)
     if issues:
         raise SpecError(issues)
     return tasks

@@ -233,14 +233,17 @@ def load_specs(paths: Iterable[Path], *, check: bool = True) -> list[Task]:
         for file in files:
             found, problems = load_spec_file(file, check=check)
             issues += problems
-            for task in found:
-                if task.id in origin:
-                    issues.append(
-                        SpecIssue(display_path(file), task.id, "id", f"already used in {origin[task.id]}")
-                    )
-                else:
-                    origin[task.id] = display_path(file)
-                    tasks.append(task)
+            add_unique(found, display_path(file), tasks, origin, issues)
     if issues:
         raise SpecError(issues)
     return tasks
+
+
+def add_unique(found: list, where: str, tasks: list, origin: dict[str, str], issues: list[SpecIssue]) -> None:
+    """Append `found` to `tasks`; a task id seen before (in `origin`) is an issue naming both places."""
+    for task in found:
+        if task.id in origin:
+            issues.append(SpecIssue(where, task.id, "id", f"already used in {origin[task.id]}"))
+        else:
+            origin[task.id] = where
+            tasks.append(task)
