@@ -95,3 +95,6 @@ phase "start dockerd" bash sandbox/start_dockerd.sh
 phase "base image (debootstrap)" bash sandbox/build_base.sh
 phase "sandbox image" build_sandbox_image
 phase "pip install -e .[test,charts]" quiet pip-install python -m pip install -q -e '.[test,charts]'
+# pyenv finds new console scripts only after a rehash (`python -m pip` does not trigger one).
+if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
+command -v repofix >/dev/null || { say "repofix is not on PATH after the install"; exit 1; }
