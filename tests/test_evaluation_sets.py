@@ -149,7 +149,9 @@ def test_kill_9_then_resume_matches_the_uninterrupted_run(gold_run, tmp_path):
     out = tmp_path / "killed"
     args = run_args(out, "--gold", HEF_IDS)
     command = [sys.executable, "-c", "from repofix.cli import main; main()", "eval", *args]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    scratch = tmp_path / "scratch"  # what the killed workers cannot clean up stays in the test's folder
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env={**os.environ, "REPOFIX_SCRATCH": str(scratch)})
     deadline = time.monotonic() + 240
     while len(rows(out / "results.sqlite")) < 3 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -157,6 +159,12 @@ def test_kill_9_then_resume_matches_the_uninterrupted_run(gold_run, tmp_path):
     process.wait()
     before = rows(out / "results.sqlite")
     assert 3 <= len(before) < len(HEF_IDS), process.stderr.read().decode()[-2000:]
+    from repofix.sandboxes import cleanup
+
+    with pytest.MonkeyPatch.context() as patch:  # `sandbox prune` removes what the kill left behind
+        patch.setenv("REPOFIX_SCRATCH", str(scratch))
+        cleanup.prune()
+    assert not scratch.exists() or not any(scratch.iterdir())
 
     resumed = eval_cli(*args, "--resume")
     assert resumed.exit_code == 0, resumed.output
