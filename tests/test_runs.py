@@ -19,7 +19,7 @@ from repofix.cli import main
 from repofix.runs import create_run, open_run, read_json, write_json_atomic
 from repofix.runs.listing import list_runs, prune
 from repofix.runs.resume import resume_point
-from repofix.workspace import Workspace
+from repofix.workspace import Workspace, WorkspaceError
 
 
 def test_state_is_written_atomically(tmp_path):
@@ -78,6 +78,10 @@ def test_checkpoint_commands(tmp_path, make_sandbox):
     assert Workspace.open(ws.run_id, home).current().tree == ws.store.get(0).tree
     missing = runner.invoke(main, ["diff", ws.run_id, "9", "--home", str(home)])
     assert missing.exit_code == 1 and "no checkpoint 9" in missing.output
+    store = Workspace.open(ws.run_id, home).store  # checkpoints 0, 1 and the restore's 2
+    assert store.get(-1).n == 2 and store.get(-3).n == 0
+    with pytest.raises(WorkspaceError, match="no checkpoint -4"):  # counting back past the first one
+        store.get(-4)
     nothing = runner.invoke(main, ["undo", "--home", str(home)])
     assert nothing.exit_code == 1 and "nothing to undo" in nothing.output
 

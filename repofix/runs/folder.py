@@ -38,11 +38,15 @@ def runs_dir(home: Path | str | None = None) -> Path:
     return repofix_home(home) / "runs"
 
 
+def slug(text: str, limit: int) -> str:
+    """Lower-case letters and digits joined by '-', at most `limit` characters (may be empty)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-")
+
+
 def new_run_id(label: str = "") -> str:
     """Sortable by time, unique, readable: 20261122-131500-fix-export-3fa2."""
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:24].strip("-")
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    return "-".join(p for p in (stamp, slug, secrets.token_hex(2)) if p)
+    return "-".join(p for p in (stamp, slug(label, 24), secrets.token_hex(2)) if p)
 
 
 @dataclass(frozen=True)

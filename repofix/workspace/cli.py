@@ -12,12 +12,11 @@ _home = click.option("--home", type=click.Path(), default=None,
 
 
 def _open(run: str, home: str | None):
-    from repofix.runs.folder import RunNotFound
     from repofix.workspace.workspace import Workspace
 
     try:
         return Workspace.open(run, home)
-    except (RunNotFound, LookupError) as exc:
+    except LookupError as exc:  # RunNotFound, or a run that never got a workspace
         raise click.ClickException(str(exc)) from exc
 
 
@@ -29,7 +28,7 @@ def checkpoints(run: str, home: str | None) -> None:
     ws = _open(run, home)
     for c in ws.store.list():
         when = time.strftime("%H:%M:%S", time.localtime(c.created))
-        tests = ", ".join(f"{k} {v}" for k, v in (c.tests or {}).items() if isinstance(v, int | float | str))
+        tests = c.tests_line
         step = "-" if c.step is None else str(c.step)
         click.echo(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
                    + (f"  [{tests}]" if tests else ""))

@@ -4,14 +4,13 @@ report in the run folder; or, on request, the change applied to the working tree
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from repofix.runs.folder import repofix_home
+from repofix.runs.folder import repofix_home, slug
 from repofix.runs.state import read_json, write_json_atomic
 from repofix.workspace.errors import ApplyRefused, GitError, WorkspaceError
 from repofix.workspace.git import IDENTITY, git, git_ok, read_blobs
@@ -32,8 +31,7 @@ class Delivery:
 
 
 def slugify(text: str, limit: int = 40) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-")
-    return slug or "change"
+    return slug(text, limit) or "change"
 
 
 def _free_branch(repo: Path, name: str) -> str:

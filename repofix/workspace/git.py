@@ -21,13 +21,19 @@ _QUIET = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "tru
           "GIT_SSH_COMMAND": "ssh -o BatchMode=yes"}
 
 
+def _argv(repo: Path | str | None, args: Sequence[str]) -> list[str]:
+    return ["git"] + (["-C", str(repo)] if repo is not None else []) + list(args)
+
+
+def _env(env: Mapping[str, str] | None) -> dict[str, str]:
+    return {**os.environ, **_QUIET, **(env or {})}
+
+
 def git(repo: Path | str | None, *args: str, input: bytes | None = None,
         env: Mapping[str, str] | None = None, ok: tuple[int, ...] = (0,), timeout: float | None = None) -> bytes:
     """Run `git -C repo args...` and return stdout; raise GitError with stderr unless the exit code is in `ok`."""
-    argv = ["git"] + (["-C", str(repo)] if repo is not None else []) + list(args)
-    full_env = {**os.environ, **_QUIET, **(env or {})}
     try:
-        proc = subprocess.run(argv, input=input, capture_output=True, env=full_env, timeout=timeout)
+        proc = subprocess.run(_argv(repo, args), input=input, capture_output=True, env=_env(env), timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {' '.join(args[:2])} timed out after {timeout}s") from exc
     if proc.returncode not in ok:
@@ -38,8 +44,7 @@ def git(repo: Path | str | None, *args: str, input: bytes | None = None,
 
 def git_ok(repo: Path | str | None, *args: str, env: Mapping[str, str] | None = None) -> bool:
     """True when the git command exits 0 (for questions such as 'does this commit exist')."""
-    argv = ["git"] + (["-C", str(repo)] if repo is not None else []) + list(args)
-    proc = subprocess.run(argv, capture_output=True, env={**os.environ, **_QUIET, **(env or {})})
+    proc = subprocess.run(_argv(repo, args), capture_output=True, env=_env(env))
     return proc.returncode == 0
 
 

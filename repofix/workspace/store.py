@@ -56,9 +56,13 @@ class Checkpoint:
     created: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def tests_line(self) -> str:
+        """The scalar test counts, e.g. "passed 3, failed 0" (empty when there are none)."""
+        return ", ".join(f"{k} {v}" for k, v in (self.tests or {}).items() if isinstance(v, int | float | str))
+
     def summary(self) -> str:
-        tests = self.tests or {}
-        shown = ", ".join(f"{k} {v}" for k, v in tests.items() if isinstance(v, int | float | str))
+        shown = self.tests_line
         return f"#{self.n} step {self.step if self.step is not None else '-'} {self.label}" + (
             f" [{shown}]" if shown else "")
 
@@ -106,8 +110,12 @@ class CheckpointStore:
 
     def get(self, n: int) -> Checkpoint:
         """Checkpoint `n`; negative numbers count from the latest (-1 is the latest)."""
+        if n == -1:
+            return self.latest()
         if n < 0:
-            return self.list()[n] if n != -1 else self.latest()
+            checkpoints = self.list()
+            if -n <= len(checkpoints):
+                return checkpoints[n]
         for checkpoint in self.list():
             if checkpoint.n == n:
                 return checkpoint
