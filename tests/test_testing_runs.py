@@ -114,13 +114,17 @@ PROJECTS: dict[str, dict[str, str]] = {
 }
 
 
-def run_project(make_sandbox, tmp_path: Path, name: str, command: str = "python -m pytest",
-                timeout: float | None = 60, **kwargs) -> TestRun:
-    root = tmp_path / name
-    for rel, text in PROJECTS.get(name, {}).items():
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    root.mkdir(exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def run_project(make_sandbox, tmp_path: Path, name: str, command: str = "python -m pytest",
+                timeout: float | None = 60, **kwargs) -> TestRun:
+    root = write_project(tmp_path / name, PROJECTS.get(name, {}))
     box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
     return run_tests(box, command, timeout=timeout, **kwargs)
 
@@ -132,10 +136,7 @@ def kinds_run(tmp_path_factory) -> TestRun:
     from repofix.sandboxes import open_sandbox
 
     require_backend("bwrap")
-    root = tmp_path_factory.mktemp("kinds")
-    for rel, text in PROJECTS["kinds"].items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_project(tmp_path_factory.mktemp("kinds"), PROJECTS["kinds"])
     with open_sandbox(root, backend="bwrap", limits=TEST_LIMITS) as box:
         yield run_tests(box, "python -m pytest", timeout=60)
 
@@ -254,10 +255,7 @@ def test_other_commands_are_judged_by_exit_code(make_sandbox, tmp_path, command,
 def test_node_ids_match_collect_only_even_without_the_plugin(make_sandbox, tmp_path, kinds_run) -> None:
     """A command that replaces PYTHONPATH cannot load our plugin: ids then come from JUnit's
     classname/name (xunit1 file attribute) and must still equal pytest's own node ids."""
-    root = tmp_path / "kinds"
-    for rel, text in PROJECTS["kinds"].items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_project(tmp_path / "kinds", PROJECTS["kinds"])
     box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
     collected = box.run("python -m pytest --collect-only -q -p no:cacheprovider", timeout=60).stdout
     expected = {ln for ln in collected.splitlines() if "::" in ln}
@@ -317,10 +315,7 @@ def test_a_report_larger_than_the_output_cap_is_read_back_whole(make_sandbox, tm
 
 @pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "bwrap"])
 def test_same_results_in_every_isolating_backend(make_sandbox, tmp_path, backend) -> None:
-    root = tmp_path / backend
-    for rel, text in PROJECTS["collection_error"].items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    root = write_project(tmp_path / backend, PROJECTS["collection_error"])
     (root / "tests" / "test_more.py").write_text(
         "import pytest\n\n@pytest.mark.xfail\ndef test_xp():\n    pass\n\ndef test_fails():\n    assert 'é' == 'e'\n")
     box = make_sandbox(backend, source=root, limits=TEST_LIMITS)
