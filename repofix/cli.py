@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "ci": ("repofix.ci.cli:ci", "Run as a GitHub Actions bot on pull requests: `ci run`, then `ci publish`."),
 }
 
-# Exit codes scripts can rely on.
+# Exit codes scripts can rely on (every command uses these).
 EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE = 0, 1, 2
 
 

@@ -22,7 +22,8 @@ import pyworker  # noqa: E402
 from procs import collect, kill_all_except, oom_kills  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
-STATE_FILE = "/tmp/.repofix-shell-state-%d" % os.getpid()
+# Where the shell leaves its cwd and exported variables after each command (TMPDIR: the none backend's scratch).
+STATE_FILE = os.path.join(os.environ.get("TMPDIR", "/tmp"), ".repofix-shell-state-%d" % os.getpid())
 NOT_PERSISTED = {"_", "SHLVL", "OLDPWD", "PWD"}
 
 IN = sys.stdin.buffer

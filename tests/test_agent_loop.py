@@ -5,7 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_helpers import CLAMP, CLAMP_TESTS, DIRECT_FIX, RIGHT_FIX, WRONG_FIX, act, clamp_repo, git, script
+from agent_helpers import (
+    CLAMP,
+    CLAMP_TESTS,
+    DIRECT_FIX,
+    RIGHT_FIX,
+    WRONG_FIX,
+    act,
+    clamp_repo,
+    git,
+    script,
+    search_replace,
+)
 from conftest import backend_params, require_backend
 
 from repofix.agent import AgentRequest, run_agent
@@ -65,7 +76,7 @@ def test_rm_rf_of_the_workspace_is_rolled_back(tmp_path, home):
 
 def test_weakening_a_protected_test_is_refused(tmp_path, home):
     repo = clamp_repo(tmp_path / "repo")
-    weaken = act("edit", "Make the test pass the easy way.", text=search("tests/test_mathx.py",
+    weaken = act("edit", "Make the test pass the easy way.", text=search_replace("tests/test_mathx.py",
                  "    assert clamp(5, 0, 10) == 5", "    assert True"))
     model = script(tmp_path / "s.yaml", [weaken, act("view", path="tests/test_mathx.py"), DIRECT_FIX])
     outcome = fix(repo, model)
@@ -73,12 +84,6 @@ def test_weakening_a_protected_test_is_refused(tmp_path, home):
     assert "rolled back" in steps[0]["observation"]
     assert "assert clamp(5, 0, 10) == 5" in steps[1]["observation"]
     assert outcome.status == "done" and "tests/test_mathx.py" not in outcome.files_changed
-
-
-def search(path, old, new):
-    from agent_helpers import search_replace
-
-    return search_replace(path, old, new)
 
 
 def test_cost_cap_stops_before_the_call_that_would_exceed_it(tmp_path, home):
@@ -109,7 +114,7 @@ def test_stuck_detector(tmp_path, home):
 
 def test_step_limit_delivers_the_best_checkpoint_honestly(tmp_path, home):
     repo = clamp_repo(tmp_path / "repo")
-    half_fix = act("edit", text=search("pkg/mathx.py", "    if x < hi:\n        return hi\n",
+    half_fix = act("edit", text=search_replace("pkg/mathx.py", "    if x < hi:\n        return hi\n",
                                        "    if x > hi:\n        return hi + 1\n"))
     outcome = fix(repo, script(tmp_path / "s.yaml", [half_fix, act("view", path="pkg/mathx.py")]), max_steps=2)
     assert outcome.status == "not_done" and outcome.reason == "step_limit"
@@ -119,8 +124,8 @@ def test_step_limit_delivers_the_best_checkpoint_honestly(tmp_path, home):
 
 def test_two_worsening_steps_roll_back_to_the_best_checkpoint(tmp_path, home):
     repo = clamp_repo(tmp_path / "repo")
-    break_low = act("edit", text=search("pkg/mathx.py", "        return lo", "        return lo - 1"))
-    break_more = act("edit", text=search("pkg/mathx.py", "    return x", "    return -x"))
+    break_low = act("edit", text=search_replace("pkg/mathx.py", "        return lo", "        return lo - 1"))
+    break_more = act("edit", text=search_replace("pkg/mathx.py", "    return x", "    return -x"))
     replies = [act("view", path="pkg/mathx.py"), break_low, break_more, act("view", path="pkg/mathx.py"), DIRECT_FIX]
     outcome = fix(repo, script(tmp_path / "s.yaml", replies))
     steps = trajectory(outcome)["steps"]
@@ -138,7 +143,7 @@ def test_implement_test_first_red_then_green(tmp_path, home):
     new_test = ("\n\ndef test_wrap():\n    from pkg.mathx import wrap\n"
                 "    assert wrap(12, 0, 10) == 2\n    assert wrap(-1, 0, 10) == 9\n")
     red = act("edit", "Tests first.", text=f"tests/test_wrap.py\n<<<<<<< FILE\n{new_test.strip()}\n>>>>>>> END\n")
-    green = act("edit", "Now the code.", text=search("pkg/mathx.py", "    return x", "    return x\n\n\n"
+    green = act("edit", "Now the code.", text=search_replace("pkg/mathx.py", "    return x", "    return x\n\n\n"
                                                      "def wrap(x, lo, hi):\n    return lo + (x - lo) % (hi - lo)"))
     model = script(tmp_path / "s.yaml", [red, act("submit", summary="tests for wrap"), green])
     require_backend("bwrap")

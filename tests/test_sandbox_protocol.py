@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -92,19 +93,11 @@ def test_host_secrets_never_enter(tree, backend, monkeypatch):
     require_backend(backend)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-very-secret-1234")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_token_5678")
-    with pytest.warns(UserWarning) if backend == "none" else _nothing(), open_sandbox(tree, backend=backend) as box:
+    with pytest.warns(UserWarning) if backend == "none" else nullcontext(), open_sandbox(tree, backend=backend) as box:
         result = box.run("env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'")
         python = box.python("import os; print(dict(os.environ))")
     for leaked in ("sk-test-very-secret-1234", "ghp_secret_token_5678", "OPENAI_API_KEY", "GITHUB_TOKEN"):
         assert leaked not in result.stdout and leaked not in python.stdout
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 @pytest.mark.parametrize("backend", ALL)

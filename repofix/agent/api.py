@@ -205,10 +205,9 @@ def default_title(state: Progress) -> str:
 
 def _outcome(workspace, trajectory, state, status, reason, message, delivery, after, run=None) -> AgentOutcome:
     patch = Path(delivery.patch).read_text(encoding="utf-8", errors="replace") if delivery else ""
-    baseline = Progress(baseline=state.baseline).summary(state.baseline)
     return AgentOutcome(
         status=status, reason=reason, message=message, patch=patch, run_id=workspace.run_id,
-        run_dir=workspace.folder.root, tests_before=baseline, tests_after=after,
+        run_dir=workspace.folder.root, tests_before=state.summary(state.baseline), tests_after=after,
         files_changed=list(delivery.files) if delivery else [], cost=run.spent if run else 0.0,
         summary=trajectory.data.get("summary") or "", steps=run.step if run else 0,
         branch=delivery.branch if delivery else None, patch_file=delivery.patch if delivery else None,

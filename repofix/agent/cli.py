@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-EXIT_DONE, EXIT_NOT_DONE, EXIT_SETUP = 0, 1, 2
+from repofix.cli import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 
 
 def run_options(function):
@@ -108,7 +108,7 @@ def guarded(action, *setup_errors):
 
 def fail(message: str) -> None:
     click.echo(f"repofix: {message}", err=True)
-    sys.exit(EXIT_SETUP)
+    sys.exit(EXIT_USAGE)
 
 
 def report(outcome, as_json: bool, apply_: bool) -> None:

@@ -42,7 +42,14 @@ class Progress:
 
     def baseline_run(self) -> TestRun:
         """The baseline as a TestRun, for the feedback's new/still-failing comparison."""
-        results = {i: TestResult(i, Outcome(o)) for i, o in self.baseline.items()}
+        return self.as_run(self.baseline)
+
+    def latest_run(self) -> TestRun:
+        """The latest outcome of every test as one TestRun (for selection and the final report)."""
+        return self.as_run(self.latest)
+
+    def as_run(self, outcomes: dict[str, str]) -> TestRun:
+        results = {i: TestResult(i, Outcome(o)) for i, o in outcomes.items()}
         return TestRun(self.command, RunStatus.COMPLETED, 0, results)
 
     @property

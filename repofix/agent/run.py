@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from string import Template
 from typing import Any
 
@@ -16,13 +17,13 @@ from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
 from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
-from repofix.models.base import tool_message
+from repofix.models.base import Model, tool_message
 from repofix.sandboxes import Sandbox
-from repofix.testing import condense, run_tests, select_tests
+from repofix.testing import TestRun, condense, run_tests, select_tests
 from repofix.workspace import Workspace
 from repofix.workspace.guards import GuardConfig, enforce
 
-PROMPTS = __import__("pathlib").Path(__file__).parent / "prompts"
+PROMPTS = Path(__file__).parent / "prompts"
 STUCK_REPEATS = 3
 MAX_FORMAT_ERRORS = 3
 
@@ -42,7 +43,7 @@ class StopRun(Exception):
 @dataclass
 class AgentRun:
     settings: Settings
-    model: Any
+    model: Model
     workspace: Workspace
     sandbox: Sandbox
     trajectory: Trajectory
@@ -118,7 +119,7 @@ class AgentRun:
         after = self.after_change()
         return observation + ("\n\n" + after if after else "")
 
-    def run_tests(self, tests=()) -> Any:
+    def run_tests(self, tests: Sequence[str] = ()) -> TestRun:
         self.notify({"event": "tests", "step": self.step, "selection": len(tests)})
         run = run_tests(self.sandbox, self.progress.command or self.settings.test_cmd, tests=tuple(tests),
                         timeout=self.settings.test_timeout, log_dir=self.workspace.folder.root / "logs")
@@ -141,7 +142,7 @@ class AgentRun:
         if self.progress.phase == "red":
             return "\n".join(n for n in notes if n)
         test_files = sorted({test_file(i) for i in [*self.progress.baseline, *self.progress.latest]})
-        selection = select_tests(self.last_run_shape(), changed, test_files) if self.progress.latest else ()
+        selection = select_tests(self.progress.latest_run(), changed, test_files) if self.progress.latest else ()
         run = self.run_tests(selection)
         notes.append(condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
                               flaky=self.progress.flaky, workdir=self.sandbox.workdir))
@@ -149,12 +150,6 @@ class AgentRun:
         if self.progress.verdict().done and not self.stop_reason:
             notes.append(self.verify())
         return "\n\n".join(n for n in notes if n)
-
-    def last_run_shape(self) -> Any:
-        from repofix.testing import Outcome, RunStatus, TestResult, TestRun
-
-        results = {i: TestResult(i, Outcome(o)) for i, o in self.progress.latest.items()}
-        return TestRun(self.progress.command, RunStatus.COMPLETED, 0, results)
 
     def judge_progress(self, checkpoint: int) -> str:
         score, (best_score, best_n) = self.progress.score(), self.best
@@ -195,7 +190,7 @@ class AgentRun:
         observation = self.verify()
         if self.stop_reason == "done":
             return observation
-        run_text = condense(self.last_run_shape(), self.progress.baseline_run(),
+        run_text = condense(self.progress.latest_run(), self.progress.baseline_run(),
                             budget=self.settings.feedback_tokens, flaky=self.progress.flaky)
         return f"Submission not accepted. {observation}\n\n{run_text}"
 

@@ -11,6 +11,7 @@ own keep-alive process runs as root without any capability, so nothing the model
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -130,14 +131,11 @@ class DockerSandbox(RunnerSandbox):
             self._cut_network()
 
     def _destroy(self) -> None:
-        import shutil
+        import docker.errors
 
         if self.container is not None:
             try:
                 self.container.remove(force=True)
-            except Exception as error:
-                import docker.errors
-
-                if not isinstance(error, docker.errors.NotFound):
-                    raise
+            except docker.errors.NotFound:
+                pass  # already gone (removed by hand, or by `sandbox prune`)
         shutil.rmtree(self.scratch, ignore_errors=True)
