@@ -8,12 +8,10 @@ import ast
 import subprocess
 from pathlib import Path
 
+from repofix.testing.text import estimate_tokens
+
 SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache",
              "build", "dist", ".eggs"}
-
-
-def tokens(text: str) -> int:
-    return len(text) // 4 + 1
 
 
 def list_files(root: Path) -> list[str]:
@@ -68,12 +66,12 @@ def repo_map(root: Path, budget: int = 1200) -> str:
                 defs = definitions(sources[path], methods)
             lines.append(f"{path}: {', '.join(defs)}" if defs else path)
         text = "\n".join(lines)
-        if tokens(text) <= budget:
+        if estimate_tokens(text) <= budget:
             return text
     kept, used = [], 0
     for line in lines:
-        if used + tokens(line) + 1 > budget - 10:
+        if used + estimate_tokens(line) + 1 > budget - 10:
             break
         kept.append(line)
-        used += tokens(line) + 1
+        used += estimate_tokens(line) + 1
     return "\n".join(kept + [f"... and {len(lines) - len(kept)} more files (use `shell` to list them)"])
