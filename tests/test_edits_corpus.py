@@ -1,4 +1,5 @@
-"""The benchmark's corpus machinery (evals/edits_corpus.py) writes diffs that git itself accepts."""
+"""The benchmark's corpus machinery (evals/edits_diffs.py, evals/edits_corpus.py) writes diffs that git itself
+accepts, and labels its cases so repofix gets them right."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evals"))
 
 import edits_corpus as corpus  # noqa: E402
+import edits_diffs as diffs  # noqa: E402
 
 from repofix.edits import apply_edit  # noqa: E402
 
@@ -27,7 +29,7 @@ PAIRS = {
 @pytest.mark.parametrize("name", list(PAIRS))
 def test_rendered_diffs_apply_with_git_and_repofix(name: str, tmp_path: Path) -> None:
     a, b = PAIRS[name]
-    text = corpus.render("f.txt", "f.txt", corpus.hunks_of(a, b))
+    text = diffs.render("f.txt", "f.txt", diffs.hunks_of(a, b))
     (tmp_path / "f.txt").write_text(a)
     (tmp_path / "p.diff").write_text(text)
     subprocess.run(["git", "apply", "p.diff"], cwd=tmp_path, check=True, capture_output=True)
@@ -42,9 +44,14 @@ def test_file_cases_cover_the_kinds_and_label_ambiguity() -> None:
     kinds = {c.kind for c in cases}
     assert {"clean", "shifted_lines", "wrong_counts", "reindented", "tabs", "already_applied"} <= kinds
     assert all(c.expected is None for c in cases if c.kind == "ambiguous")
+    refused = []
     for case in cases:
         result = apply_edit(case.edit, case.before)
         if case.expected is None:
             assert not result.ok, case.id
         elif result.ok:
             assert {**case.before, **result.changes} == {**case.before, **case.expected}, case.id
+        else:
+            refused.append(case.kind)
+    # Only the re-sent diff may be refused: its first hunk's old lines recur in this file.
+    assert set(refused) <= {"already_applied"}

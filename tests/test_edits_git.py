@@ -11,6 +11,7 @@ import pytest
 import unidiff
 
 from repofix.edits import ErrorKind, apply_edit
+from repofix.edits.gitbinary import BinaryPatchError, apply_delta
 from repofix.edits.parse_diff import parse_diff
 
 GIT_ENV = {
@@ -110,3 +111,11 @@ def test_parser_agrees_with_unidiff_on_well_formed_diffs(repo: Path) -> None:
             [(ln.line_type, ln.value.rstrip("\n")) for ln in h if ln.line_type in " +-"] for h in patched
         ]
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    "delta", [b"", bytes([3]), bytes([3, 5, 0x91])], ids=["empty", "no-size", "cut-copy"]
+)
+def test_truncated_binary_delta_is_a_binary_patch_error(delta: bytes) -> None:
+    with pytest.raises(BinaryPatchError, match="truncated"):
+        apply_delta(b"abc", delta)

@@ -46,6 +46,13 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 def apply_delta(base: bytes, delta: bytes) -> bytes:
     """Apply a git pack-style delta (copy / insert instructions) to `base`."""
+    try:
+        return _apply_delta(base, delta)
+    except IndexError as exc:  # an instruction runs past the end of the delta
+        raise BinaryPatchError("binary delta is truncated") from exc
+
+
+def _apply_delta(base: bytes, delta: bytes) -> bytes:
     src_size, pos = _varint(delta, 0)
     dst_size, pos = _varint(delta, pos)
     if src_size != len(base):
