@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.checker import Checker, Verdict
+from repofix.repair.checker import Checker
 from repofix.repair.localize import RunRecord, Suspect, is_test_file, rank
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import Mutation, SourceFile
@@ -83,7 +83,8 @@ def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str
     failing = sorted(n for n in wanted if n in failed)
     passed = [r.nodeid for r in runs if r.outcome == "passed" and r.nodeid not in wanted]
     if passing_tests is not None:
-        passed = [n for n in passed if n in set(passing_tests)]
+        kept = set(passing_tests)
+        passed = [n for n in passed if n in kept]
     return runs, failing, sorted(passed), duration
 
 
@@ -111,7 +112,8 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)
     # a failing test that hung at baseline says nothing about how long a fixed one needs
-    fail_seconds = sum(r.duration for r in runs if r.nodeid in set(failing) and not r.timed_out)
+    targets = set(failing)
+    fail_seconds = sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
     timeout = max(2.0, 3 * fail_seconds + 1.5)
     full_timeout = max(5.0, 3 * run_seconds + 2.0)
     singles = pool.singles(budget.ordered)
@@ -133,7 +135,7 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
         if found or first is not None:
             extra_left -= len(verdicts) - (0 if found else first + 1)
-        found += _plausible(verdicts)
+        found += [v.mutation for v in verdicts if v.ok]
         if len(verdicts) < len(batch) and first is None:
             break  # the worker ran out of time
         pending = batch[len(verdicts):] + pending
@@ -148,10 +150,6 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
         result.message = (f"no plausible patch among {result.candidates_tried} candidates on "
                           f"{sum(len(v) for v in pool.lines.values())} suspicious lines")
     return _done(result, start)
-
-
-def _plausible(verdicts: list[Verdict]) -> list[Mutation]:
-    return [v.mutation for v in verdicts if v.ok]
 
 
 def _lazy(make) -> Iterator[Mutation]:
