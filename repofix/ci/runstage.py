@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from repofix.ci import artifact, permissions
 from repofix.ci.artifact import Report
@@ -20,25 +20,14 @@ from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, fetch_pr_head
 from repofix.ci.sanitize import is_secret_name, quote_untrusted, redact, strip_hidden
 
+if TYPE_CHECKING:  # the agent (and its sandboxes) is imported only when a run starts
+    from repofix.agent.api import AgentOutcome
+
 ARTIFACT_ENTRIES = ("report.json", "patch.diff", "summary.md", "trajectory")
 
 
-class Outcome(Protocol):
-    """What the agent hands back (repofix.agent.AgentOutcome)."""
-
-    status: str
-    patch: str
-    run_id: str
-    run_dir: Path
-    tests_before: str
-    tests_after: str
-    files_changed: list[str]
-    cost: float
-    summary: str
-
-
-# work(checkout, instruction, mode, progress) -> Outcome; the CLI binds it to repofix.agent.run_agent.
-Work = Callable[[Path, str, str, Callable[[dict[str, Any]], None]], Outcome]
+# work(checkout, instruction, mode, progress) -> AgentOutcome; the CLI binds it to repofix.agent.run_agent.
+Work = Callable[[Path, str, str, Callable[[dict[str, Any]], None]], "AgentOutcome"]
 
 
 @dataclass
