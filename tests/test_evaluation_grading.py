@@ -81,20 +81,24 @@ def test_empty_patch_is_graded_and_unresolved(environments, tmp_path):
     assert result.tests_status.FAIL_TO_PASS["failure"] == ["tests/test_mathx.py::test_add"]
 
 
-def test_patch_that_breaks_a_pass_to_pass_test_is_unresolved(environments, tmp_path):
-    broken = FIXED.replace("return a * b", "return a * b + 1")
-    result = run(make_task(), diff("mathx.py", BUGGY, broken), environments, tmp_path)
-    assert result.status is Status.UNRESOLVED
-    assert result.tests_status.FAIL_TO_PASS["success"] == ["tests/test_mathx.py::test_add"]
-    assert result.tests_status.PASS_TO_PASS["failure"] == ["tests/test_mathx.py::test_mul"]
+ADD, MUL = "tests/test_mathx.py::test_add", "tests/test_mathx.py::test_mul"
 
 
-def test_skipped_fail_to_pass_test_is_not_resolved(environments, tmp_path):
+@pytest.mark.parametrize("candidate, fail_to_pass, pass_to_pass", [
+    pytest.param(FIXED.replace("return a * b", "return a * b + 1"),
+                 {"success": [ADD], "failure": []}, {"success": [], "failure": [MUL]},
+                 id="fix-that-breaks-a-pass-to-pass-test"),
     # The candidate makes the target test skip itself instead of passing.
-    sneaky = BUGGY.replace("    return a - b", "    import pytest\n    pytest.skip('later')")
-    result = run(make_task(), diff("mathx.py", BUGGY, sneaky), environments, tmp_path)
+    pytest.param(BUGGY.replace("    return a - b", "    import pytest\n    pytest.skip('later')"),
+                 {"success": [], "failure": [ADD]}, {"success": [MUL], "failure": []},
+                 id="fail-to-pass-test-skips-itself"),
+])
+def test_candidate_is_unresolved(candidate, fail_to_pass, pass_to_pass, environments, tmp_path):
+    result = run(make_task(), diff("mathx.py", BUGGY, candidate), environments, tmp_path)
     assert result.status is Status.UNRESOLVED
-    assert result.tests_status.FAIL_TO_PASS["failure"] == ["tests/test_mathx.py::test_add"]
+    got_fail_to_pass, got_pass_to_pass = result.tests_status.FAIL_TO_PASS, result.tests_status.PASS_TO_PASS
+    assert got_fail_to_pass == fail_to_pass
+    assert got_pass_to_pass == pass_to_pass
 
 
 def test_candidate_that_edits_the_tests_is_graded_on_the_original_tests(environments, tmp_path):

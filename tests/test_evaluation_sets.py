@@ -44,22 +44,23 @@ def run_args(out: Path, mode: str, ids: list[str], *extra: str) -> list[str]:
     return args
 
 
-@pytest.fixture(scope="module")
-def gold_run(tmp_path_factory) -> Path:
+def full_run(tmp_path_factory, mode: str) -> Path:
+    """One run of all 14 tasks with a built-in candidate source (`mode` is --gold or --empty)."""
     require_backend("bwrap")
-    out = tmp_path_factory.mktemp("gold")
-    result = eval_cli(*run_args(out, "--gold", swe_ids() + HEF_IDS))
+    out = tmp_path_factory.mktemp(mode.lstrip("-"))
+    result = eval_cli(*run_args(out, mode, swe_ids() + HEF_IDS))
     assert result.exit_code == 0, result.output
     return out
+
+
+@pytest.fixture(scope="module")
+def gold_run(tmp_path_factory) -> Path:
+    return full_run(tmp_path_factory, "--gold")
 
 
 @pytest.fixture(scope="module")
 def empty_run(tmp_path_factory) -> Path:
-    require_backend("bwrap")
-    out = tmp_path_factory.mktemp("empty")
-    result = eval_cli(*run_args(out, "--empty", swe_ids() + HEF_IDS))
-    assert result.exit_code == 0, result.output
-    return out
+    return full_run(tmp_path_factory, "--empty")
 
 
 def report(folder: Path) -> dict:

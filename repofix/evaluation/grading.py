@@ -22,8 +22,8 @@ from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
 from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
 from repofix.evaluation.repositories import checkout
-from repofix.sandboxes import Sandbox, SandboxError, cleanup
-from repofix.tasks import Task, TasksError
+from repofix.sandboxes import Sandbox, cleanup
+from repofix.tasks import Task
 from repofix.testing import RunStatus, TestRun, done
 
 # Test runs that say nothing about the candidate: the harness or the task is broken.
@@ -70,13 +70,10 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
             result.detail = f"no candidate patch: {candidate.error}"
         else:
             _grade_into(result, task, candidate, environments, scratch, timeout, log_dir, mirror)
-    except (TasksError, PatchError, SandboxError, OSError) as error:
-        result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
-        _save_traceback(log_dir, result)
     except EnvironmentFailed as error:
         result.status, result.detail = Status.ENV_FAILED, str(error)
         result.log_path = str(error.log or "")
-    except Exception as error:  # a bug in the harness: recorded, with its traceback, as an error
+    except Exception as error:  # a bad task, test patch, sandbox or disk, or a bug in the harness
         result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
         _save_traceback(log_dir, result)
     finally:
