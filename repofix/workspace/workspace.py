@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -56,8 +57,8 @@ class Workspace:
         folder = create_run(home, label=label, run_id=run_id)
         try:
             src = acquire_into(source, folder.repo, rev=rev, mirror=mirror)
-        except BaseException:
-            folder.update_state(status="failed")
+        except BaseException:  # nothing was acquired: leave no run folder or half-made clone behind
+            shutil.rmtree(folder.root, ignore_errors=True)
             raise
         git(folder.repo, "update-ref", f"refs/repofix-base/{folder.run_id}", src.base)
         ws = cls(folder, src, max_file_bytes)
