@@ -4,6 +4,7 @@ the network off; a failed build is an infrastructure error (env_failed), not "un
 from __future__ import annotations
 
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -57,3 +58,29 @@ def test_image_per_recipe_built_once_and_build_failure_is_an_infrastructure_erro
     finally:
         for tag in tags:
             subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)
+
+
+def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monkeypatch):
+    require_backend("docker")
+    from repofix.evaluation import environments as environments_module
+
+    monkeypatch.setattr(environments_module, "BUILD_TIMEOUT", 5.0)
+    task = make_task(id="env-hangs", environment={"setup": [f"echo {uuid.uuid4().hex}", "sleep 600"]})
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=lambda note: None)
+    tag = environments.describe(task).removeprefix("docker:")
+    before = set(subprocess.run(["docker", "ps", "-aq"], capture_output=True, text=True).stdout.split())
+    try:
+        with ResultsStore(tmp_path / "run") as store:
+            run_evaluation([task], GoldSource(), store, environments, tmp_path / "run", RunOptions(jobs=1, timeout=60),
+                           Progress(1, quiet=True))
+            result = store.latest()["env-hangs"]
+        assert result.status is Status.ENV_FAILED
+        assert "was stopped" in result.detail
+        for _ in range(30):  # the daemon cancels the build once its client is gone
+            after = set(subprocess.run(["docker", "ps", "-aq"], capture_output=True, text=True).stdout.split())
+            if after <= before:
+                break
+            time.sleep(1)
+        assert after <= before  # no build container left behind
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)

@@ -172,14 +172,26 @@ class Environments:
                 process = subprocess.Popen(["docker", "build", "--force-rm", "-t", tag, context],
                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 assert process.stdout is not None
-                for line in process.stdout:
-                    stream.write(line)
-                    if line.startswith("Step ") or line.startswith("#") and " RUN " in line:
-                        self.echo(f"  {tag}: {line.strip()[:100]}")
-                code = process.wait(timeout=BUILD_TIMEOUT)
+                # The output is read to its end, so the time limit needs a watchdog of its own.
+                watchdog = threading.Timer(BUILD_TIMEOUT, process.kill)
+                watchdog.start()
+                code = None
+                try:
+                    for line in process.stdout:
+                        stream.write(line)
+                        if line.startswith("Step ") or line.startswith("#") and " RUN " in line:
+                            self.echo(f"  {tag}: {line.strip()[:100]}")
+                    code = process.wait()
+                finally:
+                    timed_out = not watchdog.is_alive() and code != 0
+                    watchdog.cancel()
         seconds = time.monotonic() - started
         with self._lock:
             self.build_seconds += seconds
+        if timed_out:
+            self.echo(f"environment {tag} TIMED OUT after {seconds:.0f}s; log: {log}")
+            raise EnvironmentFailed(f"building the environment image {tag} took over {BUILD_TIMEOUT:.0f}s and was "
+                                    "stopped", log)
         if code != 0:
             self.echo(f"environment {tag} FAILED after {seconds:.0f}s; log: {log}")
             raise EnvironmentFailed(f"building the environment image {tag} failed (docker build exit {code})", log)
