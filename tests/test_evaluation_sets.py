@@ -20,12 +20,12 @@ from repofix.cli import main
 from repofix.tasks import load_tasks
 from repofix.tasks.predictions import Prediction, read_predictions, write_predictions
 from tests.conftest import require_backend
+from tests.datasets import humanevalfix_pointer
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 SWE = ROOT / "task_specs" / "swe"
-HEF = ROOT / "task_specs" / "humanevalfix.yaml"
 HEF_IDS = [f"humanevalfix-python-{n}" for n in range(10)]
 
 
@@ -37,42 +37,48 @@ def eval_cli(*args: str):
     return CliRunner().invoke(main, ["eval", *args], catch_exceptions=False)
 
 
-def run_args(out: Path, mode: str, ids: list[str], *extra: str) -> list[str]:
-    args = ["run", str(SWE), str(HEF), mode, "--sandbox", "bwrap", "-j", "2", "--out", str(out), "-q", *extra]
+@pytest.fixture(scope="module")
+def hef(tmp_path_factory) -> Path:
+    """HumanEvalFix tasks: the bundled pointer to the shared rows (CI), or synthetic rows (a user's clone)."""
+    return humanevalfix_pointer(tmp_path_factory.mktemp("hef"))
+
+
+def run_args(out: Path, hef: Path, mode: str, ids: list[str], *extra: str) -> list[str]:
+    args = ["run", str(SWE), str(hef), mode, "--sandbox", "bwrap", "-j", "2", "--out", str(out), "-q", *extra]
     for task_id in ids:
         args += ["--ids", task_id]
     return args
 
 
-def full_run(tmp_path_factory, mode: str) -> Path:
+def full_run(tmp_path_factory, hef: Path, mode: str) -> Path:
     """One run of all 14 tasks with a built-in candidate source (`mode` is --gold or --empty)."""
     require_backend("bwrap")
     out = tmp_path_factory.mktemp(mode.lstrip("-"))
-    result = eval_cli(*run_args(out, mode, swe_ids() + HEF_IDS))
+    result = eval_cli(*run_args(out, hef, mode, swe_ids() + HEF_IDS))
     assert result.exit_code == 0, result.output
     return out
 
 
 @pytest.fixture(scope="module")
-def gold_run(tmp_path_factory) -> Path:
-    return full_run(tmp_path_factory, "--gold")
+def gold_run(tmp_path_factory, hef) -> Path:
+    return full_run(tmp_path_factory, hef, "--gold")
 
 
 @pytest.fixture(scope="module")
-def empty_run(tmp_path_factory) -> Path:
-    return full_run(tmp_path_factory, "--empty")
+def empty_run(tmp_path_factory, hef) -> Path:
+    return full_run(tmp_path_factory, hef, "--empty")
 
 
 def report(folder: Path) -> dict:
     return json.loads((folder / "report.json").read_text())
 
 
-def test_gold_resolves_every_task_and_writes_swebench_outputs(gold_run):
+def test_gold_resolves_every_task_and_writes_swebench_outputs(gold_run, hef):
     summary = report(gold_run)
     assert summary["total_instances"] == 14
     assert summary["resolved_instances"] == 14, summary["by_status"]
     assert summary["error_instances"] == 0 and summary["incomplete_ids"] == []
-    tasks = {t.id: t for t in load_tasks([SWE, HEF])}
+    tasks = {t.id: t for t in load_tasks([SWE, hef])}
     predictions = read_predictions(gold_run / "predictions.jsonl")
     assert len(predictions) == 14
     assert all(p.model_patch == tasks[p.instance_id].patch and p.model_name_or_path == "gold" for p in predictions)
@@ -110,15 +116,15 @@ def test_report_is_remade_from_the_store(gold_run):
     assert (gold_run / "report.md").is_file()
 
 
-def test_predictions_mode_grades_only_predicted_tasks(tmp_path):
+def test_predictions_mode_grades_only_predicted_tasks(tmp_path, hef):
     require_backend("bwrap")
-    tasks = {t.id: t for t in load_tasks([HEF])}
+    tasks = {t.id: t for t in load_tasks([hef])}
     file = write_predictions(tmp_path / "preds.jsonl", [
         Prediction(HEF_IDS[0], "some-agent", tasks[HEF_IDS[0]].patch),
         Prediction(HEF_IDS[1], "some-agent", ""),
     ])
     out = tmp_path / "run"
-    result = eval_cli("run", str(HEF), "--predictions", str(file), "--sandbox", "bwrap", "--out", str(out), "-q",
+    result = eval_cli("run", str(hef), "--predictions", str(file), "--sandbox", "bwrap", "--out", str(out), "-q",
                       "--limit", "5")
     assert result.exit_code == 0, result.output
     summary = report(out)
@@ -128,12 +134,12 @@ def test_predictions_mode_grades_only_predicted_tasks(tmp_path):
     assert [p.model_name_or_path for p in read_predictions(out / "predictions.jsonl")] == ["some-agent"] * 2
 
 
-def test_existing_results_need_resume_and_the_same_mode(gold_run):
-    again = eval_cli(*run_args(gold_run, "--gold", swe_ids() + HEF_IDS))
+def test_existing_results_need_resume_and_the_same_mode(gold_run, hef):
+    again = eval_cli(*run_args(gold_run, hef, "--gold", swe_ids() + HEF_IDS))
     assert again.exit_code == 2 and "--resume" in again.output
-    other = eval_cli(*run_args(gold_run, "--empty", swe_ids() + HEF_IDS, "--resume"))
+    other = eval_cli(*run_args(gold_run, hef, "--empty", swe_ids() + HEF_IDS, "--resume"))
     assert other.exit_code == 2 and "mode differs" in other.output
-    done = eval_cli(*run_args(gold_run, "--gold", swe_ids() + HEF_IDS, "--resume"))
+    done = eval_cli(*run_args(gold_run, hef, "--gold", swe_ids() + HEF_IDS, "--resume"))
     assert done.exit_code == 0 and report(gold_run)["resolved_instances"] == 14
 
 
@@ -146,9 +152,9 @@ def rows(store: Path) -> list[tuple[str, int]]:
         return db.execute("SELECT task_id, attempt FROM results").fetchall()
 
 
-def test_kill_9_then_resume_matches_the_uninterrupted_run(gold_run, tmp_path):
+def test_kill_9_then_resume_matches_the_uninterrupted_run(gold_run, hef, tmp_path):
     out = tmp_path / "killed"
-    args = run_args(out, "--gold", HEF_IDS)
+    args = run_args(out, hef, "--gold", HEF_IDS)
     command = [sys.executable, "-c", "from repofix.cli import main; main()", "eval", *args]
     scratch = tmp_path / "scratch"  # what the killed workers cannot clean up stays in the test's folder
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

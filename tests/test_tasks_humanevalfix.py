@@ -3,7 +3,6 @@ buggy module fails its test and the reference patch makes it pass."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -17,13 +16,21 @@ from repofix.tasks import load_specs, materialize
 from repofix.tasks.files import write_files
 from repofix.tasks.humanevalfix import read_humanevalfix, row_to_task, unified_diff
 from repofix.tasks.writer import write_task_dir
+from tests.datasets import humanevalfix_rows, read_jsonl, synthetic_humanevalfix_rows, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
-ROWS = ROOT.parent / "shared" / "data" / "humanevalfix" / "humanevalpack_python.jsonl"
 
 
-def first_row() -> dict:
-    return json.loads(ROWS.read_text(encoding="utf-8").splitlines()[0])
+@pytest.fixture(params=["synthetic", "shared"])
+def rows_file(request, tmp_path: Path) -> Path:
+    """Rows the test writes itself (every machine), and the shared HumanEvalPack rows (CI)."""
+    if request.param == "shared":
+        return humanevalfix_rows()
+    return write_jsonl(tmp_path / "rows.jsonl", synthetic_humanevalfix_rows())
+
+
+def first_row(path: Path) -> dict:
+    return read_jsonl(path)[0]
 
 
 def run(cwd: Path, *command: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -31,7 +38,7 @@ def run(cwd: Path, *command: str, stdin: str | None = None) -> subprocess.Comple
 
 
 def test_row_becomes_a_module_with_hidden_test_and_reference_patch():
-    task = row_to_task(first_row())
+    task = row_to_task(first_row(humanevalfix_rows()))
     assert task.id == "humanevalfix-python-0"
     assert set(task.repo.files) == {
         "pytest.ini",
@@ -48,9 +55,21 @@ def test_row_becomes_a_module_with_hidden_test_and_reference_patch():
     assert "has_close_elements" in task.problem_statement and "missing logic" not in task.problem_statement
 
 
-def test_visible_tests_are_in_the_repository_and_protected(tmp_path: Path):
-    task = row_to_task(first_row(), tests="visible")
-    test_path = "tests/test_has_close_elements_0.py"
+def test_synthetic_row_becomes_a_module_with_hidden_test_and_reference_patch():
+    row = synthetic_humanevalfix_rows()[1]
+    task = row_to_task(row)
+    assert task.id == "humanevalfix-python-1"
+    assert set(task.repo.files) == {"pytest.ini", "humaneval/__init__.py", "humaneval/first_even_1.py"}
+    assert task.FAIL_TO_PASS == ["tests/test_first_even_1.py::test_first_even"]
+    assert "new file mode" in task.test_patch and "check(first_even)" in task.test_patch
+    assert "-        if n % 2 == 1:" in task.patch and "+        if n % 2 == 0:" in task.patch
+    assert task.extra["bug_type"] == "operator misuse" and "operator misuse" not in task.problem_statement
+
+
+def test_visible_tests_are_in_the_repository_and_protected(tmp_path: Path, rows_file: Path):
+    row = first_row(rows_file)
+    task = row_to_task(row, tests="visible")
+    test_path = f"tests/test_{row['entry_point']}_0.py"
     assert task.test_patch is None and task.protected_files == [test_path] and test_path in task.repo.files
     repo = materialize(task, tmp_path / "repo")
     assert run(repo, sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider").returncode == 1
@@ -59,20 +78,20 @@ def test_visible_tests_are_in_the_repository_and_protected(tmp_path: Path):
     assert done.returncode == 0, done.stdout
 
 
-def test_written_spec_folders_load_back_identically(tmp_path: Path):
-    tasks = read_humanevalfix(ROWS)[:5]
+def test_written_spec_folders_load_back_identically(tmp_path: Path, rows_file: Path):
+    tasks = read_humanevalfix(rows_file)[:5]
     for task in tasks:
         write_task_dir(task, tmp_path)
     assert (tmp_path / "humanevalfix-python-0" / "gold.patch").is_file()
     assert load_specs([tmp_path]) == tasks
 
 
-def test_pointer_spec_converts_at_load_time(tmp_path: Path):
+def test_pointer_spec_converts_at_load_time(tmp_path: Path, rows_file: Path):
     spec = tmp_path / "set.yaml"
-    spec.write_text(f"import:\n  format: humanevalfix\n  path: {ROWS}\n  ids: [humanevalfix-python-3]\n")
+    spec.write_text(f"import:\n  format: humanevalfix\n  path: {rows_file}\n  ids: [humanevalfix-python-2]\n")
     [task] = load_specs([spec])
-    assert task.id == "humanevalfix-python-3"
-    spec.write_text(f"import:\n  format: humanevalfix\n  path: {ROWS}\n  limit: 2\n  tests: visible\n")
+    assert task.id == "humanevalfix-python-2"
+    spec.write_text(f"import:\n  format: humanevalfix\n  path: {rows_file}\n  limit: 2\n  tests: visible\n")
     assert [t.protected_files != [] for t in load_specs([spec])] == [True, True]
     spec.write_text("import:\n  format: humaneval\n  path: nowhere.jsonl\n")
     with pytest.raises(Exception, match=r"set.yaml: task '#1': import.format: input should be"):
@@ -92,11 +111,11 @@ def outcomes(junit: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_all_rows_buggy_fails_and_reference_passes(tmp_path: Path):
-    """All 164 tiny repositories side by side in one tree (their file names are unique), so one
-    pytest process per side checks them all: base + test patch fails, + reference patch passes."""
-    tasks = read_humanevalfix(ROWS)
-    assert len(tasks) == 164
+def test_all_rows_buggy_fails_and_reference_passes(tmp_path: Path, rows_file: Path):
+    """All tiny repositories (164 for the shared rows) side by side in one tree (their file names are
+    unique), so one pytest process per side checks them all: base + test patch fails, + reference passes."""
+    tasks = read_humanevalfix(rows_file)
+    assert len(tasks) == len(read_jsonl(rows_file)) and tasks
     tree = tmp_path / "all"
     for task in tasks:
         write_files(tree, task.repo.files)

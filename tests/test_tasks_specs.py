@@ -11,6 +11,7 @@ import pytest
 
 from repofix.tasks import RemoteSource, SpecError, Task, TasksError, load_specs, load_tasks, materialize
 from repofix.tasks.model import spec_json_schema
+from tests.datasets import humanevalfix_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_PATCH = """\
@@ -232,7 +233,13 @@ def test_committed_schema_is_generated_from_the_model():
 
 
 def test_bundled_task_specs_are_valid():
+    swe = [task.id for task in load_tasks([ROOT / "task_specs" / "swe"])]
+    assert len(swe) == 15 and len(swe) == len(set(swe))
+
+
+def test_bundled_humanevalfix_pointer_reads_the_shared_rows():
+    humanevalfix_rows()  # the pointer reads ../shared/data in place: skip (locally) or fail (CI) without it
     tasks = load_tasks([ROOT / "task_specs"])
     ids = [task.id for task in tasks]
     assert sum(i.startswith("humanevalfix-") for i in ids) == 164
-    assert len(ids) == len(set(ids))
+    assert len(ids) == len(set(ids)) == 164 + 15

@@ -10,20 +10,26 @@ import pytest
 from repofix.tasks import SpecError, Task, TasksError, load_tasks
 from repofix.tasks.predictions import Prediction, read_predictions, write_predictions
 from repofix.tasks.swebench import read_rows, read_swebench, row_to_task, task_to_row, write_swebench
+from tests.datasets import SWEBENCH_SPLITS, read_jsonl, swebench_split, synthetic_swebench_rows, write_jsonl
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "swebench"
-SPLITS = sorted(DATA.glob("*.jsonl"))
-
-
-def rows_of(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+rows_of = read_jsonl
 
 
-def test_shared_data_is_there():
-    assert {p.name for p in SPLITS} >= {"SWE-bench_Lite_dev.jsonl", "SWE-bench_Lite_test.jsonl"}
+@pytest.fixture(params=["synthetic", *SWEBENCH_SPLITS])
+def split(request, tmp_path: Path) -> Path:
+    """Rows the test writes itself (every machine), and the shared SWE-bench Lite splits (CI)."""
+    if request.param == "synthetic":
+        return write_jsonl(tmp_path / "synthetic.jsonl", synthetic_swebench_rows())
+    return swebench_split(request.param)
 
 
-@pytest.mark.parametrize("split", SPLITS, ids=[p.stem for p in SPLITS])
+@pytest.fixture(params=["synthetic", "SWE-bench_Lite_dev"])
+def first_rows(request, tmp_path: Path) -> list[dict]:
+    if request.param == "synthetic":
+        return synthetic_swebench_rows()
+    return rows_of(swebench_split(request.param))
+
+
 def test_rows_round_trip_exactly(split: Path, tmp_path: Path):
     rows = rows_of(split)
     tasks = read_swebench(split)
@@ -33,8 +39,8 @@ def test_rows_round_trip_exactly(split: Path, tmp_path: Path):
     assert rows_of(out) == rows
 
 
-def test_row_fields_map_onto_the_task():
-    row = rows_of(DATA / "SWE-bench_Lite_dev.jsonl")[0]
+def test_row_fields_map_onto_the_task(first_rows: list[dict]):
+    row = first_rows[0]
     task = row_to_task(row)
     assert task.id == row["instance_id"] and task.repo.github == row["repo"]
     assert task.base_commit == row["base_commit"] and task.hints == row["hints_text"]
@@ -44,8 +50,8 @@ def test_row_fields_map_onto_the_task():
     assert task.patch == row["patch"] and task.test_patch == row["test_patch"]
 
 
-def test_lists_may_be_real_lists_and_json_list_files_work(tmp_path: Path):
-    rows = rows_of(DATA / "SWE-bench_Lite_dev.jsonl")[:3]
+def test_lists_may_be_real_lists_and_json_list_files_work(tmp_path: Path, first_rows: list[dict]):
+    rows = first_rows[:3]
     listed = [{**r, "FAIL_TO_PASS": json.loads(r["FAIL_TO_PASS"]), "PASS_TO_PASS": []} for r in rows]
     path = tmp_path / "rows.json"
     path.write_text(json.dumps(listed))
@@ -56,7 +62,7 @@ def test_lists_may_be_real_lists_and_json_list_files_work(tmp_path: Path):
 
 
 def test_bad_rows_are_located(tmp_path: Path):
-    good = rows_of(DATA / "SWE-bench_Lite_dev.jsonl")[0]
+    good = synthetic_swebench_rows()[0]
     bad = {**good, "instance_id": "x__y-1", "FAIL_TO_PASS": "tests/a.py::t", "repo": "no-slash"}
     path = tmp_path / "rows.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
@@ -71,7 +77,7 @@ def test_bad_rows_are_located(tmp_path: Path):
 
 
 def test_parquet_rows_or_a_clear_error(tmp_path: Path):
-    rows = rows_of(DATA / "SWE-bench_Lite_dev.jsonl")[:2]
+    rows = synthetic_swebench_rows(2)
     path = tmp_path / "rows.parquet"
     try:
         import pyarrow
