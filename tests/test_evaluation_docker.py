@@ -4,6 +4,7 @@ the network off; a failed build is an infrastructure error (env_failed), not "un
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -65,22 +66,40 @@ def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monk
     from repofix.evaluation import environments as environments_module
 
     monkeypatch.setattr(environments_module, "BUILD_TIMEOUT", 5.0)
-    task = make_task(id="env-hangs", environment={"setup": [f"echo {uuid.uuid4().hex}", "sleep 600"]})
+    marker = uuid.uuid4().hex  # in the hanging step's command, so the test sees only its own build container
+    task = make_task(id="env-hangs", environment={"setup": [f"sleep 600 # {marker}"]})
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=lambda note: None)
     tag = environments.describe(task).removeprefix("docker:")
-    before = set(subprocess.run(["docker", "ps", "-aq"], capture_output=True, text=True).stdout.split())
+
+    def build_containers() -> list[str]:
+        listed = subprocess.run(["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
+                                capture_output=True, text=True, check=True).stdout
+        return [line.split()[0] for line in listed.splitlines() if marker in line]
+
+    seen: set[str] = set()  # the build container, watched while it hangs: proves the filter finds it
+    building = threading.Event()
+
+    def watch() -> None:
+        while not building.is_set():
+            seen.update(build_containers())
+            time.sleep(0.5)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
         with ResultsStore(tmp_path / "run") as store:
             run_evaluation([task], GoldSource(), store, environments, tmp_path / "run", RunOptions(jobs=1, timeout=60),
                            Progress(1, quiet=True))
             result = store.latest()["env-hangs"]
+        building.set()
+        watcher.join()
+        assert seen, "the hanging build's container was never seen"
         assert result.status is Status.ENV_FAILED
         assert "was stopped" in result.detail
         for _ in range(30):  # the daemon cancels the build once its client is gone
-            after = set(subprocess.run(["docker", "ps", "-aq"], capture_output=True, text=True).stdout.split())
-            if after <= before:
+            if not build_containers():
                 break
             time.sleep(1)
-        assert after <= before  # no build container left behind
+        assert build_containers() == []  # no build container left behind
     finally:
         subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)

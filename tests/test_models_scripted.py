@@ -108,9 +108,17 @@ def test_scripted_replies_in_order_and_records_requests():
 
 
 def test_scripted_is_deterministic():
-    script = ["```tool:run_shell\nls\n```", {"tool": "submit"}]
-    runs = [[ScriptedModel(script).query(USER, TOOLS).to_dict() for _ in range(1)] for _ in range(2)]
-    assert runs[0] == runs[1]
+    """Two models on the same script give the same whole sequence of replies, call ids included."""
+    script = ["```tool:run_shell\nls\n```", {"tool": "submit"}, "```tool:run_shell\npwd\n```"]
+
+    def replay() -> list[dict]:
+        model = ScriptedModel(script)
+        return [model.query(USER, TOOLS).to_dict() for _ in script]
+
+    first, second = replay(), replay()
+    assert first == second
+    assert [(r["tool_calls"][0]["name"], r["tool_calls"][0]["arguments"]) for r in first] == [
+        ("run_shell", {"command": "ls"}), ("submit", {}), ("run_shell", {"command": "pwd"})]
 
 
 @pytest.mark.parametrize("suffix", ["yaml", "json"])

@@ -94,7 +94,10 @@ def test_host_secrets_never_enter(tree, backend, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-very-secret-1234")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_token_5678")
     with pytest.warns(UserWarning) if backend == "none" else nullcontext(), open_sandbox(tree, backend=backend) as box:
-        result = box.run("env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'")
+        # An isolating sandbox sees only its own processes, so /proc/* is all of them; the `none` backend
+        # shares the host's /proc, where other people's processes are not this test's business.
+        environs = "/proc/*/environ" if backend != "none" else "/proc/self/environ /proc/$$/environ"
+        result = box.run(f"env; cat {environs} 2>/dev/null | tr '\\0' '\\n'")
         python = box.python("import os; print(dict(os.environ))")
     for leaked in ("sk-test-very-secret-1234", "ghp_secret_token_5678", "OPENAI_API_KEY", "GITHUB_TOKEN"):
         assert leaked not in result.stdout and leaked not in python.stdout
