@@ -1,0 +1,169 @@
+"""Benchmark: how many small plausible bugs in the critical modules do the tests catch?
+
+Mutation testing with cosmic-ray (installed by this script in its own virtual environment, never a
+dependency of repofix). For each critical module, the mutants of its critical functions are made by
+cosmic-ray's core operators, optionally sampled (fixed seed), and the module's own test files run
+against each one in a throw-away clone of this checkout; a mutant is killed when a test fails or times
+out. The score is killed / (killed + survived); every survivor is listed with its diff, so each can be
+killed by a new test or explained as equivalent.
+
+Usage:
+  python evals/bench_mutation.py [--only NAME ...] [--per-module N] [--seed 1] [--timeout 120]
+Writes evals/results/bench_mutation.md. Needs Docker/bubblewrap only for the targets whose tests do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV = Path.home() / ".cache" / "repofix-bench" / "cosmic-ray-venv"
+RESULTS = ROOT / "evals" / "results" / "bench_mutation.md"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    module: str
+    functions: tuple[str, ...]  # cosmic-ray definition names; empty: every mutant of the module
+    tests: tuple[str, ...]
+
+
+TARGETS = [
+    Target("done rule", "repofix/testing/done.py", ("done",), ("tests/test_testing_done.py",)),
+    Target("test guard", "repofix/workspace/testguard.py", ("weakened", "test_shapes", "_shape", "_collect", "_is_skip"),
+           ("tests/test_workspace_testguard.py",)),
+    Target("cost cap", "repofix/models/base.py", ("check", "add"),
+           ("tests/test_models_limits.py", "tests/test_models_litellm.py")),
+    Target("model chain", "repofix/models/chain.py", ("query",), ("tests/test_models_limits.py",)),
+    Target("pricing", "repofix/models/pricing.py", (), ("tests/test_models_litellm.py", "tests/test_models_limits.py")),
+    Target("flaky", "repofix/testing/baseline.py", ("find_flaky", "flipped"),
+           ("tests/test_testing_flaky_crash.py", "tests/test_testing_flaky.py")),
+    Target("guards", "repofix/workspace/guards.py", ("check_change", "_outside", "_link_escapes"),
+           ("tests/test_workspace_guards.py",)),
+    Target("CI sanitising", "repofix/ci/sanitize.py", (), ("tests/test_ci_sanitize.py",)),
+]
+
+
+def cosmic_ray() -> Path:
+    """The cosmic-ray commands, from a venv of their own (made on first use)."""
+    if not (VENV / "bin" / "cosmic-ray").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", "cosmic-ray>=8.3"], check=True)
+    return VENV / "bin"
+
+
+def checkout_copy(folder: Path) -> Path:
+    """A clone of HEAD plus the working tree's uncommitted changes: mutants never touch this checkout."""
+    copy = folder / "repo"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(copy)], check=True)
+    diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=ROOT, capture_output=True, check=True).stdout
+    if diff:
+        subprocess.run(["git", "apply", "-"], cwd=copy, input=diff, check=True)
+    shared = ROOT.parent / "shared"
+    if shared.exists() and not (folder / "shared").exists():
+        (folder / "shared").symlink_to(shared)
+    return copy
+
+
+def sample(session: Path, target: Target, per_module: int | None, seed: int) -> int:
+    """Keep the mutants of the target's functions (a seeded sample of at most `per_module`)."""
+    with sqlite3.connect(session) as db:
+        rows = db.execute("SELECT job_id, definition_name FROM mutation_specs").fetchall()
+        keep = [job for job, name in rows if not target.functions or (name or "").split(".")[-1] in target.functions]
+        if per_module is not None and len(keep) > per_module:
+            keep = random.Random(seed).sample(sorted(keep), per_module)
+        drop = [(job,) for job, _ in rows if job not in set(keep)]
+        db.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
+        db.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
+    return len(keep)
+
+
+def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace) -> dict:
+    bin_dir = cosmic_ray()
+    config = work / f"{target.name.replace(' ', '_')}.toml"
+    session = config.with_suffix(".sqlite")
+    tests = " ".join(target.tests)
+    config.write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{target.module}"\n'
+        f"timeout = {args.timeout}\n"
+        "excluded-modules = []\n"
+        f'test-command = "env PYTHONPATH={copy} {sys.executable} -m pytest -x -q -p no:cacheprovider {tests}"\n'
+        '[cosmic-ray.distributor]\nname = "local"\n')
+    subprocess.run([str(bin_dir / "cosmic-ray"), "init", str(config), str(session)], cwd=copy, check=True)
+    count = sample(session, target, args.per_module, args.seed)
+    started = time.monotonic()
+    subprocess.run([str(bin_dir / "cosmic-ray"), "exec", str(config), str(session)], cwd=copy, check=True,
+                   capture_output=True)
+    seconds = time.monotonic() - started
+    subprocess.run(["git", "checkout", "-q", "--", "."], cwd=copy, check=True)  # never leave a mutant behind
+    with sqlite3.connect(session) as db:
+        results = db.execute(
+            "SELECT r.worker_outcome, r.test_outcome, r.diff, s.definition_name, s.operator_name "
+            "FROM work_results r JOIN mutation_specs s USING (job_id)").fetchall()
+    outcome = [(r[1] or "").lower() for r in results]  # cosmic-ray writes KILLED / SURVIVED / INCOMPETENT
+    killed = [r for r, o in zip(results, outcome, strict=True) if o == "killed"]
+    survived = [r for r, o in zip(results, outcome, strict=True) if o == "survived"]
+    incompetent = [r for r, o in zip(results, outcome, strict=True) if o not in ("killed", "survived")]
+    return {"target": target, "mutants": count, "killed": len(killed), "survived": survived,
+            "incompetent": len(incompetent), "seconds": seconds}
+
+
+def report(rows: list[dict], args: argparse.Namespace, commit: str) -> str:
+    lines = ["# Mutation testing of the critical modules", "",
+             f"cosmic-ray core operators; commit `{commit}`; per-module sample: "
+             f"{args.per_module or 'all'} (seed {args.seed}); test timeout {args.timeout:.0f} s.", "",
+             "| module | functions | mutants | killed | survived | not run | score | time |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        t = row["target"]
+        judged = row["killed"] + len(row["survived"])
+        score = f"{100 * row['killed'] / judged:.0f}%" if judged else "n/a"
+        lines.append(f"| {t.name} (`{t.module}`) | {', '.join(t.functions) or 'all'} | {row['mutants']} | "
+                     f"{row['killed']} | {len(row['survived'])} | {row['incompetent']} | {score} | "
+                     f"{row['seconds']:.0f} s |")
+    lines += ["", "## Survivors", ""]
+    for row in rows:
+        for _outcome, _test, diff, name, operator in row["survived"]:
+            lines += [f"### {row['target'].name}: `{name}` ({operator})", "", "```diff", diff.strip(), "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", default=None, help="target names (default: all)")
+    parser.add_argument("--per-module", type=int, default=None, help="sample at most N mutants per module")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant's test run")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    targets = [t for t in TARGETS if args.only is None or t.name in args.only]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="repofix-mutation-") as tmp:
+        copy = checkout_copy(Path(tmp))
+        for target in targets:
+            row = run_target(target, copy, Path(tmp), args)
+            rows.append(row)
+            judged = row["killed"] + len(row["survived"])
+            print(json.dumps({"target": target.name, "mutants": row["mutants"], "killed": row["killed"],
+                              "survived": len(row["survived"]), "score": row["killed"] / judged if judged else None,
+                              "seconds": round(row["seconds"])}), flush=True)
+    text = report(rows, args, commit)
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
