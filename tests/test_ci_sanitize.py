@@ -63,11 +63,11 @@ def test_trajectory_copy_skips_the_clone_and_redacts_every_text_file(tmp_path):
     assert (out / "blob.bin").read_bytes() == b"\xff\xfe\x00binary"
 
 
-def test_tokens_are_withheld_while_the_agent_works_and_restored_after():
-    from repofix.ci.runstage import tokens_withheld
+def test_the_worker_environment_has_no_credentials_but_the_model_keys():
+    from repofix.ci.worker import clean_env
 
     env = {"GITHUB_TOKEN": "ghs_x", "GH_TOKEN": "y", "ACTIONS_RUNTIME_TOKEN": "z", "INPUT_TOKEN": "w",
-           "OPENAI_API_KEY": "sk-keep", "PATH": "/bin"}
-    with tokens_withheld(env):
-        assert env == {"OPENAI_API_KEY": "sk-keep", "PATH": "/bin"}  # the host still calls the model
-    assert env["GITHUB_TOKEN"] == "ghs_x" and env["INPUT_TOKEN"] == "w" and len(env) == 6
+           "REPOFIX_WRITE_TOKEN": "v", "DEPLOY_SECRET": "u", "OPENAI_API_KEY": "sk-keep",
+           "OPENAI_API_BASE": "http://127.0.0.1:1", "PATH": "/bin"}
+    assert clean_env(env) == {"OPENAI_API_KEY": "sk-keep", "OPENAI_API_BASE": "http://127.0.0.1:1", "PATH": "/bin"}
+    assert len(env) == 9  # the caller's mapping is left as it was

@@ -95,13 +95,20 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
     from repofix.ci.gitops import default_remote
     from repofix.ci.runstage import RunSettings, run_stage
     from repofix.ci.sanitize import redact, secrets_from_env
+    from repofix.ci.worker import WorkRequest, run_in_worker
     from repofix.config import SettingsError
 
     secrets = secrets_from_env()
-    try:
-        work = agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+    try:  # bad settings fail here, before any API call; the worker process reads them again
+        agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
     except SettingsError as error:
         raise click.ClickException(str(error)) from None
+
+    def work(checkout: Path, instruction: str, mode: str, progress):
+        # The agent runs in a new process whose environment never held a token (see repofix.ci.worker).
+        request = WorkRequest(str(checkout), instruction, mode, str(config_dir.resolve()), model, sandbox,
+                              max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+        return run_in_worker(request, checkout.parent, progress)
     try:
         event = load_event()
         github = GitHub(event.repository, _token())
