@@ -3,6 +3,7 @@ model, real git pushes to a bare remote, the GitHub API stand-in recording every
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -14,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from conftest import marks_for, require_backend
-from github_server import READ_TOKEN, WRITE_TOKEN, GitHubServer, World, git
+from github_server import FIX_PATCH, READ_TOKEN, WRITE_TOKEN, GitHubServer, World, commit_files, git
 
 from repofix.ci.events import MARKER
 from repofix.cli import main
@@ -273,3 +274,87 @@ def test_the_agent_process_never_had_a_token_in_its_environment(tmp_path: Path, 
     workers = [pid for pid, line in lines.items() if "repofix.ci.worker" in line]
     assert len(workers) == 1 and len(lines) >= 3, lines
     assert all(line.startswith("tokens=0 ") for pid, line in lines.items() if pid != str(stage.pid)), lines
+
+
+def doctor(directory: Path, patch: str | None = None, **fields) -> None:
+    """Change an artifact the way someone who controls the run job could: fields, patch and its hash."""
+    report = json.loads((directory / "report.json").read_text())
+    report.update(fields)
+    if patch is not None:
+        (directory / "patch.diff").write_text(patch)
+        report["patch_sha256"] = hashlib.sha256(patch.encode()).hexdigest()
+    (directory / "report.json").write_text(json.dumps(report))
+
+
+def second_pull(world: World) -> str:
+    """PR #2 (branch `other`) with the same broken `add`; returns its head."""
+    git(world.work, "checkout", "-q", "-b", "other", world.head)
+    head = commit_files(world.work, {"OTHER.md": "other\n"}, "other")
+    git(world.work, "push", "-q", str(world.bare), "other", "other:refs/pull/2/head")
+    world.server.add_pull(world.repository, 2, head_sha=head, head_ref="other", title="Other")
+    return head
+
+
+def test_a_doctored_artifact_for_another_pull_request_is_refused(tmp_path: Path, server):
+    world = World(tmp_path, server)
+    other = second_pull(world)
+    data = payload("issue_comment_repofix.json", body="/repofix")
+    ran = ci(world, "run", world.env("issue_comment", data), model=script(world, FIX_SCRIPT))
+    assert ran.exit_code == 0 and "repofix ci: done" in ran.output, ran.output
+    doctor(tmp_path / "artifact", pr_number=2, head_sha=other, head_ref="other")
+    published = ci(world, "publish", world.env("issue_comment", data, WRITE_TOKEN))
+    assert published.exit_code == 1
+    assert "the artifact is for pull request #2, but this workflow run is about #1" in published.output
+    assert world.branch("other") == other and world.branch() == world.head and server.writes() == []
+    # The same for a failed-tests run: the artifact must be for the commit whose tests failed.
+    failed = payload("workflow_run_failure.json", world.head)
+    doctor(tmp_path / "artifact", pr_number=1, head_sha=other)
+    published = ci(world, "publish", world.env("workflow_run", failed, WRITE_TOKEN))
+    assert published.exit_code == 1 and "but the tests of" in published.output
+    assert world.branch() == world.head and server.writes() == []
+
+
+@pytest.mark.parametrize("header", [
+    '"a/.github/workflows/evil.yml" "b/.github/workflows/evil.yml"',     # quoted
+    '"a/\\056github/workflows/evil.yml" "b/\\056github/workflows/evil.yml"',  # quoted with an octal escape
+    '"a/.GitHub/workflows/evil.yml" "b/.GitHub/workflows/evil.yml"',     # another letter case
+])
+def test_a_workflow_edit_in_any_spelling_is_refused(tmp_path: Path, server, header: str):
+    world = World(tmp_path, server)
+    data = payload("workflow_run_failure.json", world.head)
+    ran = ci(world, "run", world.env("workflow_run", data), model=script(world, FIX_SCRIPT))
+    assert ran.exit_code == 0 and "repofix ci: done" in ran.output, ran.output
+    new_name = header.split(" ")[1]
+    patch = (tmp_path / "artifact" / "patch.diff").read_text() + (
+        f"diff --git {header}\nnew file mode 100644\n--- /dev/null\n+++ {new_name}\n@@ -0,0 +1 @@\n+on: push\n")
+    doctor(tmp_path / "artifact", patch)
+    published = ci(world, "publish", world.env("workflow_run", data, WRITE_TOKEN))
+    assert published.exit_code == 1 and "rejected" in published.output, published.output
+    assert world.branch() == world.head
+    body = world.bot_comments()[0]["body"]
+    assert re.search(r"Not published: the patch changes `\.github/workflows/evil\.yml`: repofix never changes",
+                     body, re.IGNORECASE), body
+
+
+def test_a_patch_holding_a_secret_is_discarded_by_run_and_refused_by_publish(tmp_path: Path, server, monkeypatch):
+    world = World(tmp_path, server)
+    secret = "correct-horse-battery-staple"
+    monkeypatch.setenv("DEPLOY_PASSWORD", secret)  # a secret of the job, which the model learnt somehow
+    replies = [{"tool": "edit", "arguments": {
+        "text": f"pkg/calc.py\n<<<<<<< SEARCH\ndef add(a, b):\n=======\n# {secret}\ndef add(a, b):\n>>>>>>> REPLACE\n"}},
+        *FIX_SCRIPT]
+    data = payload("workflow_run_failure.json", world.head)
+    ran = ci(world, "run", world.env("workflow_run", data), model=script(world, replies))
+    assert ran.exit_code == 1 and "error: the agent's patch contained a secret value" in ran.output, ran.output
+    report = json.loads((tmp_path / "artifact" / "report.json").read_text())
+    assert report["status"] == "error" and (tmp_path / "artifact" / "patch.diff").read_text() == ""
+    # A doctored artifact that brings the patch back is refused by publish, which checks again.
+    patch = FIX_PATCH.replace(" def add(a, b):\n", f"+# {secret}\n def add(a, b):\n").replace("-1,2 +1,2", "-1,2 +1,3")
+    doctor(tmp_path / "artifact", patch, status="done", reason="")
+    published = ci(world, "publish", world.env("workflow_run", data, WRITE_TOKEN))
+    assert published.exit_code == 1 and "the patch contains a secret value" in published.output
+    assert world.branch() == world.head
+    for path in (tmp_path / "artifact").rglob("*"):
+        if path.is_file() and path.name != "patch.diff":
+            assert secret not in path.read_text(errors="replace"), path
+    assert all(secret not in comment["body"] for comment in world.bot_comments())

@@ -36,7 +36,8 @@ class RunSettings:
     workdir: Path | None = None  # where the PR head is checked out (a temp dir by default)
 
 
-def _pr_for(trigger: Trigger, github: GitHub) -> dict[str, Any] | None:
+def find_pull(trigger: Trigger, github: GitHub) -> dict[str, Any] | None:
+    """The pull request the event is about, as GitHub has it now."""
     if trigger.pr_number is not None:
         return github.pull(trigger.pr_number)
     if trigger.head_owner and trigger.head_branch:  # workflow_run of a fork PR: GitHub leaves the list empty
@@ -117,7 +118,7 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
     if not verdict.allowed:
         base.status, base.reason, base.reply = "refused", verdict.reason, verdict.reply
         return _finish(settings, base, "", secrets)
-    pull = _pr_for(trigger, github)
+    pull = find_pull(trigger, github)
     if pull is None:
         base.reason = "no open pull request matches the failed workflow run"
         return _finish(settings, base, "", secrets)
