@@ -9,8 +9,10 @@ import os
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
+import cmarkgfm
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -358,3 +360,50 @@ def test_a_patch_holding_a_secret_is_discarded_by_run_and_refused_by_publish(tmp
         if path.is_file() and path.name != "patch.diff":
             assert secret not in path.read_text(errors="replace"), path
     assert all(secret not in comment["body"] for comment in world.bot_comments())
+
+
+HOSTILE = ("@everyone look ![pixel](https://evil.example/p.png) and [click](https://evil.example/x) "
+           "<img src=x onerror=alert(1)> <a href='https://evil.example/a'>a</a> https://evil.example/auto\n"
+           "```\n@everyone in a fence of its own\n```\n<details><summary>more</summary>@everyone</details>")
+OUR_TAGS = {"h3", "p", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "a"}
+
+
+class Rendered(HTMLParser):
+    """What GitHub would show: the tags, and the text outside code (where mentions and links live)."""
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.live_text, self._code = "", 0
+        self.feed(cmarkgfm.github_flavored_markdown_to_html(markdown, options=cmarkgfm.Options.CMARK_OPT_UNSAFE))
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._code += tag in ("code", "pre")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._code -= tag in ("code", "pre")
+
+    def handle_data(self, data: str) -> None:
+        self.live_text += "" if self._code else data
+
+
+def test_model_text_in_the_comment_is_inert(tmp_path: Path, server):
+    raw = Rendered(HOSTILE)  # the renderer is GitHub's: the hostile text is alive when pasted as is
+    assert {"img", "a", "details"} <= {tag for tag, _ in raw.tags} and "@everyone" in raw.live_text
+    world = World(tmp_path, server)
+    name = "docs/@everyone-![x](evil.example-p.png).md"
+    replies = [{"tool": "edit", "arguments": {"text": f"{name}\n<<<<<<< FILE\nnotes\n>>>>>>> END\n"}},
+               {"tool": "submit", "arguments": {"summary": HOSTILE}}]
+    ran, published = run_and_publish(world, "workflow_run", payload("workflow_run_failure.json", world.head),
+                                      script(world, replies))
+    assert ran.exit_code == 0 and published.exit_code == 0, ran.output + published.output
+    assert "not_done" in ran.output and world.branch() == world.head
+    [comment] = world.bot_comments()
+    for markdown in (comment["body"], (tmp_path / "step-summary.md").read_text()):
+        assert "@everyone in a fence of its own" in markdown and f"`{name}`" in markdown  # shown, as code
+        shown = Rendered(markdown)
+        assert {tag for tag, _ in shown.tags} <= OUR_TAGS, shown.tags
+        assert {attrs["href"] for tag, attrs in shown.tags if tag == "a"} == {
+            "https://github.example/acme/widgets/actions/runs/4242"}  # our own link to the run, only
+        assert "@everyone" not in shown.live_text and "evil.example" not in shown.live_text
