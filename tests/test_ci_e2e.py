@@ -407,3 +407,24 @@ def test_model_text_in_the_comment_is_inert(tmp_path: Path, server):
         assert {attrs["href"] for tag, attrs in shown.tags if tag == "a"} == {
             "https://github.example/acme/widgets/actions/runs/4242"}  # our own link to the run, only
         assert "@everyone" not in shown.live_text and "evil.example" not in shown.live_text
+
+
+def test_settings_come_from_the_base_branch_never_from_the_pull_request(tmp_path: Path, server):
+    world = World(tmp_path, server)
+    marker = tmp_path / "pr-setup-ran"
+    pr_config = (f'test_cmd = "python -m pytest -k test_zero"\nsetup = ["touch {marker}"]\n'
+                 'sandbox = "none"\nmax_steps = 1\n')
+    git(world.work, "checkout", "-q", "feature")
+    world.head = commit_files(world.work, {".repofix.toml": pr_config}, "choose my own settings")
+    git(world.work, "push", "-q", str(world.bare), "feature", "feature:refs/pull/1/head")
+    world.pull["head"]["sha"] = world.head
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / ".repofix.toml").write_text('test_cmd = "python -m pytest -k test_add"\n')
+    ran, published = run_and_publish(world, "workflow_run", payload("workflow_run_failure.json", world.head),
+                                      script(world, FIX_SCRIPT))
+    assert ran.exit_code == 0 and published.exit_code == 0, ran.output + published.output
+    # The base branch's test command ran (only test_add, failing before and passing after) ...
+    assert "repofix ci: done: tests 0 passed, 1 failed of 1 -> 1 passed, 0 failed of 1" in ran.output, ran.output
+    # ... and nothing the pull request chose: not its test command, not its setup command.
+    assert not marker.exists()
+    assert git(world.bare, "show", "feature:pkg/calc.py").endswith("return a + b")
