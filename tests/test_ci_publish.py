@@ -78,6 +78,14 @@ def test_same_repository_pr_gets_a_commit_and_one_sticky_comment(world: World):
     assert [r.method for r in world.server.writes()] == ["POST", "PATCH"]
 
 
+def test_artifact_text_never_enters_the_commit_message(world: World):
+    result = publish(world, make_artifact(world, tests_before="@everyone\n\nSigned-off-by: mallory", actor="mallory"))
+    assert result.action == "pushed"
+    message = git(world.bare, "log", "-1", "--format=%B", world.branch())
+    assert message.startswith("repofix: make the failing tests pass\n\nTests: ? -> 2 passed, 0 failed of 2")
+    assert "@everyone" not in message and "mallory" not in message
+
+
 def test_stale_artifact_is_not_published(world: World):
     directory = make_artifact(world)
     moved = world.move_head()

@@ -28,6 +28,7 @@ from repofix.ci.sanitize import code_span, redact, strip_hidden, token_shaped
 
 DEFAULT_MAX_PATCH_BYTES = 50_000
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+_COUNTS = re.compile(r"^[A-Za-z0-9 ,.]{0,120}$")  # "1 passed, 1 failed of 2": nothing else enters a commit
 
 
 @dataclass
@@ -97,7 +98,8 @@ def _check_head(pull: dict[str, Any], report: Report) -> str | None:
 def _commit_message(report: Report) -> str:
     title = ("repofix: make the failing tests pass" if report.mode == "fix"
              else f"repofix: apply the /repofix request of {_mention(report.actor)}")
-    lines = [title, "", f"Tests: {' '.join(report.tests_before.split())} -> {' '.join(report.tests_after.split())}"]
+    before, after = (text if _COUNTS.match(text) else "?" for text in (report.tests_before, report.tests_after))
+    lines = [title, "", f"Tests: {before} -> {after}"]
     if report.run_url:
         lines.append(f"Run: {report.run_url}")
     return "\n".join(lines) + "\n"
