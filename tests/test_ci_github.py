@@ -109,13 +109,13 @@ def test_failing_test_triggers_are_refused_quietly(server):
 
 
 def test_fork_workflow_runs_find_their_pull_request_by_head(server):
-    from repofix.ci.runstage import _pr_for
+    from repofix.ci.runstage import find_pull
 
     server.add_pull("acme/widgets", 7, head_sha="b" * 40, head_ref="feature", head_repo="mallory/widgets")
     github = client(server, READ)
-    found = _pr_for(Trigger("fix", "mallory", "User", None, head_owner="mallory", head_branch="feature",
+    found = find_pull(Trigger("fix", "mallory", "User", None, head_owner="mallory", head_branch="feature",
                             head_sha="b" * 40), github)
     assert found["number"] == 7
     assert server.requests[-1].query["head"] == ["mallory:feature"]
-    assert _pr_for(Trigger("fix", "m", "User", None, head_owner="mallory", head_branch="feature",
+    assert find_pull(Trigger("fix", "m", "User", None, head_owner="mallory", head_branch="feature",
                            head_sha="c" * 40), github) is None

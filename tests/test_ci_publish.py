@@ -3,6 +3,7 @@ rejected. Artifacts are written here directly (as `ci run` would), with real pat
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -12,9 +13,11 @@ from github_server import FIX_PATCH, WRITE_TOKEN, GitHubServer, World, git
 
 from repofix.ci import artifact
 from repofix.ci.artifact import ArtifactError, Report
-from repofix.ci.events import MARKER
+from repofix.ci.events import MARKER, Event
 from repofix.ci.github import GitHub
-from repofix.ci.publish import PublishSettings, patch_problems, publish_stage
+from repofix.ci.publish import PublishSettings, patch_problems, path_problems, publish_stage
+
+EVENTS = Path(__file__).parent / "events"
 
 
 @pytest.fixture
@@ -40,10 +43,18 @@ def make_artifact(world: World, patch: str = FIX_PATCH, **fields) -> Path:
     return directory
 
 
-def publish(world: World, directory: Path, **settings):
+def comment_event(world: World, body: str = "/repofix", login: str = "alice") -> Event:
+    """The event the publishing workflow run was started by (GitHub writes it; publish re-reads it)."""
+    data = json.loads((EVENTS / "issue_comment_repofix.json").read_text())
+    data["comment"].update(body=body, user={"login": login, "type": "User"})
+    return Event("issue_comment", world.repository, data)
+
+
+def publish(world: World, directory: Path, event: Event | None = None, **settings):
     github = GitHub(world.repository, WRITE_TOKEN, world.server.url, sleep=lambda s: None)
-    options = PublishSettings(directory, str(world.bare), world.repository, workdir=world.root, **settings)
-    return publish_stage(github, options, [WRITE_TOKEN])
+    options = PublishSettings(directory, str(world.bare), world.repository, workdir=world.root,
+                              run_url="https://github.example/acme/widgets/actions/runs/4242", **settings)
+    return publish_stage(event or comment_event(world), github, options, [WRITE_TOKEN])
 
 
 def test_same_repository_pr_gets_a_commit_and_one_sticky_comment(world: World):
@@ -55,7 +66,7 @@ def test_same_repository_pr_gets_a_commit_and_one_sticky_comment(world: World):
     assert git(world.bare, "log", "-1", "--format=%an|%s", tip) == "github-actions[bot]|repofix: make the failing tests pass"
     [comment] = world.bot_comments()
     assert comment["body"].startswith(MARKER)
-    for text in ("tests pass", "1 passed, 1 failed of 2 → 2 passed, 0 failed of 2", "`pkg/calc.py`", "$0.0123",
+    for text in ("tests pass", "`1 passed, 1 failed of 2` → `2 passed, 0 failed of 2`", "`pkg/calc.py`", "$0.0123",
                  "actions/runs/4242", f"Pushed `{tip[:12]}` to `feature`"):
         assert text in comment["body"]
     # The next result on the same PR updates that comment in place.
@@ -65,6 +76,14 @@ def test_same_repository_pr_gets_a_commit_and_one_sticky_comment(world: World):
     assert again.action == "reported" and again.comment_id == comment["id"]
     assert len(world.bot_comments()) == 1 and "already pass" in world.bot_comments()[0]["body"]
     assert [r.method for r in world.server.writes()] == ["POST", "PATCH"]
+
+
+def test_artifact_text_never_enters_the_commit_message(world: World):
+    result = publish(world, make_artifact(world, tests_before="@everyone\n\nSigned-off-by: mallory", actor="mallory"))
+    assert result.action == "pushed"
+    message = git(world.bare, "log", "-1", "--format=%B", world.branch())
+    assert message.startswith("repofix: make the failing tests pass\n\nTests: ? -> 2 passed, 0 failed of 2")
+    assert "@everyone" not in message and "mallory" not in message
 
 
 def test_stale_artifact_is_not_published(world: World):
@@ -96,16 +115,33 @@ def test_changes_to_dot_github_are_refused(world: World, path: str):
     assert result.action == "rejected" and f"`{path}`" in result.message and world.branch() == world.head
 
 
-def test_patch_checks():
+def test_patch_text_checks():
     big = FIX_PATCH + "+" + "x" * 100 + "\n"
-    assert patch_problems(big, 50) == [f"the patch is {len(big)} bytes, above the limit of 50"]
-    renamed = "diff --git a/a.py b/.github/a.py\nsimilarity index 100%\nrename from a.py\nrename to .github/a.py\n"
-    assert any(".github/a.py" in p for p in patch_problems(renamed, 10_000))
-    escape = "--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n"
-    assert any("outside the repository" in p for p in patch_problems(escape, 10_000))
-    hook = "--- /dev/null\n+++ b/.git/hooks/post-commit\n@@ -0,0 +1 @@\n+curl evil\n"
-    assert any("git's own folder" in p for p in patch_problems(hook, 10_000))
-    assert patch_problems(FIX_PATCH, 10_000) == []
+    assert patch_problems(big, 50, []) == [f"the patch is {len(big)} bytes, above the limit of 50"]
+    secret = FIX_PATCH + "+password = 'correct-horse-battery'\n"
+    assert patch_problems(secret, 10_000, ["correct-horse-battery"]) == [
+        "the patch contains a secret value of this workflow"]
+    assert patch_problems(secret, 10_000, ["correct-horse-staple"]) == []
+    shaped = FIX_PATCH + f"+token = 'ghp_{'a' * 36}'\n"
+    assert patch_problems(shaped, 10_000, []) == ["the patch contains a string shaped like a credential"]
+    assert patch_problems(FIX_PATCH, 10_000, [WRITE_TOKEN]) == []
+
+
+@pytest.mark.parametrize("path, problem", [
+    (".github/workflows/ci.yml", "never changes `.github/`"),
+    (".GitHub/workflows/ci.yml", "never changes `.github/`"),
+    ("\uff0egithub/workflows/ci.yml", "never changes `.github/`"),     # a full-width dot, NFKC-folded
+    (".git\u200bhub/workflows/ci.yml", "never changes `.github/`"),    # an invisible zero-width space
+    ("../x.py", "outside the repository"),
+    ("/etc/x.py", "outside the repository"),
+    ("sub/.GIT/hooks/post-commit", "git's own folder"),
+    ("pkg/calc.py", None),
+    ("docs/github/notes.md", None),
+    ("pkg/.github-notes.md", None),
+])
+def test_path_checks(path: str, problem: str | None):
+    found = path_problems([path])
+    assert (problem in found[0]) if problem else found == []
 
 
 def test_patch_that_does_not_apply_is_refused(world: World):
@@ -142,15 +178,16 @@ def test_fork_pr_gets_a_suggestion_with_a_command_that_applies(tmp_path: Path, s
     assert (checkout / "pkg/calc.py").read_text() == "def add(a, b):\n    return a + b\n"
 
 
-def test_refusal_is_explained_in_a_reply(world: World):
-    directory = make_artifact(world, "", status="refused", reply=True, actor="carol",
-                              reason="@carol has `read` access to this repository; repofix acts only for people "
-                                     "with write access")
-    result = publish(world, directory)
-    assert result.action == "replied"
+def test_refusal_is_decided_again_by_publish_whatever_the_artifact_says(world: World):
+    """carol (read access) asked; a doctored artifact claims a finished run. Publish asks GitHub itself,
+    answers carol, and pushes nothing."""
+    result = publish(world, make_artifact(world, actor="alice"), comment_event(world, login="carol"))
+    assert result.action == "replied" and world.branch() == world.head
     [reply] = world.bot_comments()
     assert reply["body"].startswith("<!-- repofix:reply -->") and "@carol, repofix did not run" in reply["body"]
-    assert MARKER not in reply["body"]
+    assert "`read` access" in reply["body"] and MARKER not in reply["body"]
+    permission_checks = [r.path for r in world.server.requests if r.path.endswith("/permission")]
+    assert permission_checks == ["/repos/acme/widgets/collaborators/carol/permission"]
 
 
 def test_skips_and_quiet_refusals_write_nothing(world: World):

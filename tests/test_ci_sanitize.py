@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import functools
+import re
+from html import unescape
+
+import cmarkgfm
 import pytest
 
-from repofix.ci.sanitize import REDACTED, quote_untrusted, redact, secrets_from_env, strip_hidden
+from repofix.ci.sanitize import (
+    REDACTED,
+    code_block,
+    code_span,
+    quote_untrusted,
+    redact,
+    secrets_from_env,
+    strip_hidden,
+)
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -63,11 +76,24 @@ def test_trajectory_copy_skips_the_clone_and_redacts_every_text_file(tmp_path):
     assert (out / "blob.bin").read_bytes() == b"\xff\xfe\x00binary"
 
 
-def test_tokens_are_withheld_while_the_agent_works_and_restored_after():
-    from repofix.ci.runstage import tokens_withheld
+def test_the_worker_environment_has_no_credentials_but_the_model_keys():
+    from repofix.ci.worker import clean_env
 
     env = {"GITHUB_TOKEN": "ghs_x", "GH_TOKEN": "y", "ACTIONS_RUNTIME_TOKEN": "z", "INPUT_TOKEN": "w",
-           "OPENAI_API_KEY": "sk-keep", "PATH": "/bin"}
-    with tokens_withheld(env):
-        assert env == {"OPENAI_API_KEY": "sk-keep", "PATH": "/bin"}  # the host still calls the model
-    assert env["GITHUB_TOKEN"] == "ghs_x" and env["INPUT_TOKEN"] == "w" and len(env) == 6
+           "REPOFIX_WRITE_TOKEN": "v", "DEPLOY_SECRET": "u", "OPENAI_API_KEY": "sk-keep",
+           "OPENAI_API_BASE": "http://127.0.0.1:1", "PATH": "/bin"}
+    assert clean_env(env) == {"OPENAI_API_KEY": "sk-keep", "OPENAI_API_BASE": "http://127.0.0.1:1", "PATH": "/bin"}
+    assert len(env) == 9  # the caller's mapping is left as it was
+
+
+@pytest.mark.parametrize("text", ["plain", "`one` tick", "``two`` and ` one", "ends with `", "```fence```",
+                                  "@everyone ![x](https://e.example/x.png) <img src=x> [a](https://e.example)",
+                                  "line one\n```\nbreak out\n```\n@everyone"])
+def test_code_is_shown_literally_by_githubs_renderer(text):
+    render = functools.partial(cmarkgfm.github_flavored_markdown_to_html, options=cmarkgfm.Options.CMARK_OPT_UNSAFE)
+    inline = render(f"before {code_span(text)} after")
+    assert inline.count("<code>") == 1 and "<img" not in inline and "<a " not in inline
+    assert unescape(re.search(r"<code>(.*)</code>", inline, re.DOTALL).group(1)) == " ".join(text.split())
+    block = render(f"before\n\n{code_block(text)}\n\nafter @x")
+    assert block.count("<pre") == 1 and "<img" not in block and "<a " not in block
+    assert unescape(re.search(r"<code[^>]*>(.*)</code>", block, re.DOTALL).group(1)) == text + "\n"

@@ -95,13 +95,20 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
     from repofix.ci.gitops import default_remote
     from repofix.ci.runstage import RunSettings, run_stage
     from repofix.ci.sanitize import redact, secrets_from_env
+    from repofix.ci.worker import WorkRequest, run_in_worker
     from repofix.config import SettingsError
 
     secrets = secrets_from_env()
-    try:
-        work = agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+    try:  # bad settings fail here, before any API call; the worker process reads them again
+        agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
     except SettingsError as error:
         raise click.ClickException(str(error)) from None
+
+    def work(checkout: Path, instruction: str, mode: str, progress):
+        # The agent runs in a new process whose environment never held a token (see repofix.ci.worker).
+        request = WorkRequest(str(checkout), instruction, mode, str(config_dir.resolve()), model, sandbox,
+                              max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+        return run_in_worker(request, checkout.parent, progress)
     try:
         event = load_event()
         github = GitHub(event.repository, _token())
@@ -118,11 +125,16 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
 
 @ci.command("publish")
 @_with_common
+@click.option("--allow", multiple=True, help="Only these logins may trigger repofix (as for `ci run`; checked again "
+              "here).")
 @click.option("--max-patch-bytes", type=int, default=None, help="Refuse larger patches [default: 50000].")
-def publish(artifact_dir: Path, bot_login: str, remote: str | None, max_patch_bytes: int | None) -> None:
+def publish(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...],
+            max_patch_bytes: int | None) -> None:
     """Validate the artifact of `ci run` and publish it: push a commit to a same-repository PR, or
-    suggest the patch on a fork PR; update repofix's comment. Needs a token that may write."""
+    suggest the patch on a fork PR; update repofix's comment. Needs a token that may write. The event,
+    the requester's permission and the pull request are checked again here, on GitHub."""
     from repofix.ci.artifact import ArtifactError
+    from repofix.ci.events import EventError, load_event
     from repofix.ci.github import GitHub, GitHubError
     from repofix.ci.gitops import default_remote
     from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
@@ -130,15 +142,14 @@ def publish(artifact_dir: Path, bot_login: str, remote: str | None, max_patch_by
     from repofix.workspace.errors import GitError
 
     secrets = secrets_from_env()
-    repository = os.environ.get("GITHUB_REPOSITORY")
-    if not repository:
-        raise click.ClickException("GITHUB_REPOSITORY is not set: run this inside GitHub Actions")
     try:
-        settings = PublishSettings(artifact_dir=artifact_dir, remote=remote or default_remote(repository),
-                                   repository=repository, bot_login=bot_login,
-                                   max_patch_bytes=max_patch_bytes or DEFAULT_MAX_PATCH_BYTES)
-        result = publish_stage(GitHub(repository, _token()), settings, secrets)
-    except (ArtifactError, GitHubError, GitError) as error:
+        event = load_event()
+        settings = PublishSettings(artifact_dir=artifact_dir, remote=remote or default_remote(event.repository),
+                                   repository=event.repository, bot_login=bot_login,
+                                   max_patch_bytes=max_patch_bytes or DEFAULT_MAX_PATCH_BYTES,
+                                   allow=_allow_list(allow), run_url=_run_url())
+        result = publish_stage(event, GitHub(event.repository, _token()), settings, secrets)
+    except (ArtifactError, EventError, GitHubError, GitError) as error:
         raise click.ClickException(redact(str(error), secrets)) from None
     click.echo(redact(f"repofix ci: {result.action}: {result.message.splitlines()[0]}", secrets))
     if result.action == "rejected":

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from repofix.ci.artifact import Report
 from repofix.ci.events import MARKER
-from repofix.ci.sanitize import redact, strip_hidden
+from repofix.ci.sanitize import code_block, code_span, redact
 
 COMMENT_LIMIT = 60_000  # GitHub rejects comment bodies above 65,536 characters
 _ICONS = {"done": "✅", "not_done": "⚠️", "error": "❌", "refused": "⛔", "skipped": "➖"}
@@ -25,30 +25,32 @@ class CommentApi(Protocol):
     def update_comment(self, comment_id: int, body: str) -> dict[str, Any]: ...
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ") or "–"
+def _cell(markdown: str) -> str:
+    return markdown.replace("|", "\\|")  # a pipe, even inside code, would end the table cell
 
 
 def summary_markdown(report: Report, outcome_note: str = "") -> str:
-    """Status, tests before → after, files changed, cost, link to the run."""
+    """Status, tests before → after, files changed, cost, link to the run. Every text that came from the
+    run (the model's summary, file names, test counts, the reason) is shown as code: inert, whatever the
+    model wrote (links, images, @mentions, HTML). `outcome_note` is publish's own Markdown."""
     lines = [f"### {_ICONS.get(report.status, '')} repofix: {_WORDS.get(report.status, report.status)}", ""]
     if report.reason:
-        lines += [report.reason, ""]
+        lines += [code_span(report.reason, 500), ""]
     if report.status in ("done", "not_done", "error"):
-        files = ", ".join(f"`{name}`" for name in report.files_changed[:20]) or "none"
+        files = ", ".join(code_span(name) for name in report.files_changed[:20]) or "none"
         if len(report.files_changed) > 20:
             files += f" and {len(report.files_changed) - 20} more"
         lines += ["| | |", "|---|---|",
                   f"| task | {'fix the failing tests' if report.mode == 'fix' else 'a `/repofix` request'} |",
-                  f"| requested by | `{_cell(report.actor)}` |",
-                  f"| commit | `{report.head_sha[:12]}` |",
-                  f"| tests | {_cell(report.tests_before)} → {_cell(report.tests_after)} |",
-                  f"| files changed | {files} |", f"| cost | ${report.cost:.4f} |"]
-        if report.run_url:
-            lines.append(f"| run | [{_cell(report.run_id or 'workflow run')}]({report.run_url}) |")
+                  f"| requested by | {_cell(code_span(report.actor))} |",
+                  f"| commit | {_cell(code_span(report.head_sha[:12]))} |",
+                  f"| tests | {_cell(code_span(report.tests_before))} → {_cell(code_span(report.tests_after))} |",
+                  f"| files changed | {_cell(files)} |", f"| cost | ${report.cost:.4f} |"]
+        if report.run_url.startswith(("https://", "http://")) and " " not in report.run_url and ")" not in report.run_url:
+            lines.append(f"| run | [workflow run]({report.run_url}) |")
         lines.append("")
-        if report.summary:
-            lines += [strip_hidden(report.summary)[:4000].strip(), ""]
+        if report.summary.strip():
+            lines += ["The agent's summary:", "", code_block(report.summary), ""]
     if outcome_note:
         lines += [outcome_note, ""]
     return "\n".join(lines)

@@ -62,10 +62,17 @@ def check_applies(repo: Path, patch: str) -> str | None:
     return None
 
 
-def commit_and_push(repo: Path, patch: str, message: str, remote: str, branch: str, token: str | None) -> str:
-    """Apply, commit on top of the checked-out head and push to `branch` without force: if the branch
-    moved meanwhile, the push is rejected. Returns the new commit's sha."""
+def apply_to_index(repo: Path, patch: str) -> list[str]:
+    """Apply `patch` to the checkout's index and tree; return every path it changes as git parsed it
+    (quoted and escaped names decoded; both sides of a rename), from the index itself."""
     git(repo, "apply", "--index", "--whitespace=nowarn", "-", input=patch.encode("utf-8"))
+    names = git(repo, "diff", "--cached", "--no-renames", "--name-only", "-z", "HEAD")
+    return [name.decode("utf-8", "surrogateescape") for name in names.split(b"\0") if name]
+
+
+def commit_and_push(repo: Path, message: str, remote: str, branch: str, token: str | None) -> str:
+    """Commit the index on top of the checked-out head and push to `branch` without force: if the
+    branch moved meanwhile, the push is rejected. Returns the new commit's sha."""
     identity = {"GIT_AUTHOR_NAME": os.environ.get("REPOFIX_GIT_NAME", BOT_NAME),
                 "GIT_AUTHOR_EMAIL": os.environ.get("REPOFIX_GIT_EMAIL", BOT_EMAIL)}
     identity.update(GIT_COMMITTER_NAME=identity["GIT_AUTHOR_NAME"], GIT_COMMITTER_EMAIL=identity["GIT_AUTHOR_EMAIL"])

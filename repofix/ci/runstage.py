@@ -1,16 +1,14 @@
-"""`repofix ci run`: read the event, check who asked, fetch the PR head, let the agent work with every
-token out of reach, and write the artifact. Uses only a read-only token."""
+"""`repofix ci run`: read the event, check who asked, fetch the PR head, let the agent work in a process
+that never held a token (`repofix.ci.worker`), and write the artifact. Uses only a read-only token."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from repofix.ci import artifact, permissions
 from repofix.ci.artifact import Report
@@ -18,16 +16,14 @@ from repofix.ci.comment import add_step_summary, summary_markdown
 from repofix.ci.events import Event, Skip, Trigger, decide
 from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, fetch_pr_head
-from repofix.ci.sanitize import is_secret_name, quote_untrusted, redact, strip_hidden
-
-if TYPE_CHECKING:  # the agent (and its sandboxes) is imported only when a run starts
-    from repofix.agent.api import AgentOutcome
+from repofix.ci.sanitize import quote_untrusted, redact, strip_hidden
 
 ARTIFACT_ENTRIES = ("report.json", "patch.diff", "summary.md", "trajectory")
 
 
-# work(checkout, instruction, mode, progress) -> AgentOutcome; the CLI binds it to repofix.agent.run_agent.
-Work = Callable[[Path, str, str, Callable[[dict[str, Any]], None]], "AgentOutcome"]
+# work(checkout, instruction, mode, progress) -> an outcome with the fields of repofix.ci.worker.WorkOutcome;
+# the CLI binds it to the worker process (repofix.ci.worker.run_in_worker), which runs the agent.
+Work = Callable[[Path, str, str, Callable[[dict[str, Any]], None]], Any]
 
 
 @dataclass
@@ -40,7 +36,8 @@ class RunSettings:
     workdir: Path | None = None  # where the PR head is checked out (a temp dir by default)
 
 
-def _pr_for(trigger: Trigger, github: GitHub) -> dict[str, Any] | None:
+def find_pull(trigger: Trigger, github: GitHub) -> dict[str, Any] | None:
+    """The pull request the event is about, as GitHub has it now."""
     if trigger.pr_number is not None:
         return github.pull(trigger.pr_number)
     if trigger.head_owner and trigger.head_branch:  # workflow_run of a fork PR: GitHub leaves the list empty
@@ -61,17 +58,8 @@ def task_text(trigger: Trigger, pull: dict[str, Any]) -> str:
     return f"Implement the change requested below on this pull request's code.\n\n{request}\n\n{context}"
 
 
-@contextmanager
-def tokens_withheld(env: dict[str, str] | os._Environ[str] = os.environ) -> Iterator[None]:
-    """Remove credentials from the process environment while the agent works: nothing it spawns,
-    and nothing the model can ask to print, can see them. Model API keys stay (the host calls the model)."""
-    model_keys = ("_API_KEY", "_API_BASE")
-    taken = {name: env.pop(name) for name in list(env)
-             if (is_secret_name(name) and not name.upper().endswith(model_keys)) or name.startswith("INPUT_")}
-    try:
-        yield
-    finally:
-        env.update(taken)
+class WorkError(RuntimeError):
+    """The agent's process failed; the message says how (it is recorded for the PR's comment)."""
 
 
 def copy_trajectory(run_dir: Path, target: Path, secrets: list[str]) -> None:
@@ -130,7 +118,7 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
     if not verdict.allowed:
         base.status, base.reason, base.reply = "refused", verdict.reason, verdict.reply
         return _finish(settings, base, "", secrets)
-    pull = _pr_for(trigger, github)
+    pull = find_pull(trigger, github)
     if pull is None:
         base.reason = "no open pull request matches the failed workflow run"
         return _finish(settings, base, "", secrets)
@@ -150,13 +138,13 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
     try:
         checkout = fetch_pr_head(settings.remote, base.pr_number, base.head_sha, scratch / "head", github.token)
         instruction = redact(task_text(trigger, pull), secrets)
-        with tokens_withheld():
-            outcome = work(checkout, instruction, trigger.mode, _progress(seen, secrets))
+        outcome = work(checkout, instruction, trigger.mode, _progress(seen, secrets))
     except HeadMoved as error:
         base.reason = f"{error}; nothing was done"
         return _finish(settings, base, "", secrets)
     except Exception as error:  # recorded for the PR's comment, then the CLI exits non-zero
-        base.status, base.reason = "error", f"repofix failed: {type(error).__name__}: {error}"[:500]
+        detail = str(error) if isinstance(error, WorkError) else f"{type(error).__name__}: {error}"
+        base.status, base.reason = "error", f"repofix failed: {detail}"[:500]
         if seen.get("run_dir"):
             copy_trajectory(Path(seen["run_dir"]), settings.artifact_dir / "trajectory", secrets)
         return _finish(settings, base, "", secrets)
