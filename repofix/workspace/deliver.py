@@ -51,7 +51,7 @@ def _commit_for_user(ws: Workspace, best_commit: str, message: str) -> tuple[str
         with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             git(repo, "read-tree", src.head, env=env)
-            patch = git(repo, "diff", "--binary", "--full-index", src.base, best_commit)
+            patch = git(repo, "diff", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", src.base, best_commit)
             try:
                 git(repo, "apply", "--cached", "--allow-empty", env=env, input=patch)
                 tree = git(repo, "write-tree", env=env).decode().strip()

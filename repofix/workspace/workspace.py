@@ -52,11 +52,12 @@ class Workspace:
     @classmethod
     def create(cls, source: str | Path, *, rev: str | None = None, mirror: Path | None = None,
                home: Path | str | None = None, run_id: str | None = None, label: str = "",
-               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Workspace:
-        """Acquire `source` into a new run folder and make checkpoint 0 (the starting files)."""
+               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, local_submodules: bool = False) -> Workspace:
+        """Acquire `source` into a new run folder and make checkpoint 0 (the starting files).
+        `local_submodules`: the user allows submodule URLs that are paths on this machine."""
         folder = create_run(home, label=label, run_id=run_id)
         try:
-            src = acquire_into(source, folder.repo, rev=rev, mirror=mirror)
+            src = acquire_into(source, folder.repo, rev=rev, mirror=mirror, local_submodules=local_submodules)
         except BaseException:  # nothing was acquired: leave no run folder or half-made clone behind
             shutil.rmtree(folder.root, ignore_errors=True)
             raise
