@@ -67,3 +67,47 @@ def test_names_git_would_refuse_are_refused_and_never_delivered(tmp_path, backen
         assert sorted(tree_of(store, ref)) == ["pkg/__init__.py", "pkg/mathx.py", "tests/test_mathx.py"]
     assert sorted(tree_of(repo, outcome["branch"])) == ["pkg/__init__.py", "pkg/mathx.py", "tests/test_mathx.py"]
     assert not Path("/tmp/pwned").exists()
+
+
+def _worktree_state(repo: Path) -> dict[str, bytes]:
+    """Every file of the working tree (ignored ones included) with its bytes, and the status."""
+    files = {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*")
+             if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    return {**files, "(status)": git(repo, "status", "--porcelain", "--ignored").encode()}
+
+
+LONG = "n" * 246 + ".py"  # 249 bytes: with a ".x.repofix-tmp" beside it, the old --apply broke half way
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_apply_failing_part_way_leaves_the_tree_as_it_was_and_undo_keeps_to_its_repo(tmp_path, backend):
+    require_backend(backend)
+    home = tmp_path / "home"
+    repo = clamp_repo(tmp_path / "repo")
+    # An earlier run applies a change with a 249-byte file name (this must work, whole).
+    first = script(tmp_path / "first.yaml", [act("shell", command=f"echo 'X = 1' > {LONG}"), DIRECT_FIX])
+    result = repofix("fix", "--repo", str(repo), "--model", first, "--sandbox", backend, "--apply", "--json",
+                     home=home)
+    assert result.returncode == 0, result.stderr
+    assert sorted(json.loads(result.stdout)["applied"]) == [LONG, "pkg/mathx.py"]
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=dev@example.com", "-c", "user.name=Dev", "commit", "-qm", "fixed")
+    (repo / LONG).write_text("X = 2\n")  # ... and the user edits that file afterwards: uncommitted work
+    # The user has an untracked file `zz` where the next run will want a folder; that run starts from HEAD.
+    (repo / "zz").write_text("mine\n")
+    second = script(tmp_path / "second.yaml", [act("shell", command="echo 'a = 1' > aa.py && mkdir zz && "
+                                                                    "echo 'b = 1' > zz/inner.py && echo '# more' >> pkg/mathx.py"),
+                                               act("submit", summary="done")])
+    before = _worktree_state(repo)
+    result = repofix("fix", "something", "--repo", str(repo), "--rev", "HEAD", "--model", second,
+                     "--sandbox", backend, "--apply", "--json", "--no-tests-first", home=home)
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "done" and result.returncode == 1, result.stderr
+    assert "failed part way" in outcome["apply_error"] and outcome["applied"] == []
+    assert _worktree_state(repo) == before  # aa.py and pkg/mathx.py, written before zz/ failed, are back
+    undo = repofix("undo", "--repo", str(repo), home=home)
+    assert undo.returncode == 1 and "failed and was rolled back" in undo.stderr
+    assert _worktree_state(repo) == before  # the first run's apply was not reversed
+    other = clamp_repo(tmp_path / "other")
+    elsewhere = repofix("undo", home=home, cwd=other)
+    assert elsewhere.returncode == 1 and f"nothing to undo in {other}" in elsewhere.stderr

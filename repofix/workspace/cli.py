@@ -70,14 +70,16 @@ def restore(run: str, n: int, home: str | None) -> None:
 
 
 @click.command()
+@click.option("--repo", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
+              help="The repository whose last --apply to reverse.")
 @_home
-def undo(home: str | None) -> None:
-    """Reverse the last `--apply`, only if none of its files changed since."""
-    from repofix.workspace.deliver import undo_apply
+def undo(repo: str, home: str | None) -> None:
+    """Reverse the last `--apply` in this repository, only if none of its files changed since."""
+    from repofix.workspace.apply import undo_apply
     from repofix.workspace.errors import WorkspaceError
 
     try:
-        run_id, files = undo_apply(home)
+        run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"undid the apply of run {run_id}: {len(files)} file(s) restored")
