@@ -111,3 +111,66 @@ def test_apply_failing_part_way_leaves_the_tree_as_it_was_and_undo_keeps_to_its_
     other = clamp_repo(tmp_path / "other")
     elsewhere = repofix("undo", home=home, cwd=other)
     assert elsewhere.returncode == 1 and f"nothing to undo in {other}" in elsewhere.stderr
+
+
+ESCAPES = "\x1b]52;c;ZXZpbA==\x07\x1b]0;owned\x07\x1b[2J\x1b[1;32mDONE (done)\r\u202eevil"
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_escape_sequences_from_the_sandbox_arrive_escaped(tmp_path, backend):
+    """Command output (and the command text itself) carrying OSC 52 clipboard writes, a window title,
+    screen clearing, colours, a carriage return and a bidi override reach no terminal raw."""
+    require_backend(backend)
+    home = tmp_path / "home"
+    repo = clamp_repo(tmp_path / "repo")
+    noisy = act("shell", f"Look {ESCAPES}", command="printf '\\033]52;c;ZXZpbA==\\007\\033[2J\\033[1;32mDONE\\r"
+                                                    "fake\\n'; echo '" + ESCAPES + "'")
+    model = script(tmp_path / "s.yaml", [noisy, DIRECT_FIX])
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", backend, home=home)
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr + result.stdout and "\u202e" not in result.stderr + result.stdout
+    run_id = result.stdout.split("repofix show ")[1].split(")")[0]
+    shown = repofix("show", run_id, "--full", home=home)
+    assert shown.returncode == 0, shown.stderr
+    for raw in ("\x1b", "\x07", "\r", "\u202e"):
+        assert raw not in shown.stdout
+    assert "\\x1b]52;c;ZXZpbA==\\x07" in shown.stdout and "\\x1b[2J" in shown.stdout  # visible, not run
+    assert "DONE\\x0dfake" in shown.stdout and "\\u202eevil" in shown.stdout
+
+
+def test_live_display_escapes_what_it_shows():
+    from io import StringIO
+
+    from repofix.agent.display import Display
+
+    stream = StringIO()
+    display = Display(30, stream=stream, live=True)
+    display({"event": "action", "action": "shell", "detail": f"echo {ESCAPES}"})
+    display({"event": "note", "message": f"note {ESCAPES}"})
+    display.close()
+    ours = stream.getvalue().replace("\r\x1b[K", "")  # the display's own line clearing
+    assert "\x1b" not in ours and "\u202e" not in ours and "\r" not in ours and "\\x1b]52" in ours
+
+
+def test_repo_map_never_reads_through_a_symlink_or_a_device(tmp_path):
+    """A repository with links to a host secret, to /dev/zero and to a folder outside: the repo map
+    and the settings reader (both on the host) list them but read nothing through them."""
+    from repofix.agent.repomap import repo_map
+    from repofix.config import load_settings
+
+    secret = tmp_path / "secret.py"
+    secret.write_text("def AWS_SECRET_hunter2(): pass\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "more.py").write_text("def OUTSIDE_SECRET(): pass\n")
+    repo = clamp_repo(tmp_path / "repo")
+    for name, target in (("leak.py", secret), ("zero.py", Path("/dev/zero")), ("linked", tmp_path / "outside"),
+                         (".repofix.toml", Path("/dev/zero"))):
+        (repo / name).symlink_to(target)
+    git(repo, "add", "-A")
+    for tracked in (True, False):  # git ls-files, or the walk of a folder without .git
+        if not tracked:
+            (repo / ".git").rename(tmp_path / "gitdir")
+        text = repo_map(repo, budget=5000)
+        assert "def clamp()" in text and "leak.py" in text and "zero.py" in text
+        assert "hunter2" not in text and "OUTSIDE_SECRET" not in text
+    assert load_settings(repo).test_cmd is None  # .repofix.toml -> /dev/zero: not read, no hang

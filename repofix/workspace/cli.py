@@ -7,6 +7,8 @@ import time
 
 import click
 
+from repofix.safetext import visible
+
 _home = click.option("--home", type=click.Path(), default=None,
                      help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
 
@@ -30,8 +32,8 @@ def checkpoints(run: str, home: str | None) -> None:
         when = time.strftime("%H:%M:%S", time.localtime(c.created))
         tests = c.tests_line
         step = "-" if c.step is None else str(c.step)
-        click.echo(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
-                   + (f"  [{tests}]" if tests else ""))
+        click.echo(visible(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
+                           + (f"  [{tests}]" if tests else ""), one_line=True))
 
 
 @click.command()
@@ -49,7 +51,9 @@ def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
         old = ws.source.base if start is None else ws.store.get(start).commit
     except WorkspaceError as exc:
         raise click.ClickException(str(exc)) from exc
-    sys.stdout.write(ws.store.diff(old, new.commit))
+    text = ws.store.diff(old, new.commit)
+    # On a terminal the model's bytes are shown escaped; piped (to `git apply`) the patch stays exact.
+    sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
 
 
 @click.command()
