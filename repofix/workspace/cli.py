@@ -19,7 +19,7 @@ def _open(run: str, home: str | None):
     try:
         return Workspace.open(run, home)
     except LookupError as exc:  # RunNotFound, or a run that never got a workspace
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
 
 
 @click.command()
@@ -50,7 +50,7 @@ def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
         new = ws.current() if n is None else ws.store.get(n)
         old = ws.source.base if start is None else ws.store.get(start).commit
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
     text = ws.store.diff(old, new.commit)
     # On a terminal the model's bytes are shown escaped; piped (to `git apply`) the patch stays exact.
     sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
@@ -68,7 +68,7 @@ def restore(run: str, n: int, home: str | None) -> None:
     try:
         result = ws.restore(None, n, reason="requested from the command line")
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
     click.echo(f"run {ws.run_id}: checkpoint #{result.checkpoint.n} now holds the files of #{n} "
                f"({len(result.undone)} file(s) differ from before)")
 
@@ -85,5 +85,5 @@ def undo(repo: str, home: str | None) -> None:
     try:
         run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
     click.echo(f"undid the apply of run {run_id}: {len(files)} file(s) restored")

@@ -101,7 +101,7 @@ class Workspace:
 
     def _make_git(self, dest: Path) -> None:
         git(None, "init", "--quiet", str(dest))
-        git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", str(self.folder.repo),
+        git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", "--", str(self.folder.repo),
             f"+refs/repofix-base/{self.run_id}:refs/heads/repofix-base")
         git(dest, "symbolic-ref", "HEAD", "refs/heads/repofix-base")
         git(dest, "read-tree", "HEAD")
