@@ -20,6 +20,8 @@ from openai_server import OpenAIServer, text
 from repofix.agent.display import Display
 from repofix.agent.repomap import repo_map
 from repofix.config import load_settings
+from repofix.workspace import FileEntry, Workspace
+from repofix.workspace.deliver import deliver
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
@@ -253,3 +255,25 @@ def test_trusting_the_repository_config_is_the_users_explicit_choice(tmp_path, m
     monkeypatch.setenv("REPOFIX_TRUST_REPO_CONFIG", "1")
     trusted = load_settings(repo)
     assert trusted.api_base == "http://127.0.0.1:9/v1" and trusted.notices == ()
+
+
+def test_host_git_runs_no_hook_fsmonitor_or_filter_of_the_repository(tmp_path):
+    """A checkout whose git config names an fsmonitor command, with hooks, and whose .gitattributes
+    selects filter and diff drivers defined in the (user's) config: acquiring, checkpointing and
+    delivering a branch into it run none of them."""
+    marker = tmp_path / "MARKER"
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", ".gitattributes": "*.txt filter=evil diff=evil\n"})
+    touch = f"touch {marker}; cat"
+    for key, value in (("core.fsmonitor", f"touch {marker}; false"), ("filter.evil.clean", touch),
+                       ("filter.evil.smudge", touch), ("diff.evil.textconv", touch)):
+        git(repo, "config", key, value)
+    for hook in ("post-checkout", "reference-transaction", "pre-auto-gc", "post-index-change"):
+        (repo / ".git" / "hooks" / hook).write_text(f"#!/bin/sh\ntouch {marker}\n")
+        (repo / ".git" / "hooks" / hook).chmod(0o755)
+    (repo / "a.txt").write_text("a, uncommitted\n")  # a dirty checkout: the snapshot path
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    ws.store.commit_files({"b.txt": FileEntry(0o100644, b"b\n")}, step=1)
+    export = ws.export(tmp_path / "export")
+    delivery = deliver(ws, task="add b")
+    assert (export / "b.txt").read_text() == "b\n" and delivery.branch and "+b" in Path(delivery.patch).read_text()
+    assert not marker.exists()

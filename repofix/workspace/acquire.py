@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repofix.workspace.errors import GitError, SourceNotFound, UnknownRevision
-from repofix.workspace.git import IDENTITY, git, git_ok, neutralize_attributes
+from repofix.workspace.git import IDENTITY, git, git_ok, neutral_filters, neutralize_attributes
 from repofix.workspace.submodules import flatten_submodules
 
 _SHORTHAND = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?(?:@(?P<rev>.+))?$")
@@ -68,10 +68,11 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
         else:
             env["GIT_WORK_TREE"] = str(work_tree)
             repo = store
-        git(repo, "-c", "core.fsmonitor=false", "add", "-A", "--", ".", env=env)
-        tree = git(repo, "write-tree", env=env).decode().strip()
+        off = neutral_filters(work_tree)  # for write-tree too: it re-hashes racily clean entries
+        git(repo, *off, "add", "-A", "--", ".", env=env)
+        tree = git(repo, *off, "write-tree", env=env).decode().strip()
         args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (["-p", parent] if parent else [])
-        commit = git(repo, *args, env=env).decode().strip()
+        commit = git(repo, *off, *args, env=env).decode().strip()
     if alternates is not None:
         # Staged files can be in the user's object store only; copy what the clone lacks, nothing else.
         missing = git(store, "rev-list", "--objects", "--missing=print", commit, *(["--not", parent] if parent else []))

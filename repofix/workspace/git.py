@@ -1,6 +1,6 @@
 """A thin, fast wrapper around the git command line (plumbing only, no porcelain state).
 
-Every host-side git command runs hardened, in one place (`argv` / `env` below): the repository is
+Every host-side git command runs hardened, in one place (`argv` / `git_env` below): the repository is
 untrusted, so nothing it carries (hooks, an fsmonitor command, filter or diff drivers, submodule
 recursion, `ext::` transports) may make git run a program on the host."""
 
@@ -46,7 +46,8 @@ def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 # Variables of the user's that git may keep (identity, ssh); GIT_DIR, GIT_CONFIG_*, GIT_EXEC_PATH... go.
 _KEEP = {"GIT_SSH", "GIT_SSH_VARIANT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
-         "GIT_COMMITTER_EMAIL", "GIT_TRACE", "GIT_CURL_VERBOSE"}
+         "GIT_COMMITTER_EMAIL", "GIT_TRACE", "GIT_CURL_VERBOSE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
+         "GIT_HTTP_USER_AGENT"}
 
 
 def git(repo: Path | str | None, *args: str, input: bytes | None = None,
@@ -77,6 +78,17 @@ def neutralize_attributes(repo: Path) -> None:
     info = Path(repo) / ".git" / "info"
     info.mkdir(parents=True, exist_ok=True)
     (info / "attributes").write_text(NEUTRAL_ATTRIBUTES)
+
+
+def neutral_filters(repo: Path) -> list[str]:
+    """`-c` options that switch off every filter driver defined in the config git reads for `repo`
+    (yours, LFS included): in your checkout, the repository's .gitattributes would pick among them."""
+    out = git(repo, "config", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$", ok=(0, 1))
+    keys = [line.split(b" ", 1)[0].decode("utf-8", "surrogateescape") for line in out.splitlines() if line]
+    names = {key[len("filter."):].rsplit(".", 1)[0] for key in keys}
+    return [arg for name in sorted(names) for key in ("clean", "smudge", "process")
+            for arg in ("-c", f"filter.{name}.{key}=")] + [
+        arg for name in sorted(names) for arg in ("-c", f"filter.{name}.required=false")]
 
 
 def read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:
