@@ -28,6 +28,10 @@ CASES = {
         "refused without `allow_local_submodules`, nothing fetched, no run folder left"),
     "test_hostile_submodule_urls_are_refused_before_anything_runs[ext transport]": (
         "`.gitmodules` url `ext::sh -c touch% MARKER`", "refused, MARKER absent"),
+    "test_host_git_runs_no_hook_fsmonitor_or_filter_of_the_repository": (
+        "checkout with `core.fsmonitor`, hooks (post-checkout, reference-transaction, post-index-change), "
+        "`.gitattributes` selecting clean/smudge/textconv drivers defined in its config",
+        "acquire (dirty snapshot), export and branch delivery run none of them (marker absent)"),
     "test_names_git_would_refuse_are_refused_and_never_delivered": (
         "model's shell writes `.GIT/hooks/post-checkout`, `sub/.git`, `pkg/.Git/config` (fsmonitor), a "
         "non-UTF-8 name, a 2.4 kB path, a fifo, `.gitmodules -> /etc/passwd`",
