@@ -63,6 +63,12 @@ CASES = {
 }
 
 
+# Checked by hand against the code before these changes (main at c8c2df4), not re-run by this script.
+BEFORE = ("Before the host-side hardening (main at c8c2df4, checked by hand): the `--upload-pack` URL ran "
+          "`touch MARKER` during acquisition; the non-UTF-8 name crashed the run with `UnicodeEncodeError`; "
+          "the other rows are the failures issue 12 reports.")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "junit.xml"
@@ -83,7 +89,9 @@ def main() -> int:
     lines = ["# Host-side hostile cases (tests/test_hostile_host.py)", "",
              f"Run with `python evals/hostile_host.py` ({seconds:.0f} s on this machine). \"held\": the test "
              "passed, i.e. the outcome in the third column was observed.", "",
-             "| attack | must happen | docker | bwrap | no sandbox involved |", "| --- | --- | --- | --- | --- |"]
+             BEFORE, "",
+             "| attack | must happen | docker | bwrap | other (no sandbox, or the default one) |",
+             "| --- | --- | --- | --- | --- |"]
     for name, (attack, expected) in CASES.items():
         seen = outcomes.get(name, {})
         lines.append(f"| {attack} | {expected} | {seen.get('docker', '')} | {seen.get('bwrap', '')} | "
