@@ -66,7 +66,7 @@ CASES = {
 # Checked by hand against the code before these changes (main at c8c2df4), not re-run by this script.
 BEFORE = ("Before the host-side hardening (main at c8c2df4, checked by hand): the `--upload-pack` URL ran "
           "`touch MARKER` during acquisition; the non-UTF-8 name crashed the run with `UnicodeEncodeError`; "
-          "the other rows are the failures issue 12 reports.")
+          "the other rows were not re-run against that code (issue 12 describes most of them).")
 
 
 def main() -> int:
