@@ -127,7 +127,8 @@ def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mir
 
 def _finish(store: Path, kind: str, location: str, rev: str, local_submodules: bool) -> Source:
     candidates = ["origin/HEAD", "HEAD"] if rev == "HEAD" else [f"origin/{rev}", rev]
-    found = next((c for c in candidates if git_ok(store, "rev-parse", "--verify", "--quiet", f"{c}^{{commit}}")), None)
+    found = next((c for c in candidates
+                  if git_ok(store, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{c}^{{commit}}")), None)
     if found is None and re.fullmatch(r"[0-9a-fA-F]{7,40}", rev):  # a commit no branch points at
         git_ok(store, "fetch", "--quiet", "--no-tags", "origin", "--", rev)
         found = rev
