@@ -33,6 +33,12 @@ _QUIET = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "tru
           "GIT_SSH_COMMAND": "ssh -o BatchMode=yes"}
 
 
+# Variables of the user's that git may keep (identity, ssh); GIT_DIR, GIT_CONFIG_*, GIT_EXEC_PATH... go.
+_KEEP = {"GIT_SSH", "GIT_SSH_VARIANT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+         "GIT_COMMITTER_EMAIL", "GIT_TRACE", "GIT_CURL_VERBOSE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
+         "GIT_HTTP_USER_AGENT"}
+
+
 def argv(repo: Path | str | None, args: Sequence[str]) -> list[str]:
     """The hardened command line for `git -C repo args...` (for the few callers that need Popen)."""
     return ["git", *HARDENED] + (["-C", str(repo)] if repo is not None else []) + list(args)
@@ -42,12 +48,6 @@ def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The hardened environment: the user's, minus anything that would point git elsewhere."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
     return {**base, **_QUIET, **_SAFE, **(extra or {})}
-
-
-# Variables of the user's that git may keep (identity, ssh); GIT_DIR, GIT_CONFIG_*, GIT_EXEC_PATH... go.
-_KEEP = {"GIT_SSH", "GIT_SSH_VARIANT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
-         "GIT_COMMITTER_EMAIL", "GIT_TRACE", "GIT_CURL_VERBOSE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
-         "GIT_HTTP_USER_AGENT"}
 
 
 def git(repo: Path | str | None, *args: str, input: bytes | None = None,
