@@ -242,4 +242,4 @@ def _runs_dir(settings: Settings) -> Path:
 
 
 def _public_settings(settings: Settings) -> dict[str, Any]:
-    return {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("extra",)}
+    return {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("extra", "notices")}
