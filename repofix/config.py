@@ -1,5 +1,11 @@
 """One immutable settings object, resolved once: CLI flags > environment variables >
-`.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository) > defaults."""
+`.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository) > the user's own
+config file > defaults.
+
+The repository is untrusted: its config may state project facts only (`REPO_SETTINGS`: how to run its
+tests). Everything else in it (model, endpoints, credentials, sandbox and limits, setup commands, guard
+allowances, image, ...) is ignored with a one-line notice, unless the user opts in with
+`--trust-repo-config` (or REPOFIX_TRUST_REPO_CONFIG=1). One rule, `load_settings`, for local runs and CI."""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import tomllib
+
+from repofix.repofiles import read_inside
 
 
 class SettingsError(ValueError):
@@ -36,7 +44,9 @@ class Settings:
     mirror: str | None = None  # folder of local clones for owner/name sources
     tests_first: bool | None = None  # None: on for implement, on for described fixes
     allow_guards: tuple[str, ...] = ()  # guard names this run allows
+    allow_local_submodules: bool = False  # fetch submodule URLs that are paths on this machine
     extra: dict[str, Any] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()  # for the user: repository settings that were ignored
 
     def with_overrides(self, **values: Any) -> Settings:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
@@ -44,6 +54,11 @@ class Settings:
 
 ENV_PREFIX = "REPOFIX_"
 _TUPLES = {"setup", "allow_guards"}
+# What a repository's own config may set: facts about the project, none of which reaches the host,
+# a credential, the sandbox or the user's money.
+REPO_SETTINGS = frozenset({"test_cmd", "test_timeout", "tests_first"})
+TRUST_ENV = ENV_PREFIX + "TRUST_REPO_CONFIG"
+USER_CONFIG_ENV = ENV_PREFIX + "CONFIG"
 
 
 def _coerce(name: str, value: Any, origin: str) -> Any:
@@ -69,34 +84,71 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}") from None
 
 
+def _parse(path: Path, text: bytes | None, section: tuple[str, ...] | None) -> dict[str, Any]:
+    if text is None:
+        return {}
+    try:
+        data = tomllib.loads(text.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise SettingsError(f"{path}: not valid TOML: {error}") from None
+    for key in section or ():
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
 def _from_file(repo: Path | None) -> tuple[dict[str, Any], str]:
+    """The repository's own settings, read without following a symlink out of it (or into /dev/zero)."""
     if repo is None or not repo.is_dir():
         return {}, ""
-    candidates = [(repo / ".repofix.toml", None), (repo / "pyproject.toml", ("tool", "repofix"))]
-    for path, section in candidates:
-        if not path.is_file():
-            continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise SettingsError(f"{path}: not valid TOML: {error}") from None
-        for key in section or ():
-            data = data.get(key, {})
+    for name, section in ((".repofix.toml", None), ("pyproject.toml", ("tool", "repofix"))):
+        data = _parse(repo / name, read_inside(repo, name), section)
         if data:
-            return data, str(path) + (" [tool.repofix]" if section else "")
+            return data, str(repo / name) + (" [tool.repofix]" if section else "")
     return {}, ""
 
 
-def load_settings(repo: Path | None = None, **cli: Any) -> Settings:
-    """Resolve the settings for a run on `repo`; `cli` holds the flags the user gave (None = not given)."""
-    known = {f.name for f in fields(Settings)} - {"extra"}
-    values: dict[str, Any] = {}
-    file_values, origin = _from_file(repo)
-    for key, value in file_values.items():
+def user_config_file() -> Path:
+    """$REPOFIX_CONFIG, else $XDG_CONFIG_HOME/repofix/config.toml, else ~/.config/repofix/config.toml."""
+    if os.environ.get(USER_CONFIG_ENV):
+        return Path(os.environ[USER_CONFIG_ENV]).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "repofix" / "config.toml"
+
+
+def _from_user_file() -> tuple[dict[str, Any], str]:
+    path = user_config_file()
+    try:
+        text = path.read_bytes() if path.is_file() else None
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot be read: {error}") from None
+    return _parse(path, text, None), str(path)
+
+
+def _values(data: dict[str, Any], origin: str, known: set[str]) -> dict[str, Any]:
+    values = {}
+    for key, value in data.items():
         name = key.replace("-", "_")
         if name not in known:
             raise SettingsError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
         values[name] = _coerce(name, value, origin)
+    return values
+
+
+def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, **cli: Any) -> Settings:
+    """Resolve the settings for a run on `repo`; `cli` holds the flags the user gave (None = not given).
+    `trust_repo` (None: $REPOFIX_TRUST_REPO_CONFIG) lets the repository's config set everything."""
+    known = {f.name for f in fields(Settings)} - {"extra", "notices"}
+    if trust_repo is None:
+        trust_repo = os.environ.get(TRUST_ENV, "").lower() in ("1", "true", "yes")
+    user_data, user_origin = _from_user_file()
+    values: dict[str, Any] = _values(user_data, user_origin, known)
+    file_values, origin = _from_file(repo)
+    repo_values = _values(file_values, origin, known)
+    ignored = sorted(set(repo_values) - REPO_SETTINGS) if not trust_repo else []
+    notices = (f"ignored in {origin}: {', '.join(ignored)} (a repository may set only "
+               f"{', '.join(sorted(REPO_SETTINGS))}; set the others yourself, or pass --trust-repo-config)",
+               ) if ignored else ()
+    values.update({k: v for k, v in repo_values.items() if k not in ignored})
     for name in known:
         env_value = os.environ.get(ENV_PREFIX + name.upper())
         if env_value is not None and env_value != "":
@@ -104,4 +156,4 @@ def load_settings(repo: Path | None = None, **cli: Any) -> Settings:
     for name, value in cli.items():
         if value is not None and value != ():
             values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
-    return Settings(**values)
+    return Settings(**values, notices=notices)

@@ -39,6 +39,8 @@ def scan(root):
 def git_mode(mode):
     if stat.S_ISLNK(mode):
         return 0o120000
+    if not stat.S_ISREG(mode):
+        return 0  # a fifo, socket or device: the host refuses it (reading a fifo would block)
     return 0o100755 if mode & 0o111 else 0o100644
 
 
@@ -143,8 +145,11 @@ def read_files(root, paths):
         try:
             if os.path.islink(full):
                 data = os.readlink(full).encode("utf-8", "surrogateescape")
-            else:
-                with open(full, "rb") as handle:
+            else:  # never a fifo or device, even one put there since the scan
+                fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK)
+                with open(fd, "rb") as handle:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        raise IsADirectoryError(path)
                     data = handle.read()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             sizes[path] = -1

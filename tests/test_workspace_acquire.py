@@ -92,9 +92,17 @@ def _with_submodule(tmp_path: Path, reachable: bool) -> Path:
 
 def test_submodules_are_inlined(tmp_path):
     app = _with_submodule(tmp_path, reachable=True)
-    ws = Workspace.create(f"file://{app}", home=tmp_path / "home")
+    ws = Workspace.create(f"file://{app}", home=tmp_path / "home", local_submodules=True)
     files = files_of(ws)
     assert files["vendor/lib/lib.py"] == "LIB = 1\n" and files["app.py"] == "import lib\n"
+
+
+def test_submodule_at_a_host_path_needs_the_users_opt_in(tmp_path):
+    """The URL comes from the repository's .gitmodules: a path on this machine is not fetched by default."""
+    app = _with_submodule(tmp_path, reachable=True)
+    with pytest.raises(SubmoduleError, match="path or file:// URL on this machine"):
+        Workspace.create(f"file://{app}", home=tmp_path / "home")
+    assert not (tmp_path / "home" / "runs").exists() or not list((tmp_path / "home" / "runs").iterdir())
 
 
 def test_unfetchable_submodule_is_a_clear_error(tmp_path):

@@ -65,7 +65,7 @@ def test_apply_and_undo(run):
     assert sorted(apply_to_worktree(ws, home=ws.folder.root.parent.parent)) == ["app.py", "new.py", "old.txt"]
     assert (repo / "app.py").read_text() == "print('hello')\n" and not (repo / "old.txt").exists()
     assert (repo / "notes.txt").read_text() == "my uncommitted notes\n"
-    run_id, files = undo_apply(home=ws.folder.root.parent.parent)
+    run_id, files = undo_apply(home=ws.folder.root.parent.parent, repo=repo)
     assert run_id == ws.run_id and len(files) == 3
     assert (repo / "app.py").read_text() == "print('hi')\n" and (repo / "old.txt").read_text() == "old\n"
     assert not (repo / "new.py").exists()
@@ -86,7 +86,7 @@ def test_undo_refuses_after_later_edits(run):
     apply_to_worktree(ws, home=home)
     (repo / "new.py").write_text("x = 2  # edited after the apply\n")
     with pytest.raises(ApplyRefused, match="new.py"):
-        undo_apply(home=home)
+        undo_apply(home=home, repo=repo)
     assert (repo / "new.py").read_text() == "x = 2  # edited after the apply\n"
 
 

@@ -41,6 +41,7 @@ class AgentRequest:
     tests_first: bool | None = None
     rev: str | None = None
     settings: Settings | None = None  # already resolved settings (the flags above still override)
+    trust_repo_config: bool | None = None  # the repository's config may set everything (None: the env var)
 
 
 @dataclass
@@ -69,7 +70,7 @@ def resolve_settings(request: AgentRequest) -> Settings:
     overrides = dict(model=request.model, sandbox=request.sandbox, max_steps=request.max_steps,
                      max_cost=request.max_cost, timeout=request.timeout, test_cmd=request.test_cmd,
                      tests_first=request.tests_first)
-    base = request.settings or load_settings(local)
+    base = request.settings or load_settings(local, trust_repo=request.trust_repo_config)
     return base.with_overrides(**overrides)
 
 
@@ -109,14 +110,15 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     settings = resolve_settings(request)
     spec, note = choose_model_spec(settings, request.mode)
     notify = progress or (lambda event: None)
-    if note:
-        notify({"event": "note", "message": note})
+    for line in [*settings.notices, note]:
+        if line:
+            notify({"event": "note", "message": line})
     model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
                        price_file=settings.price_file, native_tools=settings.native_tools,
                        runs_dir=_runs_dir(settings))
     label = (request.instruction or request.mode)[:40]
     workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,
-                                 label=label)
+                                 label=label, local_submodules=settings.allow_local_submodules)
     notify({"event": "workspace", "run_id": workspace.run_id, "run_dir": str(workspace.folder.root)})
     trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
                                   task=request.instruction, model=spec, targets=list(request.targets),
@@ -240,4 +242,4 @@ def _runs_dir(settings: Settings) -> Path:
 
 
 def _public_settings(settings: Settings) -> dict[str, Any]:
-    return {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("extra",)}
+    return {k: v for k, v in dataclasses.asdict(settings).items() if k not in ("extra", "notices")}

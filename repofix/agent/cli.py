@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from repofix.cli import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
+from repofix.safetext import visible
 
 
 def run_options(function):
@@ -35,6 +36,8 @@ def run_options(function):
         click.option("--apply", "apply_", is_flag=True, help="Apply the result to your working tree "
                      "(refused if it would overwrite your uncommitted changes)."),
         click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout."),
+        click.option("--trust-repo-config", is_flag=True, default=None, help="Let the repository's .repofix.toml / "
+                     "[tool.repofix] set everything (model, endpoints, sandbox, setup...), not just its test command."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -68,7 +71,8 @@ def start(instruction, mode, tests, keyword, tests_first, options) -> None:
     from repofix.agent.display import Display
 
     request = AgentRequest(repo=options["repo"], instruction=instruction, mode=mode, targets=tuple(tests),
-                           rev=options["rev"], tests_first=tests_first)
+                           rev=options["rev"], tests_first=tests_first,
+                           trust_repo_config=options.get("trust_repo_config"))
     try:
         settings = resolve_settings(request).with_overrides(
             model=options["model"], api_base=options["api_base"], price_file=options["price_file"],
@@ -107,7 +111,7 @@ def guarded(action, *setup_errors):
 
 
 def fail(message: str) -> None:
-    click.echo(f"repofix: {message}", err=True)
+    click.echo(visible(f"repofix: {message}"), err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -126,7 +130,7 @@ def report(outcome, as_json: bool, apply_: bool) -> None:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in outcome.__dict__.items()}
         click.echo(json.dumps({**data, "applied": applied, "apply_error": apply_error}, indent=2))
     else:
-        click.echo(summary_text(outcome, applied, apply_error, apply_))
+        click.echo(visible(summary_text(outcome, applied, apply_error, apply_)))
     sys.exit(EXIT_DONE if outcome.status == "done" and not apply_error else EXIT_NOT_DONE)
 
 
@@ -180,25 +184,29 @@ def show(run_id: str, full: bool) -> None:
     if not folder.trajectory_file.exists():
         fail(f"run {run_id} has no trajectory yet")
     data = Trajectory.load(folder.trajectory_file).data
-    click.echo(f"run {data['run_id']}  mode {data.get('mode')}  model {data.get('model')}  "
-               f"status {data.get('status')} ({data.get('reason', '')})")
-    click.echo(f"task: {data.get('task') or '(make the failing tests pass)'}")
+
+    def echo(text: str) -> None:  # everything in a trajectory came from the model or the sandbox
+        click.echo(visible(text))
+
+    echo(f"run {data['run_id']}  mode {data.get('mode')}  model {data.get('model')}  "
+         f"status {data.get('status')} ({data.get('reason', '')})")
+    echo(f"task: {data.get('task') or '(make the failing tests pass)'}")
     for step in data["steps"]:
         args = json.dumps(step.get("arguments", {}), ensure_ascii=False)
-        click.echo(f"\n-- step {step['step']}: {step['action']} {args if full else args[:200]}")
+        echo(f"\n-- step {step['step']}: {step['action']} {args if full else args[:200]}")
         thought = (step.get("reply") or {}).get("content") or ""
         if thought:
-            click.echo(f"   thought: {thought if full else thought[:300]}")
+            echo(f"   thought: {thought if full else thought[:300]}")
         observation = step.get("observation", "")
-        lines = observation.splitlines()
+        lines = observation.rstrip("\n").split("\n") if observation else []  # a \r stays visible
         shown = lines if full else lines[:15]
-        click.echo("\n".join("   | " + line for line in shown))
+        echo("\n".join("   | " + line for line in shown))
         if len(shown) < len(lines):
-            click.echo(f"   | ... {len(lines) - len(shown)} more lines (--full)")
-        click.echo(f"   checkpoint {step.get('checkpoint')}  tests {step.get('tests')}  cost ${step.get('cost', 0):.4f}")
+            echo(f"   | ... {len(lines) - len(shown)} more lines (--full)")
+        echo(f"   checkpoint {step.get('checkpoint')}  tests {step.get('tests')}  cost ${step.get('cost', 0):.4f}")
     totals = data.get("totals", {})
-    click.echo(f"\n{data.get('status')}: {data.get('message', '')}  total ${totals.get('cost', 0):.4f}, "
-               f"{int(totals.get('input_tokens', 0))} in / {int(totals.get('output_tokens', 0))} out tokens")
+    echo(f"\n{data.get('status')}: {data.get('message', '')}  total ${totals.get('cost', 0):.4f}, "
+         f"{int(totals.get('input_tokens', 0))} in / {int(totals.get('output_tokens', 0))} out tokens")
 
 
 @click.command()

@@ -6,6 +6,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from repofix.safetext import visible
+
 
 class Display:
     def __init__(self, max_steps: int, stream: TextIO | None = None, live: bool | None = None):
@@ -30,7 +32,7 @@ class Display:
         elif kind == "thinking":
             self.status(step=event["step"], action="waiting for the model")
         elif kind == "action":
-            detail = event.get("detail", "").splitlines()[0] if event.get("detail") else ""
+            detail = event.get("detail", "").split("\n")[0] if event.get("detail") else ""
             self.status(action=f"{event['action']} {detail}".strip()[:60])
         elif kind == "tests":
             self.status(action="running tests" + (f" ({event['selection']} selected)" if event["selection"] else ""))
@@ -48,13 +50,13 @@ class Display:
     def render(self) -> str:
         s = self.state
         elapsed = time.monotonic() - self.started
-        return (f"step {s['step']}/{self.max_steps} | {s['action']} | tests {s['tests'] or '-'} | "
-                f"${s['cost']:.4f} | {elapsed:.0f}s")
+        return visible(f"step {s['step']}/{self.max_steps} | {s['action']} | tests {s['tests'] or '-'} | "
+                       f"${s['cost']:.4f} | {elapsed:.0f}s", one_line=True)
 
     def line(self, text: str) -> None:
         if self.live:
             self.stream.write("\r\033[K")
-        self.stream.write(text + "\n")
+        self.stream.write(visible(text) + "\n")  # text from the model or the sandbox: never interpreted
         self.stream.flush()
 
     def close(self) -> None:

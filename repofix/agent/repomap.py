@@ -8,7 +8,11 @@ import ast
 import subprocess
 from pathlib import Path
 
+from repofix.repofiles import read_inside, walk_files
 from repofix.testing.text import estimate_tokens
+from repofix.workspace.git import argv, git_env
+
+MAX_SOURCE_BYTES = 256 * 1024  # a bigger .py file is listed without its definitions
 
 SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache",
              "build", "dist", ".eggs"}
@@ -16,16 +20,11 @@ SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".m
 
 def list_files(root: Path) -> list[str]:
     """Tracked files when `root` is a git checkout, else every file outside the usual clutter."""
-    if (root / ".git").exists():
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True)
+    if (root / ".git").is_dir() and not (root / ".git").is_symlink():
+        out = subprocess.run(argv(root, ["ls-files", "-z"]), capture_output=True, env=git_env())
         if out.returncode == 0:
             return sorted(p for p in out.stdout.decode("utf-8", "replace").split("\0") if p)
-    found = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if path.is_file() and not any(part in SKIP_DIRS or part.endswith(".egg-info") for part in rel.parts):
-            found.append(rel.as_posix())
-    return sorted(found)
+    return walk_files(root, SKIP_DIRS)
 
 
 def definitions(source: str, methods: bool) -> list[str]:
@@ -52,11 +51,10 @@ def repo_map(root: Path, budget: int = 1200) -> str:
     files = list_files(root)
     sources = {}
     for path in files:
-        if path.endswith(".py"):
-            try:
-                sources[path] = (root / path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+        if path.endswith(".py"):  # never through a symlink, never a device, never unbounded
+            data = read_inside(root, path, MAX_SOURCE_BYTES)
+            if data is not None:
+                sources[path] = data.decode("utf-8", errors="replace")
     stages = [(True, True), (False, True), (False, False), (False, None)]
     for methods, tests_too in stages:
         lines = []

@@ -30,7 +30,7 @@ def describe_missing_model() -> str:
     keys = ", ".join(sorted(set(PROVIDER_KEYS.values()) - {"HOSTED_VLLM_API_KEY"}))
     return (
         "No model configured. Choose one with --model MODEL or the environment variable REPOFIX_MODEL "
-        '(or `model = "..."` under [tool.repofix] in pyproject.toml), using a LiteLLM model string such as '
+        '(or `model = "..."` in your ~/.config/repofix/config.toml), using a LiteLLM model string such as '
         "openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/qwen2.5-coder (local, no key) or "
         "hosted_vllm/NAME with --api-base http://HOST:PORT/v1. "
         f"LiteLLM reads the provider's key from the environment: {keys} "

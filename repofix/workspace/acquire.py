@@ -13,8 +13,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from repofix.workspace.errors import GitError, SourceNotFound, SubmoduleError, UnknownRevision
-from repofix.workspace.git import IDENTITY, git, git_ok
+from repofix.workspace.errors import GitError, SourceNotFound, UnknownRevision
+from repofix.workspace.git import IDENTITY, git, git_ok, neutral_filters, neutralize_attributes
+from repofix.workspace.submodules import flatten_submodules
 
 _SHORTHAND = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?(?:@(?P<rev>.+))?$")
 _URL = re.compile(r"^(https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:")
@@ -32,7 +33,8 @@ class Source:
 
 
 def _resolve(repo: Path, rev: str, where: str) -> str:
-    out = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", ok=(0, 1)).decode().strip()
+    out = git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}",
+              ok=(0, 1)).decode().strip()
     if not out:
         raise UnknownRevision(f"{rev!r} is not a commit, branch or tag in {where}; "
                               f"check the name, or fetch it there first")
@@ -41,7 +43,8 @@ def _resolve(repo: Path, rev: str, where: str) -> str:
 
 def _clone(url: str, dest: Path) -> None:
     try:
-        git(None, "clone", "--quiet", "--no-checkout", "--no-tags", url, str(dest), timeout=1800)
+        git(None, "clone", "--quiet", "--no-checkout", "--no-tags", "--", url, str(dest), timeout=1800)
+        neutralize_attributes(dest)
         git(dest, "fetch", "--quiet", "--tags", "origin", timeout=1800)
     except GitError as exc:
         shutil.rmtree(dest, ignore_errors=True)
@@ -65,10 +68,11 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
         else:
             env["GIT_WORK_TREE"] = str(work_tree)
             repo = store
-        git(repo, "-c", "core.fsmonitor=false", "add", "-A", "--", ".", env=env)
-        tree = git(repo, "write-tree", env=env).decode().strip()
+        off = neutral_filters(work_tree)  # for write-tree too: it re-hashes racily clean entries
+        git(repo, *off, "add", "-A", "--", ".", env=env)
+        tree = git(repo, *off, "write-tree", env=env).decode().strip()
         args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (["-p", parent] if parent else [])
-        commit = git(repo, *args, env=env).decode().strip()
+        commit = git(repo, *off, *args, env=env).decode().strip()
     if alternates is not None:
         # Staged files can be in the user's object store only; copy what the clone lacks, nothing else.
         missing = git(store, "rev-list", "--objects", "--missing=print", commit, *(["--not", parent] if parent else []))
@@ -79,41 +83,10 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
     return commit
 
 
-def _flatten_submodules(store: Path, commit: str, user_repo: Path | None) -> str:
-    """Replace submodule entries by their files, so the sandbox gets a complete tree."""
-    entries = [line.split("\t", 1) for line in git(store, "ls-tree", "-r", commit).decode().splitlines()
-               if line.startswith("160000 ")]
-    if not entries:
-        return commit
-    urls = {}
-    modules = git(store, "config", "--blob", f"{commit}:.gitmodules", "--get-regexp", r"submodule\..*\.(path|url)",
-                  ok=(0, 1)).decode().splitlines()
-    paths = {k.rsplit(".", 1)[0]: v for k, v in (m.split(" ", 1) for m in modules) if k.endswith(".path")}
-    for key, value in (m.split(" ", 1) for m in modules):
-        if key.endswith(".url"):
-            urls[paths.get(key.rsplit(".", 1)[0], "")] = value
-    with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **IDENTITY}
-        git(store, "read-tree", commit, env=env)
-        for meta, path in entries:
-            sha = meta.split()[2]
-            candidates = [u for u in (str(user_repo / path) if user_repo else None, urls.get(path)) if u]
-            if user_repo is not None and urls.get(path, "").startswith(("./", "../")):
-                candidates.append(str((user_repo / urls[path]).resolve()))
-            if not any(git_ok(store, "fetch", "--quiet", "--no-tags", c, sha) for c in candidates) and \
-                    not git_ok(store, "cat-file", "-e", f"{sha}^{{tree}}"):
-                raise SubmoduleError(f"submodule {path} at {sha[:12]} cannot be fetched from "
-                                     f"{candidates or 'anywhere (no url in .gitmodules)'}; run "
-                                     f"`git submodule update --init` in your checkout or fix its URL")
-            git(store, "rm", "--cached", "-q", "--", path, env=env)
-            git(store, "read-tree", f"--prefix={path}/", f"{sha}^{{tree}}", env=env)
-        tree = git(store, "write-tree", env=env).decode().strip()
-        return git(store, "commit-tree", tree, "-p", commit, "-m", "repofix: submodules inlined",
-                   env=env).decode().strip()
-
-
-def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mirror: Path | None = None) -> Source:
-    """Fill `store` (a new folder) with a clone of `source` and return where the run starts."""
+def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mirror: Path | None = None,
+                 local_submodules: bool = False) -> Source:
+    """Fill `store` (a new folder) with a clone of `source` and return where the run starts.
+    `local_submodules`: the user allows submodule URLs that are paths on this machine."""
     store = store.absolute()
     text = str(source)
     path = Path(text).expanduser()
@@ -123,16 +96,17 @@ def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mir
             raise SourceNotFound(f"{path} is a file; give the repository's folder")
         top = git(path, "rev-parse", "--show-toplevel", ok=(0, 128)).decode().strip()
         if top:
-            return _from_checkout(Path(top), store, rev)
+            return _from_checkout(Path(top), store, rev, local_submodules)
         if rev:
             raise UnknownRevision(f"{path} is not a git repository, so revision {rev!r} cannot be used")
-        git(None, "init", "--quiet", str(store))
+        git(None, "init", "--quiet", "--", str(store))
+        neutralize_attributes(store)
         base = _snapshot(path, store, None, None, None)
         return Source("folder", str(path), None, None, base, True, None)
     match = _SHORTHAND.match(text)
     if _URL.match(text) or text.endswith(".git") and not match:
         _clone(text, store)
-        return _finish(store, "url", text, rev or "HEAD")
+        return _finish(store, "url", text, rev or "HEAD", local_submodules)
     if match:
         owner, name, at = match["owner"], match["name"], match["rev"]
         rev = rev or at or "HEAD"
@@ -144,26 +118,28 @@ def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mir
                 raise SourceNotFound(f"no clone of {owner}/{name} in mirror {mirror} (looked for "
                                      f"{', '.join(str(f) for f in folders[:3])}); `git clone --mirror` it there")
             _clone(str(found), store)
-            return _finish(store, "mirror", str(found), rev)
+            return _finish(store, "mirror", str(found), rev, local_submodules)
         url = f"https://github.com/{owner}/{name}.git"
         _clone(url, store)
-        return _finish(store, "url", url, rev)
+        return _finish(store, "url", url, rev, local_submodules)
     raise SourceNotFound(f"{text!r} does not exist: give a folder, a git URL, or owner/name[@rev]")
 
 
-def _finish(store: Path, kind: str, location: str, rev: str) -> Source:
+def _finish(store: Path, kind: str, location: str, rev: str, local_submodules: bool) -> Source:
     candidates = ["origin/HEAD", "HEAD"] if rev == "HEAD" else [f"origin/{rev}", rev]
-    found = next((c for c in candidates if git_ok(store, "rev-parse", "--verify", "--quiet", f"{c}^{{commit}}")), None)
+    found = next((c for c in candidates
+                  if git_ok(store, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{c}^{{commit}}")), None)
     if found is None and re.fullmatch(r"[0-9a-fA-F]{7,40}", rev):  # a commit no branch points at
-        git_ok(store, "fetch", "--quiet", "--no-tags", "origin", rev)
+        git_ok(store, "fetch", "--quiet", "--no-tags", "origin", "--", rev)
         found = rev
     head = _resolve(store, found or rev, location)
-    base = _flatten_submodules(store, head, Path(location) if Path(location).is_dir() else None)
+    base = flatten_submodules(store, head, Path(location) if Path(location).is_dir() else None, local_submodules)
     return Source(kind, location, rev, head, base, False, None)
 
 
-def _from_checkout(top: Path, store: Path, rev: str | None) -> Source:
-    git(None, "clone", "--quiet", "--no-checkout", "--no-tags", str(top), str(store))
+def _from_checkout(top: Path, store: Path, rev: str | None, local_submodules: bool) -> Source:
+    git(None, "clone", "--quiet", "--no-checkout", "--no-tags", "--", str(top), str(store))
+    neutralize_attributes(store)
     # --git-path: right for linked worktrees too, whose objects and excludes live in the main repository
     index_file, objects, exclude = (Path(top, p) for p in git(
         top, "rev-parse", "--git-path", "index", "--git-path", "objects", "--git-path", "info/exclude"
@@ -173,12 +149,12 @@ def _from_checkout(top: Path, store: Path, rev: str | None) -> Source:
         shutil.copyfile(exclude, store / ".git" / "info" / "exclude")
     if rev is not None:
         head = _resolve(top, rev, str(top))
-        git(store, "fetch", "--quiet", "--no-tags", str(top), head)
-        base = _flatten_submodules(store, head, top)
+        git(store, "fetch", "--quiet", "--no-tags", "--", str(top), head)
+        base = flatten_submodules(store, head, top, local_submodules)
         return Source("checkout", str(top), rev, head, base, False, str(top))
     head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
     base = _snapshot(top, store, head, index_file, Path(os.path.realpath(objects)))
     dirty = head is None or git(store, "rev-parse", f"{base}^{{tree}}").strip() != git(
         store, "rev-parse", f"{head}^{{tree}}").strip()
-    base = _flatten_submodules(store, base if dirty else head, top)
+    base = flatten_submodules(store, base if dirty else head, top, local_submodules)
     return Source("checkout", str(top), None, head, base, dirty, str(top))

@@ -7,6 +7,8 @@ import time
 
 import click
 
+from repofix.safetext import visible
+
 _home = click.option("--home", type=click.Path(), default=None,
                      help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
 
@@ -17,7 +19,7 @@ def _open(run: str, home: str | None):
     try:
         return Workspace.open(run, home)
     except LookupError as exc:  # RunNotFound, or a run that never got a workspace
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
 
 
 @click.command()
@@ -30,8 +32,8 @@ def checkpoints(run: str, home: str | None) -> None:
         when = time.strftime("%H:%M:%S", time.localtime(c.created))
         tests = c.tests_line
         step = "-" if c.step is None else str(c.step)
-        click.echo(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
-                   + (f"  [{tests}]" if tests else ""))
+        click.echo(visible(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
+                           + (f"  [{tests}]" if tests else ""), one_line=True))
 
 
 @click.command()
@@ -48,8 +50,10 @@ def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
         new = ws.current() if n is None else ws.store.get(n)
         old = ws.source.base if start is None else ws.store.get(start).commit
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
-    sys.stdout.write(ws.store.diff(old, new.commit))
+        raise click.ClickException(visible(str(exc))) from exc
+    text = ws.store.diff(old, new.commit)
+    # On a terminal the model's bytes are shown escaped; piped (to `git apply`) the patch stays exact.
+    sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
 
 
 @click.command()
@@ -64,20 +68,22 @@ def restore(run: str, n: int, home: str | None) -> None:
     try:
         result = ws.restore(None, n, reason="requested from the command line")
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
     click.echo(f"run {ws.run_id}: checkpoint #{result.checkpoint.n} now holds the files of #{n} "
                f"({len(result.undone)} file(s) differ from before)")
 
 
 @click.command()
+@click.option("--repo", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
+              help="The repository whose last --apply to reverse.")
 @_home
-def undo(home: str | None) -> None:
-    """Reverse the last `--apply`, only if none of its files changed since."""
-    from repofix.workspace.deliver import undo_apply
+def undo(repo: str, home: str | None) -> None:
+    """Reverse the last `--apply` in this repository, only if none of its files changed since."""
+    from repofix.workspace.apply import undo_apply
     from repofix.workspace.errors import WorkspaceError
 
     try:
-        run_id, files = undo_apply(home)
+        run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(visible(str(exc))) from exc
     click.echo(f"undid the apply of run {run_id}: {len(files)} file(s) restored")

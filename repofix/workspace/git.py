@@ -1,4 +1,8 @@
-"""A thin, fast wrapper around the git command line (plumbing only, no porcelain state)."""
+"""A thin, fast wrapper around the git command line (plumbing only, no porcelain state).
+
+Every host-side git command runs hardened, in one place (`argv` / `git_env` below): the repository is
+untrusted, so nothing it carries (hooks, an fsmonitor command, filter or diff drivers, submodule
+recursion, `ext::` transports) may make git run a program on the host."""
 
 from __future__ import annotations
 
@@ -16,24 +20,41 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "repofix",
     "GIT_COMMITTER_EMAIL": "repofix@localhost",
 }
+# The hardening: `-c` settings outrank every config file git reads.
+HARDENED = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+            "-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never",
+            "-c", "fetch.recurseSubmodules=false", "-c", "submodule.recurse=false",
+            "-c", "gc.auto=0")
+# GIT_ALLOW_PROTOCOL overrides protocol.allow: no transport outside this list, whatever a URL asks for.
+_SAFE = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_ATTR_NOSYSTEM": "1", "GIT_ALLOW_PROTOCOL": "file:git:http:https:ssh",
+         "GIT_NO_REPLACE_OBJECTS": "1"}
 # Never prompt for credentials or open an editor: a run must fail fast instead of hanging.
 _QUIET = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "true", "GIT_EDITOR": "true",
           "GIT_SSH_COMMAND": "ssh -o BatchMode=yes"}
 
 
-def _argv(repo: Path | str | None, args: Sequence[str]) -> list[str]:
-    return ["git"] + (["-C", str(repo)] if repo is not None else []) + list(args)
+# Variables of the user's that git may keep (identity, ssh); GIT_DIR, GIT_CONFIG_*, GIT_EXEC_PATH... go.
+_KEEP = {"GIT_SSH", "GIT_SSH_VARIANT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+         "GIT_COMMITTER_EMAIL", "GIT_TRACE", "GIT_CURL_VERBOSE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
+         "GIT_HTTP_USER_AGENT"}
 
 
-def _env(env: Mapping[str, str] | None) -> dict[str, str]:
-    return {**os.environ, **_QUIET, **(env or {})}
+def argv(repo: Path | str | None, args: Sequence[str]) -> list[str]:
+    """The hardened command line for `git -C repo args...` (for the few callers that need Popen)."""
+    return ["git", *HARDENED] + (["-C", str(repo)] if repo is not None else []) + list(args)
+
+
+def git_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The hardened environment: the user's, minus anything that would point git elsewhere."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
+    return {**base, **_QUIET, **_SAFE, **(extra or {})}
 
 
 def git(repo: Path | str | None, *args: str, input: bytes | None = None,
         env: Mapping[str, str] | None = None, ok: tuple[int, ...] = (0,), timeout: float | None = None) -> bytes:
     """Run `git -C repo args...` and return stdout; raise GitError with stderr unless the exit code is in `ok`."""
     try:
-        proc = subprocess.run(_argv(repo, args), input=input, capture_output=True, env=_env(env), timeout=timeout)
+        proc = subprocess.run(argv(repo, args), input=input, capture_output=True, env=git_env(env), timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {' '.join(args[:2])} timed out after {timeout}s") from exc
     if proc.returncode not in ok:
@@ -44,8 +65,30 @@ def git(repo: Path | str | None, *args: str, input: bytes | None = None,
 
 def git_ok(repo: Path | str | None, *args: str, env: Mapping[str, str] | None = None) -> bool:
     """True when the git command exits 0 (for questions such as 'does this commit exist')."""
-    proc = subprocess.run(_argv(repo, args), capture_output=True, env=_env(env))
+    proc = subprocess.run(argv(repo, args), capture_output=True, env=git_env(env))
     return proc.returncode == 0
+
+
+# In the run's own clone, $GIT_DIR/info/attributes outranks the repository's .gitattributes: no filter,
+# diff or merge driver it names runs, whatever drivers the user's global config defines (e.g. LFS).
+NEUTRAL_ATTRIBUTES = "* !filter !diff !merge !ident !working-tree-encoding\n"
+
+
+def neutralize_attributes(repo: Path) -> None:
+    info = Path(repo) / ".git" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "attributes").write_text(NEUTRAL_ATTRIBUTES)
+
+
+def neutral_filters(repo: Path) -> list[str]:
+    """`-c` options that switch off every filter driver defined in the config git reads for `repo`
+    (yours, LFS included): in your checkout, the repository's .gitattributes would pick among them."""
+    out = git(repo, "config", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$", ok=(0, 1))
+    keys = [line.split(b" ", 1)[0].decode("utf-8", "surrogateescape") for line in out.splitlines() if line]
+    names = {key[len("filter."):].rsplit(".", 1)[0] for key in keys}
+    return [arg for name in sorted(names) for key in ("clean", "smudge", "process")
+            for arg in ("-c", f"filter.{name}.{key}=")] + [
+        arg for name in sorted(names) for arg in ("-c", f"filter.{name}.required=false")]
 
 
 def read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:

@@ -174,8 +174,8 @@ class CheckpointStore:
 
     def diff(self, old: str, new: str) -> str:
         """A binary-safe unified diff (as `git apply` takes it) from `old` to `new`."""
-        return git(self.repo, "diff", "--binary", "--no-renames", "--no-color", "--full-index", old, new,
-                   "--").decode("utf-8", "surrogateescape")
+        return git(self.repo, "diff", "--binary", "--no-renames", "--no-color", "--full-index", "--no-ext-diff",
+                   "--no-textconv", old, new, "--").decode("utf-8", "surrogateescape")
 
     def materialize(self, commit: str, dest: Path) -> None:
         """Write a checkpoint's files into `dest` (modes and symlinks kept), without touching any index

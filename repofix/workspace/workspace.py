@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from repofix.runs.folder import RunFolder, create_run, open_run
+from repofix.safetext import visible_path
 from repofix.sandboxes.base import Sandbox
 from repofix.workspace.acquire import Source, acquire_into
 from repofix.workspace.git import git
 from repofix.workspace.ignore import ignored, reset_ignore_files, update_ignore_files
+from repofix.workspace.paths import path_problem
 from repofix.workspace.store import Checkpoint, CheckpointStore, FileEntry, blob_id, git_mode
 
 if TYPE_CHECKING:
@@ -23,7 +25,8 @@ DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 
 
 def _skipped(path: str) -> bool:
-    return path == ".git" or path.startswith(".git/") or "/.git/" in path
+    """The sandbox's own `.git` at the root: never a change (any other .git is refused, see paths)."""
+    return path == ".git" or path.startswith(".git/")
 
 
 @dataclass
@@ -32,7 +35,7 @@ class SyncResult:
     written: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # messages: files over the size limit, kept at their old state
+    refused: list[str] = field(default_factory=list)  # messages: files refused (size, name), kept at their old state
 
     @property
     def note(self) -> str:
@@ -52,11 +55,12 @@ class Workspace:
     @classmethod
     def create(cls, source: str | Path, *, rev: str | None = None, mirror: Path | None = None,
                home: Path | str | None = None, run_id: str | None = None, label: str = "",
-               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Workspace:
-        """Acquire `source` into a new run folder and make checkpoint 0 (the starting files)."""
+               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, local_submodules: bool = False) -> Workspace:
+        """Acquire `source` into a new run folder and make checkpoint 0 (the starting files).
+        `local_submodules`: the user allows submodule URLs that are paths on this machine."""
         folder = create_run(home, label=label, run_id=run_id)
         try:
-            src = acquire_into(source, folder.repo, rev=rev, mirror=mirror)
+            src = acquire_into(source, folder.repo, rev=rev, mirror=mirror, local_submodules=local_submodules)
         except BaseException:  # nothing was acquired: leave no run folder or half-made clone behind
             shutil.rmtree(folder.root, ignore_errors=True)
             raise
@@ -97,7 +101,7 @@ class Workspace:
 
     def _make_git(self, dest: Path) -> None:
         git(None, "init", "--quiet", str(dest))
-        git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", str(self.folder.repo),
+        git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", "--", str(self.folder.repo),
             f"+refs/repofix-base/{self.run_id}:refs/heads/repofix-base")
         git(dest, "symbolic-ref", "HEAD", "refs/heads/repofix-base")
         git(dest, "read-tree", "HEAD")
@@ -132,6 +136,13 @@ class Workspace:
             modified = {p: (known.get(p, (0o100644, ""))[0], known.get(p, (0, ""))[0] == 0o120000)
                         for p in wanted if contents.get(p) is not None}
             deleted = [p for p in wanted if contents.get(p) is None]
+        for path, (mode, is_link) in list(modified.items()):
+            problem = path_problem(path, 0o120000 if is_link else mode)
+            if problem:
+                result.refused.append(f"{visible_path(path)}: refused because {problem}; not checkpointed and never "
+                                      f"delivered (remove or rename it)")
+                del modified[path]
+        deleted = [p for p in deleted if p in known]  # a refused name never entered a checkpoint
         untracked = [p for p in modified if p not in known]
         result.ignored = sorted(ignored(self.folder.repo, untracked)) if untracked else []
         for path in result.ignored:  # tracked files stay tracked even when a pattern matches them
