@@ -10,7 +10,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from repofix.models.tokens import count_text, fit
+from repofix.models.tokens import count_text, fit, head_tail
 from repofix.sandboxes import CommandResult, Sandbox
 
 LOG_DIR_NAME = "repofix-logs"
@@ -98,14 +98,20 @@ class Observer:
         if not info:
             return describe(result, direct or "(no output)")
         head, tail, size = info["head"], info["tail"], info["size"]
-        whole = info["whole"]
-        text = (head + tail) if whole else f"{head}\n[...]\n{tail}"
-        text = "\n".join(part for part in (direct, text.rstrip()) if part) or "(no output)"
-        if whole and count_text(text) <= self.budget:
+        text = "\n".join(part for part in (direct, (head + tail).rstrip()) if part) or "(no output)"
+        if info["whole"] and count_text(text) <= self.budget:
             return describe(result, text)
         note = f"the full output ({_size(size)}, {info['lines']} lines) is in {log}: read parts with " \
                f"`view` (start/end) or grep it"
-        return describe(result, fit(text, self.budget, note), full_log=log)
+        if info["whole"]:
+            return describe(result, fit(text, self.budget, note), full_log=log)
+        # Only the file's two ends came back: show as much of each as fits, the tail favoured.
+        marker = f"\n[... the middle of the output is left out; {note} ...]\n"
+        room = max(self.budget - count_text(marker) - count_text(direct) - 4, 32)
+        first, _, _ = head_tail(head, room * 2 // 5, tail_share=0.0)
+        _, last, _ = head_tail(tail, room - room * 2 // 5, tail_share=1.0)
+        shown = "\n".join(part for part in (direct, first.rstrip("\n")) if part)
+        return describe(result, shown + marker + last.rstrip("\n"), full_log=log)
 
     def python(self, result: CommandResult, step: int) -> str:
         """A `python` action's result; its output is what the sandbox captured (head and tail of each stream)."""

@@ -49,10 +49,11 @@ def _encoding() -> Any:
 
 def head_tail(text: str, budget: int, tail_share: float = 0.6) -> tuple[str, str, int]:
     """`text` cut to at most `budget` tokens: its head and its tail (the tail gets `tail_share`:
-    errors and summaries come last), and how many tokens were left out between them."""
+    errors and summaries come last), and how many tokens were left out between them. A text that
+    fits comes back whole, as the head (as the tail when `tail_share` is 1)."""
     tokens = _encoding().encode(text, disallowed_special=())
     if len(tokens) <= budget:
-        return text, "", 0
+        return (text, "", 0) if tail_share < 1 else ("", text, 0)
     tail_n = int(budget * tail_share)
     head_n = budget - tail_n
     head = _encoding().decode(tokens[:head_n])
