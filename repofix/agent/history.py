@@ -44,8 +44,8 @@ def answers(reply: ModelReply, observation: str, record: str) -> list[dict[str, 
 
 
 def record_line(step: int, action: str, arguments: dict[str, Any], observation: str, checkpoint: int | None,
-                tests: str) -> str:
-    """The one line an old step becomes in the model's view."""
+                tests: str, where: str = "") -> str:
+    """The one line an old step becomes in the model's view; `where` is the file holding its full text."""
     argument = next((str(value) for value in arguments.values() if value not in (None, "")), "")
     argument = " ".join(argument.split())
     argument = f" {argument[:80]}{'…' if len(argument) > 80 else ''}" if argument else ""
@@ -53,9 +53,9 @@ def record_line(step: int, action: str, arguments: dict[str, Any], observation: 
     lines = [line for line in observation.splitlines() if line.strip()]
     outcome = status[1] if status else (" ".join(lines[0].split())[:100] if lines else "(no output)")
     logs = LOG_PATH.findall(observation)
-    where = logs[-1] if logs else f"the run's record, step {step}"
-    return (f"[step {step}: {action}{argument} -> {outcome}; checkpoint {checkpoint}; tests: {tests}; "
-            f"full text: {where}]")
+    where = where or (logs[-1] if logs else "")
+    full = f"; full text: {where}" if where else ""
+    return f"[step {step}: {action}{argument} -> {outcome}; checkpoint {checkpoint}; tests: {tests}{full}]"
 
 
 def compact(messages: list[dict[str, Any]], keep: int, batch: int | None = None) -> list[dict[str, Any]]:

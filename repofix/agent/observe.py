@@ -16,6 +16,7 @@ from repofix.sandboxes import CommandResult, Sandbox
 LOG_DIR_NAME = "repofix-logs"
 # A file under the log directory, as named in observations (the history's records point at it too).
 LOG_PATH = re.compile(r"/\S*/" + LOG_DIR_NAME + r"/[\w.\-]+")
+SHORT = 200  # characters: an observation this short needs no file of its own
 
 # Reads a log's size, line count, head and tail; never more than 2 x HEAD bytes come back.
 _READ = (
@@ -129,6 +130,14 @@ class Observer:
             return text
         log = self.save(text, step, kind)
         return fit(text, budget, f"the full text is in {log}: `view` or grep it")
+
+    def keep(self, observation: str, step: int) -> str:
+        """Where the model can read `observation` in full once its history shows only a one-line
+        record: the log it names, or a new file; "" when it is short enough to need none."""
+        named = LOG_PATH.findall(observation)
+        if named:
+            return named[-1]
+        return self.save(observation, step, "observation") if len(observation) > SHORT else ""
 
     def save(self, text: str, step: int, kind: str) -> str:
         """Write `text` to a new log file inside the sandbox; returns its path."""

@@ -218,8 +218,9 @@ class AgentRun:
 
     def record(self, reply: ModelReply, action: Action | FormatError, observation: str, duration: float) -> None:
         name, arguments = getattr(action, "name", "format_error"), getattr(action, "arguments", {})
+        self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
         line = history.record_line(self.step, name, arguments, observation, self.workspace.current().n,
-                                   self.progress.summary())
+                                   self.progress.summary(), self.observer.keep(observation, self.step))
         self.messages.extend(history.answers(reply, observation, line))  # every tool call answered
         key = action.key() if isinstance(action, Action) else f"format:{action.message}"
         self.recent.append((key, LOG_PATH.sub("<log>", observation)))  # log names differ, results may not
