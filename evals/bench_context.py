@@ -48,6 +48,7 @@ from repofix.models.tokens import count_text  # noqa: E402
 RESULTS = ROOT / "results" / "bench_context.md"
 MODEL = "openai/gpt-4o"  # native tools; LiteLLM knows its window and prices
 KEEP = Settings().history_steps
+LARGEST: dict[str, int] = {}  # action -> its largest observation over all runs, tokens
 FAILING = [f"tests/test_calc.py::test_rate[{i}]" for i in range(30)]
 
 
@@ -128,6 +129,9 @@ def measure(name: str, record: dict, server: OpenAIServer) -> list[dict]:
     cache = server.cache
     delivered = {i for i in FAILING if any(i in request.raw for request in server.requests)}
     largest = max(steps, key=lambda s: count_text(s["observation"]))
+    for step in steps:
+        kind = step["action"]
+        LARGEST[kind] = max(LARGEST.get(kind, 0), count_text(step["observation"]))
     messages = record["messages"]
     rows = {
         "full history, no caching (baseline)": replay(messages, 0, None, caching=False),
@@ -144,6 +148,14 @@ def measure(name: str, record: dict, server: OpenAIServer) -> list[dict]:
                     "largest": count_text(largest["observation"]), "largest_action": largest["action"],
                     "ids": f"{len(delivered)}/{len(FAILING)}"})
     return out
+
+
+def budget_of(action: str, settings: Settings) -> str:
+    if action == "run_tests":
+        return f"{settings.feedback_tokens:,} (test feedback)"
+    if action == "edit":  # the edit's result, then the feedback of the tests it triggered
+        return f"{settings.observation_tokens:,} + {settings.feedback_tokens:,} (edit result + test feedback)"
+    return f"{settings.observation_tokens:,} (+ one status line)"
 
 
 def table(rows: list[dict]) -> str:
@@ -180,6 +192,9 @@ def main() -> None:
         table(rows), "",
         "| run | largest single observation, tokens (action) | failing test ids that reached the model |",
         "| --- | ---: | ---: |", *extra, "",
+        "| action | largest observation, tokens | its budget |", "| --- | ---: | ---: |",
+        *(f"| {action} | {tokens:,} | {budget_of(action, settings)} |" for action, tokens in sorted(LARGEST.items())),
+        "",
         "Targets (issue 19): billed input <= 30% of the baseline; peak context <= 32k tokens on the 50-step run; "
         "no observation over its budget (an edit's observation is the edit's result plus the test feedback, "
         "each within its own budget); every failing test id delivered.",

@@ -19,6 +19,7 @@ from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
 from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
 from repofix.models.base import Model
+from repofix.models.chain import reads_whole_output
 from repofix.sandboxes import Sandbox
 from repofix.testing import TestRun, condense, run_tests, select_tests
 from repofix.workspace import Workspace
@@ -27,6 +28,7 @@ from repofix.workspace.guards import GuardConfig, enforce
 PROMPTS = Path(__file__).parent / "prompts"
 STUCK_REPEATS = 3
 MAX_FORMAT_ERRORS = 3
+UNBOUNDED = 10**9  # observation budget for a model that reads outputs whole (the built-in engine)
 
 
 def prompt(name: str, **values: Any) -> str:
@@ -105,6 +107,7 @@ class AgentRun:
                      "detail": str(next(iter(action.arguments.values()), ""))[:80]})
         timeout = self.settings.command_timeout
         observer = self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
+        observer.budget = UNBOUNDED if reads_whole_output(self.model) else self.settings.observation_tokens
         if action.name == "view":
             return execute.view(self.sandbox, action, observer)
         if action.name == "submit":
