@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agent_helpers import RIGHT_FIX, WRONG_FIX, act, clamp_repo
+from agent_helpers import DIRECT_FIX, RIGHT_FIX, WRONG_FIX, act, clamp_repo
 from click.testing import CliRunner
 from conftest import require_backend
 from openai_server import OpenAIServer, tool_call
@@ -17,6 +17,7 @@ from repofix.agent import AgentRequest, run_agent
 from repofix.agent.cli import summary_text
 from repofix.cli import main
 from repofix.config import Settings
+from repofix.models import load_replies
 from repofix.models.tokens import count_text
 
 FLOOD = "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('debug %d ' % i + 'x' * 90 + '\\n')\""
@@ -59,3 +60,25 @@ def test_a_run_stays_small_and_accounts_for_cached_tokens(tmp_path, monkeypatch)
     shown = CliRunner().invoke(main, ["show", outcome.run_id])
     assert shown.exit_code == 0, shown.output
     assert f"tokens {outcome.extra['input_tokens']} in ({outcome.extra['cached_tokens']} cached)" in shown.output
+
+
+@pytest.mark.bwrap
+def test_a_10_mb_reply_is_stored_once_and_not_sent_again_in_full(tmp_path, monkeypatch):
+    require_backend("bwrap")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
+    huge = "Let me think. " + "very long musing " * 600_000  # 10 MB
+    with OpenAIServer() as server:
+        server.add(tool_call("shell", {"command": "echo hi"}, call_id="call_1", content=huge),
+                   tool_call(DIRECT_FIX["tool"], DIRECT_FIX["arguments"], call_id="call_2"))
+        settings = Settings(model="openai/gpt-4o", api_base=server.url, sandbox="bwrap", home=str(tmp_path / "home"))
+        outcome = run_agent(AgentRequest(repo=clamp_repo(tmp_path / "repo"), mode="fix", settings=settings))
+        requests = list(server.requests)
+    assert outcome.status == "done", outcome.message
+    assert len(requests[1].raw) < 60_000  # the reply went back to the model cut
+    trajectory = Path(outcome.trajectory_file)
+    assert len(huge) < trajectory.stat().st_size < 1.2 * len(huge)  # kept once
+    record = json.loads(trajectory.read_text(encoding="utf-8"))
+    assert load_replies(record)[0].content == huge  # a replay still gets it whole
+    shown = CliRunner().invoke(main, ["show", outcome.run_id])
+    assert "thought: Let me think. very long musing" in shown.output

@@ -12,7 +12,8 @@ from openai_server import OpenAIServer, context_length_exceeded, malformed, text
 
 from repofix.agent.actions import openai_tools
 from repofix.agent.history import RECORD, answers, compact, query, record_line
-from repofix.models import ContextLengthError, ModelReply, ToolCall
+from repofix.models import ChainModel, ContextLengthError, ModelReply, ScriptedModel, ToolCall
+from repofix.models.chain import reads_whole_output
 from repofix.models.litellm_model import LiteLLMModel
 from repofix.models.tokens import count_messages
 
@@ -155,3 +156,14 @@ def test_an_anthropic_prompt_too_long_error_also_shrinks_and_retries():
                              native_tools=True, max_retries=0)
         assert query(model, messages, TOOLS, keep=6).content == "done"
         assert len(json.dumps(server.bodies[1])) < len(json.dumps(server.bodies[0]))
+
+
+def test_only_the_built_in_engine_reads_outputs_whole_and_a_chain_follows_its_active_model():
+    engine = ScriptedModel([ModelReply("no idea", give_up=True)], name="builtin")
+    llm = LiteLLMModel("openai/gpt-4o", api_base="http://127.0.0.1:9", api_key="sk-test")
+    chain = ChainModel([engine, ScriptedModel([ModelReply("ok")], name="llm")])
+    assert reads_whole_output(engine) and not reads_whole_output(llm)
+    assert reads_whole_output(chain) and chain.context_window() is None
+    chain.query([{"role": "user", "content": "hi"}])  # the engine gives up: the chain moves on
+    assert not reads_whole_output(chain)
+    assert ChainModel([llm]).context_window() == llm.context_window() == int((128000 - 4096) * 0.9)

@@ -1,10 +1,11 @@
 """Every observation within its token budget (real tokens), with the full output saved in a file
-inside the sandbox, outside the repository, that the model can read back with `view` or grep."""
+inside the sandbox, outside the repository, that the model can read back with `view` or grep.
+Runs on the Docker and bwrap backends (the fixture carries their markers)."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import require_backend
+from conftest import backend_params, require_backend
 
 from repofix.agent import execute
 from repofix.agent.actions import Action
@@ -18,13 +19,13 @@ LIMITS = Limits(memory_mb=512, pids=128, workspace_mb=64, tmp_mb=160, home_mb=64
 FLOOD = "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('line %06d ' % i + 'x' * 89 + '\\n')\""
 
 
-@pytest.fixture(scope="module")
-def box(tmp_path_factory):
-    require_backend("bwrap")
+@pytest.fixture(scope="module", params=backend_params(("docker", "bwrap")))
+def box(request, tmp_path_factory):
+    require_backend(request.param)
     root = tmp_path_factory.mktemp("repo")
     (root / "big.txt").write_text("\n".join("word " * 2000 for _ in range(50)), encoding="utf-8")
     (root / "small.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    with open_sandbox(root, backend="bwrap", limits=LIMITS) as sandbox:
+    with open_sandbox(root, backend=request.param, limits=LIMITS) as sandbox:
         execute.preload_helpers(sandbox)
         yield sandbox
 
@@ -36,7 +37,6 @@ def saved(box, observation: str) -> str:
     return paths[-1]
 
 
-@pytest.mark.bwrap
 def test_a_40_mb_flood_is_one_bounded_observation_and_kept_whole_in_the_sandbox(box):
     observer = Observer(box, budget=2000)
     text = execute.shell(box, Action("shell", {"command": FLOOD + "; exit 3"}), 120, observer, step=7)
@@ -53,7 +53,6 @@ def test_a_40_mb_flood_is_one_bounded_observation_and_kept_whole_in_the_sandbox(
     assert log in record_line(7, "shell", {"command": FLOOD}, text, 2, "3 passed")
 
 
-@pytest.mark.bwrap
 def test_the_shell_session_survives_the_redirection(box):
     observer = Observer(box, budget=500)
     run = lambda command: execute.shell(box, Action("shell", {"command": command}), 60, observer)  # noqa: E731
@@ -64,7 +63,6 @@ def test_the_shell_session_survives_the_redirection(box):
     assert run("echo to-stderr >&2") == "to-stderr"  # both streams, in order, in one log
 
 
-@pytest.mark.bwrap
 @pytest.mark.parametrize("budget", [200, 800, 2000])
 def test_every_action_respects_its_budget(box, budget):
     observer = Observer(box, budget=budget)
@@ -82,7 +80,6 @@ def test_every_action_respects_its_budget(box, budget):
     assert "not shown: view with start=" in outputs["view"]
 
 
-@pytest.mark.bwrap
 def test_small_outputs_are_shown_whole_without_a_file(box):
     observer = Observer(box, budget=2000)
     assert execute.shell(box, Action("shell", {"command": "echo hello; false"}), 60, observer) == \

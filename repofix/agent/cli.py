@@ -187,7 +187,10 @@ def show(run_id: str, full: bool) -> None:
     for step in data["steps"]:
         args = json.dumps(step.get("arguments", {}), ensure_ascii=False)
         click.echo(f"\n-- step {step['step']}: {step['action']} {args if full else args[:200]}")
-        thought = (step.get("reply") or {}).get("content") or ""
+        reply = step.get("reply") or {}
+        thought = reply.get("content") or ""
+        if isinstance(reply.get("content_in_message"), int):  # an oversized reply, stored once
+            thought = str((data["messages"][reply["content_in_message"]] or {}).get("content") or "")
         if thought:
             click.echo(f"   thought: {thought if full else thought[:300]}")
         observation = step.get("observation", "")

@@ -28,6 +28,7 @@ from repofix.models.tokens import count_messages, fit
 
 RECORD = "repofix"  # our metadata on a message (its one-line record); never sent to a provider
 REPLY_TOKENS = 2000  # a recent reply (or one tool-call argument) is sent cut above this
+STORE_ONCE = 64 * 1024  # characters: a longer reply text is stored in the trajectory once
 OLD_TEXT = 300  # characters of an old step's thought and arguments that stay
 _STATUS = re.compile(r"^\[(exit code -?\d+|timed out[^;\]]*|killed[^\]]*)", re.MULTILINE)
 
@@ -41,6 +42,15 @@ def answers(reply: ModelReply, observation: str, record: str) -> list[dict[str, 
         turns = [{"role": "user", "content": observation}]
     turns[0][RECORD] = {"record": record}
     return turns
+
+
+def step_reply(reply: ModelReply, message: int) -> dict[str, Any]:
+    """The reply as the trajectory's step keeps it; an oversized text is kept once, in the
+    conversation (`messages[message]`), and the step points at it."""
+    data = reply.to_dict()
+    if len(reply.content) > STORE_ONCE:
+        data["content"], data["content_in_message"] = "", message
+    return data
 
 
 def record_line(step: int, action: str, arguments: dict[str, Any], observation: str, checkpoint: int | None,

@@ -224,13 +224,14 @@ class AgentRun:
         self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
         line = history.record_line(self.step, name, arguments, observation, self.workspace.current().n,
                                    self.progress.summary(), self.observer.keep(observation, self.step))
+        asked_at = len(self.messages) - 1  # the reply's own turn
         self.messages.extend(history.answers(reply, observation, line))  # every tool call answered
         key = action.key() if isinstance(action, Action) else f"format:{action.message}"
         self.recent.append((key, LOG_PATH.sub("<log>", observation)))  # log names differ, results may not
         if len(self.recent) == STUCK_REPEATS and len(set(self.recent)) == 1 and not self.stop_reason:
             self.stop("stuck", f"the same action gave the same result {STUCK_REPEATS} times in a row")
         self.trajectory.add_step(
-            step=self.step, reply=reply.to_dict(), action=name, arguments=arguments, observation=observation,
+            step=self.step, reply=history.step_reply(reply, asked_at), action=name, arguments=arguments, observation=observation,
             cost=reply.cost, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
             cached_tokens=reply.cached_tokens, cache_write_tokens=reply.cache_write_tokens,
             duration=round(duration, 3),
