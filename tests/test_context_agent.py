@@ -69,7 +69,7 @@ def test_a_10_mb_reply_is_stored_once_and_not_sent_again_in_full(tmp_path, monke
     monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
     huge = "Let me think. " + "very long musing " * 600_000  # 10 MB
     with OpenAIServer() as server:
-        server.add(tool_call("shell", {"command": "echo hi"}, call_id="call_1", content=huge),
+        server.add(tool_call("shell", {"command": "echo hi"}, call_id="call_1", content=huge, usage=(900, 90)),
                    tool_call(DIRECT_FIX["tool"], DIRECT_FIX["arguments"], call_id="call_2"))
         settings = Settings(model="openai/gpt-4o", api_base=server.url, sandbox="bwrap", home=str(tmp_path / "home"))
         outcome = run_agent(AgentRequest(repo=clamp_repo(tmp_path / "repo"), mode="fix", settings=settings))
