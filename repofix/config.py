@@ -38,7 +38,9 @@ class Settings:
     test_cmd: str | None = None  # default: pytest, detected
     test_timeout: float = 900.0
     setup: tuple[str, ...] = ()  # commands run with network before the run (e.g. pip install -e .)
-    feedback_tokens: int = 4000  # cap on the condensed test feedback (typical reports use ~300)
+    feedback_tokens: int = 2500  # cap on the condensed test feedback (typical reports use ~300)
+    observation_tokens: int = 2000  # cap on what one shell/python/view/edit result shows the model
+    history_steps: int = 6  # steps kept in full in what the model is sent (older ones: one line each)
     map_tokens: int = 1200  # budget of the repository map in the first message
     home: str | None = None  # where runs live; default ~/.cache/repofix (or $REPOFIX_HOME)
     mirror: str | None = None  # folder of local clones for owner/name sources

@@ -11,6 +11,15 @@
 Each request to `/v1/chat/completions` (or `/chat/completions`) takes the next scripted
 response; when the script is empty the server answers 400 "no scripted response left" (never
 retried), so a test that asks too much fails loudly. Streaming is refused: repofix never streams.
+
+Like real providers, it refuses malformed conversations with 400 (`malformed()` says why): a tool
+call left unanswered, a tool answer without its call, tool turns in a request without tools, or
+(without tools, the text protocol) roles that do not alternate.
+
+`OpenAIServer(count=True)` reports real prompt token counts and simulates prefix caching the way
+providers bill it: the longest prefix a request shares with any earlier request, if over 1,024
+tokens, is "cached" (`usage.prompt_tokens_details.cached_tokens`); `server.billed` sums what a
+provider would bill for input, with cached tokens at 10%.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from repofix.models.tokens import count_messages, count_text
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
 
@@ -131,10 +142,83 @@ def context_length_exceeded() -> Response:
     )
 
 
-class OpenAIServer:
+def malformed(body: dict[str, Any]) -> str | None:
+    """Why a provider would refuse this conversation, or None."""
+    messages = body.get("messages") or []
+    tools = bool(body.get("tools"))
+    pending: set[str] = set()
+    roles = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if pending and role != "tool":
+            return (f"messages[{index}]: an assistant message with 'tool_calls' must be followed by tool "
+                    f"messages responding to each 'tool_call_id'; missing: {sorted(pending)}")
+        if role == "tool":
+            if not tools:
+                return f"messages[{index}]: role 'tool' in a request without tools"
+            if message.get("tool_call_id") not in pending:
+                return (f"messages[{index}]: messages with role 'tool' must be a response to a preceding "
+                        "message with 'tool_calls'")
+            pending.discard(message["tool_call_id"])
+            continue
+        if role == "assistant" and message.get("tool_calls"):
+            if not tools:
+                return f"messages[{index}]: 'tool_calls' in a request without tools"
+            pending = {call.get("id") for call in message["tool_calls"]}
+        if role != "system":
+            roles.append(role)
+    if pending:
+        return f"the last assistant message's tool calls are unanswered: {sorted(pending)}"
+    if not tools and any(a == b for a, b in zip(roles, roles[1:], strict=False)):
+        return "roles must alternate between 'user' and 'assistant'"
+    if roles and roles[0] != "user":
+        return "the first message after the system prompt must be from the user"
+    return None
+
+
+CACHE_MIN = 1024  # tokens: shorter shared prefixes are not cached (OpenAI, Anthropic)
+CACHED_RATE = 0.1  # what a cached input token is billed, relative to a fresh one
+
+
+class PromptCache:
+    """Token counting and prefix-cache simulation over the requests a server saw."""
+
     def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.prompt_tokens: list[int] = []
+        self.cached_tokens: list[int] = []
+
+    def add(self, body: dict[str, Any]) -> tuple[int, int]:
+        # The serialised request, tools first then messages in order: what a provider's cache keys on.
+        text = json.dumps([body.get("tools") or [], body.get("messages") or []], sort_keys=True)
+        tokens = count_messages(body.get("messages") or [], body.get("tools") or None)
+        shared = max((_common_prefix(text, earlier) for earlier in self.seen), default=0)
+        # The shared share of the serialised text, in the provider's prompt tokens.
+        cached = round(tokens * count_text(text[:shared]) / count_text(text)) if shared else 0
+        cached = cached if cached > CACHE_MIN else 0
+        self.seen.append(text)
+        self.prompt_tokens.append(tokens)
+        self.cached_tokens.append(cached)
+        return tokens, cached
+
+    @property
+    def billed(self) -> float:
+        return sum(p - c + CACHED_RATE * c for p, c in zip(self.prompt_tokens, self.cached_tokens, strict=True))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # binary search on slices: C-speed comparisons
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if a[:middle] == b[:middle] else (low, middle - 1)
+    return low
+
+
+class OpenAIServer:
+    def __init__(self, count: bool = False) -> None:
         self.responses: list[Response] = []
         self.requests: list[Request] = []
+        self.cache = PromptCache() if count else None
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -203,13 +287,15 @@ class OpenAIServer:
             response = error(404, f"unknown path {request.path}", type_="invalid_request_error")
         elif request.body.get("stream"):
             response = error(400, "the test server does not stream", type_="invalid_request_error")
+        elif malformed(request.body):
+            response = error(400, str(malformed(request.body)), type_="invalid_request_error")
         elif scripted is None:
             response = error(400, "openai_server: no scripted response left", type_="invalid_request_error")
         else:
             response = scripted
         if response.delay:
             time.sleep(response.delay)
-        payload = response.body if response.status >= 400 else self._completion(request, response)
+        payload = response.body if response.status >= 400 else self._completion(request, response, self.cache)
         data = json.dumps(payload).encode("utf-8")
         try:
             handler.send_response(response.status)
@@ -223,11 +309,14 @@ class OpenAIServer:
             pass  # the client timed out and left; that is what a delay test wants
 
     @staticmethod
-    def _completion(request: Request, response: Response) -> dict[str, Any]:
+    def _completion(request: Request, response: Response, cache: PromptCache | None) -> dict[str, Any]:
         prompt, completion = response.usage or (
             max(1, len(json.dumps(request.messages)) // 4),
             max(1, len(json.dumps(response.message)) // 4),
         )
+        cached = 0
+        if cache is not None:
+            prompt, cached = cache.add(request.body)
         return {
             "id": f"chatcmpl-test-{int(time.time() * 1000)}",
             "object": "chat.completion",
@@ -238,6 +327,7 @@ class OpenAIServer:
                 "prompt_tokens": prompt,
                 "completion_tokens": completion,
                 "total_tokens": prompt + completion,
+                "prompt_tokens_details": {"cached_tokens": cached},
             },
         }
 

@@ -220,7 +220,8 @@ def _outcome(workspace, trajectory, state, status, reason, message, delivery, af
 def _token_counts(trajectory: Trajectory) -> dict[str, int]:
     totals = trajectory.totals()
     tokens_in, tokens_out = int(totals["input_tokens"]), int(totals["output_tokens"])
-    return {"tokens": tokens_in + tokens_out, "input_tokens": tokens_in, "output_tokens": tokens_out}
+    return {"tokens": tokens_in + tokens_out, "input_tokens": tokens_in, "output_tokens": tokens_out,
+            "cached_tokens": int(totals["cached_tokens"]), "cache_write_tokens": int(totals["cache_write_tokens"])}
 
 
 def _baseline_text(run, state: Progress, settings: Settings) -> str:

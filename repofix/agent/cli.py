@@ -139,7 +139,8 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     lines = [f"{head} ({outcome.reason}): {outcome.message}",
              f"  tests:      {outcome.tests_before}  ->  {outcome.tests_after}",
              f"  files:      {', '.join(outcome.files_changed) or 'none changed'}",
-             f"  steps/cost: {outcome.steps} steps, ${outcome.cost:.4f}"]
+             f"  steps/cost: {outcome.steps} steps, ${outcome.cost:.4f}",
+             f"  tokens:     {token_line(outcome.extra or {})}"]
     if outcome.branch:
         lines.append(f"  branch:     {outcome.branch}  (your branch, index and working tree are untouched)")
     if outcome.patch_file:
@@ -194,7 +195,10 @@ def show(run_id: str, full: bool) -> None:
     for step in data["steps"]:
         args = json.dumps(step.get("arguments", {}), ensure_ascii=False)
         echo(f"\n-- step {step['step']}: {step['action']} {args if full else args[:200]}")
-        thought = (step.get("reply") or {}).get("content") or ""
+        reply = step.get("reply") or {}
+        thought = reply.get("content") or ""
+        if isinstance(reply.get("content_in_message"), int):  # an oversized reply, stored once
+            thought = str((data["messages"][reply["content_in_message"]] or {}).get("content") or "")
         if thought:
             echo(f"   thought: {thought if full else thought[:300]}")
         observation = step.get("observation", "")
@@ -203,10 +207,20 @@ def show(run_id: str, full: bool) -> None:
         echo("\n".join("   | " + line for line in shown))
         if len(shown) < len(lines):
             echo(f"   | ... {len(lines) - len(shown)} more lines (--full)")
-        echo(f"   checkpoint {step.get('checkpoint')}  tests {step.get('tests')}  cost ${step.get('cost', 0):.4f}")
+        echo(f"   checkpoint {step.get('checkpoint')}  tests {step.get('tests')}  cost ${step.get('cost', 0):.4f}"
+             f"  tokens {token_line(step)}")
     totals = data.get("totals", {})
     echo(f"\n{data.get('status')}: {data.get('message', '')}  total ${totals.get('cost', 0):.4f}, "
-         f"{int(totals.get('input_tokens', 0))} in / {int(totals.get('output_tokens', 0))} out tokens")
+         f"tokens {token_line(totals)}")
+
+
+def token_line(counts: dict) -> str:
+    """Input (of it cached, written to the cache) and output tokens, as a run or a step recorded them."""
+    tokens_in, cached, written = (int(counts.get(k) or 0) for k in ("input_tokens", "cached_tokens",
+                                                                     "cache_write_tokens"))
+    cache = f" ({cached} cached" + (f", {written} written to the cache" if written else "") + ")" if cached or written \
+        else ""
+    return f"{tokens_in} in{cache} / {int(counts.get('output_tokens') or 0)} out"
 
 
 @click.command()

@@ -5,31 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from repofix.agent.actions import Action
+from repofix.agent.observe import Observer, numbered
 from repofix.edits import apply_edit
-from repofix.sandboxes import CommandResult, Sandbox
+from repofix.sandboxes import Sandbox
 
 VIEW_LINES = 300
 HELPERS = (Path(__file__).parent / "sandbox_helpers.py").read_text(encoding="utf-8")
-
-
-def describe(result: CommandResult) -> str:
-    """A command's result for the model: output, then what happened, said plainly."""
-    parts = [result.output.rstrip() or "(no output)"]
-    if result.timed_out:
-        parts.append(f"[timed out after {result.duration:.0f}s; the command and everything it started were killed]")
-    elif result.oom_killed:
-        parts.append("[killed: out of memory]")
-    elif result.exit_code is None:
-        parts.append(f"[killed by signal {result.signal}]")
-    elif result.exit_code != 0:
-        parts.append(f"[exit code {result.exit_code}]")
-    if result.truncated:
-        parts.append(f"[{result.omitted_bytes} bytes of output were cut from the middle]")
-    if result.leftovers_killed:
-        parts.append(f"[{result.leftovers_killed} background process(es) left running were killed]")
-    if result.session_lost:
-        parts.append("[the Python session was restarted: its variables are gone]")
-    return "\n".join(parts)
 
 
 def preload_helpers(sandbox: Sandbox) -> None:
@@ -38,29 +19,32 @@ def preload_helpers(sandbox: Sandbox) -> None:
         raise RuntimeError(f"could not load the Python helpers into the sandbox: {result.output[-800:]}")
 
 
-def shell(sandbox: Sandbox, action: Action, timeout: float) -> str:
+def shell(sandbox: Sandbox, action: Action, timeout: float, observer: Observer, step: int = 0) -> str:
     wanted = float(action.arguments.get("timeout") or timeout)
-    return describe(sandbox.run(action.arguments["command"], timeout=min(wanted, timeout)))
+    return observer.shell(action.arguments["command"], min(wanted, timeout), step)
 
 
-def python(sandbox: Sandbox, action: Action, timeout: float) -> str:
+def python(sandbox: Sandbox, action: Action, timeout: float, observer: Observer, step: int = 0) -> str:
     result = sandbox.python(action.arguments["code"], timeout=timeout)
     if result.session_lost:
         preload_helpers(sandbox)
-    return describe(result)
+    return observer.python(result, step)
 
 
-def view(sandbox: Sandbox, action: Action) -> str:
-    path = action.arguments["path"].removeprefix("./")
+def view(sandbox: Sandbox, action: Action, observer: Observer) -> str:
+    """A file's lines, numbered, within the observation budget; saved logs (outside the repository) too."""
+    path = action.arguments["path"]
+    start = max(int(action.arguments.get("start") or 1), 1)
+    end = max(int(action.arguments.get("end") or start + VIEW_LINES - 1), start)
+    if observer.is_log(path):
+        return observer.view_log(path, start, min(end, start + VIEW_LINES - 1))
+    path = path.removeprefix("./")
     content = sandbox.read_files([path]).get(path)
     if content is None:
         return f"{path}: no such file. Use `shell` (ls, find) to look around."
     lines = content.decode("utf-8", "replace").splitlines()
-    start = max(int(action.arguments.get("start") or 1), 1)
-    end = min(int(action.arguments.get("end") or start + VIEW_LINES - 1), len(lines), start + VIEW_LINES - 1)
-    body = "\n".join(f"{n:5d}  {lines[n - 1]}" for n in range(start, end + 1))
-    more = f"\n[lines {end + 1}-{len(lines)} not shown]" if end < len(lines) else ""
-    return f"{path} (lines {start}-{end} of {len(lines)})\n{body}{more}"
+    end = min(end, len(lines), start + VIEW_LINES - 1)
+    return numbered(path, lines[start - 1:end], start, len(lines), observer.budget)
 
 
 class RepositoryFiles:

@@ -11,13 +11,15 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from repofix.agent import execute
+from repofix.agent import execute, history
 from repofix.agent.actions import Action, FormatError
+from repofix.agent.observe import LOG_PATH, Observer
 from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
 from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
-from repofix.models.base import Model, tool_message
+from repofix.models.base import Model
+from repofix.models.chain import reads_whole_output
 from repofix.sandboxes import Sandbox
 from repofix.testing import TestRun, condense, run_tests, select_tests
 from repofix.workspace import Workspace
@@ -26,6 +28,7 @@ from repofix.workspace.guards import GuardConfig, enforce
 PROMPTS = Path(__file__).parent / "prompts"
 STUCK_REPEATS = 3
 MAX_FORMAT_ERRORS = 3
+UNBOUNDED = 10**9  # observation budget for a model that reads outputs whole (the built-in engine)
 
 
 def prompt(name: str, **values: Any) -> str:
@@ -61,6 +64,7 @@ class AgentRun:
     recent: deque = field(default_factory=lambda: deque(maxlen=STUCK_REPEATS))
     spent: float = 0.0
     verified: bool = False  # the last full run satisfied the done rule
+    observer: Observer | None = None  # bounds observations; full texts saved in the sandbox
 
     # -- limits ------------------------------------------------------------------------------
     def limit_reached(self) -> str | None:
@@ -77,7 +81,7 @@ class AgentRun:
         self.step += 1
         self.notify({"event": "thinking", "step": self.step})
         try:
-            reply = self.model.query(self.messages, tools=self.tools)
+            reply = history.query(self.model, self.messages, self.tools, self.settings.history_steps)
         except CostLimitExceeded as error:
             raise StopRun("cost_limit", str(error)) from None
         except ModelAuthError as error:
@@ -102,8 +106,10 @@ class AgentRun:
         self.notify({"event": "action", "step": self.step, "action": action.name,
                      "detail": str(next(iter(action.arguments.values()), ""))[:80]})
         timeout = self.settings.command_timeout
+        observer = self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
+        observer.budget = UNBOUNDED if reads_whole_output(self.model) else self.settings.observation_tokens
         if action.name == "view":
-            return execute.view(self.sandbox, action)
+            return execute.view(self.sandbox, action, observer)
         if action.name == "submit":
             return self.submit(action.arguments.get("summary", ""))
         if action.name == "run_tests":
@@ -111,11 +117,11 @@ class AgentRun:
             return condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
                             flaky=self.progress.flaky, workdir=self.sandbox.workdir)
         if action.name == "edit":
-            observation, _ = execute.edit(self.sandbox, action)
+            observation = observer.bound(execute.edit(self.sandbox, action)[0], self.step, "edit")
         elif action.name == "python":
-            observation = execute.python(self.sandbox, action, timeout)
+            observation = execute.python(self.sandbox, action, timeout, observer, self.step)
         else:
-            observation = execute.shell(self.sandbox, action, timeout)
+            observation = execute.shell(self.sandbox, action, timeout, observer, self.step)
         after = self.after_change()
         return observation + ("\n\n" + after if after else "")
 
@@ -123,6 +129,8 @@ class AgentRun:
         self.notify({"event": "tests", "step": self.step, "selection": len(tests)})
         run = run_tests(self.sandbox, self.progress.command or self.settings.test_cmd, tests=tuple(tests),
                         timeout=self.settings.test_timeout, log_dir=self.workspace.folder.root / "logs")
+        if self.observer is not None:  # the model can read the full log in the sandbox, not on the host
+            run.log_path = self.observer.save(f"$ {run.command}\n{run.output}", self.step, "tests")
         self.progress.update(run)
         self.notify({"event": "tested", "step": self.step, "summary": self.progress.summary()})
         return run
@@ -212,21 +220,21 @@ class AgentRun:
         self.stop_reason, self.stop_message = reason, message
 
     def record(self, reply: ModelReply, action: Action | FormatError, observation: str, duration: float) -> None:
-        calls = reply.tool_calls
-        if calls:  # every tool call gets an answer, as providers require
-            for index, call in enumerate(calls):
-                text = observation if index == 0 else "Not run: one action per reply."
-                self.messages.append(tool_message(call, text))
-        else:
-            self.messages.append({"role": "user", "content": observation})
+        name, arguments = getattr(action, "name", "format_error"), getattr(action, "arguments", {})
+        self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
+        line = history.record_line(self.step, name, arguments, observation, self.workspace.current().n,
+                                   self.progress.summary(), self.observer.keep(observation, self.step))
+        asked_at = len(self.messages) - 1  # the reply's own turn
+        self.messages.extend(history.answers(reply, observation, line))  # every tool call answered
         key = action.key() if isinstance(action, Action) else f"format:{action.message}"
-        self.recent.append((key, observation))
+        self.recent.append((key, LOG_PATH.sub("<log>", observation)))  # log names differ, results may not
         if len(self.recent) == STUCK_REPEATS and len(set(self.recent)) == 1 and not self.stop_reason:
             self.stop("stuck", f"the same action gave the same result {STUCK_REPEATS} times in a row")
         self.trajectory.add_step(
-            step=self.step, reply=reply.to_dict(), action=getattr(action, "name", "format_error"),
-            arguments=getattr(action, "arguments", {}), observation=observation, cost=reply.cost,
-            input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, duration=round(duration, 3),
+            step=self.step, reply=history.step_reply(reply, asked_at), action=name, arguments=arguments, observation=observation,
+            cost=reply.cost, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+            cached_tokens=reply.cached_tokens, cache_write_tokens=reply.cache_write_tokens,
+            duration=round(duration, 3),
             checkpoint=self.workspace.current().n, tests=self.progress.summary())
         self.trajectory.save(self.messages, progress=self.progress.to_dict(), best_checkpoint=self.best[1])
         self.notify({"event": "step", "step": self.step, "cost": self.spent, "tests": self.progress.summary()})

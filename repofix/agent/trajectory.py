@@ -65,8 +65,8 @@ class Trajectory:
 
     def totals(self) -> dict[str, float]:
         return {"cost": sum(s.get("cost", 0.0) for s in self.steps),
-                "input_tokens": sum(s.get("input_tokens", 0) for s in self.steps),
-                "output_tokens": sum(s.get("output_tokens", 0) for s in self.steps)}
+                **{key: sum(s.get(key, 0) for s in self.steps)
+                   for key in ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")}}
 
     def save(self, messages: list[dict[str, Any]] | None = None, **fields: Any) -> None:
         if messages is not None:

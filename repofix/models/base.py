@@ -10,6 +10,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+# Set by the history on the message that ends the stable prefix of a view: where a prompt-cache
+# breakpoint belongs. Models remove it before sending.
+CACHE_MARK = "repofix_cache"
+
 
 class ModelError(Exception):
     """A model call failed in a way that retrying will not fix (bad request, exhausted script...)."""
@@ -59,6 +63,7 @@ class ModelReply:
     provider's response as plain JSON data, for the trajectory; it never holds credentials.
     `give_up` is how a model in a chain says "I cannot do this, ask the next one".
     `notes` carries one-time remarks for the user (e.g. "price unknown").
+    `input_tokens` counts every prompt token, cached ones included.
     """
 
     content: str = ""
@@ -71,6 +76,8 @@ class ModelReply:
     give_up: bool = False
     notes: list[str] = field(default_factory=list)
     model: str = ""
+    cached_tokens: int = 0  # of input_tokens, read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of input_tokens, written to the prompt cache (Anthropic bills them extra)
 
     def assistant_message(self) -> dict[str, Any]:
         """The reply as an OpenAI assistant message, ready to append to the conversation."""
@@ -116,6 +123,8 @@ class ModelReply:
             give_up=bool(data.get("give_up", False)),
             notes=list(data.get("notes") or []),
             model=data.get("model") or "",
+            cached_tokens=int(data.get("cached_tokens") or 0),
+            cache_write_tokens=int(data.get("cache_write_tokens") or 0),
         )
 
 

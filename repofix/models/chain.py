@@ -27,6 +27,14 @@ class ChainModel:
     def active(self) -> Model:
         return self.models[self.current]
 
+    @property
+    def reads_whole_output(self) -> bool:
+        return reads_whole_output(self.active)
+
+    def context_window(self) -> int | None:
+        window = getattr(self.active, "context_window", None)
+        return window() if callable(window) else None
+
     def query(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         notes: list[str] = []
         spent = ModelReply()  # what abandoned replies cost, carried into the returned one
@@ -55,3 +63,9 @@ class ChainModel:
             note = f"{model.name} gave up ({reason}); switching to {self.active.name}"
             log.warning(note)
             notes.append(note)
+
+
+def reads_whole_output(model: Model) -> bool:
+    """Whether `model` needs every observation whole: the built-in repair engine reads a machine
+    payload from its actions' output and has no context window to protect."""
+    return bool(getattr(model, "reads_whole_output", getattr(model, "name", "") == "builtin"))

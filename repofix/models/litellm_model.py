@@ -17,6 +17,7 @@ from typing import Any
 
 from repofix.models import text_protocol
 from repofix.models.base import (
+    CACHE_MARK,
     Budget,
     ContextLengthError,
     ModelAuthError,
@@ -28,9 +29,12 @@ from repofix.models.base import (
 )
 from repofix.models.pricing import Price, find_price, load_price_file
 from repofix.models.providers import PROVIDER_KEYS, key_hint
+from repofix.models.tokens import WINDOW_MARGIN, count_messages
 
 log = logging.getLogger("repofix.models")
 
+_MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # all a provider gets of a message
+_CACHE = {"type": "ephemeral"}
 _SECRET_KEYS = {"api_key", "apikey", "api-key", "x-api-key", "authorization", "access_token", "secret"}
 
 
@@ -99,11 +103,36 @@ class LiteLLMModel:
             self._price_looked_up = True
         return self._price
 
+    def _info(self, litellm: Any) -> dict[str, Any]:
+        """What LiteLLM's bundled model map says about this model ({} when it does not know it)."""
+        bare = self.name.split("/", 1)[-1]
+        info = litellm.model_cost.get(self.name) or litellm.model_cost.get(bare)
+        if info is None:
+            try:
+                info = dict(litellm.get_model_info(self.name))
+            except Exception:  # unknown to LiteLLM (a local model): nothing is known
+                info = {}
+        return info
+
+    def context_window(self) -> int | None:
+        """How many prompt tokens one call may send: the model's input limit (LiteLLM's map, or
+        `max_input_tokens` in the price file) less the reply's room, with a tokenizer margin."""
+        litellm = import_litellm()
+        price = self.price()
+        limit = price.max_input_tokens if price is not None and price.max_input_tokens else None
+        limit = limit or self._info(litellm).get("max_input_tokens")
+        if not isinstance(limit, int | float) or limit <= 0:
+            return None
+        return max(int((limit - self._output_limit(litellm)) * WINDOW_MARGIN), 1024)
+
+    def caches_explicitly(self) -> bool:
+        """Whether prompt caching needs `cache_control` breakpoints (Anthropic's models, wherever
+        hosted); OpenAI, DeepSeek and others cache identical prefixes by themselves."""
+        return "claude" in self.name.lower() or self.name.startswith("anthropic/")
+
     def _output_limit(self, litellm: Any) -> int:
         """`max_tokens`, lowered to the model's own output limit when LiteLLM knows it."""
-        bare = self.name.split("/", 1)[-1]
-        info = litellm.model_cost.get(self.name) or litellm.model_cost.get(bare) or {}
-        limit = info.get("max_output_tokens")
+        limit = self._info(litellm).get("max_output_tokens")
         return (
             min(self.max_tokens, int(limit))
             if isinstance(limit, int | float) and limit > 0
@@ -114,11 +143,12 @@ class LiteLLMModel:
         litellm = import_litellm()
         native = bool(tools) and self.uses_native_tools()
         sent = messages if native or not tools else text_protocol.to_text_messages(messages, tools)
+        sent = self._prepare(sent)
         price = self.price()
         max_tokens = self._output_limit(litellm)
         if price is not None:
             # Our tokenizer is OpenAI's; others count differently, so leave a margin.
-            prompt_tokens = int(_count_tokens(litellm, sent, tools if native else None) * 1.15) + 16
+            prompt_tokens = int(count_messages(sent, tools if native else None) * 1.15) + 16
             self.budget.check(price.cost(prompt_tokens, max_tokens))
         else:
             self.budget.check(0.0)
@@ -145,6 +175,25 @@ class LiteLLMModel:
             kwargs["api_key"] = self._api_key
         response = self._complete(litellm, kwargs)
         return self._reply(response, sent, tools, native, price)
+
+    def _prepare(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Messages as the provider accepts them: only the keys it knows; for Anthropic models,
+        cache breakpoints after the system prompt, at the end of the stable prefix (where the
+        history marked it) and on the newest message, so the next call reads all of it from the cache."""
+        marked = {i for i, message in enumerate(messages) if message.get(CACHE_MARK)}
+        sent = [{k: message[k] for k in _MESSAGE_KEYS if k in message} for message in messages]
+        if not self.caches_explicitly() or not sent:
+            return sent
+        points = sorted(({0} if sent[0].get("role") == "system" else set()) | marked | {len(sent) - 1})
+        for index in points[-4:]:  # Anthropic allows four breakpoints
+            while index > 0 and sent[index].get("role") == "assistant" and not sent[index].get("content"):
+                index -= 1  # a tool-call-only turn has no text block to mark
+            content = sent[index].get("content")
+            if isinstance(content, str) and content:
+                sent[index]["content"] = [{"type": "text", "text": content, "cache_control": _CACHE}]
+            elif isinstance(content, list) and content and isinstance(content[-1], dict):
+                sent[index]["content"] = [*content[:-1], {**content[-1], "cache_control": _CACHE}]
+        return sent
 
     def _complete(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
         retryable = (
@@ -222,11 +271,13 @@ class LiteLLMModel:
         usage = getattr(response, "usage", None)
         input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", 0) or 0) or int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+        written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
         notes = []
         if not input_tokens and not output_tokens:  # some local servers report no usage: count ourselves
-            litellm = import_litellm()
-            input_tokens = _count_tokens(litellm, sent, tools if native else None)
-            output_tokens = _count_tokens(litellm, [{"role": "assistant", "content": content}], None)
+            input_tokens = count_messages(sent, tools if native else None)
+            output_tokens = count_messages([{"role": "assistant", "content": content}])
         if price is None:
             cost, known = 0.0, False
             if not self._noted_unknown_price:
@@ -238,11 +289,15 @@ class LiteLLMModel:
                 log.warning(note)
                 notes.append(note)
         else:
-            cost, known = price.cost(input_tokens, output_tokens), True
+            cost, known = price.cost(input_tokens, output_tokens, cached, written), True
         self.budget.add(cost)
         raw = scrub(_plain(response), self._api_key)
+        for choice in raw.get("choices") or []:  # the reply's text and calls are kept once, above
+            if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
+                choice["message"] = {k: v for k, v in choice["message"].items() if k not in ("content", "tool_calls")}
         return ModelReply(
-            content, calls, input_tokens, output_tokens, cost, known, raw, notes=notes, model=self.name
+            content, calls, input_tokens, output_tokens, cost, known, raw, notes=notes, model=self.name,
+            cached_tokens=cached, cache_write_tokens=written,
         )
 
 
@@ -250,15 +305,6 @@ class LiteLLMModel:
 def _skips_mcp_handler(litellm: Any) -> bool:
     """Whether this LiteLLM knows the `_skip_mcp_handler` flag (older ones would send it on)."""
     return "_skip_mcp_handler" in Path(litellm.main.__file__).read_text("utf-8")
-
-
-def _count_tokens(litellm: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    # Always the bundled OpenAI tokenizer: others (e.g. Llama's) would be downloaded from the hub.
-    try:
-        return int(litellm.token_counter(model="gpt-4o", messages=messages, tools=tools))
-    except Exception as error:  # an estimate is enough for the cap; be generous rather than crash
-        log.debug("token counting failed (%s); estimating from length", error)
-        return len(json.dumps(messages)) // 3 + len(json.dumps(tools or [])) // 3
 
 
 def _plain(response: Any) -> dict[str, Any]:

@@ -23,14 +23,25 @@ def load_replies(trajectory: dict[str, Any]) -> list[ModelReply]:
     steps = trajectory.get("steps")
     if not isinstance(steps, list):
         raise ModelError("the trajectory has no `steps` list, so there is nothing to replay")
+    messages = trajectory.get("messages") or []
     replies = [
-        ModelReply.from_dict(step["reply"]) for step in steps if isinstance(step, dict) and step.get("reply")
+        ModelReply.from_dict(_resolved(step["reply"], messages))
+        for step in steps
+        if isinstance(step, dict) and step.get("reply")
     ]
     if not replies:
         raise ModelError(
             "the trajectory's steps carry no model replies (`reply`), so there is nothing to replay"
         )
     return replies
+
+
+def _resolved(reply: dict[str, Any], messages: list[Any]) -> dict[str, Any]:
+    """A recorded reply whose oversized text was stored once, in the conversation, made whole again."""
+    at = reply.get("content_in_message")
+    if isinstance(at, int) and 0 <= at < len(messages) and isinstance(messages[at], dict):
+        return {**reply, "content": messages[at].get("content") or ""}
+    return reply
 
 
 def find_trajectory(source: str, runs_dir: str | Path | None = None) -> Path:

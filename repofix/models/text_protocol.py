@@ -11,7 +11,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from repofix.models.base import ToolCall
+from repofix.models.base import CACHE_MARK, ToolCall
 
 _BLOCK = re.compile(
     r"^(?P<fence>`{3,}|~{3,})tool:(?P<name>[\w.\-]+)[ \t]*\n(?:(?P<body>.*?)\n)?(?P=fence)[ \t]*$",
@@ -99,23 +99,32 @@ def render_call(call: ToolCall | dict[str, Any]) -> str:
 def to_text_messages(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
 ) -> list[dict[str, Any]]:
-    """The conversation rewritten for a model that only reads and writes text."""
+    """The conversation rewritten for a model that only reads and writes text. Consecutive user
+    turns (the answers to several tool calls) become one, so the roles alternate as providers require."""
     names: dict[str, str] = {}
     result: list[dict[str, Any]] = []
     for message in messages:
         role = message.get("role")
+        mark = {CACHE_MARK: True} if message.get(CACHE_MARK) else {}
         if role == "assistant" and message.get("tool_calls"):
             content = message.get("content") or ""
             if "tool:" not in content:  # written by a native-tools model earlier in a chain
                 content = "\n\n".join([content, *map(render_call, message["tool_calls"])]).strip()
             for call in message["tool_calls"]:
                 names[call.get("id", "")] = call.get("function", call).get("name", "")
-            result.append({"role": "assistant", "content": content})
+            turn = {"role": "assistant", "content": content, **mark}
         elif role == "tool":
             name = message.get("name") or names.get(message.get("tool_call_id", ""), "the action")
-            result.append({"role": "user", "content": f"Result of `{name}`:\n{message.get('content') or ''}"})
+            turn = {"role": "user", "content": f"Result of `{name}`:\n{message.get('content') or ''}", **mark}
         else:
-            result.append(dict(message))
+            turn = dict(message)
+        previous = result[-1] if result else None
+        if previous and previous["role"] == turn["role"] == "user" and isinstance(previous.get("content"), str) \
+                and isinstance(turn.get("content"), str):
+            previous["content"] = f"{previous['content']}\n\n{turn['content']}"
+            previous.update(mark)
+        else:
+            result.append(turn)
     if tools:
         guide = instructions(tools)
         if result and result[0].get("role") == "system":

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from repofix.models.tokens import count_text, fit
 from repofix.testing.model import Frame, Outcome, RunStatus, TestResult, TestRun
 from repofix.testing.text import cap_line, clean, condense_output, estimate_tokens
 
@@ -45,8 +46,20 @@ def condense(
     flaky: Iterable[str] = (),
     workdir: str = "",
 ) -> str:
-    """The feedback text for `current`, compared with `baseline` when given, within `budget` tokens."""
-    flaky = set(flaky)
+    """The feedback text for `current`, compared with `baseline` when given, within `budget` tokens
+    of a real tokenizer. The layout works on a fast estimate; when the real count is over, it is
+    redone with a proportionally smaller estimate budget."""
+    target = budget
+    for _ in range(4):
+        text = _condense(current, baseline, budget=target, flaky=set(flaky), workdir=workdir)
+        real = count_text(text)
+        if real <= budget:
+            return text
+        target = max(int(target * budget / real * 0.97), 50)
+    return fit(text, budget, _where(current))
+
+
+def _condense(current: TestRun, baseline: TestRun | None, *, budget: int, flaky: set[str], workdir: str) -> str:
     head = _header(current, baseline, flaky)
     if not current.structured or (not current.failing and current.status is not RunStatus.COMPLETED):
         room = max(budget - estimate_tokens("\n".join(head)) - 40, 100)
