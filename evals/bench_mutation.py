@@ -40,7 +40,8 @@ class Target:
 
 
 TARGETS = [
-    Target("done rule", "repofix/testing/done.py", ("done",), ("tests/test_testing_done.py",)),
+    Target("done rule", "repofix/testing/done.py", ("done",),
+           ("tests/test_testing_done.py", "tests/test_testing_done_reasons.py")),
     Target("test guard", "repofix/workspace/testguard.py", ("weakened", "test_shapes", "_shape", "_collect", "_is_skip"),
            ("tests/test_workspace_testguard.py",)),
     Target("cost cap", "repofix/models/base.py", ("check", "add"),

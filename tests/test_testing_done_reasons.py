@@ -39,3 +39,15 @@ def test_a_collection_error_is_noted_on_an_otherwise_good_verdict() -> None:
     clean = done(None, run_of({T: Outcome.PASSED, P: Outcome.PASSED}, detail="unused"), [T], pass_to_pass=[P])
     assert clean.done and "note:" not in clean.reason
     assert clean.reason == "all 1 target test(s) pass and 1 previously passing test(s) still pass"
+
+
+def test_known_failures_without_targets_do_not_block() -> None:
+    """`fix` with no named targets judges against the baseline: a test failing before and after is known."""
+    baseline = run_of({T: Outcome.PASSED, P: Outcome.FAILED})
+    verdict = done(baseline, run_of({T: Outcome.PASSED, P: Outcome.FAILED}), [])
+    assert verdict.done and verdict.reason.startswith("all 0 target test(s) pass and 1 previously passing")
+
+
+def test_with_targets_and_nothing_to_keep_only_the_targets_are_judged() -> None:
+    verdict = done(None, run_of({T: Outcome.PASSED, P: Outcome.FAILED}), [T])
+    assert verdict.done and verdict.targets_passing == (T,)
