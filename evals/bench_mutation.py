@@ -15,6 +15,7 @@ Writes evals/results/bench_mutation.md. Needs Docker/bubblewrap only for the tar
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import random
 import sqlite3
@@ -39,7 +40,8 @@ class Target:
 
 
 TARGETS = [
-    Target("done rule", "repofix/testing/done.py", ("done",), ("tests/test_testing_done.py",)),
+    Target("done rule", "repofix/testing/done.py", ("done",),
+           ("tests/test_testing_done.py", "tests/test_testing_done_reasons.py")),
     Target("test guard", "repofix/workspace/testguard.py", ("weakened", "test_shapes", "_shape", "_collect", "_is_skip"),
            ("tests/test_workspace_testguard.py",)),
     Target("cost cap", "repofix/models/base.py", ("check", "add"),
@@ -75,17 +77,44 @@ def checkout_copy(folder: Path) -> Path:
     return copy
 
 
-def sample(session: Path, target: Target, per_module: int | None, seed: int) -> int:
-    """Keep the mutants of the target's functions (a seeded sample of at most `per_module`)."""
+def annotation_spans(source: str) -> list[tuple[int, int, int, int]]:
+    """(row, col, end row, end col) of every annotation and of every `def` line's parameter markers:
+    with `from __future__ import annotations` none of it runs, so mutants there are equivalent."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        annotations = []
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            annotations.append(node.annotation)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.returns is not None:
+                annotations.append(node.returns)
+            first_body = node.body[0].lineno
+            spans.append((node.lineno, 0, first_body - 1, 10_000))  # the signature, `*` and `/` included
+        spans += [(a.lineno, a.col_offset, a.end_lineno or a.lineno, a.end_col_offset or 0) for a in annotations]
+    return spans
+
+
+def _inside(row: int, col: int, spans: list[tuple[int, int, int, int]]) -> bool:
+    return any((r0, c0) <= (row, col) <= (r1, c1) for r0, c0, r1, c1 in spans)
+
+
+def sample(session: Path, target: Target, per_module: int | None, seed: int, source: str) -> tuple[int, int]:
+    """Keep the mutants of the target's functions (a seeded sample of at most `per_module`), less the
+    equivalent ones in annotations and signatures. Returns (kept, equivalent)."""
+    spans = annotation_spans(source)
     with sqlite3.connect(session) as db:
-        rows = db.execute("SELECT job_id, definition_name FROM mutation_specs").fetchall()
-        keep = [job for job, name in rows if not target.functions or (name or "").split(".")[-1] in target.functions]
+        rows = db.execute("SELECT job_id, definition_name, start_pos_row, start_pos_col FROM mutation_specs").fetchall()
+        chosen = [(job, row, col) for job, name, row, col in rows
+                  if not target.functions or (name or "").split(".")[-1] in target.functions]
+        keep = [job for job, row, col in chosen if not _inside(row, col, spans)]
+        equivalent = len(chosen) - len(keep)
         if per_module is not None and len(keep) > per_module:
             keep = random.Random(seed).sample(sorted(keep), per_module)
-        drop = [(job,) for job, _ in rows if job not in set(keep)]
+        kept = set(keep)
+        drop = [(row[0],) for row in rows if row[0] not in kept]
         db.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
         db.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
-    return len(keep)
+    return len(keep), equivalent
 
 
 def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace) -> dict:
@@ -101,7 +130,7 @@ def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace)
         f'test-command = "env PYTHONPATH={copy} {sys.executable} -m pytest -x -q -p no:cacheprovider {tests}"\n'
         '[cosmic-ray.distributor]\nname = "local"\n')
     subprocess.run([str(bin_dir / "cosmic-ray"), "init", str(config), str(session)], cwd=copy, check=True)
-    count = sample(session, target, args.per_module, args.seed)
+    count, equivalent = sample(session, target, args.per_module, args.seed, (copy / target.module).read_text())
     started = time.monotonic()
     subprocess.run([str(bin_dir / "cosmic-ray"), "exec", str(config), str(session)], cwd=copy, check=True,
                    capture_output=True)
@@ -115,7 +144,7 @@ def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace)
     killed = [r for r, o in zip(results, outcome, strict=True) if o == "killed"]
     survived = [r for r, o in zip(results, outcome, strict=True) if o == "survived"]
     incompetent = [r for r, o in zip(results, outcome, strict=True) if o not in ("killed", "survived")]
-    return {"target": target, "mutants": count, "killed": len(killed), "survived": survived,
+    return {"target": target, "mutants": count, "equivalent": equivalent, "killed": len(killed), "survived": survived,
             "incompetent": len(incompetent), "seconds": seconds}
 
 
@@ -123,13 +152,15 @@ def report(rows: list[dict], args: argparse.Namespace, commit: str) -> str:
     lines = ["# Mutation testing of the critical modules", "",
              f"cosmic-ray core operators; commit `{commit}`; per-module sample: "
              f"{args.per_module or 'all'} (seed {args.seed}); test timeout {args.timeout:.0f} s.", "",
-             "| module | functions | mutants | killed | survived | not run | score | time |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "Mutants inside annotations and signatures are equivalent (annotations are never evaluated) and "
+             "are left out; their count is shown.", "",
+             "| module | functions | mutants | equivalent (left out) | killed | survived | not run | score | time |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for row in rows:
         t = row["target"]
         judged = row["killed"] + len(row["survived"])
         score = f"{100 * row['killed'] / judged:.0f}%" if judged else "n/a"
-        lines.append(f"| {t.name} (`{t.module}`) | {', '.join(t.functions) or 'all'} | {row['mutants']} | "
+        lines.append(f"| {t.name} (`{t.module}`) | {', '.join(t.functions) or 'all'} | {row['mutants']} | {row['equivalent']} | "
                      f"{row['killed']} | {len(row['survived'])} | {row['incompetent']} | {score} | "
                      f"{row['seconds']:.0f} s |")
     lines += ["", "## Survivors", ""]
@@ -160,9 +191,8 @@ def main() -> None:
             print(json.dumps({"target": target.name, "mutants": row["mutants"], "killed": row["killed"],
                               "survived": len(row["survived"]), "score": row["killed"] / judged if judged else None,
                               "seconds": round(row["seconds"])}), flush=True)
-    text = report(rows, args, commit)
-    args.out.write_text(text, encoding="utf-8")
-    print(text)
+            args.out.write_text(report(rows, args, commit), encoding="utf-8")  # after each target: partial runs count
+    print(args.out.read_text(encoding="utf-8"))
 
 
 if __name__ == "__main__":

@@ -56,3 +56,38 @@ def test_only_protected_tests_count():
     skipped = WEAKENED["function skip"]
     assert weakened("tests/test_m.py", BEFORE, skipped, frozenset({"tests/test_m.py::TestSub::test_sub"})) == []
     assert weakened("tests/test_m.py", BEFORE, skipped, frozenset({"tests/test_m.py::test_add[1-2]"})) != []
+
+
+SKIPPED_BEFORE = BEFORE.replace(b"def test_add", b"@pytest.mark.skip\ndef test_add")
+
+
+def test_skips_add_up_so_a_new_module_skip_counts_over_an_old_function_skip():
+    """1 skip before (a decorator); decorator + module skip after is 2, not 1 | 1."""
+    after = SKIPPED_BEFORE.replace(b"import pytest\n", b"import pytest\npytestmark = pytest.mark.skip\n")
+    assert weakened("tests/test_m.py", SKIPPED_BEFORE, after, None) == ["adds a skip/xfail to test_add",
+                                                                        "adds a skip/xfail to TestSub::test_sub"]
+    in_class = BEFORE.replace(b"    def test_sub", b"    @pytest.mark.skip\n    def test_sub")
+    both = in_class.replace(b"class TestSub:", b"@pytest.mark.skip\nclass TestSub:")
+    assert weakened("tests/test_m.py", in_class, both, None) == ["adds a skip/xfail to TestSub::test_sub"]
+
+
+def test_the_reason_counts_the_removed_assertions():
+    three = BEFORE.replace(b"    assert add(0, 0) == 0\n", b"    assert add(0, 0) == 0\n    assert add(2, 2) == 4\n")
+    one = BEFORE.replace(b"    assert add(0, 0) == 0\n", b"")
+    assert weakened("tests/test_m.py", three, one, None) == ["removes 2 assertion(s) from test_add"]
+
+
+def test_unittest_assert_methods_count_as_assertions():
+    before = b"import unittest\n\nclass TestX(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(f(), 1)\n"
+    after = before.replace(b"self.assertEqual(f(), 1)", b"f()")
+    assert weakened("tests/test_x.py", before, after, None) == ["removes 1 assertion(s) from TestX::test_x"]
+
+
+def test_only_an_assignment_to_pytestmark_is_a_module_mark():
+    """A module-level alias such as `SKIP = pytest.mark.skip` marks nothing by itself; a non-skip
+    pytestmark adds no skip either."""
+    alias = BEFORE.replace(b"import pytest\n", b"import pytest\nSKIP = pytest.mark.skip\nZ = pytest.mark.skip\n")
+    assert weakened("tests/test_m.py", BEFORE, alias, None) == []
+    marked = BEFORE.replace(b"import pytest\n", b"import pytest\npytestmark = pytest.mark.slow\n")
+    marked = marked.replace(b"def test_add", b"@pytest.mark.skip\ndef test_add")
+    assert weakened("tests/test_m.py", BEFORE, marked, None) == ["adds a skip/xfail to test_add"]
