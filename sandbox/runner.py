@@ -148,6 +148,7 @@ def tar(source):
 
 def main():
     workdir = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
+    os.closerange(3, 4096)  # nothing the launcher left open (bwrap's namespace fd) reaches a command
     try:
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):

@@ -64,12 +64,12 @@ class RunnerClient:
     (-S: the runner needs only the stdlib, and skipping site-packages saves most of Python's start-up.)"""
 
     def __init__(self, argv: Sequence[str], workdir: str, scratch: str, env: Mapping[str, str] | None = None,
-                 stderr_log: Path | None = None):
+                 stderr_log: Path | None = None, pass_fds: Sequence[int] = ()):
         self.log_path = stderr_log
         log = open(stderr_log, "ab") if stderr_log else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen([*argv, "-S", "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
-                                     start_new_session=True)
+                                     start_new_session=True, pass_fds=tuple(pass_fds))
         if stderr_log:
             log.close()
         self._buffer = b""
