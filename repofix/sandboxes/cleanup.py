@@ -128,6 +128,23 @@ def reap_dead_scratch(dry_run: bool = False) -> list[str]:
     return removed
 
 
+def reap_dead_containers(docker_client) -> list[str]:
+    """Remove this host's repofix containers whose owner is gone. A container ends itself when its
+    owner dies, unless the owner died between creating and starting it: those are removed here."""
+    import docker.errors
+
+    removed = []
+    for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
+        owner = container.labels.get("org.repofix.owner")
+        if owner and container.labels.get("org.repofix.host") == os.uname().nodename and not owner_alive(owner):
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError:  # gone meanwhile (its own --rm, another repofix)
+                continue
+            removed.append(f"container {container.name}")
+    return removed
+
+
 def prune(docker_client=None, dry_run: bool = False) -> list[str]:
     """Remove (or, dry, list) containers/volumes labelled by repofix whose owner is gone, scratch dirs
     whose owner is dead, and empty cgroups."""

@@ -60,6 +60,9 @@ def available(image: str = DEFAULT_IMAGE) -> str | None:
     return None
 
 
+_reaped = False
+
+
 class DockerSandbox(RunnerSandbox):
     backend = "docker"
 
@@ -67,7 +70,11 @@ class DockerSandbox(RunnerSandbox):
                  image: str | None = None):
         import docker.errors
 
+        global _reaped
         self.engine = client()
+        if not _reaped:  # the first sandbox of a process clears what a dead owner could not
+            _reaped = True
+            cleanup.reap_dead_containers(self.engine)
         self.image = image or DEFAULT_IMAGE
         self.container = None
         self._lifeline = None  # the attach socket whose end ends the container
