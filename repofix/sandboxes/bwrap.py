@@ -87,7 +87,10 @@ class BwrapSandbox(RunnerSandbox):
             for cap in LAUNCH_CAPS:
                 args += ["--cap-add", cap]
         else:
-            args += ["--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
+            args += ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
+            # --disable-userns nests a second user namespace, which slirp4netns (not root) cannot act
+            # from; in the setup sandbox the seccomp filter alone forbids new namespaces.
+            args += [] if network else ["--disable-userns"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
                  "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv"]
         if (self.scratch / "seccomp.bpf").exists():
