@@ -149,6 +149,7 @@ class DockerSandbox(RunnerSandbox):
             self.engine.networks.get(name).disconnect(self.container, force=True)
 
     def setup(self, commands: Sequence[str], *, timeout: float | None = None) -> list[CommandResult]:
+        docker_net.fence_host()  # checked at every setup: the rules must hold whenever commands have network
         if not self.network_connected():
             self.engine.networks.get(docker_net.setup_network(self.engine)).connect(self.container)
         try:

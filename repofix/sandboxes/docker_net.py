@@ -27,7 +27,7 @@ _warned = False
 
 
 def setup_network(engine) -> str:
-    """The setup network's name, after making sure it exists and the host is fenced off from it."""
+    """The setup network's name, after making sure it exists (`fence_host()` guards its use)."""
     import docker.errors
 
     try:
@@ -44,7 +44,6 @@ def setup_network(engine) -> str:
             if error.status_code != 409:  # 409: another repofix created it meanwhile
                 raise SandboxError(f"docker could not create the setup network: {error.explanation or error}") \
                     from None
-    fence_host()
     return NETWORK
 
 
