@@ -59,7 +59,7 @@ def container_exists(name: str | None) -> bool:
 
 
 def sandbox_processes(scratch: str) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "args="], capture_output=True, text=True).stdout
+    out = subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True, text=True).stdout  # -ww: whole lines
     return [line for line in out.splitlines() if scratch in line and "bwrap" in line]
 
 
@@ -89,16 +89,82 @@ def wait_until(condition, limit: float = 60.0) -> bool:
 def test_kill_9_of_the_owner_leaves_nothing(tree, backend, moment, tmp_path):
     require_backend(backend)
     proc, info = hold_sandbox(tree, backend, tmp_path / "scratch", busy=moment == "mid-command")
+    assert container_exists(info["container"]) if backend == "docker" else sandbox_processes(info["scratch"])
     os.kill(proc.pid, signal.SIGKILL)  # the owner only: nothing else is signalled
     proc.wait(timeout=30)
     assert wait_until(lambda: not sandbox_processes(info["scratch"]) and not container_exists(info["container"]))
-    assert not [line for line in subprocess.run(["ps", "-eo", "args="], capture_output=True, text=True)
-                .stdout.splitlines() if "slirp4netns" in line and info["scratch"] in line]
     # The scratch folder is what remains; the next repofix to start a sandbox removes it (its owner is dead).
     assert Path(info["scratch"]).exists()
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
     subprocess.run([sys.executable, "-c", NEXT_RUN, backend], env=env, check=True, timeout=120)
     assert not Path(info["scratch"]).exists()
+
+
+BOTH = """
+import sys, time, warnings
+warnings.simplefilter("ignore")
+from repofix.sandboxes import open_sandbox
+boxes = [open_sandbox(sys.argv[1], backend=name) for name in ("docker", "bwrap")]
+print(boxes[0].container.name, boxes[1].scratch, flush=True)
+time.sleep(600)
+"""
+IN_SETUP = """
+import sys, warnings
+warnings.simplefilter("ignore")
+from repofix.sandboxes import open_sandbox
+open_sandbox(sys.argv[1], backend=sys.argv[2], setup=["echo setting-up; sleep 1000"])
+"""
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(field) for field in out.split()]
+
+
+def owned_containers(owner: int) -> list[str]:
+    import docker
+
+    return [c.name for c in docker.from_env().containers.list(
+        all=True, filters={"label": f"org.repofix.owner-pid={owner}"})]
+
+
+def test_kill_9_of_an_owner_of_both_backends_leaves_nothing(tree, tmp_path):
+    require_backend("docker")
+    require_backend("bwrap")
+    env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
+    proc = subprocess.Popen([sys.executable, "-c", BOTH, str(tree)], stdout=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    container, scratch = proc.stdout.readline().split()
+    assert container_exists(container) and sandbox_processes(scratch)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert wait_until(lambda: not container_exists(container) and not sandbox_processes(scratch))
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_kill_9_during_the_networked_setup_leaves_nothing(tree, backend, tmp_path):
+    require_backend(backend)
+    env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
+    proc = subprocess.Popen([sys.executable, "-c", IN_SETUP, str(tree), backend], env=env, start_new_session=True)
+
+    def in_setup() -> bool:
+        out = subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True, text=True).stdout
+        return "sleep 1000" in out.splitlines() and (backend == "docker" or bool(slirps()))
+
+    def slirps() -> list[int]:
+        return [pid for pid in children(proc.pid)
+                if Path(f"/proc/{pid}/comm").exists() and Path(f"/proc/{pid}/comm").read_text().strip() == "slirp4netns"]
+
+    assert wait_until(in_setup)
+    network_helpers = slirps() if backend == "bwrap" else []
+    containers = owned_containers(proc.pid) if backend == "docker" else []
+    scratches = [str(path) for path in (tmp_path / "scratch").iterdir()]
+    assert (containers if backend == "docker" else network_helpers) and scratches
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert wait_until(lambda: not any(map(container_exists, containers))
+                      and not any(sandbox_processes(scratch) for scratch in scratches)
+                      and not any(Path(f"/proc/{pid}").exists() for pid in network_helpers))
 
 
 def test_reaping_keeps_scratch_of_live_owners_and_spots_reused_pids(tmp_path, monkeypatch):
