@@ -167,6 +167,33 @@ def test_kill_9_during_the_networked_setup_leaves_nothing(tree, backend, tmp_pat
                       and not any(Path(f"/proc/{pid}").exists() for pid in network_helpers))
 
 
+DIES_BEFORE_START = """
+import os, warnings
+warnings.simplefilter("ignore")
+import docker.models.containers
+from repofix.sandboxes.docker import DockerSandbox
+
+
+def die(container, **kwargs):  # the owner dies in the one moment --rm cannot cover: created, not started
+    print(container.name, flush=True)
+    os._exit(9)
+
+
+docker.models.containers.Container.start = die
+DockerSandbox(None)
+"""
+
+
+def test_owner_dying_between_create_and_start_leaves_no_container(tmp_path):
+    require_backend("docker")
+    env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
+    proc = subprocess.run([sys.executable, "-c", DIES_BEFORE_START], capture_output=True, text=True, env=env,
+                          timeout=120)
+    name = proc.stdout.strip()
+    assert proc.returncode == 9 and name.startswith("repofix-")
+    assert wait_until(lambda: not container_exists(name))
+
+
 def test_reaping_keeps_scratch_of_live_owners_and_spots_reused_pids(tmp_path, monkeypatch):
     from repofix.sandboxes import cleanup
 

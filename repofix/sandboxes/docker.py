@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,6 +64,23 @@ def available(image: str = DEFAULT_IMAGE) -> str | None:
 
 
 _reaped = False
+# Outlives its owner only while the container is being made: when the pipe from repofix closes (the
+# container has started, or repofix died before it could), a container still only created (which
+# --rm never removes) is removed. A create request already sent may land late: watch a few seconds.
+STARTER_GUARD = r"""
+import subprocess, sys, time
+sys.stdin.buffer.read()
+name = sys.argv[1]
+deadline = time.monotonic() + 5
+while time.monotonic() < deadline:
+    state = subprocess.run(["docker", "inspect", "-f", "{{.State.Status}}", name], capture_output=True,
+                           text=True).stdout.strip()
+    if state == "created":
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True)
+    elif state:
+        break
+    time.sleep(0.2)
+"""
 
 
 class DockerSandbox(RunnerSandbox):
@@ -82,6 +102,11 @@ class DockerSandbox(RunnerSandbox):
         super().__init__(limits)
         lim = self.limits
         name = f"repofix-{uuid.uuid4().hex[:12]}"
+        guard_r, guard_w = os.pipe()
+        guard = subprocess.Popen([sys.executable, "-S", "-c", STARTER_GUARD, name], stdin=guard_r,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self._host_env(),
+                                 start_new_session=True)
+        os.close(guard_r)
         try:
             network = docker_net.setup_network(self.engine)
             self.container = self.engine.containers.create(
@@ -107,6 +132,9 @@ class DockerSandbox(RunnerSandbox):
         except BaseException:
             self.close()
             raise
+        finally:
+            os.close(guard_w)  # started (or failed and removed): the guard checks and leaves
+            threading.Thread(target=guard.wait, daemon=True).start()  # reaped without waiting here
         if not setup:  # nothing needs the network: cut it before anything else runs
             try:
                 self._cut_network()
