@@ -21,6 +21,7 @@ import changes  # noqa: E402  (sibling modules, bundled by the host)
 import pyworker  # noqa: E402
 from procs import collect, kill_all_except, oom_kills  # noqa: E402
 
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 # Where the shell leaves its cwd and exported variables after each command (TMPDIR: the none backend's scratch).
 STATE_FILE = os.path.join(os.environ.get("TMPDIR", "/tmp"), ".repofix-shell-state-%d" % os.getpid())
@@ -28,9 +29,11 @@ NOT_PERSISTED = {"_", "SHLVL", "OLDPWD", "PWD"}
 
 IN = sys.stdin.buffer
 OUT = sys.stdout.buffer
+KEY = ""  # the session's secret, the host's first line after the bundle; every reply carries it
 
 
 def send(header, payload=b""):
+    header["key"] = KEY
     if payload:
         header["payload"] = len(payload)
     OUT.write(json.dumps(header).encode() + b"\n" + payload)
@@ -147,9 +150,16 @@ def tar(source):
 
 
 def main():
+    global KEY
     workdir = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
+    os.closerange(3, 4096)  # nothing the launcher left open (bwrap's namespace fd) reaches a command
+    KEY = IN.readline().strip().decode()
     try:
-        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        libc = ctypes.CDLL(None)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        # Non-dumpable: /proc/<runner>/fd, mem and environ become root's, closed to the commands it runs
+        # (same uid, no CAP_SYS_PTRACE), so none can write into or read from the channel to the host.
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):
         pass
     session = Session(workdir)

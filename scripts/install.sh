@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything repofix needs on a fresh Debian/Ubuntu machine (as root), from a clone:
-#   1. apt: docker.io, bubblewrap, debootstrap, patch, git
+#   1. apt: docker.io, bubblewrap, slirp4netns (bwrap setup network), debootstrap, patch, git
 #   2. start dockerd if no engine answers (sandbox/start_dockerd.sh; fails if it cannot start)
 #   3. base image from debootstrap, no registry (sandbox/build_base.sh; cached in /var/cache/repofix)
 #   4. sandbox image (sandbox/Dockerfile)
@@ -70,7 +70,8 @@ apt_install() {
     {
         quiet apt-update apt-get "${opts[@]}" update &&
         quiet apt-install apt-get "${opts[@]}" -y -q install --no-install-recommends \
-            docker.io bubblewrap debootstrap debian-archive-keyring patch git iproute2 ca-certificates
+            docker.io bubblewrap slirp4netns debootstrap debian-archive-keyring patch git iproute2 ca-certificates \
+            iptables
     } || rc=$?
     if [ "$made_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
     return "$rc"

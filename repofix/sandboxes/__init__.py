@@ -13,6 +13,7 @@ from pathlib import Path
 from repofix.sandboxes.base import (
     WORKDIR,
     Changes,
+    ChannelForged,
     CommandResult,
     Limits,
     RunnerDied,
@@ -22,7 +23,7 @@ from repofix.sandboxes.base import (
 
 BACKENDS = ("docker", "bwrap", "none")
 
-__all__ = ["BACKENDS", "WORKDIR", "Changes", "CommandResult", "Limits", "RunnerDied", "Sandbox", "SandboxError",
+__all__ = ["BACKENDS", "WORKDIR", "ChannelForged", "Changes", "CommandResult", "Limits", "RunnerDied", "Sandbox", "SandboxError",
            "choose_backend", "open_sandbox"]
 
 

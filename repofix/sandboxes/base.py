@@ -19,6 +19,11 @@ class RunnerDied(SandboxError):
     `Sandbox.restart()` starts a fresh one; shell and Python session state are lost."""
 
 
+class ChannelForged(RunnerDied):
+    """Something other than the runner wrote to the runner's channel (a reply without the session's
+    secret, or not a reply at all). Nothing of it was used; the runner was killed."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Hard limits of one sandbox. Sizes are in MiB."""

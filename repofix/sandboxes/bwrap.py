@@ -1,21 +1,32 @@
 """The daemonless backend: bubblewrap namespaces. Starts in milliseconds, no network, only the
 workspace (a size-limited tmpfs), /tmp and the home folder writable, the host's files hidden but
-for the system directories and the Python installation, bound read-only.
+for the system directories and the Python installation, bound read-only. A seccomp filter
+(`seccomp.py`) denies new namespaces, mounts, the keyring, ptrace, kernel modules and the like, and
+nested user namespaces are disabled.
+
+Run by root, the sandbox user is an unprivileged uid on the host (`userns.HOST_UID`), never root: the
+runner starts as the namespace's root only to take the tmpfs folders, then drops to uid 1000 with no
+capability (setpriv) before anything of the sandbox runs.
 
 Setup with network: a namespace's network cannot be cut later, so `setup()` runs the commands in
-a second, networked bwrap over a host copy of the workspace and a host home folder, then starts
-the isolated sandbox again with that home bound read-only (where the installed tools live) and
-the workspace copied back into its tmpfs."""
+a second bwrap, with its own network namespace connected to the outside by slirp4netns (host
+loopback disabled), over a host copy of the workspace and a host home folder, then starts the
+isolated sandbox again with that home bound read-only (where the installed tools live) and the
+workspace copied back into its tmpfs."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shlex
 import shutil
+import stat
 import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from repofix.sandboxes import cleanup
+from repofix.sandboxes import cleanup, seccomp, slirp, userns
 from repofix.sandboxes import limits as cgroups
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
@@ -25,6 +36,10 @@ PASSWD = "root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/home/sandb
 GROUP = "root:x:0:\nsandbox:x:1000:\n"
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
              "localtime", "nsswitch.conf", "mime.types", "bash.bashrc", "profile", "inputrc")
+# As root: what the launcher inside may do before it drops to the sandbox user (and keeps nothing).
+LAUNCH_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN")
+DROP = ["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+SECCOMP_FD, INFO_FD = 9, 8  # opened by the launcher shell for bwrap
 
 
 def available() -> str | None:
@@ -43,39 +58,63 @@ class BwrapSandbox(RunnerSandbox):
             raise SandboxError(reason)
         self.id = uuid.uuid4().hex[:12]
         self.scratch = cleanup.new_scratch("bwrap-")
-        (self.scratch / "passwd").write_text(PASSWD)
-        (self.scratch / "group").write_text(GROUP)
+        for name, text in (("passwd", PASSWD), ("group", GROUP), ("resolv.conf", slirp.RESOLV_CONF)):
+            (self.scratch / name).write_text(text)
+            (self.scratch / name).chmod(0o644)  # read by the sandbox user, whatever the umask
+        if seccomp.supported():
+            (self.scratch / "seccomp.bpf").write_bytes(seccomp.program())
         self.home_dir: Path | None = None  # set by setup(): a host home bound read-only afterwards
         self.cgroup: cgroups.CgroupLimits | None = None
+        self._userns_fd: int | None = None
         super().__init__(limits)
-        self.cgroup = cgroups.CgroupLimits(self.id, self.limits) if cgroups.can_limit() else None
+        try:
+            if os.geteuid() == 0:  # bwrap would map the sandbox user to root: bring our own namespace
+                made = userns.create()
+                self._userns_fd = fcntl.fcntl(made, fcntl.F_DUPFD_CLOEXEC, 10)  # clear of the shell's fds
+                os.close(made)
+            self.cgroup = cgroups.CgroupLimits(self.id, self.limits) if cgroups.can_limit() else None
+        except BaseException:
+            self.close()
+            raise
         self.env = dict(BASE_ENV, PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin")
         self._prepare(source, setup)
 
     def _bwrap_args(self, network: bool, home_writable: bool) -> list[str]:
         lim = self.limits
-        args = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                "--uid", "1000", "--gid", "1000", "--hostname", "sandbox", "--clearenv"]
-        if not network:
-            args.append("--unshare-net")
+        args = ["bwrap"]
+        if self._userns_fd is not None:
+            args += ["--userns", str(self._userns_fd), "--cap-drop", "ALL"]
+            for cap in LAUNCH_CAPS:
+                args += ["--cap-add", cap]
+        else:
+            args += ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
+            # --disable-userns nests a second user namespace, which slirp4netns (not root) cannot act
+            # from; in the setup sandbox the seccomp filter alone forbids new namespaces.
+            args += [] if network else ["--disable-userns"]
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+                 "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv"]
+        if (self.scratch / "seccomp.bpf").exists():
+            args += ["--seccomp", str(SECCOMP_FD)]
+        if network:
+            args += ["--info-fd", str(INFO_FD)]  # the pid slirp4netns attaches to
         for name in ("usr", "bin", "lib", "lib64", "sbin", "lib32", "libx32"):
             host = Path("/") / name
             if host.is_symlink():
                 args += ["--symlink", str(host.readlink()), f"/{name}"]
             elif host.is_dir():
                 args += ["--ro-bind", str(host), f"/{name}"]
+        args += [*_traversable("/etc/passwd"), *_traversable("/home/sandbox")]
         for name in ETC_FILES:
             if (Path("/etc") / name).exists():
                 args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         args += ["--ro-bind", str(self.scratch / "passwd"), "/etc/passwd",
                  "--ro-bind", str(self.scratch / "group"), "/etc/group"]
         if network:
-            args += ["--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf",
+            args += ["--ro-bind", str(self.scratch / "resolv.conf"), "/etc/resolv.conf",
                      "--ro-bind-try", "/etc/hosts", "/etc/hosts"]
         for prefix in {sys.base_prefix, sys.prefix}:  # the Python installation (and its test tools)
             if not prefix.startswith("/usr"):
-                args += ["--ro-bind", prefix, prefix]
+                args += [*_traversable(prefix), "--ro-bind", prefix, prefix]
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--size", str(lim.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
         if self.home_dir is not None:
@@ -83,7 +122,8 @@ class BwrapSandbox(RunnerSandbox):
         else:
             args += ["--size", str(lim.home_mb << 20), "--perms", "0755", "--tmpfs", "/home/sandbox"]
         if self.cgroup is not None:
-            args += ["--ro-bind", str(self.cgroup.memory_dir), self.cgroup.memory_mount]
+            args += [*_traversable(self.cgroup.memory_mount),
+                     "--ro-bind", str(self.cgroup.memory_dir), self.cgroup.memory_mount]
         for name, value in self.env.items():
             args += ["--setenv", name, value]
         return args
@@ -95,12 +135,24 @@ class BwrapSandbox(RunnerSandbox):
         else:
             args += ["--size", str(self.limits.workspace_mb << 20), "--perms", "0755", "--tmpfs", self.workdir]
         # bwrap builds the root in a tmpfs; make it read-only so only the mounts above are writable.
-        args += ["--remount-ro", "/", "--chdir", self.workdir, sys.executable, "-u"]
-        if self.cgroup is None:
-            return args
-        # Join the cgroup before exec, so not one process of the sandbox starts outside it.
-        joins = "; ".join(f'echo $$ > "{path}"' for path in self.cgroup.procs_files)
-        return ["sh", "-c", f'{joins}; exec "$@"', "sh", *args]
+        args += ["--remount-ro", "/", "--chdir", self.workdir]
+        if self._userns_fd is not None:  # as the namespace's root: take the tmpfs folders, then drop
+            owned = [self.workdir] if workspace_from is None else []
+            owned += ["/home/sandbox"] if self.home_dir is None else []
+            take = f"chown 1000:1000 {' '.join(owned)} && " if owned else ""
+            args += ["sh", "-c", f'{take}exec "$@"', "sh", *DROP]
+        args += [sys.executable, "-u"]
+        # The launcher joins the cgroup before exec (so not one process of the sandbox starts outside
+        # it) and opens the seccomp program and the info file for bwrap.
+        steps = [f'echo $$ > "{path}"' for path in (self.cgroup.procs_files if self.cgroup else [])]
+        if (self.scratch / "seccomp.bpf").exists():
+            steps.append(f"exec {SECCOMP_FD}<{shlex.quote(str(self.scratch / 'seccomp.bpf'))}")
+        if network:
+            steps.append(f"exec {INFO_FD}>{shlex.quote(str(self.scratch / 'info.json'))}")
+        return ["sh", "-c", "; ".join([*steps, 'exec "$@"']), "sh", *args]
+
+    def _pass_fds(self) -> tuple[int, ...]:
+        return () if self._userns_fd is None else (self._userns_fd,)
 
     def _log_path(self) -> Path:
         return self.scratch / "runner.log"
@@ -112,20 +164,31 @@ class BwrapSandbox(RunnerSandbox):
         if self.home_dir is None:
             self.home_dir = self.scratch / "home"
             self.home_dir.mkdir()
+        if self._userns_fd is not None:  # the sandbox user is HOST_UID out here: let it write both
+            for tree in (staged, self.home_dir):
+                _chown_tree(tree, userns.HOST_UID)
         if self._client is not None:
             self._client.close()
             self._client = None
+        (self.scratch / "info.json").unlink(missing_ok=True)
         networked = RunnerClient(self._runner_argv(network=True, workspace_from=staged), self.workdir, "/tmp",
-                                 self._host_env(), self._log_path())
+                                 self._host_env(), self._log_path(), self._pass_fds())
         results = []
         try:
-            for command in commands:
-                results.append(networked.run(command, cwd=None, env=None, stdin=None,
-                                             timeout=timeout or self.limits.timeout, cap=self.limits.output_bytes))
-                if not results[-1].ok:
-                    break
+            network = slirp.Slirp(self.scratch / "info.json", self._log_path())
+            try:
+                for command in commands:
+                    results.append(networked.run(command, cwd=None, env=None, stdin=None,
+                                                 timeout=timeout or self.limits.timeout,
+                                                 cap=self.limits.output_bytes))
+                    if not results[-1].ok:
+                        break
+            finally:
+                network.close()
         finally:
             networked.close()
+        for tree in (staged, self.home_dir):  # no setuid/setgid file stays on the host
+            _strip_setid(tree)
         self.copy_in(staged)  # starts the isolated runner again, home now read-only
         shutil.rmtree(staged, ignore_errors=True)
         return results
@@ -133,4 +196,32 @@ class BwrapSandbox(RunnerSandbox):
     def _destroy(self) -> None:
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self._userns_fd is not None:
+            os.close(self._userns_fd)
+            self._userns_fd = None
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _traversable(dest: str) -> list[str]:
+    """Create the parents of a mount point 0755: bwrap would copy the source's parents' modes (a 0700
+    /root, the scratch folder), which the sandbox user, not root outside, could not pass through."""
+    args = []
+    for parent in reversed(Path(dest).parents[:-1]):
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid)
+    for folder, dirs, files in os.walk(root):
+        for name in [*dirs, *files]:
+            os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+
+
+def _strip_setid(root: Path) -> None:
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
+                os.chmod(path, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))

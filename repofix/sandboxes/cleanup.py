@@ -1,5 +1,8 @@
-"""Nothing outlives repofix: live sandboxes are closed on exit and on SIGTERM/SIGHUP, and
-`prune()` removes what a crashed run left behind (found by label or by dead owner pid)."""
+"""Nothing outlives repofix: live sandboxes are closed on exit and on SIGTERM/SIGHUP; after a kill -9
+each backend's sandbox ends itself (bwrap dies with its parent, a container's keep-alive with
+repofix's attach socket); `reap_dead_scratch()` (run when a repofix process starts its first sandbox) removes the scratch
+folders of dead owners, and `prune()` what a host reboot left behind (found by label or by dead
+owner, an owner being a pid and its start time, so a reused pid is not mistaken for it)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,14 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 
 LABEL = "org.repofix.sandbox"  # on every container and volume repofix creates
 _live: weakref.WeakSet = weakref.WeakSet()
 _installed = False
+_reaped = False
 
 
 def scratch_root() -> Path:
@@ -25,9 +30,37 @@ def scratch_root() -> Path:
 
 
 def new_scratch(prefix: str) -> Path:
+    global _reaped
+    if not _reaped:  # the first sandbox of a repofix process clears what killed runs left
+        _reaped = True
+        reap_dead_scratch()
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_root()))
-    (path / "owner.pid").write_text(str(os.getpid()))
+    (path / "owner.pid").write_text(owner_id())
     return path
+
+
+def owner_id(pid: int | None = None) -> str:
+    """`pid start-time`: the start time (clock ticks since boot) tells a reused pid from the owner."""
+    pid = pid or os.getpid()
+    return f"{pid} {_start_time(pid) or 0}"
+
+
+def _start_time(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rpartition(")")[2].split()[19])  # field 22; the name before ")" may hold spaces
+
+
+def owner_alive(owner: str) -> bool:
+    """Whether the process an `owner_id()` names still runs (an old plain pid: whether that pid does)."""
+    pid, _, start = owner.strip().partition(" ")
+    if not pid.isdigit() or int(pid) == 0:
+        return False
+    if not _pid_alive(int(pid)):
+        return False
+    return not start or start == "0" or str(_start_time(int(pid))) == start
 
 
 def register(sandbox) -> None:
@@ -72,28 +105,65 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def prune(docker_client=None) -> list[str]:
-    """Remove containers/volumes labelled by repofix and scratch dirs whose owner is dead."""
+def reap_dead_scratch(dry_run: bool = False) -> list[str]:
+    """Remove (or, dry, list) the scratch folders whose owner is gone. A folder without an owner file
+    yet is one being created: left alone for a minute."""
+    removed = []
+    root = Path(os.environ.get("REPOFIX_SCRATCH", Path(tempfile.gettempdir()) / "repofix-sandboxes"))
+    if not root.is_dir():
+        return removed
+    for folder in root.iterdir():
+        owner_file = folder / "owner.pid"
+        try:
+            if owner_file.exists():
+                if owner_alive(owner_file.read_text()):
+                    continue
+            elif time.time() - folder.stat().st_mtime < 60:
+                continue
+        except OSError:
+            continue  # removed meanwhile by another repofix
+        if not dry_run:
+            shutil.rmtree(folder, ignore_errors=True)
+        removed.append(f"scratch {folder}")
+    return removed
+
+
+def reap_dead_containers(docker_client) -> list[str]:
+    """Remove this host's repofix containers whose owner is gone. A container ends itself when its
+    owner dies, unless the owner died between creating and starting it: those are removed here."""
+    import docker.errors
+
+    removed = []
+    for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
+        owner = container.labels.get("org.repofix.owner")
+        if owner and container.labels.get("org.repofix.host") == os.uname().nodename and not owner_alive(owner):
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError:  # gone meanwhile (its own --rm, another repofix)
+                continue
+            removed.append(f"container {container.name}")
+    return removed
+
+
+def prune(docker_client=None, dry_run: bool = False) -> list[str]:
+    """Remove (or, dry, list) containers/volumes labelled by repofix whose owner is gone, scratch dirs
+    whose owner is dead, and empty cgroups."""
     removed = []
     if docker_client is not None:
         for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
-            owner = int(container.labels.get("org.repofix.owner-pid", "0") or 0)
-            if owner and owner != os.getpid() and _pid_alive(owner) and \
+            owner = container.labels.get("org.repofix.owner", container.labels.get("org.repofix.owner-pid", ""))
+            if owner.split(" ")[0] != str(os.getpid()) and owner_alive(owner) and \
                     container.labels.get("org.repofix.host") == os.uname().nodename:
                 continue  # a live repofix on this host still uses it
-            container.remove(force=True)
+            if not dry_run:
+                container.remove(force=True)
             removed.append(f"container {container.name}")
         for volume in docker_client.volumes.list(filters={"label": LABEL}):
-            volume.remove(force=True)
+            if not dry_run:
+                volume.remove(force=True)
             removed.append(f"volume {volume.name}")
-    for folder in scratch_root().iterdir():
-        owner_file = folder / "owner.pid"
-        owner = int(owner_file.read_text() or 0) if owner_file.exists() else 0
-        if owner and _pid_alive(owner):
-            continue
-        shutil.rmtree(folder, ignore_errors=True)
-        removed.append(f"scratch {folder}")
+    removed += reap_dead_scratch(dry_run)
     from repofix.sandboxes import limits
 
-    removed += limits.prune_cgroups()
+    removed += limits.prune_cgroups(dry_run=dry_run)
     return removed

@@ -79,8 +79,12 @@ def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
 
 
 @sandbox.command()
-def prune() -> None:
-    """Remove containers, volumes, cgroups and scratch folders that crashed runs left behind."""
+@click.option("--dry-run", is_flag=True, help="Only list what would be removed.")
+def prune(dry_run: bool) -> None:
+    """Remove containers, volumes, cgroups and scratch folders that crashed runs left behind.
+
+    Sandboxes end themselves when repofix dies (even by kill -9); this is for what a host reboot or a
+    suspended engine left."""
     from repofix.sandboxes import cleanup, docker
     from repofix.sandboxes.base import SandboxError
 
@@ -89,7 +93,8 @@ def prune() -> None:
     except SandboxError as error:
         engine = None
         click.echo(f"skipping Docker: {error}", err=True)
-    removed = cleanup.prune(engine)
+    removed = cleanup.prune(engine, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
     for item in removed:
-        click.echo(f"removed {item}")
-    click.echo(f"{len(removed)} left-over item(s) removed")
+        click.echo(f"{verb} {item}")
+    click.echo(f"{len(removed)} left-over item(s) {'would be removed' if dry_run else 'removed'}")

@@ -107,8 +107,12 @@ class RunnerSandbox:
                 raise RunnerDied(f"the session runner in the {self.backend} sandbox died; "
                                  "call restart() for a fresh session (shell and Python state are lost)")
             self._client = RunnerClient(self._runner_argv(), self.workdir, self._scratch(), self._host_env(),
-                                        self._log_path())
+                                        self._log_path(), self._pass_fds())
         return self._client
+
+    def _pass_fds(self) -> tuple[int, ...]:
+        """File descriptors the runner's launcher inherits (bwrap's user namespace)."""
+        return ()
 
     def _host_env(self) -> dict[str, str]:
         """Environment of the process that starts the runner on the host side."""

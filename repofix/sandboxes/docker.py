@@ -2,21 +2,29 @@
 
 Each sandbox is one container: `--init`, uid 1000, read-only root filesystem, every capability
 dropped, no-new-privileges, memory (no swap), CPU and pids limits, size-limited tmpfs for the
-workspace, /tmp and home. It is started on the bridge network only so setup commands can install
-things; the network is disconnected before any other command runs. The session runner is started
-with one `docker exec -i` as uid 1000 and then serves every command over its pipes. The container's
-own keep-alive process runs as root without any capability, so nothing the model runs (as uid
-1000) can kill the container from inside; killing the runner is survivable with `restart()`."""
+workspace, /tmp and home. It is started on the setup network (`docker_net`: internet yes, the host's
+own addresses no) only so setup commands can install things; the network is disconnected before any
+other command runs. The session runner is started with one `docker exec -i` as uid 1000 and then
+serves every command over its pipes. The container's own keep-alive process runs as root without any
+capability, so nothing the model runs (as uid 1000) can kill the container from inside; killing the
+runner is survivable with `restart()`.
+
+The container dies with its owner: the keep-alive is `cat` on the container's stdin, which repofix
+holds through an attach socket (stdin-once). When repofix exits or is killed the kernel closes that
+socket, the engine closes the stdin, `cat` ends, and the container (`--rm`) removes itself."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
+import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from repofix.sandboxes import cleanup
+from repofix.sandboxes import cleanup, docker_net
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 
@@ -55,6 +63,26 @@ def available(image: str = DEFAULT_IMAGE) -> str | None:
     return None
 
 
+_reaped = False
+# Outlives its owner only while the container is being made: when the pipe from repofix closes (the
+# container has started, or repofix died before it could), a container still only created (which
+# --rm never removes) is removed. A create request already sent may land late: watch a few seconds.
+STARTER_GUARD = r"""
+import subprocess, sys, time
+sys.stdin.buffer.read()
+name = sys.argv[1]
+deadline = time.monotonic() + 5
+while time.monotonic() < deadline:
+    state = subprocess.run(["docker", "inspect", "-f", "{{.State.Status}}", name], capture_output=True,
+                           text=True).stdout.strip()
+    if state == "created":
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True)
+    elif state:
+        break
+    time.sleep(0.2)
+"""
+
+
 class DockerSandbox(RunnerSandbox):
     backend = "docker"
 
@@ -62,17 +90,28 @@ class DockerSandbox(RunnerSandbox):
                  image: str | None = None):
         import docker.errors
 
+        global _reaped
         self.engine = client()
+        if not _reaped:  # the first sandbox of a process clears what a dead owner could not
+            _reaped = True
+            cleanup.reap_dead_containers(self.engine)
         self.image = image or DEFAULT_IMAGE
         self.container = None
+        self._lifeline = None  # the attach socket whose end ends the container
         self.scratch = cleanup.new_scratch("docker-")
         super().__init__(limits)
         lim = self.limits
         name = f"repofix-{uuid.uuid4().hex[:12]}"
+        guard_r, guard_w = os.pipe()
+        guard = subprocess.Popen([sys.executable, "-S", "-c", STARTER_GUARD, name], stdin=guard_r,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self._host_env(),
+                                 start_new_session=True)
+        os.close(guard_r)
         try:
-            self.container = self.engine.containers.run(
-                self.image, ["sleep", "infinity"], name=name, detach=True, init=True, user="0:0",
-                read_only=True, working_dir=self.workdir, network_mode="bridge",
+            network = docker_net.setup_network(self.engine)
+            self.container = self.engine.containers.create(
+                self.image, ["cat"], name=name, stdin_open=True, auto_remove=True, init=True, user="0:0",
+                read_only=True, working_dir=self.workdir, network=network,
                 tmpfs={self.workdir: f"size={lim.workspace_mb}m,uid=1000,gid=1000,mode=0755,exec",
                        "/tmp": f"size={lim.tmp_mb}m,mode=1777,exec",
                        "/home/sandbox": f"size={lim.home_mb}m,uid=1000,gid=1000,mode=0755,exec"},
@@ -80,13 +119,22 @@ class DockerSandbox(RunnerSandbox):
                 memswap_limit=f"{lim.memory_mb}m", nano_cpus=int(lim.cpus * 1e9), pids_limit=lim.pids,
                 environment={k: v for k, v in BASE_ENV.items() if k != "PATH"},
                 labels={cleanup.LABEL: name, "org.repofix.owner-pid": str(os.getpid()),
+                        "org.repofix.owner": cleanup.owner_id(),
                         "org.repofix.host": os.uname().nodename})
+            self._lifeline = self.container.attach_socket(params={"stdin": 1, "stream": 1})
+            self.container.start()
         except docker.errors.ImageNotFound:
             self.close()
             raise SandboxError(f"the sandbox image {self.image} is not built: run `repofix sandbox build`") from None
         except docker.errors.APIError as error:
             self.close()
             raise SandboxError(f"docker could not start the sandbox: {error.explanation or error}") from None
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            os.close(guard_w)  # started (or failed and removed): the guard checks and leaves
+            threading.Thread(target=guard.wait, daemon=True).start()  # reaped without waiting here
         if not setup:  # nothing needs the network: cut it before anything else runs
             try:
                 self._cut_network()
@@ -108,7 +156,12 @@ class DockerSandbox(RunnerSandbox):
         return self.scratch / "runner.log"
 
     def restart(self) -> None:
-        self.container.reload()
+        import docker.errors
+
+        try:
+            self.container.reload()
+        except docker.errors.NotFound:
+            raise SandboxError(f"the sandbox container {self.container.name} is gone; open a new sandbox") from None
         if self.container.status != "running":
             raise SandboxError(f"the sandbox container {self.container.name} is {self.container.status}; "
                                "open a new sandbox")
@@ -119,12 +172,14 @@ class DockerSandbox(RunnerSandbox):
         return bool(self.container.attrs["NetworkSettings"]["Networks"])
 
     def _cut_network(self) -> None:
-        if self.network_connected():
-            self.engine.networks.get("bridge").disconnect(self.container, force=True)
+        self.container.reload()
+        for name in self.container.attrs["NetworkSettings"]["Networks"]:
+            self.engine.networks.get(name).disconnect(self.container, force=True)
 
     def setup(self, commands: Sequence[str], *, timeout: float | None = None) -> list[CommandResult]:
+        docker_net.fence_host()  # checked at every setup: the rules must hold whenever commands have network
         if not self.network_connected():
-            self.engine.networks.get("bridge").connect(self.container)
+            self.engine.networks.get(docker_net.setup_network(self.engine)).connect(self.container)
         try:
             return super().setup(commands, timeout=timeout)
         finally:
@@ -137,5 +192,11 @@ class DockerSandbox(RunnerSandbox):
             try:
                 self.container.remove(force=True)
             except docker.errors.NotFound:
-                pass  # already gone (removed by hand, or by `sandbox prune`)
+                pass  # already gone (removed by hand, by `sandbox prune`, or by itself)
+            except docker.errors.APIError as error:
+                if error.status_code != 409:  # 409: its own removal (--rm) is already under way
+                    raise
+        if self._lifeline is not None:
+            self._lifeline.close()
+            self._lifeline = None
         shutil.rmtree(self.scratch, ignore_errors=True)

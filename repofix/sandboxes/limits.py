@@ -89,7 +89,7 @@ def _kill_and_remove(folder: Path) -> None:
         pass
 
 
-def prune_cgroups(min_age: float = 60.0) -> list[str]:
+def prune_cgroups(min_age: float = 60.0, dry_run: bool = False) -> list[str]:
     """Remove repofix cgroups whose processes are all gone (left by a crashed run). Young ones are
     kept: a sandbox that is starting has created its cgroup but not joined it yet."""
     import time
@@ -102,6 +102,9 @@ def prune_cgroups(min_age: float = 60.0) -> list[str]:
             if not group.is_dir() or time.time() - group.stat().st_mtime < min_age:
                 continue
             if not (group / "cgroup.procs").read_text().split():
+                if dry_run:
+                    removed.append(f"cgroup {group}")
+                    continue
                 try:
                     group.rmdir()
                 except OSError:  # EBUSY: a process joined it after all; it is in use

@@ -4,9 +4,11 @@ turns into `RunnerDied`, never into a hung repofix."""
 
 from __future__ import annotations
 
+import hmac
 import io
 import json
 import os
+import secrets
 import selectors
 import subprocess
 import time
@@ -14,7 +16,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from repofix.sandboxes.base import CommandResult, RunnerDied, SandboxError
+from repofix.sandboxes.base import ChannelForged, CommandResult, RunnerDied, SandboxError
 
 RUNNER_FILES = ("runner.py", "pyworker.py", "changes.py", "procs.py", "watch.py")
 GRACE = 30.0  # seconds the host waits beyond a command's own timeout before declaring the runner dead
@@ -61,15 +63,19 @@ def runner_bundle() -> bytes:
 
 class RunnerClient:
     """Starts the runner with `argv + ["-S", "-c", BOOT, workdir, scratch]` and speaks its protocol.
-    (-S: the runner needs only the stdlib, and skipping site-packages saves most of Python's start-up.)"""
+    (-S: the runner needs only the stdlib, and skipping site-packages saves most of Python's start-up.)
+
+    The channel is guarded twice: the runner makes itself non-dumpable, so the sandbox user cannot open
+    its /proc/<pid>/fd; and every reply carries a per-session secret, sent over stdin (never argv or
+    the environment), so a line injected into its stdout some other way is detected, not believed."""
 
     def __init__(self, argv: Sequence[str], workdir: str, scratch: str, env: Mapping[str, str] | None = None,
-                 stderr_log: Path | None = None):
+                 stderr_log: Path | None = None, pass_fds: Sequence[int] = ()):
         self.log_path = stderr_log
         log = open(stderr_log, "ab") if stderr_log else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen([*argv, "-S", "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
-                                     start_new_session=True)
+                                     start_new_session=True, pass_fds=tuple(pass_fds))
         if stderr_log:
             log.close()
         self._buffer = b""
@@ -77,8 +83,9 @@ class RunnerClient:
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         os.set_blocking(self.proc.stdout.fileno(), False)
         bundle = runner_bundle()
+        self._secret = secrets.token_hex(16)
         try:
-            self.proc.stdin.write(b"%d\n" % len(bundle) + bundle)
+            self.proc.stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
             self.proc.stdin.flush()
             hello, _ = self._receive(time.monotonic() + 60)
         except (BrokenPipeError, RunnerDied) as error:
@@ -101,7 +108,14 @@ class RunnerClient:
 
     def _receive(self, deadline: float) -> tuple[dict, bytes]:
         line = self._read_until(lambda: self._buffer.find(b"\n") + 1, deadline)
-        header = json.loads(line)
+        try:
+            header = json.loads(line)
+        except ValueError:
+            header = None
+        if not isinstance(header, dict) or not hmac.compare_digest(str(header.pop("key", "")), self._secret):
+            self.kill()
+            raise ChannelForged("a process in the sandbox wrote to the session runner's channel (a reply without "
+                                f"the session's secret: {line[:200]!r}); it was ignored and the runner killed")
         size = header.get("payload", 0)
         data = self._read_until(lambda: size if len(self._buffer) >= size else 0, deadline) if size else b""
         return header, data
