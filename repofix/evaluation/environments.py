@@ -84,14 +84,24 @@ class Environments:
         self._failed: dict[str, EnvironmentFailed] = {}
         self._python: dict[str, str] = {}
         self._base_id: str | None = None
-        self.build_seconds = 0.0
+        self.build_seconds = 0.0  # spent building images, all workers together
+        self._waited = threading.local()  # per worker: time in image builds (or waiting for one)
+
+    def take_build_seconds(self) -> float:
+        """The calling worker's time in image builds (or waiting for one) since the last call,
+        so a task's grading time does not hide the build of an image shared by many tasks."""
+        seconds = getattr(self._waited, "seconds", 0.0)
+        self._waited.seconds = 0.0
+        return seconds
 
     @contextmanager
     def sandbox(self, task: Task, tree: Path, base: Path) -> Iterator[Sandbox]:
         """A sandbox on `tree` ready to run `task`'s tests. Raises EnvironmentFailed."""
         env = task.environment
         if self.backend == "docker":
+            started = time.monotonic()
             image = self.image_for(task, base)
+            self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
             with open_sandbox(tree, backend="docker", limits=self.limits, image=image) as box:
                 yield box
             return
