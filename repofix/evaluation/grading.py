@@ -75,7 +75,8 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
     started = time.monotonic()
     result = TaskResult(task.id, Status.ERROR, candidate.model_name, patch=candidate.patch,
                         patch_is_None=not candidate.patch.strip(), patch_exists=bool(candidate.patch.strip()),
-                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds)
+                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds,
+                        listed=[len(task.FAIL_TO_PASS), len(task.PASS_TO_PASS)])
     # In the sandboxes' scratch root, marked with our pid: after a kill -9, `repofix sandbox prune`
     # removes it with the rest.
     scratch = cleanup.new_scratch("grade-")
