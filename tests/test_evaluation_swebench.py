@@ -154,3 +154,15 @@ def test_skipped_pass_to_pass_is_env_failed_with_the_reason(environments, tmp_pa
     result = run(task, task.patch, environments, tmp_path)
     assert result.status is Status.ENV_FAILED, result.detail
     assert "test_skipped: skipped here" in result.detail
+
+
+@pytest.mark.docker
+def test_python_version_the_image_lacks_fails_before_any_setup_step(tmp_path):
+    require_backend("docker")
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    task = swebench_task()
+    task = Task.model_validate({**task.model_dump(), "environment": {"python": "2.7", "setup": ["pip --version"]}})
+    result = run(task, task.patch, environments, tmp_path)
+    assert result.status is Status.ENV_FAILED, result.detail
+    assert "wants Python 2.7, which is not available" in result.detail and "has Python 3." in result.detail
+    assert not list((tmp_path / "logs").glob("build-*.log"))  # no image build was started

@@ -139,6 +139,8 @@ class Environments:
             image = DEFAULT_IMAGE
         else:
             image = self._recipe_tag(task)
+            # Before any setup step runs: a build whose Python is wrong would only fail at its end.
+            self._check_python(DEFAULT_IMAGE, task.environment.python)
             self._build_once(image, task, base)
         self._check_python(image, task.environment.python)
         return image
@@ -222,7 +224,9 @@ class Environments:
             with self._lock:
                 self._python[image] = actual
         if not python_matches(wanted, actual):
-            raise EnvironmentFailed(f"the task wants Python {wanted}; the image {image} has {actual}")
+            raise EnvironmentFailed(f"the task wants Python {wanted}, which is not available: the image {image} "
+                                    f"has Python {actual} only (give the task an environment.image with Python "
+                                    f"{wanted}, or drop its python field to run on {actual})")
 
     def _write_log(self, name: str, text: str) -> Path:
         path = self.log_dir / name
