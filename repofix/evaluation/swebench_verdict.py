@@ -6,7 +6,6 @@ the task at all (otherwise the status is `env_failed`, never `unresolved`)?"""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 
 from repofix.evaluation import swebench_logs as logs
@@ -47,7 +46,7 @@ def test_command(task: Task) -> str:
     script = task.extra.get("eval_script")
     if command == DEFAULT_TEST_CMD and isinstance(script, str):
         command = eval_script_command(script) or command
-    if is_pytest(command) and "-rA" not in shlex.split(command, posix=True):
+    if is_pytest(command) and "-rA" not in command.split():
         command += " -rA"
     return command
 
