@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import subprocess
 import warnings
 from pathlib import Path
 
@@ -166,3 +167,40 @@ def test_python_version_the_image_lacks_fails_before_any_setup_step(tmp_path):
     assert result.status is Status.ENV_FAILED, result.detail
     assert "wants Python 2.7, which is not available" in result.detail and "has Python 3." in result.detail
     assert not list((tmp_path / "logs").glob("build-*.log"))  # no image build was started
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.docker
+def test_environment_image_is_built_at_the_rows_environment_setup_commit(tmp_path):
+    require_backend("docker")
+    clone = tmp_path / "mirror" / "octo+calc" / "repo"
+    files = {**swebench_task().repo.files, "only-at-setup-commit.txt": "x\n"}
+    for name, content in files.items():
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_text(content)
+    git(clone, "init", "-q", "-b", "main")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "setup")
+    setup_commit = git(clone, "rev-parse", "HEAD")
+    git(clone, "rm", "-q", "only-at-setup-commit.txt")
+    git(clone, "commit", "-q", "-m", "later")
+    base = git(clone, "rev-parse", "HEAD")
+    row = swebench_task().model_dump()
+    task = Task.model_validate({**row, "repo": {"github": "octo/calc"}, "base_commit": base,
+                                "environment": {"setup": ["test -f only-at-setup-commit.txt"]},
+                                "extra": {**row["extra"], "environment_setup_commit": setup_commit,
+                                          "version": f"test-{tmp_path.name}"}})
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    try:
+        result = grade(task, Candidate(task.patch, "test"), environments, timeout=120, log_dir=tmp_path / "task",
+                       mirror=tmp_path / "mirror")
+        assert result.status is Status.RESOLVED, result.detail
+        assert result.build_seconds > 0 and result.grade_seconds >= 0
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]],
+                       capture_output=True)

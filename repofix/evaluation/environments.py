@@ -40,7 +40,9 @@ def repo_identity(task: Task) -> str:
     else:
         ident = source.describe()
     version = task.extra.get("version")
-    return f"{ident}@{version}" if version is not None else ident
+    ident = f"{ident}@{version}" if version is not None else ident
+    setup_commit = task.extra.get("environment_setup_commit")
+    return f"{ident}#{setup_commit}" if isinstance(setup_commit, str) else ident
 
 
 def recipe_hash(base_image_id: str, task: Task) -> str:
@@ -176,6 +178,7 @@ class Environments:
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="repofix-env-") as context:
             shutil.copytree(base, Path(context) / "repo", symlinks=True)
+            _at_setup_commit(Path(context) / "repo", task, log)
             text = dockerfile(DEFAULT_IMAGE, task.environment.setup, task.environment.python, tag.split(":")[1])
             (Path(context) / "Dockerfile").write_text(text, encoding="utf-8")
             with log.open("w", encoding="utf-8") as stream:
@@ -233,6 +236,20 @@ class Environments:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
+    """SWE-bench rows: the image of a (repository, version) is built from the repository at the
+    row's `environment_setup_commit`, as SWE-bench builds it, not at whichever task's base commit
+    came first (a later base may need dependencies an earlier one did not declare)."""
+    commit = task.extra.get("environment_setup_commit")
+    if not isinstance(commit, str) or not (repo / ".git").exists():
+        return
+    done = subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", "--force", "--detach", commit],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise EnvironmentFailed(f"cannot check out the environment setup commit {commit[:12]}: "
+                                f"{done.stderr.strip()[:300]}", log)
 
 
 def _image_id(image: str) -> str | None:
