@@ -97,8 +97,9 @@ def test_gold_resolves_every_task_and_writes_swebench_outputs(gold_run, hef):
 def test_empty_resolves_nothing(empty_run):
     summary = report(empty_run)
     assert summary["resolved_instances"] == 0
-    assert summary["unresolved_instances"] == 14 and summary["error_instances"] == 0
-    assert summary["empty_patch_instances"] == 14
+    # As SWE-bench reports it: an empty patch is counted only as such, not also as unresolved.
+    assert summary["by_status"]["unresolved"] == 14 and summary["error_instances"] == 0
+    assert summary["empty_patch_instances"] == 14 and summary["unresolved_ids"] == []
 
 
 def test_compare_gold_with_empty(gold_run, empty_run, tmp_path):

@@ -140,6 +140,7 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
                                             mirror=mirror),
                                  progress)
     progress.close()
+    store.set_meta({"build_seconds": float(store.get_meta().get("build_seconds") or 0.0) + environments.build_seconds})
     latest = store.latest()
     write_predictions(out_dir / "predictions.jsonl",
                       [Prediction(r.task_id, r.model_name, r.patch) for r in latest.values()])
@@ -148,7 +149,8 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
     if chart_note:
         click.echo(f"note: no chart: {chart_note}", err=True)
     click.echo(f"{summary['resolved_instances']}/{summary['total_instances']} resolved "
-               f"({100 * summary['resolve_rate']:.1f}%), {summary['error_instances']} infrastructure error(s), "
+               f"({100 * summary['resolve_rate']:.1f}%), {summary['gradeable_instances']} gradeable, "
+               f"{summary['error_instances']} infrastructure error(s), "
                f"{len(summary['incomplete_ids'])} not run; cost ${summary['cost']:.2f}; report: {out_dir / 'report.md'}")
     if outcome.stopped == "interrupted":
         click.echo(f"interrupted: continue with `repofix eval run ... --resume --out {out_dir}`", err=True)

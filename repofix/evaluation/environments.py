@@ -40,7 +40,9 @@ def repo_identity(task: Task) -> str:
     else:
         ident = source.describe()
     version = task.extra.get("version")
-    return f"{ident}@{version}" if version is not None else ident
+    ident = f"{ident}@{version}" if version is not None else ident
+    setup_commit = task.extra.get("environment_setup_commit")
+    return f"{ident}#{setup_commit}" if isinstance(setup_commit, str) else ident
 
 
 def recipe_hash(base_image_id: str, task: Task) -> str:
@@ -84,14 +86,24 @@ class Environments:
         self._failed: dict[str, EnvironmentFailed] = {}
         self._python: dict[str, str] = {}
         self._base_id: str | None = None
-        self.build_seconds = 0.0
+        self.build_seconds = 0.0  # spent building images, all workers together
+        self._waited = threading.local()  # per worker: time in image builds (or waiting for one)
+
+    def take_build_seconds(self) -> float:
+        """The calling worker's time in image builds (or waiting for one) since the last call,
+        so a task's grading time does not hide the build of an image shared by many tasks."""
+        seconds = getattr(self._waited, "seconds", 0.0)
+        self._waited.seconds = 0.0
+        return seconds
 
     @contextmanager
     def sandbox(self, task: Task, tree: Path, base: Path) -> Iterator[Sandbox]:
         """A sandbox on `tree` ready to run `task`'s tests. Raises EnvironmentFailed."""
         env = task.environment
         if self.backend == "docker":
+            started = time.monotonic()
             image = self.image_for(task, base)
+            self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
             with open_sandbox(tree, backend="docker", limits=self.limits, image=image) as box:
                 yield box
             return
@@ -129,6 +141,8 @@ class Environments:
             image = DEFAULT_IMAGE
         else:
             image = self._recipe_tag(task)
+            # Before any setup step runs: a build whose Python is wrong would only fail at its end.
+            self._check_python(DEFAULT_IMAGE, task.environment.python)
             self._build_once(image, task, base)
         self._check_python(image, task.environment.python)
         return image
@@ -164,6 +178,7 @@ class Environments:
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="repofix-env-") as context:
             shutil.copytree(base, Path(context) / "repo", symlinks=True)
+            _at_setup_commit(Path(context) / "repo", task, log)
             text = dockerfile(DEFAULT_IMAGE, task.environment.setup, task.environment.python, tag.split(":")[1])
             (Path(context) / "Dockerfile").write_text(text, encoding="utf-8")
             with log.open("w", encoding="utf-8") as stream:
@@ -212,13 +227,29 @@ class Environments:
             with self._lock:
                 self._python[image] = actual
         if not python_matches(wanted, actual):
-            raise EnvironmentFailed(f"the task wants Python {wanted}; the image {image} has {actual}")
+            raise EnvironmentFailed(f"the task wants Python {wanted}, which is not available: the image {image} "
+                                    f"has Python {actual} only (give the task an environment.image with Python "
+                                    f"{wanted}, or drop its python field to run on {actual})")
 
     def _write_log(self, name: str, text: str) -> Path:
         path = self.log_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
+    """SWE-bench rows: the image of a (repository, version) is built from the repository at the
+    row's `environment_setup_commit`, as SWE-bench builds it, not at whichever task's base commit
+    came first (a later base may need dependencies an earlier one did not declare)."""
+    commit = task.extra.get("environment_setup_commit")
+    if not isinstance(commit, str) or not (repo / ".git").exists():
+        return
+    done = subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", "--force", "--detach", commit],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise EnvironmentFailed(f"cannot check out the environment setup commit {commit[:12]}: "
+                                f"{done.stderr.strip()[:300]}", log)
 
 
 def _image_id(image: str) -> str | None:

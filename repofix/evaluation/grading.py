@@ -8,7 +8,10 @@
 4. apply the test patch;
 5. run the task's test command in a sandbox of the task's environment, network off;
 6. resolved iff every FAIL_TO_PASS passes and every PASS_TO_PASS passes (a skipped PASS_TO_PASS
-   is fine, a skipped FAIL_TO_PASS is not): THE done rule of `repofix.testing`.
+   is fine, a skipped FAIL_TO_PASS is not): THE done rule of `repofix.testing`. SWE-bench rows
+   (a `log_parser`) are judged on their log instead, as SWE-bench judges them
+   (`swebench_verdict`), and a task this environment cannot run at its base commit is
+   `env_failed`, not `unresolved`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,15 @@ from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
 from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
 from repofix.evaluation.repositories import checkout
+from repofix.evaluation.swebench_logs import grader as log_grader
+from repofix.evaluation.swebench_verdict import (
+    environment_cause,
+    import_check_code,
+    judge_log,
+    package_names,
+    parser_name,
+    test_command,
+)
 from repofix.sandboxes import Sandbox, cleanup
 from repofix.tasks import Task
 from repofix.testing import RunStatus, TestRun, done
@@ -32,10 +44,12 @@ _INFRA_RUNS = {RunStatus.RUNNER_MISSING: Status.ERROR, RunStatus.INTERNAL_ERROR:
 
 
 def run_task_tests(box: Sandbox, task: Task, *, timeout: float, log_dir: Path | None) -> TestRun:
-    """The one step that runs tests: the testing room's runner and JUnit parser."""
+    """The one step that runs tests: the testing room's runner and JUnit parser. SWE-bench rows
+    run their eval_script's command, with `-rA` for the log parser."""
     from repofix.testing import run_tests
 
-    return run_tests(box, task.test_cmd, timeout=timeout, log_dir=log_dir)
+    command = test_command(task) if parser_name(task) else task.test_cmd
+    return run_tests(box, command, timeout=timeout, log_dir=log_dir)
 
 
 def judge(task: Task, run: TestRun) -> tuple[Status, str, TestsStatus]:
@@ -61,7 +75,8 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
     started = time.monotonic()
     result = TaskResult(task.id, Status.ERROR, candidate.model_name, patch=candidate.patch,
                         patch_is_None=not candidate.patch.strip(), patch_exists=bool(candidate.patch.strip()),
-                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds)
+                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds,
+                        listed=[len(task.FAIL_TO_PASS), len(task.PASS_TO_PASS)])
     # In the sandboxes' scratch root, marked with our pid: after a kill -9, `repofix sandbox prune`
     # removes it with the rest.
     scratch = cleanup.new_scratch("grade-")
@@ -78,7 +93,8 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
         _save_traceback(log_dir, result)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        result.grade_seconds = time.monotonic() - started
+        result.build_seconds = environments.take_build_seconds()
+        result.grade_seconds = time.monotonic() - started - result.build_seconds
     return result
 
 
@@ -101,11 +117,58 @@ def _grade_into(result: TaskResult, task: Task, candidate: Candidate, environmen
         except PatchError as error:
             raise PatchError(f"the task's test patch does not apply to its base commit: {error}") from None
     result.environment = environments.describe(task)
+    name = parser_name(task)
+    cause = ""
     with environments.sandbox(task, tree, base) as box:
         run = run_task_tests(box, task, timeout=timeout, log_dir=log_dir)
-    result.test_seconds = run.duration
-    result.log_path = run.log_path or ""
-    result.status, result.detail, result.tests_status = judge(task, run)
+        result.test_seconds = run.duration
+        result.log_path = run.log_path or ""
+        result.status, result.detail, result.tests_status = judge(task, run)
+        if name is not None:
+            _judge_swebench(result, task, run, name)
+            if result.status is Status.UNRESOLVED and not result.patch_exists:
+                # The tree is the base commit with the test patch: this run is the base run.
+                cause = environment_cause(task, run, log_grader().parse(name, run.output), _import_error(box, task))
+    if name is not None and result.status is Status.UNRESOLVED and result.patch_exists:
+        cause = _base_cause(task, name, environments, scratch, base, timeout, log_dir)
+    if cause:
+        result.status, result.detail = Status.ENV_FAILED, f"this environment cannot run the task: {cause}"
+
+
+def _judge_swebench(result: TaskResult, task: Task, run: TestRun, name: str) -> None:
+    """The log verdict replaces the JUnit one; the JUnit one stays as the cross-check."""
+    if run.status in _INFRA_RUNS:
+        return
+    verdict = judge_log(task, run, name)
+    result.grader, result.disagreements = verdict.grader, verdict.disagreements
+    result.tests_status.FAIL_TO_PASS = verdict.report["FAIL_TO_PASS"]
+    result.tests_status.PASS_TO_PASS = verdict.report["PASS_TO_PASS"]
+    result.status = Status.RESOLVED if verdict.resolved else Status.UNRESOLVED
+    result.detail = verdict.detail
+
+
+def _base_cause(task: Task, name: str, environments: Environments, scratch: Path, base: Path,
+                timeout: float, log_dir: Path | None) -> str:
+    """Run the tests at the base commit with the test patch (no candidate) to tell a candidate's
+    failure from an environment that cannot run the task."""
+    at_base = scratch / "at-base"
+    shutil.copytree(base, at_base, symlinks=True)
+    if task.test_patch:
+        apply_patch(at_base, task.test_patch)
+    with environments.sandbox(task, at_base, base) as box:
+        run = run_task_tests(box, task, timeout=timeout, log_dir=log_dir)
+        if run.status in _INFRA_RUNS:
+            return ""  # says nothing either way
+        return environment_cause(task, run, log_grader().parse(name, run.output), _import_error(box, task))
+
+
+def _import_error(box: Sandbox, task: Task) -> str:
+    names = package_names(task)
+    if not names:
+        return ""
+    code = import_check_code(names)
+    done = box.run(["sh", "-c", 'exec "$(command -v python || command -v python3)" -c "$1"', "sh", code], timeout=300)
+    return "" if done.ok else (done.output.strip().splitlines() or [f"exit {done.exit_code}"])[-1]
 
 
 def _first_line(error: BaseException) -> str:

@@ -68,6 +68,10 @@ class TaskResult:
     agent_seconds: float = 0.0
     attempt: int = 0  # set by the store
     log_path: str = ""
+    build_seconds: float = 0.0  # building (or waiting for) the environment image; not in grade_seconds
+    grader: str = ""  # SWE-bench tasks: whose log parser and rules gave the verdict ("" = JUnit)
+    disagreements: list[str] = field(default_factory=list)  # SWE-bench tasks: log vs JUnit, per test
+    listed: list[int] = field(default_factory=list)  # how many FAIL_TO_PASS and PASS_TO_PASS tests the task lists
 
     @property
     def resolved(self) -> bool:

@@ -1,11 +1,16 @@
 """A task's repository at its base commit, as a folder on the host: inline files and local
 folders through `repofix.tasks.materialize`, remote ones (`github`, `url`) through the workspace
-room's acquisition, from a mirror folder when given (offline hosts: `--mirror DIR`)."""
+room's acquisition, from a mirror folder when given (offline hosts: `--mirror DIR`).
+
+A mirror folder holds clones, working or bare, in any of these layouts: `owner/name[.git]`,
+`owner+name` or `owner__name` (a clone, or a folder holding one, e.g. `owner+name/repo` as the
+search tool's fetch writes it), `name[.git]`; or DIR is itself the one clone (a one-repository set)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from repofix.tasks import Task, TasksError, materialize
@@ -19,14 +24,48 @@ def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
     from repofix.workspace import WorkspaceError
     from repofix.workspace.acquire import acquire_into
 
-    try:
-        found = acquire_into(source, dest, rev=task.base_commit, mirror=mirror)
-    except WorkspaceError as error:
-        shutil.rmtree(dest, ignore_errors=True)
-        raise TasksError(f"task {task.id!r}: cannot get its repository {source}: {error}") from None
+    with tempfile.TemporaryDirectory(prefix="repofix-mirror-") as view:
+        try:
+            found = acquire_into(source, dest, rev=task.base_commit, mirror=_mirror_view(mirror, task, Path(view)))
+        except WorkspaceError as error:
+            shutil.rmtree(dest, ignore_errors=True)
+            raise TasksError(f"task {task.id!r}: cannot get its repository {source}: {error}") from None
     done = subprocess.run(["git", "-C", str(dest), "checkout", "--quiet", "--detach", found.base],
                           capture_output=True, text=True)
     if done.returncode != 0:
         shutil.rmtree(dest, ignore_errors=True)
         raise TasksError(f"task {task.id!r}: cannot check out {found.base} of {source}: {done.stderr.strip()}")
     return dest
+
+
+def find_clone(mirror: Path, owner: str, name: str) -> Path | None:
+    """The clone of owner/name in `mirror`, in any of the layouts above."""
+    for folder in (mirror / owner / name, mirror / owner / f"{name}.git", mirror / f"{owner}+{name}",
+                   mirror / f"{owner}__{name}", mirror / name, mirror / f"{name}.git"):
+        if _is_repository(folder):
+            return folder
+    for holder in (mirror / f"{owner}+{name}", mirror / f"{owner}__{name}"):  # a folder holding the clone
+        inside = [f for f in sorted(holder.iterdir()) if _is_repository(f)] if holder.is_dir() else []
+        if len(inside) == 1:
+            return inside[0]
+    return mirror if _is_repository(mirror) else None
+
+
+def _is_repository(folder: Path) -> bool:
+    """A working clone (with .git) or a bare repository."""
+    if not folder.is_dir():
+        return False
+    return (folder / ".git").exists() or all((folder / part).exists() for part in ("HEAD", "objects", "refs"))
+
+
+def _mirror_view(mirror: Path | None, task: Task, view: Path) -> Path | None:
+    """`mirror` as the workspace room reads it (owner/name): a symlink to the clone found."""
+    if mirror is None or task.repo.github is None:
+        return mirror
+    owner, name = task.repo.github.split("/")
+    found = find_clone(mirror, owner, name)
+    if found is None:
+        return mirror  # acquisition says what it looked for
+    (view / owner).mkdir()
+    (view / owner / name).symlink_to(found.resolve(), target_is_directory=True)
+    return view

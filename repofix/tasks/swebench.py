@@ -3,7 +3,10 @@
 Rows come as JSON lines, a JSON list, or parquet (when pyarrow is installed). FAIL_TO_PASS and
 PASS_TO_PASS may be JSON-encoded strings (the official datasets) or lists. Fields a Task has no
 place for (`version`, `environment_setup_commit`, `image`, `eval_script`, `created_at`, ...) are
-kept verbatim in `Task.extra`, so exporting gives back the same rows.
+kept verbatim in `Task.extra`, so exporting gives back the same rows. repofix's own fields that
+SWE-bench has no name for (`environment`, `test_cmd`, `protected_files`, `time_limit`, `tags`) are
+written under those names when they differ from the defaults, so a task set survives export and
+import unchanged.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ _MAPPED = {
     "test_patch",
     "FAIL_TO_PASS",
     "PASS_TO_PASS",
+    *("environment", "test_cmd", "protected_files", "time_limit", "tags"),
 }
+_IMPORTED_TAGS = ["swebench"]
 _GITHUB_URL = re.compile(r"^(?:https://|git@)github\.com[/:]([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
 
@@ -90,9 +95,12 @@ def row_to_task(row: dict[str, Any]) -> Task:
         "test_patch": row.get("test_patch"),
         "FAIL_TO_PASS": _test_list(row.get("FAIL_TO_PASS", [])),
         "PASS_TO_PASS": _test_list(row.get("PASS_TO_PASS", [])),
-        "tags": ["swebench"],
+        "tags": row.get("tags", _IMPORTED_TAGS),
         "extra": {key: value for key, value in row.items() if key not in _MAPPED},
     }
+    for key in ("environment", "test_cmd", "protected_files", "time_limit"):
+        if key in row:
+            data[key] = row[key]
     return Task.model_validate(data)
 
 
@@ -152,6 +160,10 @@ def task_to_row(task: Task, *, lists_as_json: bool = True) -> dict[str, Any]:
         row["hints_text"] = task.hints
     row["FAIL_TO_PASS"] = test_list(task.FAIL_TO_PASS)
     row["PASS_TO_PASS"] = test_list(task.PASS_TO_PASS)
+    own = task.model_dump(include={"environment", "test_cmd", "protected_files", "time_limit"}, exclude_defaults=True)
+    row.update({key: value for key, value in own.items() if value != {}})
+    if task.tags != _IMPORTED_TAGS:
+        row["tags"] = list(task.tags)
     for key, value in task.extra.items():
         row.setdefault(key, value)
     return row
