@@ -75,3 +75,31 @@ def test_a_suite_that_cannot_run_at_baseline_is_not_done(tmp_path, backend, file
     assert all(text in outcome["message"] for text in shown)
     plain = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", backend, home=tmp_path / "home")
     assert plain.returncode == 1 and plain.stdout.startswith("NOT DONE (tests_broken): the test suite cannot run")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_model_that_gives_up_ends_gave_up_with_its_reason(tmp_path, backend):
+    repo = clamp_repo(tmp_path / "repo")
+    model = script(tmp_path / "s.yaml", [{"content": "I looked everywhere.\nThe bug is in a C extension I cannot "
+                                          "build here.", "give_up": True}])
+    result, outcome = fix(repo, model, backend, tmp_path / "home")
+    assert result.returncode == 1, result.stderr
+    assert outcome["reason"] == "gave_up" and outcome["steps"] == 1
+    assert outcome["message"] == "The bug is in a C extension I cannot build here."
+
+
+@pytest.mark.bwrap
+@pytest.mark.parametrize(("broken", "reason", "code"), [
+    ("", "nothing_to_fix", 0),
+    ("import no_such_module\n", "tests_broken", 1),
+], ids=["all-pass", "only-a-collection-error"])
+def test_nothing_to_fix_only_when_tests_ran_and_none_fails(tmp_path, broken, reason, code):
+    files = {"pkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    assert True\n"}
+    if broken:
+        files["tests/test_b.py"] = broken
+    repo = make_repo(tmp_path / "repo", files)
+    result, outcome = fix(repo, script(tmp_path / "s.yaml", []), "bwrap", tmp_path / "home")
+    assert result.returncode == code, result.stderr
+    assert outcome["reason"] == reason and outcome["steps"] == 0
+    if broken:
+        assert "tests/test_b.py" in outcome["message"] and "no_such_module" in outcome["message"]

@@ -17,6 +17,7 @@ from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
+from repofix.agent.verify import verification_tree
 from repofix.config import Settings, load_settings
 from repofix.testing import TestRun
 
@@ -218,11 +219,11 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
     summary = run.trajectory.data.get("summary") or ""
     delivery = deliver(workspace, checkpoint, task=task or default_title(state), summary=summary,
                        status="resolved" if done else reason, make_branch=done)
-    after, not_counted = state.summary(), run.not_counted
+    after = state.summary()
     if run.last_check is not None and run.last_check[0] == checkpoint:  # what the verifier saw is the truth
         checked = run.last_check[1].run
         after = state.summary({i: r.outcome.value for i, r in checked.results.items()})
-        not_counted = run.last_check[1].not_counted
+    not_counted = verification_tree(workspace, checkpoint, state.reference).not_counted
     run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=run.stop_message,
                         final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
                         delivered=dataclasses.asdict(delivery), not_counted=not_counted)

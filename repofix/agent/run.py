@@ -63,7 +63,6 @@ class AgentRun:
     spent: float = 0.0
     verified: bool = False  # the independent verification run satisfied the done rule
     verified_checkpoint: int | None = None  # the checkpoint it verified: the one delivered
-    not_counted: list[str] = field(default_factory=list)  # test infrastructure changes the verdict ignored
     last_check: tuple[int, Verification] | None = None  # (checkpoint, its independent verification)
 
     # -- limits ------------------------------------------------------------------------------
@@ -195,7 +194,6 @@ class AgentRun:
         note = f"\n{checked.note}" if checked.note else ""
         if checked.verdict.done:
             self.verified, self.verified_checkpoint = True, n
-            self.not_counted = checked.not_counted
             self.stop("done", checked.verdict.reason + (f" ({checked.note})" if checked.note else ""))
             return (f"Full test run: {self.progress.summary()}. Verified in a fresh sandbox: the task's tests pass "
                     f"and nothing regressed: done.{note}")
