@@ -7,7 +7,7 @@ forgery fooled the model's own sandbox (a full run there passed), and whether th
 verification was what stopped it. The second table times an honest run's last full test run in the
 model's sandbox (the baseline) against the fresh-sandbox verification that follows it, in the same run.
 
-    python evals/hostile_verdict.py [--backends docker,bwrap] [--write]
+    python evals/hostile_verdict.py [--backends docker,bwrap] [--before /path/to/older/checkout] [--write]
 """
 
 from __future__ import annotations
@@ -30,19 +30,31 @@ from repofix.agent import AgentRequest, run_agent  # noqa: E402
 from repofix.config import Settings  # noqa: E402
 
 
-def cli_fix(repo: Path, model: str, backend: str, home: Path, steps: int) -> tuple[int, dict]:
+def cli_fix(repo: Path, model: str, backend: str, home: Path, steps: int, code: Path = ROOT) -> tuple[int, dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
-    env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
+    env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(code))
     done = subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--repo", str(repo),
                            "--model", model, "--sandbox", backend, "--json", "--max-steps", str(steps)],
                           env=env, capture_output=True, text=True, timeout=900)
     return done.returncode, json.loads(done.stdout)
 
 
-def case_rows(backends: list[str]) -> list[str]:
+def before(name: str, replies: list, backend: str, code: Path | None) -> str:
+    """The same case run with another checkout of repofix (the code before this verdict existed)."""
+    if code is None:
+        return ""
+    with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
+        repo = clamp_repo(Path(tmp) / "repo")
+        exit_code, outcome = cli_fix(repo, script(Path(tmp) / "s.yaml", replies), backend, Path(tmp) / "home",
+                                     len(replies), code)
+    return f" {outcome['status'].upper()} ({outcome['reason']}), exit {exit_code}, {outcome['tests_after']} |"
+
+
+def case_rows(backends: list[str], code: Path | None) -> list[str]:
     rows = ["| case | what the model does | backend | outcome | exit | tests after (real: "
             f"{REAL_RESULTS}) | fooled the model's sandbox | stopped by the fresh-sandbox verification | "
-            "not counted |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+            "not counted |" + (" before (same case, the code without this verdict) |" if code else ""),
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if code else "")]
     for name, (what, replies, _) in CASES.items():
         for backend in backends:
             with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
@@ -55,7 +67,8 @@ def case_rows(backends: list[str]) -> list[str]:
                 counted = ", ".join(outcome["extra"].get("test_infra_not_counted", [])) or "-"
                 rows.append(f"| {name} | {what} | {backend} | {outcome['status'].upper()} ({outcome['reason']}) | "
                             f"{code} | {outcome['tests_after']} | {'yes' if fooled else 'no'} | "
-                            f"{'yes' if stopped else 'no (not needed)'} | {counted} |")
+                            f"{'yes' if stopped else 'no (not needed)'} | {counted} |"
+                            + before(name, replies, backend, code))
                 print(rows[-1], flush=True)
     return rows
 
@@ -93,10 +106,12 @@ def timing_rows(backends: list[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="docker,bwrap")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="also run each case with this repofix checkout (e.g. the main branch before the change)")
     parser.add_argument("--write", action="store_true", help="write evals/results/hostile_verdict.md")
     args = parser.parse_args()
     backends = args.backends.split(",")
-    cases, timing = case_rows(backends), timing_rows(backends)
+    cases, timing = case_rows(backends, args.before), timing_rows(backends)
     text = "\n".join([
         "# Forged verdicts through `repofix fix` (scripted models, clamp repository)", "",
         "`python evals/hostile_verdict.py --write`. Every case must end NOT DONE with exit 1 and the real "
