@@ -78,14 +78,17 @@ def test_a_suite_that_cannot_run_at_baseline_is_not_done(tmp_path, backend, file
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_model_that_gives_up_ends_gave_up_with_its_reason(tmp_path, backend):
+@pytest.mark.parametrize("chain", [False, True], ids=["one-model", "chain"])
+def test_a_model_that_gives_up_ends_gave_up_with_its_reason(tmp_path, backend, chain):
     repo = clamp_repo(tmp_path / "repo")
-    model = script(tmp_path / "s.yaml", [{"content": "I looked everywhere.\nThe bug is in a C extension I cannot "
-                                          "build here.", "give_up": True}])
+    reason = "The bug is in a C extension I cannot build here."
+    model = script(tmp_path / "s.yaml", [{"content": f"I looked everywhere.\n{reason}", "give_up": True}])
+    if chain:  # the first model gives up, the next takes the same conversation and gives up too
+        model = script(tmp_path / "first.yaml", [{"content": "no candidate patch", "give_up": True}]) + "," + model
     result, outcome = fix(repo, model, backend, tmp_path / "home")
     assert result.returncode == 1, result.stderr
-    assert outcome["reason"] == "gave_up" and outcome["steps"] == 1
-    assert outcome["message"] == "The bug is in a C extension I cannot build here."
+    assert outcome["status"] == "not_done" and outcome["reason"] == "gave_up"
+    assert outcome["message"].endswith(reason)
 
 
 @pytest.mark.bwrap

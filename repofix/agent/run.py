@@ -17,7 +17,14 @@ from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
 from repofix.agent.verify import Verification, verify_checkpoint
 from repofix.config import Settings
-from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
+from repofix.models import (
+    ContextLengthError,
+    CostLimitExceeded,
+    ModelAuthError,
+    ModelError,
+    ModelGaveUp,
+    ModelReply,
+)
 from repofix.models.base import Model, tool_message
 from repofix.sandboxes import Sandbox
 from repofix.testing import TestRun, condense, run_tests, select_tests
@@ -85,6 +92,8 @@ class AgentRun:
             raise StopRun("cost_limit", str(error)) from None
         except ModelAuthError as error:
             raise StopRun("model_error", f"the model provider refused the credentials: {error}") from None
+        except ModelGaveUp as error:  # the last model of a chain gave up
+            raise StopRun("gave_up", str(error)) from None
         except ContextLengthError as error:
             raise StopRun("model_error", f"the conversation no longer fits the model's context: {error}") from None
         except ModelError as error:
