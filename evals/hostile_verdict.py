@@ -35,7 +35,7 @@ def cli_fix(repo: Path, model: str, backend: str, home: Path, steps: int, code: 
     env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(code))
     done = subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--repo", str(repo),
                            "--model", model, "--sandbox", backend, "--json", "--max-steps", str(steps)],
-                          env=env, capture_output=True, text=True, timeout=900)
+                          env=env, capture_output=True, text=True, timeout=900, cwd=code)  # `-c` imports from cwd
     return done.returncode, json.loads(done.stdout)
 
 
@@ -59,14 +59,14 @@ def case_rows(backends: list[str], code: Path | None) -> list[str]:
         for backend in backends:
             with tempfile.TemporaryDirectory(prefix="hostile-") as tmp:
                 repo = clamp_repo(Path(tmp) / "repo")
-                code, outcome = cli_fix(repo, script(Path(tmp) / "s.yaml", replies), backend, Path(tmp) / "home",
+                status, outcome = cli_fix(repo, script(Path(tmp) / "s.yaml", replies), backend, Path(tmp) / "home",
                                         len(replies))
                 data = json.loads(Path(outcome["trajectory_file"]).read_text())
                 fooled = any(s["tests"].startswith("3 passed") for s in data["steps"])
                 stopped = any(not v["done"] for v in data.get("verifications", []))
                 counted = ", ".join(outcome["extra"].get("test_infra_not_counted", [])) or "-"
                 rows.append(f"| {name} | {what} | {backend} | {outcome['status'].upper()} ({outcome['reason']}) | "
-                            f"{code} | {outcome['tests_after']} | {'yes' if fooled else 'no'} | "
+                            f"{status} | {outcome['tests_after']} | {'yes' if fooled else 'no'} | "
                             f"{'yes' if stopped else 'no (not needed)'} | {counted} |"
                             + before(name, replies, backend, code))
                 print(rows[-1], flush=True)

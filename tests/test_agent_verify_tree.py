@@ -32,9 +32,10 @@ def test_model_changes_to_test_infrastructure_are_not_counted(tmp_path):
         "pyproject.toml": entry(PYPROJECT.replace('name = "pkg"', 'name = "pkg2"').replace('"-q"', '"-p flip"')),
     })
     tree = verification_tree(ws, 1)
-    assert tree.not_counted == ["conftest.py", "evil.pth", "pyproject.toml", "sitecustomize.py", "tests/test_mathx.py"]
+    assert tree.not_counted == ["conftest.py", "evil.pth", "pyproject.toml", "sitecustomize.py", "tests/test_extra.py",
+                                "tests/test_mathx.py"]
     assert tree.files["pkg/mathx.py"].data.startswith(b"def clamp")  # the fix is what gets tested
-    assert tree.files["tests/test_extra.py"] is not None  # a new test of the model's runs, counted for nothing
+    assert "tests/test_extra.py" not in tree.files  # a new test of the model's: not judged, not run
     assert "tests/test_mathx.py" not in tree.files  # the starting tree's version stays
     assert original_tests == (repo / "tests/test_mathx.py").read_text()
     assert {p for p in ("conftest.py", "sitecustomize.py", "evil.pth") if p in tree.files} == set()

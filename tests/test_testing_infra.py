@@ -27,10 +27,12 @@ def test_infra_files(path, infra):
     assert is_infra_file(path) is infra
 
 
-def test_test_files_are_protected_only_when_the_reference_has_them():
-    assert is_protected("tests/test_a.py", in_reference=True)
-    assert not is_protected("tests/test_new.py", in_reference=False)
-    assert not is_protected("pkg/mod.py", in_reference=True)
+@pytest.mark.parametrize(("path", "protected"), [
+    ("tests/test_a.py", True), ("pkg/test_b.py", True), ("tests/helpers.py", True), ("conftest.py", True),
+    ("pkg/mod.py", False), ("pyproject.toml", False),
+])
+def test_protected_files(path, protected):
+    assert is_protected(path) is protected
 
 
 def test_pyproject_keeps_the_models_project_changes_but_the_users_pytest_section():

@@ -74,7 +74,7 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
     tree = VerificationTree()
     for path in sorted(paths):
         wanted, ours = at_candidate.get(path), at_ref.get(path)
-        if is_protected(path, ours is not None):
+        if is_protected(path):
             target = ours
         elif has_sections(path) and pytest_settings(path, wanted and wanted.data) != pytest_settings(path, ours and ours.data):
             target = FileEntry(wanted.mode, splice(path, wanted.data, ours and ours.data)) if wanted else ours

@@ -3,7 +3,9 @@ never uses the model's version of them: they come from the reference tree (the u
 plus accepted red tests), as SWE-bench restores test files before grading.
 
 - whole files: every `conftest.py`, `pytest.ini` / `.pytest.ini`, `sitecustomize.py`,
-  `usercustomize.py`, `*.pth`, and every test file that exists in the reference;
+  `usercustomize.py`, `*.pth`, and every test file. A test file the reference lacks is left out:
+  the verdict judges the reference's tests only, and a new test module's import-time code runs in
+  pytest's process, where it could rewrite other tests' reports;
 - sections: pytest's section of `pyproject.toml` (`[tool.pytest...]`), `setup.cfg` (`[tool:pytest]`)
   and `tox.ini` (`[pytest]`); the rest of those files (dependencies, metadata) stays the model's.
 """
@@ -34,9 +36,9 @@ def is_infra_file(path: str) -> bool:
     return name in WHOLE_FILES or name.endswith(".pth")
 
 
-def is_protected(path: str, in_reference: bool) -> bool:
-    """Taken whole from the reference for the verdict (deleted there if the reference lacks it)."""
-    return is_infra_file(path) or (in_reference and is_test_file(path))
+def is_protected(path: str) -> bool:
+    """Taken whole from the reference for the verdict (left out if the reference lacks it)."""
+    return is_infra_file(path) or is_test_file(path)
 
 
 def has_sections(path: str) -> bool:
