@@ -36,6 +36,9 @@ def cli_fix(repo: Path, model: str, backend: str, home: Path, steps: int, code: 
     done = subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--repo", str(repo),
                            "--model", model, "--sandbox", backend, "--json", "--max-steps", str(steps)],
                           env=env, capture_output=True, text=True, timeout=900, cwd=code)  # `-c` imports from cwd
+    if not done.stdout.startswith("{"):  # no outcome at all: a crash (older code)
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1].replace("|", "/")[:120]
+        return done.returncode, {"status": "crashed", "reason": last, "tests_after": "-"}
     return done.returncode, json.loads(done.stdout)
 
 
