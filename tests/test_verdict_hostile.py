@@ -106,3 +106,13 @@ def test_nothing_to_fix_only_when_tests_ran_and_none_fails(tmp_path, broken, rea
     assert outcome["reason"] == reason and outcome["steps"] == 0
     if broken:
         assert "tests/test_b.py" in outcome["message"] and "no_such_module" in outcome["message"]
+
+
+@pytest.mark.bwrap
+def test_the_builtin_engine_giving_up_ends_gave_up_not_format_errors(tmp_path):
+    repo = make_repo(tmp_path / "repo", {
+        "pkg/__init__.py": "", "pkg/greet.py": "def greet():\n    return 'bye'\n",
+        "tests/test_greet.py": "from pkg.greet import greet\n\n\ndef test_greet():\n    assert greet() == 'hello world'\n"})
+    result, outcome = fix(repo, "builtin", "bwrap", tmp_path / "home")
+    assert result.returncode == 1, result.stderr
+    assert outcome["reason"] == "gave_up" and outcome["message"].startswith("The built-in repair engine gives up: ")
