@@ -60,20 +60,22 @@ def test_an_honest_fix_is_verified_done_in_a_fresh_sandbox(tmp_path, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize(("files", "shown"), [
-    ({"conftest.py": "import no_such_module\n", "tests/test_a.py": "def test_a():\n    assert True\n"},
+@pytest.mark.parametrize(("files", "flags", "shown"), [
+    ({"conftest.py": "import no_such_module\n", "tests/test_a.py": "def test_a():\n    assert True\n"}, [],
      ["import_error", "no_such_module"]),
-    ({"pkg/__init__.py": "", "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"},
+    ({"pkg/__init__.py": "", "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"}, [],
      ["no_tests", "no tests were collected"]),
-], ids=["conftest-import-error", "no-tests"])
-def test_a_suite_that_cannot_run_at_baseline_is_not_done(tmp_path, backend, files, shown):
+    ({"tests/test_a.py": "def test_a():\n    assert True\n"}, ["--test-cmd", "no-such-runner -q"],
+     ["runner_missing", "no-such-runner"]),
+], ids=["conftest-import-error", "no-tests", "no-runner"])
+def test_a_suite_that_cannot_run_at_baseline_is_not_done(tmp_path, backend, files, flags, shown):
     repo = make_repo(tmp_path / "repo", files)
     model = script(tmp_path / "s.yaml", [act("view", path="conftest.py")])
-    result, outcome = fix(repo, model, backend, tmp_path / "home")
+    result, outcome = fix(repo, model, backend, tmp_path / "home", *flags)
     assert result.returncode == 1, result.stderr
     assert outcome["status"] == "not_done" and outcome["reason"] == "tests_broken" and outcome["steps"] == 0
     assert all(text in outcome["message"] for text in shown)
-    plain = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", backend, home=tmp_path / "home")
+    plain = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", backend, *flags, home=tmp_path / "home")
     assert plain.returncode == 1 and plain.stdout.startswith("NOT DONE (tests_broken): the test suite cannot run")
 
 
