@@ -52,19 +52,24 @@ def receive():
 
 class Session:
     def __init__(self, workdir):
-        self.cwd = workdir
+        self.workdir = self.cwd = workdir
         self.env = dict(os.environ)
         self.env.pop("REPOFIX_RUNNER", None)
+        # The environment the sandbox started with: `clean` commands get it, never the session's exports.
+        self.base_env = dict(self.env)
         self.python = pyworker.Worker()
 
     # -- commands --------------------------------------------------------------------------
     def run(self, request, stdin):
         cap = request.get("cap", 262144)
         call_env = request.get("env") or {}
-        env = dict(self.env, **call_env)
-        cwd = request.get("cwd") or self.cwd
+        clean = bool(request.get("clean"))  # repofix's own runs: not the model's variables or cwd
+        env = dict(self.base_env if clean else self.env, **call_env)
+        cwd = request.get("cwd") or (self.workdir if clean else self.cwd)
         command = request["cmd"]
-        if isinstance(command, str):
+        if isinstance(command, str) and clean:
+            argv = ["/bin/bash", "-c", command]
+        elif isinstance(command, str):
             # Builtins only (no `env` fork): the cwd, then NAME=value\0 for every exported variable.
             script = ("trap '__rf=$?; { pwd; for __v in $(compgen -e); do printf \"%%s=%%s\\0\" "
                       "\"$__v\" \"${!__v}\"; done; } >%s 2>/dev/null; exit $__rf' EXIT\n%s"
@@ -87,7 +92,7 @@ class Session:
         result["leftovers_killed"] = kill_all_except({self.python.pid})
         after = oom_kills()
         result["oom_killed"] = before is not None and after is not None and after > before
-        if isinstance(command, str):
+        if isinstance(command, str) and not clean:
             self.load_state(call_env, keep_cwd=request.get("cwd") is not None)
         return result
 

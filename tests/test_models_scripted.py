@@ -13,8 +13,8 @@ from repofix.models import (
     ChainModel,
     CostLimitExceeded,
     ModelError,
+    ModelGaveUp,
     ModelReply,
-    ModelUnavailable,
     ScriptedModel,
     ScriptExhausted,
     ToolCall,
@@ -231,7 +231,7 @@ def test_chain_raises_when_everyone_gives_up():
     chain = ChainModel(
         [ScriptedModel([{"give_up": True}]), ScriptedModel([{"content": "x", "give_up": True}])]
     )
-    with pytest.raises(ModelUnavailable, match="every model in the chain"):
+    with pytest.raises(ModelGaveUp, match="every model in the chain .* the last said: x$"):
         chain.query(USER)
 
 

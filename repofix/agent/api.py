@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,9 @@ from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
+from repofix.agent.verify import verification_tree
 from repofix.config import Settings, load_settings
+from repofix.testing import TestRun
 
 DONE, NOT_DONE, ERROR = "done", "not_done", "error"
 
@@ -136,12 +138,17 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
                                  log_dir=workspace.folder.root / "logs")
         state = Progress.from_baseline(baseline.run, baseline.flaky)
-        goal = plan(state, request, settings)
+        goal = plan(state, request, settings, uncollected(baseline.run))
         notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
+        broken = baseline_problem(baseline.run, state, goal)
+        if broken:
+            trajectory.save(status=NOT_DONE, reason="tests_broken", message=broken, progress=state.to_dict())
+            workspace.folder.update_state(status=NOT_DONE)
+            return _outcome(workspace, trajectory, state, NOT_DONE, "tests_broken", broken, None, state.summary())
         if goal is None:
-            trajectory.save(status="done", reason="nothing_to_fix", progress=state.to_dict())
-            return _outcome(workspace, trajectory, state, "done", "nothing_to_fix",
-                            "no test fails and no task was described: nothing to fix", None, state.summary())
+            message = "the tests ran and none fails, and no task was described: nothing to fix"
+            trajectory.save(status="done", reason="nothing_to_fix", message=message, progress=state.to_dict())
+            return _outcome(workspace, trajectory, state, "done", "nothing_to_fix", message, None, state.summary())
         first = prompt("task", mode=request.mode, task=request.instruction or "Make the failing tests pass.",
                        goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings))
         messages = [{"role": "system", "content": prompt("system", formats=_formats())},
@@ -159,14 +166,38 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
             sandbox.close()
 
 
-def plan(state: Progress, request: AgentRequest, settings: Settings) -> str | None:
+def uncollected(run: TestRun) -> list[str]:
+    """Test modules that failed to collect: never targets, since their test ids appear only once they do."""
+    return sorted(i for i, r in run.results.items() if r.phase == "collect")
+
+
+def baseline_problem(run: TestRun, state: Progress, goal: str | None) -> str:
+    """Why the suite as the user has it cannot judge a fix (a conftest that fails to import, nothing
+    collected, no runner, only modules that fail to collect), or "" when it can. Only a red phase may
+    start from no tests at all: its first job is to write them."""
+    from repofix.testing import RunStatus
+
+    broken = uncollected(run)
+    if run.status.ran_tests and (goal is not None or not broken):
+        return ""
+    if run.status is RunStatus.NO_TESTS and state.phase == "red":
+        return ""
+    tail = "\n".join(f"  | {line}" for line in run.output.strip().splitlines()[-15:])
+    detail = run.detail or f"{len(broken)} test module(s) failed to collect: {', '.join(broken[:5])}"
+    return (f"the test suite cannot run as it is, before any change ({run.status.value}: {detail}); "
+            f"repofix needs a working test run to judge a fix. Fix the test setup, or give --test-cmd or "
+            f"--setup, then run again.\n  $ {run.command}\n{tail}").rstrip()
+
+
+def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Sequence[str] = ()) -> str | None:
     """Set the phase and targets; returns the goal text, or None when there is nothing to do."""
     tests_first = settings.tests_first
     if request.mode == "implement":
         state.phase = "red" if tests_first is not False else "green"
     elif request.targets or state.failing_before:
         keyword = (settings.extra or {}).get("keyword", "").lower()
-        state.targets = list(request.targets) or [t for t in state.failing_before if keyword in t.lower()]
+        state.targets = list(request.targets) or [t for t in state.failing_before
+                                                 if keyword in t.lower() and t not in skip]
         if not state.targets:
             return None
         state.phase = "fix"
@@ -185,16 +216,24 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
     from repofix.workspace.deliver import deliver
 
     workspace, state = run.workspace, run.progress
-    done = reason == "done" and run.verified
-    checkpoint = workspace.current().n if done else run.best[1]
+    done = reason == "done" and run.verified  # only the independent verification says done
+    checkpoint = run.verified_checkpoint if done else run.best[1]
     summary = run.trajectory.data.get("summary") or ""
     delivery = deliver(workspace, checkpoint, task=task or default_title(state), summary=summary,
                        status="resolved" if done else reason, make_branch=done)
+    after = state.summary()
+    if run.last_check is not None and run.last_check[0] == checkpoint:  # what the verifier saw is the truth
+        checked = run.last_check[1].run
+        after = state.summary({i: r.outcome.value for i, r in checked.results.items()})
+    not_counted = verification_tree(workspace, checkpoint, state.reference).not_counted
     run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=run.stop_message,
                         final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
-                        delivered=dataclasses.asdict(delivery))
-    return _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, run.stop_message,
-                    delivery, state.summary(), run)
+                        delivered=dataclasses.asdict(delivery), not_counted=not_counted)
+    outcome = _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, run.stop_message,
+                       delivery, after, run)
+    if not_counted:
+        outcome.extra["test_infra_not_counted"] = not_counted
+    return outcome
 
 
 def default_title(state: Progress) -> str:

@@ -141,6 +141,9 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
              f"  files:      {', '.join(outcome.files_changed) or 'none changed'}",
              f"  steps/cost: {outcome.steps} steps, ${outcome.cost:.4f}",
              f"  tokens:     {token_line(outcome.extra or {})}"]
+    if (outcome.extra or {}).get("test_infra_not_counted"):
+        lines.append(f"  not counted: the model changed test infrastructure, the verdict used yours: "
+                     f"{', '.join(outcome.extra['test_infra_not_counted'])}")
     if outcome.branch:
         lines.append(f"  branch:     {outcome.branch}  (your branch, index and working tree are untouched)")
     if outcome.patch_file:

@@ -36,6 +36,8 @@ class Display:
             self.status(action=f"{event['action']} {detail}".strip()[:60])
         elif kind == "tests":
             self.status(action="running tests" + (f" ({event['selection']} selected)" if event["selection"] else ""))
+        elif kind == "verifying":
+            self.status(action="verifying in a fresh sandbox")
         elif kind in ("tested", "step"):
             self.status(tests=event.get("tests") or event.get("summary", ""), cost=event.get("cost", self.state["cost"]))
             if kind == "step" and not self.live:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from repofix.agent.actions import FormatError, parse_action
+from repofix.agent.actions import Action, FormatError, parse_action
 from repofix.agent.run import AgentRun, StopRun
 
 
@@ -20,11 +20,13 @@ def run_loop(run: AgentRun) -> str:
             run.stop(stop.reason, str(stop))
             return stop.reason
         began = time.monotonic()
-        action = parse_action(reply)
-        if isinstance(action, FormatError):
+        if reply.give_up:  # a model that says it cannot do it (the built-in engine does): stop, saying why
+            action: Action | FormatError = Action("give_up", {"reason": run.give_up(reply.content)})
+            observation = f"The model gave up: {run.stop_message}"
+        elif isinstance(action := parse_action(reply), FormatError):
             observation = run.format_error(action)  # three in a row stop the run
         else:
             observation = run.execute(action)  # sync, checkpoint, guards, tests, feedback
         run.record(reply, action, observation, time.monotonic() - began)  # trajectory saved here
-        if run.stop_reason:  # done (verified), stuck, format errors
+        if run.stop_reason:  # done (verified), gave up, stuck, format errors
             return run.stop_reason

@@ -33,6 +33,7 @@ class Progress:
     target_files: set[str] = field(default_factory=set)  # red-phase test files whose tests are targets
     latest: dict[str, str] = field(default_factory=dict)  # id -> latest outcome seen
     phase: str = "fix"  # "red", "green" or "fix"
+    reference: int = 0  # checkpoint whose test files the verdict uses: 0, or where red tests were accepted
 
     # -- baseline --------------------------------------------------------------------------
     @classmethod
@@ -124,10 +125,10 @@ class Progress:
     def to_dict(self) -> dict[str, Any]:
         return {"command": self.command, "baseline": self.baseline, "flaky": sorted(self.flaky),
                 "targets": self.targets, "target_files": sorted(self.target_files), "latest": self.latest,
-                "phase": self.phase}
+                "phase": self.phase, "reference": self.reference}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Progress:
         return cls(command=data["command"], baseline=data["baseline"], flaky=set(data["flaky"]),
                    targets=list(data["targets"]), target_files=set(data["target_files"]),
-                   latest=dict(data["latest"]), phase=data["phase"])
+                   latest=dict(data["latest"]), phase=data["phase"], reference=data.get("reference", 0))

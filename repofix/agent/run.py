@@ -16,8 +16,16 @@ from repofix.agent.actions import Action, FormatError
 from repofix.agent.observe import LOG_PATH, Observer
 from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
+from repofix.agent.verify import Verification, verify_checkpoint
 from repofix.config import Settings
-from repofix.models import ContextLengthError, CostLimitExceeded, ModelAuthError, ModelError, ModelReply
+from repofix.models import (
+    ContextLengthError,
+    CostLimitExceeded,
+    ModelAuthError,
+    ModelError,
+    ModelGaveUp,
+    ModelReply,
+)
 from repofix.models.base import Model
 from repofix.models.chain import reads_whole_output
 from repofix.sandboxes import Sandbox
@@ -63,7 +71,9 @@ class AgentRun:
     stop_message: str = ""
     recent: deque = field(default_factory=lambda: deque(maxlen=STUCK_REPEATS))
     spent: float = 0.0
-    verified: bool = False  # the last full run satisfied the done rule
+    verified: bool = False  # the independent verification run satisfied the done rule
+    verified_checkpoint: int | None = None  # the checkpoint it verified: the one delivered
+    last_check: tuple[int, Verification] | None = None  # (checkpoint, its independent verification)
     observer: Observer | None = None  # bounds observations; full texts saved in the sandbox
 
     # -- limits ------------------------------------------------------------------------------
@@ -86,6 +96,8 @@ class AgentRun:
             raise StopRun("cost_limit", str(error)) from None
         except ModelAuthError as error:
             raise StopRun("model_error", f"the model provider refused the credentials: {error}") from None
+        except ModelGaveUp as error:  # the last model of a chain gave up
+            raise StopRun("gave_up", str(error)) from None
         except ContextLengthError as error:
             raise StopRun("model_error", f"the conversation no longer fits the model's context: {error}") from None
         except ModelError as error:
@@ -179,14 +191,34 @@ class AgentRun:
 
     # -- finishing ---------------------------------------------------------------------------
     def verify(self) -> str:
-        """Run the full suite and apply the done rule; stops the run when it holds."""
+        """Run the full suite; when the done rule holds there, decide it again in a fresh sandbox with
+        the user's test files and configuration (`agent.verify`), and stop the run only if it holds."""
         run = self.run_tests()
         verdict = self.progress.verdict(run)
-        if verdict.done:
-            self.verified = True
-            self.stop("done", verdict.reason)
-            return f"Full test run: {self.progress.summary()}. The task's tests pass and nothing regressed: done."
-        return f"Full test run: not done yet: {verdict.reason}."
+        if not verdict.done:
+            return f"Full test run: not done yet: {verdict.reason}."
+        n = self.workspace.current().n
+        if self.last_check is not None and self.last_check[0] == n:  # submit right after a failed check
+            checked = self.last_check[1]
+        else:
+            self.notify({"event": "verifying", "step": self.step, "checkpoint": n})
+            checked = verify_checkpoint(self.settings, self.workspace, self.progress, n, self.sandbox.backend,
+                                        reference=self.progress.reference)
+            self.last_check = (n, checked)
+            self.trajectory.data.setdefault("verifications", []).append(
+                {"step": self.step, "checkpoint": n, "done": checked.verdict.done, "reason": checked.verdict.reason,
+                 "status": checked.run.status.value, "not_counted": checked.not_counted, "log": checked.run.log_path})
+        note = f"\n{checked.note}" if checked.note else ""
+        if checked.verdict.done:
+            self.verified, self.verified_checkpoint = True, n
+            self.stop("done", checked.verdict.reason + (f" ({checked.note})" if checked.note else ""))
+            return (f"Full test run: {self.progress.summary()}. Verified in a fresh sandbox: the task's tests pass "
+                    f"and nothing regressed: done.{note}")
+        report = condense(checked.run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
+                          flaky=self.progress.flaky)
+        return ("Full test run in your sandbox: the done rule holds there, but not in repofix's independent "
+                "verification (a fresh sandbox with the user's test files and test configuration, a clean "
+                f"environment): {checked.verdict.reason}.{note}\n{report}")
 
     def submit(self, summary: str) -> str:
         self.trajectory.data["summary"] = summary
@@ -212,9 +244,16 @@ class AgentRun:
             return prompt("red_refused", reason=why_not)
         self.progress.targets = failing
         self.progress.phase = "green"
+        self.progress.reference = self.workspace.current().n  # the accepted red tests count as the user's
         self.best = (self.progress.score(), self.workspace.current().n)
         targets = "\n".join(f"- {t}" for t in failing)
         return prompt("red_accepted", count=len(failing), targets=targets)
+
+    def give_up(self, content: str) -> str:
+        """Stop as `gave_up` with the model's reason: the last line of what it said."""
+        lines = [line.strip() for line in content.splitlines() if line.strip()]
+        self.stop("gave_up", lines[-1] if lines else "the model gave up without saying why")
+        return self.stop_message
 
     def stop(self, reason: str, message: str) -> None:
         self.stop_reason, self.stop_message = reason, message

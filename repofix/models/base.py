@@ -36,6 +36,10 @@ class ModelUnavailable(ModelError):
     or a model in a chain gave up and nothing follows it."""
 
 
+class ModelGaveUp(ModelUnavailable):
+    """Every model in a chain gave up; the message ends with the last one's reason."""
+
+
 @dataclass
 class ToolCall:
     """One action the model asked for. `arguments` is always a dict; when the model wrote

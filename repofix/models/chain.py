@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from repofix.models.base import Model, ModelReply, ModelUnavailable
+from repofix.models.base import Model, ModelGaveUp, ModelReply, ModelUnavailable
 
 log = logging.getLogger("repofix.models")
 
@@ -43,8 +43,9 @@ class ChainModel:
             try:
                 reply = model.query(messages, tools)
             except ModelUnavailable as error:
-                reason = str(error)
+                reason, gave_up = str(error), isinstance(error, ModelGaveUp)
             else:
+                gave_up = reply.give_up
                 if not reply.give_up:
                     reply.notes = notes + reply.notes
                     reply.cost += spent.cost
@@ -56,9 +57,8 @@ class ChainModel:
                 spent.output_tokens += reply.output_tokens
                 reason = reply.content.strip() or "no reason given"
             if self.current + 1 >= len(self.models):
-                raise ModelUnavailable(
-                    f"every model in the chain {self.name} gave up; the last said: {reason}"
-                )
+                kind = ModelGaveUp if gave_up else ModelUnavailable  # giving up is a stop reason of its own
+                raise kind(f"every model in the chain {self.name} gave up; the last said: {reason}")
             self.current += 1
             note = f"{model.name} gave up ({reason}); switching to {self.active.name}"
             log.warning(note)

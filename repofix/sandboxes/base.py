@@ -91,9 +91,12 @@ class Sandbox(Protocol):
         env: Mapping[str, str] | None = None,
         stdin: str | bytes | None = None,
         timeout: float | None = None,
+        clean: bool = False,
     ) -> CommandResult:
         """Run a shell string (in the persistent shell session: `cd` and `export` carry over)
-        or an argv list (exec'd directly, no shell) and wait for it, whatever happens."""
+        or an argv list (exec'd directly, no shell) and wait for it, whatever happens.
+        `clean`: with the environment the sandbox started with and in the workspace, ignoring (and
+        leaving untouched) the session's exports and cwd; repofix's own test runs use it."""
         ...
 
     def python(self, code: str, *, timeout: float | None = None) -> CommandResult:

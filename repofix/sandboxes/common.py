@@ -125,9 +125,9 @@ class RunnerSandbox:
         _ = self.client
 
     def run(self, command: str | Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
-            stdin: str | bytes | None = None, timeout: float | None = None) -> CommandResult:
+            stdin: str | bytes | None = None, timeout: float | None = None, clean: bool = False) -> CommandResult:
         return self.client.run(command, cwd=cwd, env=env, stdin=stdin, timeout=timeout or self.limits.timeout,
-                               cap=self.limits.output_bytes)
+                               cap=self.limits.output_bytes, clean=clean)
 
     def python(self, code: str, *, timeout: float | None = None) -> CommandResult:
         return self.client.python(code, timeout=timeout or self.limits.timeout, cap=self.limits.output_bytes)

@@ -145,11 +145,11 @@ class RunnerClient:
         return ""
 
     # -- operations -------------------------------------------------------------------------
-    def run(self, command, *, cwd, env, stdin, timeout, cap) -> CommandResult:
+    def run(self, command, *, cwd, env, stdin, timeout, cap, clean: bool = False) -> CommandResult:
         if isinstance(stdin, str):
             stdin = stdin.encode()
         header = {"op": "run", "cmd": command if isinstance(command, str) else list(command), "cwd": cwd,
-                  "env": dict(env or {}), "timeout": timeout, "cap": cap}
+                  "env": dict(env or {}), "timeout": timeout, "cap": cap, "clean": clean}
         reply, _ = self.request(header, stdin or b"", wait=timeout + GRACE)
         return to_result(reply)
 

@@ -42,22 +42,24 @@ def run_tests(
     selection = tuple(tests) if tests and cmd.is_pytest(command) else ()
     report_dir = f"/tmp/repofix-tests-{uuid.uuid4().hex[:12]}"
     plugin = f"{report_dir}/{cmd.PLUGIN_MODULE}.py"
-    setup = sandbox.run(["sh", "-c", f"mkdir -p {report_dir} && cat > {plugin}"], stdin=_PLUGIN_SOURCE, timeout=60)
+    setup = sandbox.run(["sh", "-c", f"mkdir -m 0700 {report_dir} && cat > {plugin}"], stdin=_PLUGIN_SOURCE, timeout=60,
+                        clean=True)
     if not setup.ok:
         raise TestRunError(f"could not prepare the test report directory in the sandbox "
                            f"(is /tmp writable there?): {setup.output[-500:]}")
     try:
         result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
-                                      selection=selection), timeout=timeout)
+                                      selection=selection), timeout=timeout, clean=True)
         if cmd.plugin_failed(result.output):  # node ids then come from JUnit names instead
             result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
-                                          selection=selection, plugin=False), timeout=timeout)
+                                          selection=selection, plugin=False), timeout=timeout,
+                                 clean=True)
         xml, progress = _read_reports(sandbox, [f"{report_dir}/report.xml", f"{report_dir}/progress.jsonl"])
     except BaseException:
         with contextlib.suppress(SandboxError):  # the original error is the one worth raising
-            sandbox.run(["rm", "-rf", report_dir], timeout=60)
+            sandbox.run(["rm", "-rf", report_dir], timeout=60, clean=True)
         raise
-    sandbox.run(["rm", "-rf", report_dir], timeout=60)
+    sandbox.run(["rm", "-rf", report_dir], timeout=60, clean=True)
     run = classify(command, result, xml, progress, workdir=sandbox.workdir, selection=selection)
     if log_dir is not None:
         run.log_path = str(save_log(log_dir, run))
@@ -86,7 +88,7 @@ _READ_ALL = (
 
 def _read_reports(sandbox: Sandbox, paths: list[str]) -> list[bytes | None]:
     """Read report files outside the workspace: in one command when they fit the output cap."""
-    got = sandbox.run(["python3", "-c", _READ_ALL, *paths], timeout=60)
+    got = sandbox.run(["python3", "-c", _READ_ALL, *paths], timeout=60, clean=True)
     if got.ok and not got.truncated:
         parts = got.stdout.strip().split(" ")
         if len(parts) == len(paths):
@@ -107,7 +109,7 @@ def _read_outside(sandbox: Sandbox, path: str) -> bytes | None:
             f"f.seek({offset}); d=f.read({size}); sys.stdout.write(str(len(d))+' '+"
             "base64.b64encode(zlib.compress(d)).decode())\n"
         )
-        got = sandbox.run(["python3", "-c", code], timeout=60)
+        got = sandbox.run(["python3", "-c", code], timeout=60, clean=True)
         if got.exit_code == 3:
             return None
         if got.truncated and size > 1024:
