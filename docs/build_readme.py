@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["_intro", "agent", "models", "repair", "sandbox", "security", "workspace", "testing", "edits", "ci_bot", "eval",
+ORDER = ["_intro", "agent", "models", "repair", "sandbox", "security", "security_host", "workspace", "testing", "edits", "ci_bot", "eval",
          "tasks", "bundled_tasks", "benchmarks", "ci"]
 
 
