@@ -4,6 +4,8 @@ CI sets REPOFIX_REQUIRE_DOCKER=1 / REPOFIX_REQUIRE_BWRAP=1 and then a missing ba
 from __future__ import annotations
 
 import os
+import socket
+import threading
 import warnings
 from pathlib import Path
 
@@ -81,3 +83,33 @@ def make_sandbox(tree: Path):
     yield make
     for box in opened:
         box.close()
+
+
+@pytest.fixture
+def listening():
+    """Start TCP servers on the host: listening(address) -> (port, accepted connections)."""
+    servers = []
+
+    def start(address: str) -> tuple[int, list]:
+        server = socket.socket()
+        server.bind((address, 0))
+        server.listen()
+        server.settimeout(0.2)
+        accepted: list = []
+
+        def serve():
+            while True:
+                try:
+                    accepted.append(server.accept())
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+
+        threading.Thread(target=serve, daemon=True).start()
+        servers.append(server)
+        return server.getsockname()[1], accepted
+
+    yield start
+    for server in servers:
+        server.close()

@@ -20,36 +20,6 @@ SETUID_ATTEMPTS = ("cp /bin/sh ./s1; chmod u+s ./s1; cp /bin/sh ~/s2; chmod 4755
                    "ls -l s1 ~/s2 s3; sleep 2; true")
 
 
-@pytest.fixture
-def listening():
-    """Start TCP servers on the host: listening(address) -> (port, accepted connections)."""
-    servers = []
-
-    def start(address: str) -> tuple[int, list]:
-        server = socket.socket()
-        server.bind((address, 0))
-        server.listen()
-        server.settimeout(0.2)
-        accepted: list = []
-
-        def serve():
-            while True:
-                try:
-                    accepted.append(server.accept())
-                except TimeoutError:
-                    continue
-                except OSError:
-                    return
-
-        threading.Thread(target=serve, daemon=True).start()
-        servers.append(server)
-        return server.getsockname()[1], accepted
-
-    yield start
-    for server in servers:
-        server.close()
-
-
 def connect(host: str, port: int) -> str:
     return (f"python3 -c \"import socket; socket.create_connection(('{host}', {port}), timeout=5); "
             f"print('REACHED {host}')\"")

@@ -3,8 +3,6 @@ sandbox usable for the next command (or report that the runner died and let us r
 
 from __future__ import annotations
 
-import socket
-import threading
 from pathlib import Path
 
 import pytest
@@ -105,26 +103,9 @@ def test_timeout_kills_a_setsid_child_too(make_sandbox, backend):
 
 
 @pytest.fixture
-def host_server():
+def host_server(listening):
     """A TCP server on the host's loopback, which the sandbox must not reach."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen()
-    accepted = []
-    server.settimeout(0.2)
-
-    def serve():
-        while True:
-            try:
-                accepted.append(server.accept())
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield server.getsockname()[1], accepted
-    server.close()
+    return listening("127.0.0.1")
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
