@@ -5,8 +5,9 @@ its sandbox, so Ray packs them onto the nodes; images are built on each node onc
 lock of `environments`) and reused. Results come back to this process, the head, which alone
 writes the store. A task whose worker or node dies is retried by Ray on another node (at most
 `max_retries` times); only the attempt that returns is recorded, so nothing counts twice. A task
-over its time limit is interrupted on its node (its sandbox closes), killed if it does not stop.
-Ctrl-C cancels everything outstanding, then every node sweeps the sandboxes of dead workers.
+over its time limit has its sandboxes closed on its node; if it still does not end, the head
+kills its worker. Ctrl-C kills the tasks outstanding, then every node sweeps the sandboxes of
+its dead workers (`ray_node.sweep`), so no container is left behind.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from repofix.evaluation.model import Status, TaskResult
 from repofix.sandboxes import Limits
 from repofix.tasks import Task
 
-CANCEL_GRACE = 20.0  # seconds an interrupted task has to close its sandbox before its worker is killed
+CANCEL_GRACE = 60.0  # seconds past its limit before the head kills a task's worker
 WORKER_MEMORY_MB = 512  # the Ray worker process itself, on top of the sandbox's memory
 
 
@@ -87,13 +88,14 @@ class RayExecutor:
                         queued.clear()
                         break
                     task = queued.popleft()
-                    ref = remote.remote(work_ref, task, left, self.backend, self.limits, tracker)
+                    ref = remote.remote(work_ref, task, left, self.backend, self.limits, tracker, self.task_limit)
                     inflight[ref] = task
                 if not inflight:
                     break
                 ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
                 for ref in ready:
-                    result = self._receive(ref, inflight.pop(ref), work, stopping.pop(ref, None))
+                    result = self._receive(ref, inflight.pop(ref), work)
+                    stopping.pop(ref, None)
                     budget.add(result.cost)
                     yield result
                 running = self._watch(tracker, inflight, stopping)
@@ -110,13 +112,13 @@ class RayExecutor:
             ray.shutdown()
 
     # -- results ------------------------------------------------------------------------------
-    def _receive(self, ref: Any, task: Task, work: TaskWork, stopped: tuple[str, float] | None) -> TaskResult:
+    def _receive(self, ref: Any, task: Task, work: TaskWork) -> TaskResult:
         ray = self.ray
         try:
             payload = ray.get(ref)
-        except ray.exceptions.TaskCancelledError:
+        except ray.exceptions.TaskCancelledError:  # killed by _watch: its node could not stop it
             return self._failed(task, work, Status.TIMEOUT, f"the task ran over its time limit of "
-                                f"{self.task_limit:.0f}s and was stopped on its node")
+                                f"{self.task_limit:.0f}s and its worker was killed")
         except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                 ray.exceptions.RayTaskError, ray.exceptions.RaySystemError) as error:
             # After Ray's retries (lost workers and nodes), or a failure of the harness on a node.
@@ -148,8 +150,9 @@ class RayExecutor:
                 result.log_path = str(dest)
 
     # -- time limits, progress, cancelling, sweeping -------------------------------------------
-    def _watch(self, tracker: Any, inflight: dict[Any, Task], stopping: dict[Any, tuple[str, float]]) -> dict:
-        """Stop tasks over their time limit; the running tasks by id -> node."""
+    def _watch(self, tracker: Any, inflight: dict[Any, Task], stopping: dict[Any, str]) -> dict:
+        """Kill the workers of tasks that their node could not stop at their time limit; returns
+        the running tasks, by id -> node."""
         try:
             now, running, _ = self.ray.get(tracker.snapshot.remote(), timeout=10)
         except Exception:  # the tracker is unreachable for a moment: no limits checked this round
@@ -157,12 +160,10 @@ class RayExecutor:
         ids = {task.id for task in inflight.values()}
         for ref, task in inflight.items():
             node, since = running.get(task.id, ("", now))
-            if ref not in stopping and now - since > self.task_limit:
-                self.ray.cancel(ref)  # KeyboardInterrupt in the task: its sandbox closes
-                stopping[ref] = (node, time.monotonic())
-            elif ref in stopping and time.monotonic() - stopping[ref][1] > CANCEL_GRACE:
+            if ref not in stopping and now - since > self.task_limit + CANCEL_GRACE:
                 self.ray.cancel(ref, force=True)
-                self._sweep_on(stopping[ref][0], delay=2.0)
+                stopping[ref] = node
+                self._sweep_on(node, delay=2.0)
         return {task_id: node for task_id, (node, _) in running.items() if task_id in ids}
 
     def _line(self, running: dict[str, str], queued: int, started: float) -> str:
@@ -178,11 +179,12 @@ class RayExecutor:
         return self.node_names.get(node, node[:8])
 
     def _cancel(self, refs: list[Any]) -> None:
+        """Kill the outstanding tasks' workers (a gentle cancel cannot reach a thread blocked in a
+        call) and wait until they are gone; the sweep then removes their sandboxes."""
         for ref in refs:
-            self.ray.cancel(ref)
-        _, rest = self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE) if refs else ([], [])
-        for ref in rest:
             self.ray.cancel(ref, force=True)
+        if refs:
+            self.ray.wait(refs, num_returns=len(refs), timeout=30)
 
     def _sweep_on(self, node: str, delay: float = 0.0) -> Any:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy

@@ -3,8 +3,8 @@ logs it wrote sent back to the head; a tracker that tells the head which task st
 and the sweep that removes the sandboxes of worker processes that died mid-task (a lost node,
 a task killed at its time limit, a head killed with -9).
 
-Each worker process leaves a marker file `<node ip>-<pid>` in the state folder; a sweep on a
-node removes the containers and scratch folders owned by a dead pid of that node's markers, and
+Each worker process leaves a marker file `<host name>-<pid>` in the state folder; a sweep on a
+node removes the containers and scratch folders owned by a dead pid of that host's markers, and
 only those: other users' sandboxes on a shared Docker engine are never touched.
 """
 
@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.executors import TaskWork
+from repofix.evaluation.model import Status
 from repofix.sandboxes import Limits, cleanup
 from repofix.tasks import Task
 
@@ -33,16 +35,14 @@ def state_dir() -> Path:
     return Path(os.environ.get(STATE_ENV) or Path(tempfile.gettempdir()) / "repofix-ray")
 
 
-def node_ip() -> str:
-    import ray
-
-    return ray.util.get_node_ip_address()
-
-
 def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limits: Limits,
-             tracker: Any) -> dict[str, Any]:
+             tracker: Any, limit: float) -> dict[str, Any]:
     """Produce and grade `task`'s candidate on this node. The logs are written to a folder of
-    this node and come back in the answer: the head writes them into its run folder."""
+    this node and come back in the answer: the head writes them into its run folder.
+
+    At `limit` seconds the task's sandboxes are closed under it (a Python thread cannot be
+    interrupted inside a blocking call, a sandbox can be torn down): its commands fail at once,
+    and the task is reported as over its time limit."""
     import ray
 
     node = ray.get_runtime_context().get_node_id()
@@ -51,21 +51,35 @@ def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limit
         tracker.started.remote(task.id, node)
     notes: list[str] = []
     logs = Path(tempfile.mkdtemp(prefix="repofix-ray-logs-"))
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        cleanup.close_all()
+
+    timer = threading.Timer(limit, expire)
+    timer.start()
+    started = time.monotonic()
     try:
         environments = Environments(backend, limits, logs / "env", echo=notes.append)
         candidate = work.candidate(task, left)
         result = work.grade(task, candidate, environments, logs / "task")
-        return {"result": result.to_json(), "files": _pack(logs), "logs": str(logs), "node": node,
-                "notes": notes}
     finally:
+        timer.cancel()
+        files = _pack(logs)
         shutil.rmtree(logs, ignore_errors=True)
+    if expired.is_set():
+        result.status = Status.TIMEOUT
+        result.detail = (f"the task ran over its time limit of {limit:.0f}s and was stopped on its node "
+                         f"after {time.monotonic() - started:.0f}s ({result.detail[:200]})")
+    return {"result": result.to_json(), "files": files, "logs": str(logs), "node": node, "notes": notes}
 
 
 def _mark_worker() -> None:
     if not _marked:
         folder = state_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        marker = folder / f"{node_ip()}-{os.getpid()}"
+        marker = folder / f"{os.uname().nodename}-{os.getpid()}"
         marker.touch()
         _marked.append(marker)
 
@@ -99,7 +113,7 @@ class Tracker:
 def sweep(delay: float = 0.0) -> list[str]:
     """On this node: remove the sandboxes of repofix worker processes that are dead."""
     time.sleep(delay)  # a worker just killed may take a moment to be gone
-    folder, prefix, removed = state_dir(), f"{node_ip()}-", []
+    folder, prefix, removed = state_dir(), f"{os.uname().nodename}-", []
     if not folder.is_dir():
         return removed
     for marker in sorted(folder.glob(prefix + "*")):
