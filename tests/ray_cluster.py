@@ -68,21 +68,31 @@ class LocalRayCluster:
         return node
 
     def pids(self, node: int | None = None) -> list[int]:
-        """The live processes of one node (or of the whole cluster)."""
+        """The live processes of one node (or of the whole cluster): those started with its marker,
+        their descendants (Ray's workers and agents retitle themselves, which hides their
+        environment) and, for the whole cluster, whatever still has a file open in its folder."""
         wanted = {self.nodes[node]} if node is not None else set(self.nodes)
-        found = []
+        parents: dict[int, int] = {}
+        found: set[int] = set()
         for proc in Path("/proc").iterdir():
             if not proc.name.isdigit():
                 continue
+            pid = int(proc.name)
             try:
+                parents[pid] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
                 environ = (proc / "environ").read_bytes().split(b"\0")
-            except OSError:
+            except (OSError, IndexError, ValueError):
                 continue
-            for entry in environ:
-                if entry.startswith(MARKER.encode() + b"=") and entry.split(b"=", 1)[1].decode() in wanted:
-                    found.append(int(proc.name))
-                    break
-        return found
+            marked = any(e.startswith(f"{MARKER}=".encode()) and e.split(b"=", 1)[1].decode() in wanted
+                         for e in environ)
+            if marked or (node is None and _has_open_file_in(proc, self.temp)):
+                found.add(pid)
+        grew = True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in found and pid not in found}
+            found |= more
+            grew = bool(more)
+        return sorted(found)
 
     def kill_node(self, node: int) -> None:
         """Lose a node at once (raylet and workers killed with SIGKILL), as when a machine dies."""
@@ -105,6 +115,13 @@ class LocalRayCluster:
         if not self.state.is_dir():
             return []
         return [int(p.name.rsplit("-", 1)[1]) for p in self.state.iterdir()]
+
+
+def _has_open_file_in(proc: Path, folder: Path) -> bool:
+    try:
+        return any(os.readlink(fd).startswith(str(folder)) for fd in (proc / "fd").iterdir())
+    except OSError:
+        return False
 
 
 def _signal(pid: int, sig: int) -> None:
