@@ -197,3 +197,15 @@ def test_address_needs_the_ray_executor(tmp_path: Path):
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "--address needs --executor ray" in done.stderr
+
+
+@pytest.mark.parametrize("address", ["127.0.0.2:1", "ray://127.0.0.2:1", "no-port"])
+def test_an_address_where_no_cluster_answers_is_a_clear_error(tmp_path: Path, address: str):
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed")
+    done = subprocess.run([*CLI, str(BUNDLED), "--gold", "--executor", "ray", "--address", address,
+                           "--out", str(tmp_path / "run")], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert ("no Ray cluster answers at" in done.stderr) or ("expected auto, HOST:PORT" in done.stderr), done.stderr

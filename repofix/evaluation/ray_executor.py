@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -43,6 +44,19 @@ def import_ray() -> Any:
     return ray
 
 
+def _check_reachable(address: str) -> None:
+    """Ray retries an address that does not answer for minutes: say so at once instead."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailable(f"--address {address!r}: expected auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+    except OSError as error:
+        raise RayUnavailable(f"no Ray cluster answers at {address}: {error}") from None
+
+
 class RayExecutor:
     def __init__(self, address: str | None, backend: str, limits: Limits, out_dir: Path, *,
                  slots: int | None = None, task_limit: float = 7200.0, max_retries: int = 2,
@@ -59,6 +73,7 @@ class RayExecutor:
         """Join the cluster as a driver; RayUnavailable with the reason when that fails."""
         if self.ray.is_initialized():
             return
+        _check_reachable(self.address)
         try:
             self.ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as error:  # ConnectionError, ValueError, a gRPC error: all mean "no cluster there"
