@@ -89,7 +89,7 @@ class RayExecutor:
                                                        max_retries=self.max_retries, retry_exceptions=False)
         slots = self.slots or max(1, int(ray.cluster_resources().get("CPU", 1) // max(self.limits.cpus, 0.01)))
         self._sweep_everywhere()  # what a killed head left behind
-        tracker = ray.remote(ray_node.Tracker).options(num_cpus=0).remote()
+        tracker = ray.remote(ray_node.Tracker).options(num_cpus=0, scheduling_strategy=self._here()).remote()
         work_ref = ray.put(work)
         self.note(f"ray: {len(self.node_names)} node(s), {slots} task slot(s) of {self.limits.cpus:g} CPU and "
                   f"{memory // 2**20} MiB each; {len(tasks)} task(s)")
@@ -123,7 +123,7 @@ class RayExecutor:
             if not finished:
                 self._cancel(list(inflight))
             self._sweep_everywhere()
-            ray.kill(tracker)
+            ray.kill(tracker)  # an actor already gone (its node lost) is not an error to Ray
             ray.shutdown()
 
     # -- results ------------------------------------------------------------------------------
@@ -192,6 +192,15 @@ class RayExecutor:
         if node not in self.node_names:
             self.node_names = {n["NodeID"]: n["NodeManagerAddress"] for n in self.ray.nodes()}
         return self.node_names.get(node, node[:8])
+
+    def _here(self) -> Any:
+        """Near this process when it runs on a node of the cluster (not through ray://), so that
+        losing a worker node does not lose the tracker."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        if self.address.startswith("ray://"):
+            return "DEFAULT"
+        return NodeAffinitySchedulingStrategy(self.ray.get_runtime_context().get_node_id(), soft=True)
 
     def _cancel(self, refs: list[Any]) -> None:
         """Kill the outstanding tasks' workers (a gentle cancel cannot reach a thread blocked in a
