@@ -88,7 +88,7 @@ class RayExecutor:
         remote = ray.remote(ray_node.run_task).options(num_cpus=self.limits.cpus, memory=memory,
                                                        max_retries=self.max_retries, retry_exceptions=False)
         slots = self.slots or max(1, int(ray.cluster_resources().get("CPU", 1) // max(self.limits.cpus, 0.01)))
-        self._sweep_everywhere()  # what a killed head left behind
+        first_sweep = self._sweep_all(delay=0.0)  # what a killed head left behind; not waited for
         tracker = ray.remote(ray_node.Tracker).options(num_cpus=0, scheduling_strategy=self._here()).remote()
         work_ref = ray.put(work)
         self.note(f"ray: {len(self.node_names)} node(s), {slots} task slot(s) of {self.limits.cpus:g} CPU and "
@@ -122,7 +122,8 @@ class RayExecutor:
         finally:
             if not finished:
                 self._cancel(list(inflight))
-            self._sweep_everywhere()
+            self._report_sweep(first_sweep)
+            self._report_sweep(self._sweep_all(delay=0.0 if finished else 1.0))  # after kills: wait for them
             ray.kill(tracker)  # an actor already gone (its node lost) is not an error to Ray
             ray.shutdown()
 
@@ -216,8 +217,10 @@ class RayExecutor:
         return self.ray.remote(ray_node.sweep).options(
             num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(delay)
 
-    def _sweep_everywhere(self) -> None:
-        refs = [self._sweep_on(n["NodeID"], delay=1.0) for n in self.ray.nodes() if n["Alive"]]
+    def _sweep_all(self, delay: float) -> list[Any]:
+        return [self._sweep_on(n["NodeID"], delay=delay) for n in self.ray.nodes() if n["Alive"]]
+
+    def _report_sweep(self, refs: list[Any]) -> None:
         for ref in refs:
             try:
                 removed = self.ray.get(ref, timeout=120)

@@ -29,6 +29,7 @@ from repofix.tasks import Task
 STATE_ENV = "REPOFIX_RAY_STATE"
 MAX_LOG_BYTES = 2 * 1024 * 1024  # per log file sent back to the head (its end is kept)
 _marked: list[Path] = []
+_environments_cache: dict[tuple[str, Limits], Environments] = {}
 
 
 def state_dir() -> Path:
@@ -61,7 +62,8 @@ def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limit
     timer.start()
     started = time.monotonic()
     try:
-        environments = Environments(backend, limits, logs / "env", echo=notes.append)
+        environments = _environments(backend, limits)
+        environments.log_dir, environments.echo = logs / "env", notes.append
         candidate = work.candidate(task, left)
         result = work.grade(task, candidate, environments, logs / "task")
     finally:
@@ -73,6 +75,15 @@ def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limit
         result.detail = (f"the task ran over its time limit of {limit:.0f}s and was stopped on its node "
                          f"after {time.monotonic() - started:.0f}s ({result.detail[:200]})")
     return {"result": result.to_json(), "files": files, "logs": str(logs), "node": node, "notes": notes}
+
+
+def _environments(backend: str, limits: Limits) -> Environments:
+    """One per worker process (it runs one task at a time), so what it learnt (base image id,
+    Python versions of images) serves the process's later tasks too."""
+    key = (backend, limits)
+    if key not in _environments_cache:
+        _environments_cache[key] = Environments(backend, limits, Path(tempfile.gettempdir()))
+    return _environments_cache[key]
 
 
 def _mark_worker() -> None:
