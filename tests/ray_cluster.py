@@ -79,7 +79,10 @@ class LocalRayCluster:
                 continue
             pid = int(proc.name)
             try:
-                parents[pid] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                state, parent = (proc / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+                if state == "Z":  # a zombie has ended already
+                    continue
+                parents[pid] = int(parent)
                 environ = (proc / "environ").read_bytes().split(b"\0")
             except (OSError, IndexError, ValueError):
                 continue

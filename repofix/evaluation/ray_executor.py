@@ -135,9 +135,11 @@ class RayExecutor:
         except ray.exceptions.TaskCancelledError:  # killed by _watch: its node could not stop it
             return self._failed(task, work, Status.TIMEOUT, f"the task ran over its time limit of "
                                 f"{self.task_limit:.0f}s and its worker was killed")
-        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError,
                 ray.exceptions.RayTaskError, ray.exceptions.RaySystemError) as error:
-            # After Ray's retries (lost workers and nodes), or a failure of the harness on a node.
+            # After Ray's retries (lost workers and nodes, a result lost with its node and not
+            # remade), or a failure of the harness on a node: an infrastructure error of this task
+            # (`--retry-errors` runs it again), not the end of the evaluation.
             lines = str(error).strip().splitlines() or [type(error).__name__]
             return self._failed(task, work, Status.ERROR, f"on the Ray cluster, after {self.max_retries} "
                                 f"retries at most: {type(error).__name__}: {lines[-1][:300]}")
