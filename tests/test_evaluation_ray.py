@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -166,6 +167,33 @@ def test_a_task_over_its_time_limit_is_stopped_on_its_node_with_its_sandbox(clus
     assert result.status.value == "timeout"
     assert "time limit of 5s" in result.detail
     assert leaked(cluster) == {}
+
+
+@pytest.mark.timeout(900)
+def test_an_environment_image_is_built_once_per_host_and_reused(cluster, tmp_path: Path):
+    """Two tasks of one recipe start at once on the two nodes (one Docker engine here): one builds
+    the image, the other waits for it and reuses it."""
+    folder, marker = tmp_path / "env", uuid.uuid4().hex
+    for n in (1, 2):
+        task = folder / f"env-{n}"
+        shutil.copytree(BUNDLED / "calc-power-assoc", task, ignore=shutil.ignore_patterns("__pycache__"))
+        spec = task / "task.yaml"
+        text = re.sub(r"(?m)^id: .*$", f"id: env-{n}", spec.read_text(encoding="utf-8"))
+        text = text.replace('environment: {python: "3.11", setup: []}',
+                            f'environment: {{python: "3.11", setup: ["echo {marker}"]}}')
+        spec.write_text(text.replace("repo: {path: repo}", "repo: {path: ../env-1/repo}"), encoding="utf-8")
+    out = tmp_path / "run"
+    try:
+        code, output = finish(run(str(folder), "--gold", "--executor", "ray", "--address", cluster.address,
+                                  "--out", str(out)))
+        assert code == 0, output
+        assert verdicts(out) == {"env-1": "resolved", "env-2": "resolved"}
+        assert len(re.findall(r"\] building environment repofix-env:", output)) == 1, output
+        assert len(list((out / "logs").glob("build-*.log"))) == 1  # the build log came back to the head
+    finally:
+        for log in (out / "logs").glob("build-*.log"):
+            subprocess.run(["docker", "image", "rm", "-f", f"repofix-env:{log.stem.removeprefix('build-')}"],
+                           capture_output=True)
 
 
 @pytest.mark.timeout(900)
