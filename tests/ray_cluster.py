@@ -32,6 +32,7 @@ class LocalRayCluster:
         self.run_id = uuid.uuid4().hex[:12]
         self.nodes: list[str] = []  # node markers, head first
         self.address = f"127.0.0.2:{base_port}"
+        self.client_address = f"ray://127.0.0.2:{base_port + 7}"  # the head's Ray Client server
 
     def env(self, node: int | None = None) -> dict[str, str]:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "REPOFIX_RAY_STATE": str(self.state),

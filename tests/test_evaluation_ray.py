@@ -109,13 +109,16 @@ def wait_for_sandbox(cluster: LocalRayCluster, process: subprocess.Popen, node: 
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("mode", ["gold", "empty"])
-def test_bundled_tasks_through_ray_get_the_local_executors_verdicts(cluster, tmp_path: Path, mode: str):
+@pytest.mark.parametrize(("mode", "client"), [("gold", False), ("empty", True)], ids=["gold", "empty-ray-client"])
+def test_bundled_tasks_through_ray_get_the_local_executors_verdicts(cluster, tmp_path: Path, mode: str, client: bool):
+    """--gold joins the cluster as a driver on its head node (HOST:PORT); --empty through Ray Client
+    (ray://HOST:PORT), as from a laptop outside the cluster."""
     ids = [arg for name in SUBSET for arg in ("--ids", name)]
     local = run(str(BUNDLED), f"--{mode}", *ids, "-j", "2", "--out", str(tmp_path / "local"))
     code, output = finish(local)
     assert code == 0, output
-    on_ray = run(str(BUNDLED), f"--{mode}", *ids, "--executor", "ray", "--address", cluster.address,
+    address = cluster.client_address if client else cluster.address
+    on_ray = run(str(BUNDLED), f"--{mode}", *ids, "--executor", "ray", "--address", address,
                  "--out", str(tmp_path / "ray"))
     code, output = finish(on_ray)
     assert code == 0, output
