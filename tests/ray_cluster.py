@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -21,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = "REPOFIX_TEST_RAY_NODE"
+RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # the `ray` command of this Python, whatever PATH says
 
 
 class LocalRayCluster:
@@ -58,10 +60,10 @@ class LocalRayCluster:
         common = ["--temp-dir", str(self.temp), "--num-cpus", str(self.cpus), "--resources", json.dumps(resources),
                   "--object-store-memory", str(100 * 2**20), "--disable-usage-stats", *self._ports(node)]
         if node == 0:
-            command = ["ray", "start", "--head", "--node-ip-address", "127.0.0.2", "--port", str(self.base_port),
+            command = [*RAY, "start", "--head", "--node-ip-address", "127.0.0.2", "--port", str(self.base_port),
                        "--include-dashboard", "false", "--ray-client-server-port", str(self.base_port + 7), *common]
         else:
-            command = ["ray", "start", "--address", self.address, "--node-ip-address", f"127.0.0.{2 + node}",
+            command = [*RAY, "start", "--address", self.address, "--node-ip-address", f"127.0.0.{2 + node}",
                        *common]
         done = subprocess.run(command, env=self.env(node), capture_output=True, text=True, timeout=180)
         if done.returncode != 0:
