@@ -106,10 +106,10 @@ class LocalRayCluster:
             _signal(pid, signal.SIGKILL)
 
     def stop(self) -> None:
-        """Stop every process of the cluster: SIGTERM, then SIGKILL what is left after 10 s."""
+        """Stop every process of the cluster: SIGTERM, then SIGKILL what is left after 5 s."""
         for pid in self.pids():
             _signal(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 5
         while self.pids() and time.monotonic() < deadline:
             time.sleep(0.3)
         for pid in self.pids():
