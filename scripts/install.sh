@@ -4,7 +4,8 @@
 #   2. start dockerd if no engine answers (sandbox/start_dockerd.sh; fails if it cannot start)
 #   3. base image from debootstrap, no registry (sandbox/build_base.sh; cached in /var/cache/repofix)
 #   4. sandbox image (sandbox/Dockerfile)
-#   5. pip install -e '.[test,charts]'  (the `repofix` command, what the tests need, report charts)
+#   5. pip install -e '.[test,charts,ray]'  (the `repofix` command, what the tests need, report charts,
+#      evaluations on a Ray cluster)
 # Idempotent: a second run reuses the images and the cached root filesystem. Each phase is timed.
 # The README's first command is `bash scripts/install.sh && repofix demo`; .ci/run calls this too.
 set -euo pipefail
@@ -95,7 +96,7 @@ phase "apt install" apt_install
 phase "start dockerd" bash sandbox/start_dockerd.sh
 phase "base image (debootstrap)" bash sandbox/build_base.sh
 phase "sandbox image" build_sandbox_image
-phase "pip install -e .[test,charts]" quiet pip-install python -m pip install -q -e '.[test,charts]'
+phase "pip install -e .[test,charts,ray]" quiet pip-install python -m pip install -q -e '.[test,charts,ray]'
 # pyenv finds new console scripts only after a rehash (`python -m pip` does not trigger one).
 if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
 command -v repofix >/dev/null || { say "repofix is not on PATH after the install"; exit 1; }

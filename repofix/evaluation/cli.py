@@ -44,9 +44,19 @@ def _fail(message: str) -> None:
 @click.option("--ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
-def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | None, model: str | None, jobs: int,
-                resume: bool, retry_errors: bool, out_dir: Path | None, sandbox: str | None, timeout: float,
-                mirror: Path | None, max_cost: float | None, ids: tuple[str, ...], limit: int | None, quiet: bool) -> None:
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where tasks run: threads on this machine, or an existing Ray cluster (pip install 'repofix[ray]').")
+@click.option("--address", help="With --executor ray: the cluster (auto, HOST:PORT or ray://HOST:PORT; "
+                                 "default: $RAY_ADDRESS, else auto).")
+@click.option("--task-limit", default=7200.0, show_default=True, type=click.FloatRange(1),
+              help="With --executor ray: seconds for one whole task (environment, candidate, grading) before it "
+                   "is stopped on its node, with its sandbox.")
+@click.pass_context
+def run_command(ctx: click.Context, specs: tuple[Path, ...], mode: str | None, predictions: Path | None,
+                model: str | None, jobs: int, resume: bool, retry_errors: bool, out_dir: Path | None,
+                sandbox: str | None, timeout: float, mirror: Path | None, max_cost: float | None,
+                ids: tuple[str, ...], limit: int | None, quiet: bool, executor: str, address: str | None,
+                task_limit: float) -> None:
     """Grade every task of SPECS (task spec files or folders, SWE-bench or HumanEvalFix rows).
 
     Exactly one of --gold, --empty, --predictions FILE, --model M. Exit code 0 when the run is
@@ -57,6 +67,17 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
     from repofix.sandboxes import SandboxError, choose_backend
     from repofix.tasks import TasksError, load_tasks
 
+    if address and executor != "ray":
+        _fail("--address needs --executor ray")
+    if executor == "ray":
+        from repofix.evaluation.ray_executor import RayUnavailable, import_ray
+
+        try:
+            import_ray()
+        except RayUnavailable as error:
+            _fail(str(error))
+    # With Ray, -j caps the tasks in flight only when given; by default the cluster's CPUs decide.
+    slots = jobs if ctx.get_parameter_source("jobs") is not click.core.ParameterSource.DEFAULT else None
     chosen = [name for name, given in (("gold", mode == "gold"), ("empty", mode == "empty"),
                                        ("predictions", predictions), ("model", model)) if given]
     if len(chosen) != 1:
@@ -96,11 +117,12 @@ def run_command(specs: tuple[Path, ...], mode: str | None, predictions: Path | N
     if not tasks:
         _fail("no tasks to evaluate")
     sys.exit(_run(tasks, source, backend, out_dir, specs, jobs=jobs, resume=resume, retry_errors=retry_errors,
-                  timeout=timeout, max_cost=max_cost, quiet=quiet, mirror=mirror))
+                  timeout=timeout, max_cost=max_cost, quiet=quiet, mirror=mirror,
+                  ray=(address, slots, task_limit) if executor == "ray" else None))
 
 
 def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_errors, timeout, max_cost,
-         quiet, mirror) -> int:
+         quiet, mirror, ray=None) -> int:
     import warnings
 
     from repofix import __version__
@@ -130,15 +152,27 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
     finished = store.latest()
     progress = Progress(len(tasks), done=len(finished), resolved=sum(r.resolved for r in finished.values()),
                         infra=sum(r.status.infra for r in finished.values()), cost=store.total_cost(), quiet=quiet)
-    progress.note(f"evaluating {len(tasks)} task(s) ({source.mode}: {source.name}) with {jobs} worker(s) in "
+    progress.note(f"evaluating {len(tasks)} task(s) ({source.mode}: {source.name}) "
+                  f"{'on a Ray cluster' if ray else f'with {jobs} worker(s)'} in "
                   f"{backend} sandboxes; results in {out_dir}" + (f"; {len(finished)} already done" if finished else ""))
     environments = Environments(backend, Limits(cpus=1.0 if jobs > 1 else 2.0), out_dir / "logs", echo=progress.note)
+    executor = None
+    if ray is not None:
+        from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable
+
+        executor = RayExecutor(ray[0], backend, Limits(cpus=1.0), out_dir, slots=ray[1], task_limit=ray[2],
+                               note=progress.note)
+        try:
+            executor.connect()
+        except RayUnavailable as error:
+            store.close()
+            _fail(str(error))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
         outcome = run_evaluation(tasks, source, store, environments, out_dir,
                                  RunOptions(jobs=jobs, timeout=timeout, max_cost=max_cost, retry_errors=retry_errors,
                                             mirror=mirror),
-                                 progress)
+                                 progress, executor)
     progress.close()
     store.set_meta({"build_seconds": float(store.get_meta().get("build_seconds") or 0.0) + environments.build_seconds})
     latest = store.latest()

@@ -5,6 +5,7 @@ commands run in each task's sandbox through `Sandbox.setup` (network during setu
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import platform
@@ -157,7 +158,7 @@ class Environments:
     def _build_once(self, tag: str, task: Task, base: Path) -> None:
         with self._lock:
             lock = self._locks.setdefault(tag, threading.Lock())
-        with lock:
+        with lock, _host_lock(tag):
             if tag in self._failed:
                 raise self._failed[tag]
             if _image_id(tag) is not None:
@@ -250,6 +251,17 @@ def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
     if done.returncode != 0:
         raise EnvironmentFailed(f"cannot check out the environment setup commit {commit[:12]}: "
                                 f"{done.stderr.strip()[:300]}", log)
+
+
+@contextmanager
+def _host_lock(tag: str) -> Iterator[None]:
+    """Across processes on one host (several cluster workers, several evaluations): one build
+    per image, the others wait for it and then reuse the image."""
+    folder = Path(tempfile.gettempdir()) / "repofix-env-locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / f"{tag.replace(':', '-')}.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _image_id(image: str) -> str | None:

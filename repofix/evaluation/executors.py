@@ -1,0 +1,130 @@
+"""Where an evaluation's tasks run: one small protocol, two executors.
+
+`LocalExecutor` runs them in N threads on this machine (`-j N`); `repofix.evaluation.ray_executor`
+hands them to a Ray cluster. Either way each task's result comes back to the caller, which alone
+writes it to the results store: the store stays the one source of truth, so `--resume`, the cost
+cap and the reports work the same whatever ran the tasks.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from repofix.evaluation.candidates import CandidateSource
+from repofix.evaluation.environments import Environments
+from repofix.evaluation.grading import grade
+from repofix.evaluation.model import Candidate, Status, TaskResult
+from repofix.tasks import Task
+
+
+def task_folder(out_dir: Path, task_id: str) -> Path:
+    return out_dir / "tasks" / task_id.replace("/", "__")
+
+
+class Budget:
+    """What the whole evaluation may still spend (every attempt counts); thread safe."""
+
+    def __init__(self, max_cost: float | None, spent: float):
+        self.max_cost, self.spent = max_cost, spent
+        self.capped = False  # the cap was reached: no new task starts
+        self._lock = threading.Lock()
+
+    def left(self) -> float | None:
+        if self.max_cost is None:
+            return None
+        with self._lock:
+            left = self.max_cost - self.spent
+            self.capped = self.capped or left <= 0
+        return left
+
+    def add(self, cost: float) -> None:
+        with self._lock:
+            self.spent += cost
+
+
+@dataclass(frozen=True)
+class TaskWork:
+    """What producing and grading one task needs besides the task and its environment.
+    Picklable, so that a cluster node can do the work."""
+
+    source: CandidateSource
+    timeout: float  # per test run
+    mirror: Path | None = None
+
+    def candidate(self, task: Task, left: float | None) -> Candidate:
+        return self.source.candidate(task, left)
+
+    def grade(self, task: Task, candidate: Candidate, environments: Environments, log_dir: Path) -> TaskResult:
+        return grade(task, candidate, environments, timeout=self.timeout, log_dir=log_dir, mirror=self.mirror)
+
+
+class Executor(Protocol):
+    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Iterator[TaskResult]:
+        """Yield each task's result once, as it finishes; start no task once the budget is spent.
+        Closing the iterator early (Ctrl-C) stops the tasks in flight: they yield nothing, so
+        nothing half-done is recorded and `--resume` runs them again."""
+        ...
+
+
+class LocalExecutor:
+    """N worker threads on this machine, each grading one task at a time in its own sandbox."""
+
+    def __init__(self, jobs: int, environments: Environments, out_dir: Path):
+        self.jobs, self.environments, self.out_dir = jobs, environments, out_dir
+
+    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Iterator[TaskResult]:
+        todo: queue.Queue[Task] = queue.Queue()
+        for task in tasks:
+            todo.put(task)
+        results: queue.Queue[TaskResult | BaseException] = queue.Queue()
+        stop = threading.Event()
+
+        def worker() -> None:
+            try:
+                while not stop.is_set():
+                    left = budget.left()
+                    if left is not None and left <= 0:
+                        return
+                    try:
+                        task = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    candidate = work.candidate(task, left)
+                    budget.add(candidate.cost)
+                    if stop.is_set():
+                        return
+                    result = work.grade(task, candidate, self.environments, task_folder(self.out_dir, task.id))
+                    # Ctrl-C in a terminal reaches the sandbox processes too: they die, and the task
+                    # looks like an infrastructure error a moment before the main thread hears of the
+                    # interrupt. Give it that moment, so no such task is recorded as finished.
+                    if result.status.infra and result.status is not Status.PATCH_FAILED and not candidate.error:
+                        stop.wait(1.0)
+                    if stop.is_set():
+                        return  # abandoned: its sandbox may have been torn down under it
+                    results.put(result)
+            except BaseException as error:  # a broken disk or harness: stop everything, say why
+                stop.set()
+                results.put(error)
+
+        threads = [threading.Thread(target=worker, name=f"eval-worker-{n}", daemon=True)
+                   for n in range(max(1, min(self.jobs, len(tasks))))]
+        for thread in threads:
+            thread.start()
+        try:
+            while any(t.is_alive() for t in threads) or not results.empty():
+                try:
+                    item = results.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            # Daemon workers still grading are abandoned mid-task; their sandboxes are closed at
+            # exit, and no result of theirs is yielded.
+            stop.set()
