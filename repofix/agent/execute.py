@@ -54,7 +54,7 @@ class RepositoryFiles:
         self.sandbox = sandbox
 
     def __iter__(self):
-        listing = self.sandbox.run(["git", "ls-files", "-co", "--exclude-standard"], timeout=60)
+        listing = self.sandbox.run(["git", "ls-files", "-co", "--exclude-standard"], timeout=60, clean=True)
         return iter(listing.stdout.splitlines() if listing.ok else [])
 
 

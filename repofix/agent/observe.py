@@ -70,7 +70,7 @@ class Observer:
     def log_path(self, step: int, kind: str) -> str:
         """A new file name for step `step`'s full `kind` output."""
         if not self._made:
-            made = self.sandbox.run(["mkdir", "-p", self.directory], timeout=60)
+            made = self.sandbox.run(["mkdir", "-p", self.directory], timeout=60, clean=True)
             if not made.ok:
                 raise RuntimeError(f"cannot make {self.directory} in the sandbox: {made.output[-300:]}")
             self._made = True
@@ -93,8 +93,10 @@ class Observer:
         # A `{ }` group runs in the session shell itself (not a subshell), so `cd` and `export`
         # persist as before; the blank line ends a trailing backslash continuation.
         result = self.sandbox.run(f"{{ {command}\n\n}} >{shlex.quote(log)} 2>&1", timeout=timeout)
-        got = self.sandbox.run(["python3", "-c", _READ, log, str(min(self.budget * 8, 16384))], timeout=60)
-        info = json.loads(got.stdout) if got.ok and got.stdout.strip() else None
+        # repofix's own reader: the starting environment, not the model's PATH (it may hold a fake python3)
+        got = self.sandbox.run(["python3", "-c", _READ, log, str(min(self.budget * 8, 16384))], timeout=60,
+                               clean=True)
+        info = _json_or_none(got.stdout) if got.ok else None
         direct = result.output.rstrip()  # what escaped the redirection (e.g. a syntax error)
         if not info:
             return describe(result, direct or "(no output)")
@@ -143,15 +145,15 @@ class Observer:
         """Write `text` to a new log file inside the sandbox; returns its path."""
         log = self.log_path(step, kind)
         saved = self.sandbox.run(["sh", "-c", 'cat > "$1"', "sh", log], stdin=text.encode("utf-8", "replace"),
-                                 timeout=60)
+                                 timeout=60, clean=True)
         if not saved.ok:
             raise RuntimeError(f"cannot save an observation to {log} in the sandbox: {saved.output[-300:]}")
         return log
 
     def view_log(self, path: str, start: int, end: int) -> str:
         """Lines start..end of a saved log, numbered, within the budget."""
-        got = self.sandbox.run(["python3", "-c", _LINES, path, str(start), str(end)], timeout=60)
-        info = json.loads(got.stdout) if got.ok and got.stdout.strip() else None
+        got = self.sandbox.run(["python3", "-c", _LINES, path, str(start), str(end)], timeout=60, clean=True)
+        info = _json_or_none(got.stdout) if got.ok else None
         if info is None:
             return f"{path}: no such log (logs last as long as this sandbox)."
         return numbered(path, info["lines"], start, info["total"], self.budget)
@@ -199,3 +201,12 @@ def _size(n: int) -> str:
             return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
         n /= 1000
     return f"{n} bytes"
+
+
+def _json_or_none(text: str) -> dict | None:
+    """The reader's one JSON line, or None when something else came back (the output is then shown as is)."""
+    try:
+        value = json.loads(text) if text.strip() else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
