@@ -65,7 +65,7 @@ def render(messages: list[dict[str, Any]]) -> str:
             parts.append(f"-> {function.get('name', '?')} ({call.get('id', '')})")
             parts.extend(_arguments(function.get("arguments")))
         if message.get("record"):
-            parts.append(f"(later sent as: {message['record']})")
+            parts.append(f"(when folded, sent as: {message['record']})")
         blocks.append("\n".join(parts))
     return "\n\n".join(blocks)
 
