@@ -10,11 +10,15 @@ allowances, image, ...) is ignored with a one-line notice, unless the user opts 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
+    import tomli as tomllib
 
 from repofix.repofiles import read_inside
 

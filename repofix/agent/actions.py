@@ -3,7 +3,8 @@ one action or a specific format error the model can correct."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import posixpath
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from repofix.models import ModelReply
@@ -90,3 +91,42 @@ def parse_action(reply: ModelReply) -> Action | FormatError:
             return FormatError(f"`{call.name}`: `{name}` must be a {properties[name]['type']}, "
                                f"not {type(value).__name__}.", call.id)
     return Action(call.name, dict(call.arguments), call.id)
+
+
+def workspace_relative(path: str, workdir: str) -> str | None:
+    """`path` as a model writes it (relative, `./x`, or absolute under the sandbox's `workdir`, such as
+    `/workspace/pkg/mod.py`) made relative to the repository root; None when it leaves the repository."""
+    root = workdir.rstrip("/")
+    if path.startswith("/"):
+        if path != root and not path.startswith(root + "/"):
+            return None
+        path = path[len(root):].lstrip("/") or "."
+    norm = posixpath.normpath(path)
+    return None if norm == ".." or norm.startswith("../") else norm
+
+
+def outside(path: str, workdir: str) -> str:
+    """The observation for a path outside the repository (the run goes on)."""
+    return (f"{path}: outside the repository ({workdir}). Give paths relative to the repository root "
+            f"(pkg/mod.py) or under {workdir}/; use `shell` to look at other files.")
+
+
+def resolve_paths(action: Action, workdir: str) -> tuple[Action, str]:
+    """`action` with the paths of `view` and `run_tests` made relative to the repository, or an
+    observation refusing a test id outside it. `view` keeps a path outside the repository (a saved
+    log, or a refusal) for `execute.view` to judge; edits resolve their paths in `repofix.edits`."""
+    arguments = dict(action.arguments)
+    if action.name == "view" and isinstance(arguments.get("path"), str):
+        arguments["path"] = workspace_relative(arguments["path"], workdir) or arguments["path"]
+    elif action.name == "run_tests" and arguments.get("tests"):
+        ids = []
+        for test in arguments["tests"]:
+            file, sep, rest = str(test).partition("::")
+            if file.startswith("/") or file.startswith(".."):
+                relative = workspace_relative(file, workdir)
+                if relative is None:
+                    return action, outside(file, workdir) + " Nothing was run."
+                file = relative
+            ids.append(file + sep + rest)
+        arguments["tests"] = ids
+    return replace(action, arguments=arguments), ""

@@ -76,8 +76,9 @@ def resolve_settings(request: AgentRequest) -> Settings:
     return base.with_overrides(**overrides)
 
 
-def choose_model_spec(settings: Settings, mode: str) -> tuple[str, str]:
-    """The model spec to use and a note for the user when it was chosen for them."""
+def choose_model_spec(settings: Settings, mode: str, described: bool = False) -> tuple[str, str]:
+    """The model spec to use and a note for the user when it was chosen for them. The built-in
+    engine only makes failing tests pass: a feature or a described bug needs a language model."""
     if settings.model:
         return settings.model, ""
     from repofix.models import describe_missing_model
@@ -89,6 +90,10 @@ def choose_model_spec(settings: Settings, mode: str) -> tuple[str, str]:
     if mode != "fix":
         raise AgentSetupError(describe_missing_model() + "\n(The built-in repair engine only fixes bugs; "
                               "`implement` needs a language model.)")
+    if described:
+        raise AgentSetupError(describe_missing_model() + "\n(The built-in repair engine only makes failing "
+                              "tests pass; a described bug needs a language model to write its regression "
+                              "test. Without a description, `repofix fix` works on the failing tests.)")
     return "builtin", "No model is configured: using the built-in repair engine (offline, no LLM)."
 
 
@@ -106,11 +111,11 @@ def open_run_sandbox(settings: Settings, tree: Path):
 
 def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     """Run the agent on a new workspace; always returns an outcome (errors included) once the run exists."""
-    from repofix.models import make_model
+    from repofix.models import check_credentials, make_model
     from repofix.workspace import Workspace
 
     settings = resolve_settings(request)
-    spec, note = choose_model_spec(settings, request.mode)
+    spec, note = choose_model_spec(settings, request.mode, described=bool(request.instruction.strip()))
     notify = progress or (lambda event: None)
     for line in [*settings.notices, note]:
         if line:
@@ -118,6 +123,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
                        price_file=settings.price_file, native_tools=settings.native_tools,
                        runs_dir=_runs_dir(settings))
+    check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists
     label = (request.instruction or request.mode)[:40]
     workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,
                                  label=label, local_submodules=settings.allow_local_submodules)

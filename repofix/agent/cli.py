@@ -179,8 +179,10 @@ def resume(run_id: str, model: str | None, max_steps: int | None, as_json: bool)
 @click.command()
 @click.argument("run_id")
 @click.option("--full", is_flag=True, help="Show every observation in full.")
-def show(run_id: str, full: bool) -> None:
-    """Print a run's trajectory readably."""
+@click.option("--messages", is_flag=True, help="Print the whole conversation as the model was sent it.")
+@click.option("--json", "as_json", is_flag=True, help="With --messages: the messages as JSON, for scripts.")
+def show(run_id: str, full: bool, messages: bool, as_json: bool) -> None:
+    """Print a run's trajectory readably, or (--messages) its whole conversation."""
     from repofix.agent.trajectory import Trajectory
     from repofix.runs import open_run
 
@@ -188,6 +190,15 @@ def show(run_id: str, full: bool) -> None:
     if not folder.trajectory_file.exists():
         fail(f"run {run_id} has no trajectory yet")
     data = Trajectory.load(folder.trajectory_file).data
+    if messages or as_json:
+        from repofix.agent.conversation import messages_json, render
+
+        conversation = data.get("messages") or []
+        if as_json:  # json.dumps escapes every control character; ensure_ascii the rest
+            click.echo(json.dumps(messages_json(conversation), indent=2))
+        else:
+            click.echo(visible(render(conversation)))
+        return
 
     def echo(text: str) -> None:  # everything in a trajectory came from the model or the sandbox
         click.echo(visible(text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repofix.agent.actions import Action
+from repofix.agent.actions import Action, outside, workspace_relative
 from repofix.agent.observe import Observer, numbered
 from repofix.edits import apply_edit
 from repofix.sandboxes import Sandbox
@@ -32,13 +32,17 @@ def python(sandbox: Sandbox, action: Action, timeout: float, observer: Observer,
 
 
 def view(sandbox: Sandbox, action: Action, observer: Observer) -> str:
-    """A file's lines, numbered, within the observation budget; saved logs (outside the repository) too."""
+    """A file's lines, numbered, within the observation budget; saved logs (outside the repository) too.
+    Absolute paths under the sandbox's workdir are the repository's files; others are refused."""
     path = action.arguments["path"]
     start = max(int(action.arguments.get("start") or 1), 1)
     end = max(int(action.arguments.get("end") or start + VIEW_LINES - 1), start)
     if observer.is_log(path):
         return observer.view_log(path, start, min(end, start + VIEW_LINES - 1))
-    path = path.removeprefix("./")
+    relative = workspace_relative(path, sandbox.workdir)
+    if relative is None:
+        return outside(path, sandbox.workdir)
+    path = relative
     content = sandbox.read_files([path]).get(path)
     if content is None:
         return f"{path}: no such file. Use `shell` (ls, find) to look around."
@@ -73,7 +77,8 @@ def edit(sandbox: Sandbox, action: Action) -> tuple[str, list[str]]:
         except UnicodeDecodeError:
             return data
 
-    result = apply_edit(action.arguments["text"], read, known_paths=RepositoryFiles(sandbox))
+    result = apply_edit(action.arguments["text"], read, known_paths=RepositoryFiles(sandbox),
+                        root=sandbox.workdir)
     if not result.ok:
         return result.message(), []
     sandbox.write_files({path: content.encode("utf-8") if isinstance(content, str) else content

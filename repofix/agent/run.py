@@ -12,7 +12,7 @@ from string import Template
 from typing import Any
 
 from repofix.agent import execute, history
-from repofix.agent.actions import Action, FormatError
+from repofix.agent.actions import Action, FormatError, resolve_paths
 from repofix.agent.observe import LOG_PATH, Observer
 from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
@@ -120,6 +120,9 @@ class AgentRun:
         timeout = self.settings.command_timeout
         observer = self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
         observer.budget = UNBOUNDED if reads_whole_output(self.model) else self.settings.observation_tokens
+        action, refused = resolve_paths(action, self.sandbox.workdir)  # /workspace/x -> x
+        if refused:
+            return refused
         if action.name == "view":
             return execute.view(self.sandbox, action, observer)
         if action.name == "submit":

@@ -54,12 +54,17 @@ class _Files:
         return {p: c for p, c in self.overlay.items() if c != self.original(p)}
 
 
-def _clean(path: str | None) -> str | None:
+def _clean(path: str | None, root: str = "") -> str | None:
     if path is None:
         return None
     path = path.replace("\\", "/")
+    root = root.rstrip("/")
+    if root and path.startswith(root + "/"):  # absolute, inside the repository (as models write them)
+        path = path[len(root) + 1:]
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        raise EditError(ErrorKind.BAD_PATH, f"{path}: use a path relative to the repository root.", path)
+        where = f" or under {root}/" if root else ""
+        raise EditError(ErrorKind.BAD_PATH, f"{path}: outside the repository; use a path relative to the "
+                        f"repository root{where}.", path)
     norm = posixpath.normpath(path)
     if norm == ".." or norm.startswith("../") or norm == ".":
         raise EditError(ErrorKind.BAD_PATH, f"{path}: the path leaves the repository.", path)
@@ -86,13 +91,15 @@ def parse_edit(text: str) -> tuple[str, list[FileEdit]]:
 
 
 def apply_edit(
-    text: str, files: FileSource, *, known_paths: Iterable[str] | None = None, check_python: bool = True
+    text: str, files: FileSource, *, known_paths: Iterable[str] | None = None, check_python: bool = True,
+    root: str = "",
 ) -> EditResult:
     """Apply the edit in `text` (any format of `repofix.edits.FORMATS`) to `files`, all or nothing.
 
     `files` maps repository-relative POSIX paths to contents (str, or bytes for binary files; a
     missing key or None means no such file), or is a function path -> content | None. `known_paths`
-    lists the repository's files for "did you mean" suggestions when `files` is a function.
+    lists the repository's files for "did you mean" suggestions when `files` is a function. `root` is
+    where the repository lives for the model (the sandbox's workdir): absolute paths under it are accepted.
     Returns `EditResult.changes` {path: new content, None = deleted} or `EditResult.errors`.
     """
     try:
@@ -104,7 +111,7 @@ def apply_edit(
     counts: dict[str, int] = {}
     for edit in edits:
         try:
-            edit.old_path, edit.new_path = _clean(edit.old_path), _clean(edit.new_path)
+            edit.old_path, edit.new_path = _clean(edit.old_path, root), _clean(edit.new_path, root)
             if edit.kind == "replace":
                 counts[edit.path] = counts.get(edit.path, 0) + 1
             _apply_one(edit, state, result, counts.get(edit.path, 1))

@@ -42,6 +42,7 @@ __all__ = [
     "ScriptExhausted",
     "ScriptedModel",
     "ToolCall",
+    "check_credentials",
     "describe_missing_model",
     "load_replies",
     "make_model",
@@ -100,6 +101,21 @@ def make_model(
                 )
             )
     return models[0] if len(models) == 1 else ChainModel(models)
+
+
+def check_credentials(model: Model) -> None:
+    """Before anything starts: raise ModelAuthError naming the environment variables LiteLLM reads a
+    model's key from when none is set (every LiteLLM model of a chain is checked)."""
+    for part in getattr(model, "models", None) or [model]:
+        missing = getattr(part, "missing_credentials", None)
+        keys = missing() if callable(missing) else []
+        if keys:
+            names, verb = ", ".join(keys), "is" if len(keys) == 1 else "are"
+            raise ModelAuthError(
+                f"{part.name} has no credentials: LiteLLM reads them from {names} in the environment, which "
+                f"{verb} not set. Set it (export {keys[0]}=...), or give --api-base for an OpenAI-compatible "
+                "server. Nothing was started."
+            )
 
 
 def _builtin(options: dict[str, Any]) -> Model:

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,13 @@ log = logging.getLogger("repofix.models")
 
 _MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # all a provider gets of a message
 _CACHE = {"type": "ephemeral"}
+# Providers that need no key (local servers), or whose credentials LiteLLM may find outside the
+# environment (AWS profiles, Google application-default credentials): not pre-checked.
+_NO_KEY_CHECK = {"ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio", "llamafile", "bedrock",
+                 "bedrock_converse", "sagemaker", "sagemaker_chat", "vertex_ai", "vertex_ai_beta"}
+# How provider SDKs and LiteLLM say a key is missing (LiteLLM wraps some of these as server errors).
+_MISSING_KEY = re.compile(r"\bmissing\b[\w ]{0,30}?\b(credentials|api[ _-]?key)\b|api_key client option must be set",
+                          re.IGNORECASE)
 _SECRET_KEYS = {"api_key", "apikey", "api-key", "x-api-key", "authorization", "access_token", "secret"}
 
 
@@ -85,6 +93,21 @@ class LiteLLMModel:
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
+
+    def missing_credentials(self) -> list[str]:
+        """The environment variables LiteLLM would read this model's credentials from, when none of
+        them is set ([] when they are, or when the key or endpoint is given, or cannot be known)."""
+        if self.api_base or self._api_key:
+            return []
+        litellm = import_litellm()
+        try:
+            provider = litellm.get_llm_provider(self.name)[1]
+        except Exception:  # unknown to LiteLLM: the call itself will say what is wrong
+            return []
+        if provider in _NO_KEY_CHECK:
+            return []
+        found = litellm.validate_environment(model=self.name)
+        return [] if found.get("keys_in_environment") else list(found.get("missing_keys") or [])
 
     def uses_native_tools(self) -> bool:
         if self.native_tools is not None:
@@ -216,6 +239,10 @@ class LiteLLMModel:
                     self._say(f"{self.name} rejected the credentials; {key_hint(self.name)}", error)
                 ) from None
             except retryable as error:
+                if _MISSING_KEY.search(str(error)):  # no key at all: asking again will not make one
+                    raise ModelAuthError(
+                        self._say(f"{self.name} has no credentials; {key_hint(self.name)}", error)
+                    ) from None
                 if attempt == self.max_retries:
                     where = f" at {self.api_base}" if self.api_base else ""
                     raise ModelUnavailable(
@@ -226,6 +253,10 @@ class LiteLLMModel:
                 time.sleep(delay)
             except (litellm.BadRequestError, litellm.NotFoundError, litellm.APIError) as error:
                 text = str(error)
+                if _MISSING_KEY.search(text):
+                    raise ModelAuthError(
+                        self._say(f"{self.name} has no credentials; {key_hint(self.name)}", error)
+                    ) from None
                 if "context_length_exceeded" in text or "maximum context length" in text:
                     raise ContextLengthError(
                         self._say(f"the conversation exceeds {self.name}'s context window", error)
