@@ -64,6 +64,10 @@ def apply_hunks(
                 drift = result[0].anchor - hunk.old_start
     if not block:
         _resolve_by_order(found, options)
+    for k, (placement, _) in sorted(found.items()):
+        others = [p for j, (p, _) in found.items() if j != k]
+        if placement.indent and not placement.indent.proven and not _shift_shown_elsewhere(placement, others):
+            out.errors.append(_unproven_shift(path, labels[k], placement, k))
     for k, opt in sorted(options.items()):
         opt.error.hunk = k
         out.errors.append(opt.error)
@@ -98,6 +102,32 @@ def apply_hunks(
     out.changed = new != lines or out.final_newline != final_newline
     out.lines = new
     return out
+
+
+def _shift_shown_elsewhere(placement: Placement, others: list[Placement]) -> bool:
+    """Another hunk of the same edit whose removed lines show the same indentation change."""
+    shift = placement.indent
+    return any(
+        q.indent is not None
+        and q.indent.proven
+        and (q.indent.delta, q.indent.tabsize) == (shift.delta, shift.tabsize)
+        for q in others
+        if shift is not None
+    )
+
+
+def _unproven_shift(path: str, label: str, placement: Placement, k: int) -> EditError:
+    delta = placement.indent.delta if placement.indent else 0
+    return EditError(
+        ErrorKind.AMBIGUOUS,
+        f"{path}: {label}: its context lines are indented {abs(delta)} columns "
+        f"{'less' if delta > 0 else 'more'} than the file's (line {placement.start + 1} on), and it "
+        "removes no line, so there is no telling whether the added lines are indented like the context "
+        "or like the file. Copy the context lines exactly, with their indentation.",
+        path,
+        k,
+        candidates=[placement.start + 1],
+    )
 
 
 def _resolve_by_order(found: dict[int, Located], options: dict[int, _Options]) -> None:
@@ -209,6 +239,9 @@ def locate_hunk(
                 path,
                 candidates=sorted({better[0].start + 1, placements[0].start + 1}),
             )
+        if tier == "context-indentation" and len(placements) > 1:
+            # The loosest reading of the context: only a unique place is good enough.
+            return _ambiguous(path, lines, placements, label, " once the context's indentation is ignored")
         return _choose(path, lines, hunk, placements, hint, label)
     if strict and applied_up_to(strict[-1]):
         return None
