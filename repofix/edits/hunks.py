@@ -200,12 +200,26 @@ def locate_hunk(
         tiers = tiers[: tiers.index(tier) + 1] if tier in tiers else tiers
         return [q for t in tiers for q in find_placements(lines, new, new_kinds, [], t)]
 
+    def applied_loosely() -> list[Placement]:
+        """The added lines exactly, with the context's whitespace ignored."""
+        return find_placements(lines, new, new_kinds, [], "context-indentation")
+
     for tier in TIERS:
-        if tier != "exact" and _same_at(tier, old, new):
-            continue  # the change is invisible at this tolerance (e.g. only blank lines change)
+        # A tier at which the change is invisible (only blank lines change, say) is skipped; the
+        # context-indentation tier compares the changed lines exactly, so it sees any change.
+        if tier == "context-indentation" and old == new:
+            continue
+        if tier not in ("exact", "context-indentation") and _same_at(tier, old, new):
+            continue
         placements = find_placements(lines, old, kinds, added, tier)
         if not placements:
             continue
+        if tier == "context-indentation" and (len(placements) > 1 or applied_loosely()):
+            # The loosest reading of the context: only a unique place is good enough.
+            why = " once the context's indentation is ignored" + (
+                ", and its new lines are there too" if len(placements) == 1 else ""
+            )
+            return _ambiguous(path, lines, placements, label, why)
         # Old lines found only inside a copy of the new lines (an insertion whose context the new
         # lines repeat): the edit is already there, applying it again would duplicate it.
         applied = applied_up_to(tier, containing)
@@ -239,11 +253,8 @@ def locate_hunk(
                 path,
                 candidates=sorted({better[0].start + 1, placements[0].start + 1}),
             )
-        if tier == "context-indentation" and len(placements) > 1:
-            # The loosest reading of the context: only a unique place is good enough.
-            return _ambiguous(path, lines, placements, label, " once the context's indentation is ignored")
         return _choose(path, lines, hunk, placements, hint, label)
-    if strict and applied_up_to(strict[-1]):
+    if (strict and applied_up_to(strict[-1])) or applied_loosely():
         return None
     region = closest_region(lines, old)
     parts = [f"{path}: {label} does not match the file, even ignoring whitespace and blank lines."]

@@ -110,7 +110,7 @@ KEYS: dict[str, Callable[[str], str]] = {
     "exact": lambda s: s,
     "whitespace": str.rstrip,
     "indentation": str.strip,
-    "context-indentation": str.strip,  # for context lines; removed lines compare with rstrip
+    "context-indentation": str.strip,  # for context lines; removed lines compare exactly
     "blank-lines": str.rstrip,
     "context-lines": str.rstrip,
 }
@@ -131,8 +131,8 @@ def find_placements(
         # context lines may differ in whitespace; a pure insertion has no such proof.
         if not any(k == "-" and t.strip() for k, t in zip(kinds, old, strict=True)):
             return []
-        ok = [k if kind == " " else t.rstrip() for k, kind, t in zip(ok, kinds, old, strict=True)]
-        fk_exact = [line.rstrip() for line in file_lines]
+        ok = [k if kind == " " else t for k, kind, t in zip(ok, kinds, old, strict=True)]
+        fk_exact = file_lines
     if tier in ("exact", "whitespace", "indentation", "context-indentation"):
         m = len(old)
         for s in range(len(file_lines) - m + 1):
