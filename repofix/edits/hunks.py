@@ -10,6 +10,7 @@ from repofix.edits.report import closest_region, numbered
 
 MAX_CANDIDATES_SHOWN = 6
 STRICT_TIERS = ("exact", "whitespace", "indentation")
+HINT_WINDOW = 2  # lines a header's line number may be off by and still single out a place
 
 
 @dataclass
@@ -23,7 +24,7 @@ class HunksOutcome:
 
 def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
     if block:
-        return "the SEARCH block" if total == 1 else f"SEARCH block {index}"
+        return "the SEARCH block" if total == 1 else f"part {index} of the SEARCH block (between '...' lines)"
     first = next((t.strip() for op, t in hunk.lines if op != "+" and t.strip()), "")
     where = f" (near line {hunk.old_start + 1})" if hunk.old_start is not None else ""
     return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
@@ -305,9 +306,12 @@ def _choose(
     if len(outcomes) == 1 and not unclear:
         return next(iter(outcomes.values()))
     if hint is not None and not unclear:
-        at_hint = [v for v in outcomes.values() if v[0].anchor == hint]
-        if len(at_hint) == 1:
-            return at_hint[0]
+        # The one place the header's line number names, or failing that the only one within a
+        # couple of lines of it (line numbers are often off by one).
+        for window in (0, HINT_WINDOW):
+            near = [v for v in outcomes.values() if abs(v[0].anchor - hint) <= window]
+            if len(near) == 1:
+                return near[0]
     if unclear and not outcomes:
         p = unclear[0]
         return EditError(
