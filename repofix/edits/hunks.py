@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from repofix.edits.guard import unexplained_change
 from repofix.edits.locate import KEYS, TIER_NOTES, TIERS, Placement, find_placements, rebuild
 from repofix.edits.model import EditError, ErrorKind, Hunk
 from repofix.edits.report import closest_region, numbered
@@ -100,6 +101,18 @@ def apply_hunks(
         if end == len(lines) and hunk.has_eol_markers:
             out.final_newline = not hunk.new_no_eol
         new[start:end] = region
+    wrong = unexplained_change(lines, new, [hunk for _, _, _, hunk, _ in located])
+    if wrong:
+        # Defence in depth: the placement logic should never get here.
+        out.errors.append(
+            EditError(
+                ErrorKind.CONFLICT,
+                f"{path}: applying the edit would change lines it does not mention ({wrong}), so it "
+                "was not applied. Copy the unchanged and removed lines exactly from the file.",
+                path,
+            )
+        )
+        return out
     out.changed = new != lines or out.final_newline != final_newline
     out.lines = new
     return out
