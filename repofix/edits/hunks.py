@@ -11,7 +11,8 @@ from repofix.edits.report import closest_region, numbered
 
 MAX_CANDIDATES_SHOWN = 6
 STRICT_TIERS = ("exact", "whitespace", "indentation")
-HINT_WINDOW = 2  # lines a header's line number may be off by and still single out a place
+HINT_WINDOW = 2  # lines a header's line number may be off by and still single out a place,
+HINT_FAR = 10  # when every other place is further than this from it
 
 
 @dataclass
@@ -320,11 +321,12 @@ def _choose(
         return next(iter(outcomes.values()))
     if hint is not None and not unclear:
         # The one place the header's line number names, or failing that the only one within a
-        # couple of lines of it (line numbers are often off by one).
-        for window in (0, HINT_WINDOW):
-            near = [v for v in outcomes.values() if abs(v[0].anchor - hint) <= window]
-            if len(near) == 1:
-                return near[0]
+        # couple of lines of it when the others are far (line numbers are often off by one).
+        at_hint = [v for v in outcomes.values() if v[0].anchor == hint]
+        near = [v for v in outcomes.values() if abs(v[0].anchor - hint) <= HINT_WINDOW]
+        far = all(abs(v[0].anchor - hint) > HINT_FAR for v in outcomes.values() if v not in near)
+        if len(at_hint) == 1 or (len(near) == 1 and far):
+            return (at_hint or near)[0]
     if unclear and not outcomes:
         p = unclear[0]
         return EditError(

@@ -38,7 +38,7 @@ class Indent:
     delta: int
     tabs: bool
     edit_tabs: bool = True  # the edit's matched lines are tab-indented: its tabs stand for the file's
-    proven: bool = True  # removed lines (not context alone) show the change, or it keeps every width
+    proven: bool = True  # removed lines show the change, or it does not take indentation away
 
     def apply(self, line: str) -> str | None:
         body = line.lstrip(" \t")
@@ -65,8 +65,9 @@ def indent_transform(
     """(consistent?, transform) mapping the edit's indentation onto the file's; None = identical.
 
     `removed[i]` says pair i is a removed line. A width change seen only on context lines is not
-    proof that the added lines were written with it too (the model may have lost the context's
-    indentation but not its own): such a transform is marked unproven.
+    proof that the added lines were written with it too when the edit is indented less than the file
+    (the model may have lost the context's indentation but not its own): such a transform is marked
+    unproven. Indentation is lost, never gained, so an edit indented more than the file shifts whole.
     """
     flags = removed or [False] * len(pairs)
     kept = [(e, f, r) for (e, f), r in zip(pairs, flags, strict=True) if e.strip()]
@@ -79,7 +80,7 @@ def indent_transform(
         deltas = {_width(_indent(f), tabsize) - _width(_indent(e), tabsize) for e, f, _ in kept}
         if len(deltas) == 1:
             delta = deltas.pop()
-            proven = delta == 0 or any(r for _, _, r in kept)
+            proven = delta <= 0 or any(r for _, _, r in kept)
             transform = Indent(tabsize, delta, tabs, edit_tabs, proven)
             if all(transform.apply(a) is not None for a in added):
                 return True, transform
@@ -302,4 +303,6 @@ def _gap_is_exact(oi: int, anchors: list[int], where: list[int | None], p: Place
     lo_f = where[lo_k] if before else p.start - 1
     hi_f = where[hi_k] if after else p.end
     inner = range(lo_k + 1, hi_k)
-    return sum(where[k] is not None for k in inner) == hi_f - lo_f - 1  # type: ignore[operator]
+    # Every line of the gap paired one to one: with one skipped on either side, the alignment's
+    # choice of which blank line to skip would decide where the added lines go.
+    return all(where[k] is not None for k in inner) and len(inner) == hi_f - lo_f - 1  # type: ignore[operator]
