@@ -16,6 +16,7 @@ or a refusal for the cases that are truly ambiguous. Print the number of cases p
 
 from __future__ import annotations
 
+import ast
 import os
 import random
 import subprocess
@@ -174,6 +175,8 @@ def file_cases(pkg: str, path: str, a: str, b: str, rng: random.Random) -> list[
     cases = []
     for kind, perturb in PERTURBATIONS.items():
         changed = perturb(hunks, rng)
+        if kind == "tabs" and sum(t.startswith("    ") for t in a.split("\n")) < 3:
+            continue  # the file shows no indentation style that tabs could be told from
         if changed is not None:
             cases.append(Case(f"{base}:{kind}", kind, render(path, path, changed), {path: a}, {path: b}))
     bad_counts = rng.choice([-2, -1, 1, 2])
@@ -256,6 +259,14 @@ def _sr_unambiguous(a: str, hunks: list[DHunk]) -> bool:
     return True
 
 
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def whole_file_cases(repo: str, status: str, old: str, new: str, a: str | None, b: str | None) -> list[Case]:
     """A new, deleted or renamed (moved) file, as git writes it."""
     if status == "R" and a is not None and b is not None:
@@ -283,6 +294,8 @@ def repo_cases(repo: str, head: str, rng: random.Random) -> list[Case]:
         a, b = _blob(repo, parent, old), _blob(repo, commit, new)
         if a is None or b is None or a == b or not a.strip():  # an empty file: nothing to locate
             continue
+        if not _parses(b):
+            continue  # Python 2 code: every edit that gives it is (rightly) refused for a syntax error
         changed = sum(op != " " for h in hunks_of(a, b) for op, _ in h.lines)
         if changed > MAX_CHANGED_LINES:
             continue

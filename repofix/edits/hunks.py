@@ -224,7 +224,12 @@ def locate_hunk(
         # context-indentation tier compares the changed lines exactly, so it sees any change.
         if tier == "context-indentation" and old == new:
             continue
-        if tier not in ("exact", "context-indentation") and _same_at(tier, old, new):
+        # At the blank- and context-line tiers a change of blank lines only is still placed: removed
+        # blank lines must pair with the file's, added ones must fall in a gap the file matches.
+        loose = tier in ("blank-lines", "context-lines")
+        if tier not in ("exact", "context-indentation") and (
+            old == new if loose else _same_at(tier, old, new)
+        ):
             continue
         placements = find_placements(lines, old, kinds, added, tier)
         if not placements:
