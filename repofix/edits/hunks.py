@@ -259,6 +259,9 @@ def locate_hunk(
             if TIERS.index(t) <= TIERS.index(tier)
             for q in find_placements(lines, new, new_kinds, [], t)
         ]
+        # New lines found inside a place where the old lines match are no sign of an applied edit:
+        # a deletion's surviving context is always there, next to the lines it deletes.
+        better = [q for q in better if not any(p.start <= q.start and q.end <= p.end for p in placements)]
         at_hint = hint is not None and not any(p.anchor == hint for p in placements)
         if not (tier in strict and at_hint and any(q.start == hint for q in better)):
             better = [q for q in better if TIERS.index(q.tier) < TIERS.index(tier)]
