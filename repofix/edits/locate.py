@@ -263,20 +263,18 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
 
     Context lines keep the file's spelling; added lines are re-indented like the context was.
     File lines the edit skipped stay where they are. Added lines that do not replace removed ones
-    go between two non-blank anchors; if the file has other lines there than the edit says (blank
-    lines or skipped ones), the edit does not say where among them the new lines belong: refuse.
+    go between the two lines the edit puts them between, which must be next to each other in the
+    file; otherwise the edit does not say where among the lines there they belong: refuse.
     """
     old_ops = [op for op, _ in lines if op != "+"]
-    old_text = [t for op, t in lines if op != "+"]
     where = [p.pairs.get(k) for k in range(len(old_ops))]
-    anchors = [k for k in range(len(old_ops)) if where[k] is not None and old_text[k].strip()]
     out: list[str] = []
     f = p.start
     oi = 0
     prev = ""
     for op, text in lines:
         if op == "+":
-            if prev not in ("-", "+") and not _gap_is_exact(oi, anchors, where, p):
+            if prev not in ("-", "+") and not _between_neighbours(oi, where, p):
                 return None
             new = p.indent.apply(text) if p.indent else text
             if new is None:
@@ -295,14 +293,15 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
     return out
 
 
-def _gap_is_exact(oi: int, anchors: list[int], where: list[int | None], p: Placement) -> bool:
-    """Between the anchors around old-line position `oi`, does the file hold just the edit's lines?"""
-    before = [k for k in anchors if k < oi]
-    after = [k for k in anchors if k >= oi]
-    lo_k, hi_k = (before[-1] if before else -1), (after[0] if after else len(where))
-    lo_f = where[lo_k] if before else p.start - 1
-    hi_f = where[hi_k] if after else p.end
-    inner = range(lo_k + 1, hi_k)
-    # Every line of the gap paired one to one: with one skipped on either side, the alignment's
-    # choice of which blank line to skip would decide where the added lines go.
-    return all(where[k] is not None for k in inner) and len(inner) == hi_f - lo_f - 1  # type: ignore[operator]
+def _between_neighbours(oi: int, where: list[int | None], p: Placement) -> bool:
+    """Do the added lines before old line `oi` land between the same two lines as in the edit?
+
+    The old lines on either side of the insertion point must both be paired with the file and be
+    next to each other there; with a line skipped on either side, which blank line the alignment
+    happened to skip would decide where the added lines go.
+    """
+    if oi > 0 and where[oi - 1] is None or oi < len(where) and where[oi] is None:
+        return False
+    left = where[oi - 1] + 1 if oi > 0 else p.start  # type: ignore[operator]
+    right = where[oi] if oi < len(where) else p.end
+    return left == right
