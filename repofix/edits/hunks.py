@@ -335,6 +335,10 @@ def _choose(
         far = all(abs(v[0].anchor - hint) > HINT_FAR for v in outcomes.values() if v not in near)
         if len(at_hint) == 1 or (len(near) == 1 and far):
             return (at_hint or near)[0]
+    if hint is not None and unclear and not any(p.anchor == hint for p in unclear):
+        at_hint = [v for v in outcomes.values() if v[0].anchor == hint]
+        if len(at_hint) == 1:
+            return at_hint[0]  # the line number names one clear place; the unclear ones are elsewhere
     if unclear and not outcomes:
         p = unclear[0]
         return EditError(

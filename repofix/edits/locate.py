@@ -157,17 +157,21 @@ def find_placements(
     heads = {ok[i] for i in nonblank[: budget + 1]}
     wanted, need = Counter(ok[i] for i in nonblank), len(nonblank) - budget
     width = 2 * len(old) + budget + 8
-    # Removed blank lines are never skipped, so when the hunk opens with blank lines the alignment
-    # starts that many lines before the first non-blank one.
+    # When the hunk opens with blank lines, the alignment starts at the file's blank lines just
+    # before the first non-blank one, so that they pair (removed ones must: they are never skipped).
     lead = next((i for i, k in enumerate(ok) if k), 0)
-    lead = lead if "-" in kinds[:lead] else 0
-    for s in range(lead, len(file_lines)):
-        if not fk[s] or fk[s] not in heads or any(fk[s - lead : s]):
+    for s in range(len(file_lines)):
+        if not fk[s] or fk[s] not in heads:
+            continue
+        back = 0
+        while back < lead and s - back > 0 and not fk[s - back - 1]:
+            back += 1
+        if back < lead and "-" in kinds[:lead]:
             continue
         near = Counter(k for k in fk[s : s + width] if k in wanted)
         if sum(min(n, wanted[k]) for k, n in near.items()) < need:
             continue  # too few of the edit's lines nearby to match here: skip the alignment
-        placement = _align(fk, ok, kinds, s - lead, budget, tier)
+        placement = _align(fk, ok, kinds, s - back, budget, tier)
         if placement:
             placement = _with_indent(placement, file_lines, old, kinds, added)
         if placement:
