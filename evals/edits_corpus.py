@@ -198,6 +198,8 @@ def file_cases(pkg: str, path: str, a: str, b: str, rng: random.Random) -> list[
     if (
         a.endswith("\n")
         and b.endswith("\n")
+        and not a.endswith("\n\n")  # else dropping the last newline drops a blank line
+        and not b.endswith("\n\n")
         and hunks[-1].a0 + sum(op != "+" for op, _ in hunks[-1].lines) >= a.count("\n") - 1
     ):
         # The file on disk lacks its final newline; the model's diff does not know it.

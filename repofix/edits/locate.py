@@ -272,13 +272,14 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
     """
     old_ops = [op for op, _ in lines if op != "+"]
     where = [p.pairs.get(k) for k in range(len(old_ops))]
+    blank = [op == " " and not t.strip() for op, t in lines if op != "+"]
     out: list[str] = []
     f = p.start
     oi = 0
     prev = ""
     for op, text in lines:
         if op == "+":
-            if prev not in ("-", "+") and not _between_neighbours(oi, where, p):
+            if prev not in ("-", "+") and not _between_neighbours(oi, where, blank, p):
                 return None
             new = p.indent.apply(text) if p.indent else text
             if new is None:
@@ -297,15 +298,24 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
     return out
 
 
-def _between_neighbours(oi: int, where: list[int | None], p: Placement) -> bool:
+def _between_neighbours(oi: int, where: list[int | None], blank: list[bool], p: Placement) -> bool:
     """Do the added lines before old line `oi` land between the same two lines as in the edit?
 
-    The old lines on either side of the insertion point must both be paired with the file and be
-    next to each other there; with a line skipped on either side, which blank line the alignment
-    happened to skip would decide where the added lines go.
+    The nearest paired old lines on either side of the insertion point must be next to each other
+    in the file. Only blank lines of the edit that the file lacks may lie between them and the
+    insertion point, and only on one side: with blank lines on both sides and one of them missing
+    from the file, which one is missing would decide where the added lines go.
     """
-    if oi > 0 and where[oi - 1] is None or oi < len(where) and where[oi] is None:
+    left_k, right_k = oi - 1, oi
+    while left_k >= 0 and where[left_k] is None and blank[left_k]:
+        left_k -= 1
+    while right_k < len(where) and where[right_k] is None and blank[right_k]:
+        right_k += 1
+    if (left_k >= 0 and where[left_k] is None) or (right_k < len(where) and where[right_k] is None):
+        return False  # a non-blank line the file lacks is next to the insertion point
+    skipped = left_k < oi - 1 or right_k > oi
+    if skipped and oi > 0 and oi < len(where) and blank[oi - 1] and blank[oi]:
         return False
-    left = where[oi - 1] + 1 if oi > 0 else p.start  # type: ignore[operator]
-    right = where[oi] if oi < len(where) else p.end
+    left = where[left_k] + 1 if left_k >= 0 else p.start  # type: ignore[operator]
+    right = where[right_k] if right_k < len(where) else p.end
     return left == right
