@@ -179,7 +179,8 @@ def test_search_replace_with_elided_lines(marker: str) -> None:
         f"def f(x, y=0):\n{marker}\n    return a + y\n>>>>>>> REPLACE\n"
     )
     want = LONG.replace("def f(x):", "def f(x, y=0):").replace("return a\n", "return a + y\n")
-    assert applied(text, {"m.py": LONG}) == want
+    result = apply_edit(text, {"m.py": LONG})
+    assert result.changes == {"m.py": want} and not result.notes
 
 
 def test_a_literal_ellipsis_line_is_still_file_content() -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from repofix.edits.guard import unexplained_change
 from repofix.edits.locate import KEYS, TIER_NOTES, TIERS, Placement, find_placements, rebuild
 from repofix.edits.model import EditError, ErrorKind, Hunk
+from repofix.edits.order import Located, Options, resolve_by_order, shift_shown_elsewhere, unproven_shift
 from repofix.edits.report import closest_region, numbered
 
 MAX_CANDIDATES_SHOWN = 6
@@ -32,45 +33,35 @@ def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
     return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
 
 
-@dataclass
-class _Options:
-    """A hunk that fits several places; hunk order in a diff may still single one out."""
-
-    error: EditError
-    choices: list[tuple[Placement, list[str]]]
-
-
-Located = tuple[Placement, list[str]]
-
-
 def apply_hunks(
     path: str, lines: list[str], final_newline: bool, hunks: list[Hunk], block: bool = False
 ) -> HunksOutcome:
     out = HunksOutcome(lines, final_newline)
     drift = 0
     found: dict[int, Located] = {}
-    options: dict[int, _Options] = {}
+    options: dict[int, Options] = {}
     labels = {k: hunk_label(h, k, len(hunks), block) for k, h in enumerate(hunks, 1)}
     for k, hunk in enumerate(hunks, 1):
         hint = hunk.old_start + drift if hunk.old_start is not None else None
         result = locate_hunk(path, lines, hunk, hint, labels[k])
-        if isinstance(result, _Options):
+        if isinstance(result, Options):
             options[k] = result
         elif isinstance(result, EditError):
             result.hunk = k
             out.errors.append(result)
         elif result is None:
-            out.notes.append(f"{path}: {labels[k]} is already applied; skipped it.")
+            if hunk.old != hunk.new:  # an unchanged piece of an elided SEARCH block needs no note
+                out.notes.append(f"{path}: {labels[k]} is already applied; skipped it.")
         else:
             found[k] = result
             if hunk.old_start is not None:
                 drift = result[0].anchor - hunk.old_start
     if not block:
-        _resolve_by_order(found, options)
+        resolve_by_order(found, options)
     for k, (placement, _) in sorted(found.items()):
         others = [p for j, (p, _) in found.items() if j != k]
-        if placement.indent and not placement.indent.proven and not _shift_shown_elsewhere(placement, others):
-            out.errors.append(_unproven_shift(path, labels[k], placement, k))
+        if placement.indent and not placement.indent.proven and not shift_shown_elsewhere(placement, others):
+            out.errors.append(unproven_shift(path, labels[k], placement, k))
     for k, opt in sorted(options.items()):
         opt.error.hunk = k
         out.errors.append(opt.error)
@@ -119,73 +110,9 @@ def apply_hunks(
     return out
 
 
-def _shift_shown_elsewhere(placement: Placement, others: list[Placement]) -> bool:
-    """Another hunk of the same edit whose removed lines show the same indentation change."""
-    shift = placement.indent
-    return any(
-        q.indent is not None
-        and q.indent.proven
-        and (q.indent.delta, q.indent.tabsize) == (shift.delta, shift.tabsize)
-        for q in others
-        if shift is not None
-    )
-
-
-def _unproven_shift(path: str, label: str, placement: Placement, k: int) -> EditError:
-    delta = placement.indent.delta if placement.indent else 0
-    return EditError(
-        ErrorKind.AMBIGUOUS,
-        f"{path}: {label}: its context lines are indented {abs(delta)} columns "
-        f"{'less' if delta > 0 else 'more'} than the file's (line {placement.start + 1} on), and it "
-        "removes no line, so there is no telling whether the added lines are indented like the context "
-        "or like the file. Copy the context lines exactly, with their indentation.",
-        path,
-        k,
-        candidates=[placement.start + 1],
-    )
-
-
-def _resolve_by_order(found: dict[int, Located], options: dict[int, _Options]) -> None:
-    """Diff hunks come in file order: hunks with several places must fit, in order and without
-    overlapping, between their placed neighbours. Where exactly one arrangement fits, use it.
-
-    Used only when the hunks that were placed unambiguously are themselves in order.
-    """
-    starts = [found[k][0].start for k in sorted(found)]
-    if starts != sorted(starts):
-        return
-    runs: list[list[int]] = []
-    for k in sorted(options):
-        if runs and not any(runs[-1][-1] < j < k for j in found):
-            runs[-1].append(k)
-        else:
-            runs.append([k])
-    for run in runs:
-        before = [found[j][0].end for j in found if j < run[0]]
-        after = [found[j][0].start for j in found if j > run[-1]]
-        lo, hi = (max(before) if before else 0), (min(after) if after else 10**12)
-        solutions: list[list[Located]] = []
-        _arrange([options[k].choices for k in run], lo, hi, [], solutions)
-        if len(solutions) == 1:
-            for k, choice in zip(run, solutions[0], strict=True):
-                found[k] = choice
-                del options[k]
-
-
-def _arrange(choices: list[list[Located]], lo: int, hi: int, taken: list[Located], out: list) -> None:
-    if len(out) > 1:
-        return  # two arrangements already: ambiguous, stop searching
-    if not choices:
-        out.append(list(taken))
-        return
-    for c in choices[0]:
-        if c[0].start >= lo and c[0].end <= hi:
-            _arrange(choices[1:], c[0].end, hi, [*taken, c], out)
-
-
 def locate_hunk(
     path: str, lines: list[str], hunk: Hunk, hint: int | None, label: str
-) -> Located | _Options | EditError | None:
+) -> Located | Options | EditError | None:
     """Where and what to replace; None when the hunk's result is already in the file."""
     old, new = hunk.old, hunk.new
     kinds = [op for op, _ in hunk.lines if op != "+"]
@@ -315,7 +242,7 @@ def _same_at(tier: str, old: list[str], new: list[str]) -> bool:
 
 def _choose(
     path: str, lines: list[str], hunk: Hunk, placements: list[Placement], hint: int | None, label: str
-) -> Located | _Options | EditError:
+) -> Located | Options | EditError:
     outcomes: dict[tuple[str, ...], tuple[Placement, list[str]]] = {}
     unclear: list[Placement] = []
     for p in placements:
@@ -351,7 +278,7 @@ def _choose(
             candidates=[p.start + 1],
         )
     choices = [] if unclear else list(outcomes.values())
-    return _Options(_ambiguous(path, lines, placements, label), choices)
+    return Options(_ambiguous(path, lines, placements, label), choices)
 
 
 def _ambiguous(
