@@ -48,7 +48,7 @@ KINDS = {
     "no_final_newline": "the file lacks its final newline; the diff (touching the end) does not say so",
     "already_applied": "the diff sent again to the already patched file (expected: unchanged)",
     "search_replace": "each hunk as a SEARCH/REPLACE block (expected: refusal where a SEARCH is ambiguous)",
-    "new_deleted_renamed": "files added, deleted or moved between the releases, as git diffs",
+    "new_deleted_renamed": "files a sampled commit added, deleted or moved, as git diffs",
     "numberless_headers": "Aider's form: bare paths and `@@ ... @@` hunk headers (only where each hunk's "
     "old lines occur once)",
     "header_variants": "paths without a/ b/ prefixes, a path only on `+++`, or the diff fenced inside prose",
@@ -161,6 +161,29 @@ def cell(c: dict[str, int]) -> str:
     return f"{c['correct']}/{c['refused']}/{c['misapplied']} ({100 * c['correct'] / n:.1f}%)"
 
 
+def targets(cases: list[Case], counts: dict) -> str:
+    """The issue's targets, checked: >= 97% on every kind with a unique answer, nothing misapplied,
+    every ambiguous case refused, a better correct rate than Aider on every kind."""
+    kinds = sorted({c.kind for c in cases} - NOT_UNIQUE)
+
+    def rate(kind: str, tool: str) -> float:
+        c = counts[(kind, tool)]
+        return c["correct"] / max(sum(c.values()), 1)
+
+    low = min(kinds, key=lambda k: rate(k, "repofix"))
+    misapplied = sum(counts[(k, "repofix")]["misapplied"] for k in {c.kind for c in cases})
+    amb = counts[("ambiguous", "repofix")]
+    behind = [k for k in kinds if rate(k, "repofix") < rate(k, "aider")]
+    tied = [k for k in kinds if rate(k, "repofix") == rate(k, "aider")]
+    return (
+        f"Targets: lowest correct rate on a unique-answer kind {100 * rate(low, 'repofix'):.1f}% ({low}); "
+        f"misapplied {misapplied}; ambiguous refused {amb['correct']} of {sum(amb.values())}; "
+        f"behind Aider on {', '.join(behind) or 'no kind'}"
+        + (f"; level with it on {', '.join(tied)}" if tied else "")
+        + "."
+    )
+
+
 def table(cases: list[Case], counts: dict, seconds: dict) -> str:
     kinds = sorted({c.kind for c in cases}, key=lambda k: (k in NOT_UNIQUE, k))
     n_of = {k: sum(c.kind == k for c in cases) for k in kinds}
@@ -213,7 +236,7 @@ def main() -> None:
     if args.limit:
         cases = cases[: args.limit]
     counts, seconds = bench(cases, args.show_failures)
-    text = table(cases, counts, seconds)
+    text = table(cases, counts, seconds) + "\n\n" + targets(cases, counts)
     print(text)
     if args.no_write or args.limit or args.kind:
         return
