@@ -209,3 +209,20 @@ def test_elided_piece_that_occurs_twice_is_refused() -> None:
 def test_elisions_that_would_delete_code_are_refused(text: str) -> None:
     message = refused(text, {"m.py": LONG}, ErrorKind.MALFORMED)
     assert "existing code" in message
+
+
+G = "\n\ndef g():\n    a = 1\n    return 0\n"
+
+
+@pytest.mark.parametrize(
+    ("search", "why"),
+    [
+        ("    return a\n...\n    b = 2\n", "not in the file's order"),
+        ("    a = 1\n...\n    c = 3\n", "is in the file 2 times"),
+    ],
+    ids=["pieces out of order", "unchanged piece not unique"],
+)
+def test_elided_pieces_must_be_unique_and_in_order(search: str, why: str) -> None:
+    replace = search.replace("b = 2", "b = 20").replace("c = 3", "c = 30").replace("return a", "return a + 1")
+    text = f"m.py\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+    assert why in refused(text, {"m.py": LONG + G}, ErrorKind.AMBIGUOUS)

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from repofix.edits.guard import unexplained_change
 from repofix.edits.locate import KEYS, TIER_NOTES, TIERS, Placement, find_placements, rebuild
 from repofix.edits.model import EditError, ErrorKind, Hunk
-from repofix.edits.order import Located, Options, resolve_by_order, shift_shown_elsewhere, unproven_shift
+from repofix.edits.order import (
+    Located,
+    Options,
+    pieces_out_of_order,
+    resolve_by_order,
+    shift_shown_elsewhere,
+    unproven_shift,
+)
 from repofix.edits.report import closest_region, numbered
 
 MAX_CANDIDATES_SHOWN = 6
@@ -65,6 +72,8 @@ def apply_hunks(
     for k, opt in sorted(options.items()):
         opt.error.hunk = k
         out.errors.append(opt.error)
+    if block and len(hunks) > 1 and not out.errors:
+        out.errors += filter(None, [pieces_out_of_order(path, lines, hunks, found)])
     if out.errors:
         out.errors.sort(key=lambda e: e.hunk or 0)
         return out

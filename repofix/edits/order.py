@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from repofix.edits.locate import Placement
-from repofix.edits.model import EditError, ErrorKind
+from repofix.edits.locate import Placement, find_placements
+from repofix.edits.model import EditError, ErrorKind, Hunk
 
 Located = tuple[Placement, list[str]]
 
@@ -80,3 +80,33 @@ def _arrange(choices: list[list[Located]], lo: int, hi: int, taken: list[Located
     for c in choices[0]:
         if c[0].start >= lo and c[0].end <= hi:
             _arrange(choices[1:], c[0].end, hi, [*taken, c], out)
+
+
+def pieces_out_of_order(
+    path: str, lines: list[str], hunks: list[Hunk], found: dict[int, Located]
+) -> EditError | None:
+    """The pieces of a SEARCH block split at `...` lines must each be in the file once, in order
+    (an unchanged piece too: it is the model's anchor for where the others are)."""
+    starts = []
+    for k, hunk in enumerate(hunks, 1):
+        if k in found and hunk.old != hunk.new:
+            starts.append(found[k][0].start)
+            continue
+        places = find_placements(lines, hunk.old, [" "] * len(hunk.old), [], "whitespace")
+        if len(places) != 1:
+            return EditError(
+                ErrorKind.AMBIGUOUS,
+                f"{path}: part {k} of the SEARCH block (between '...' lines) is in the file "
+                f"{len(places)} times; it must be there once. Copy more of the lines around it.",
+                path,
+                k,
+            )
+        starts.append(places[0].start)
+    if starts != sorted(starts):
+        return EditError(
+            ErrorKind.AMBIGUOUS,
+            f"{path}: the parts of the SEARCH block between '...' lines are not in the file's order "
+            f"(they start at lines {', '.join(str(s + 1) for s in starts)}). Copy the lines in order.",
+            path,
+        )
+    return None
