@@ -55,7 +55,7 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
             if how == "shift":
                 out.append(f"@@ -{1 + amount},3 +{1 + amount},3 @@")
             elif how == "no_numbers":
-                out.append("@@ @@")
+                out.append("@@ @@" if amount % 2 else "@@ ... @@")
             else:
                 out.append(line)
         else:
@@ -66,6 +66,10 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
                 text = text.replace("    ", "\t")
             elif how == "trailing" and op != "+":
                 text = text + " " * (amount % 3)
+            elif how == "lost_context" and op == " ":
+                text = text.lstrip()
+            elif how == "blank" and op == " " and not text.strip() and amount % 2:
+                continue
             out.append(op + text)
     if how == "drop" and len(out) > 3:
         inner = [i for i in range(3, len(out) - 1) if out[i][:1] == out[i - 1][:1] == out[i + 1][:1] == " "]
@@ -74,7 +78,7 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
     return out
 
 
-HOW = ["none", "shift", "no_numbers", "indent", "tabs", "trailing", "drop"]
+HOW = ["none", "shift", "no_numbers", "indent", "tabs", "trailing", "drop", "lost_context", "blank"]
 
 
 def check(text: str, before: list[str], after: list[str]) -> None:

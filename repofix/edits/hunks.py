@@ -137,11 +137,10 @@ def locate_hunk(
         )
     # "Already applied" needs a visible change (not only blank lines) and a strict match of the
     # new lines, in which every added line must appear.
-    strict = (
-        [t for t in STRICT_TIERS if not _same_at(t, old, new)]
-        if not _same_at("blank-lines", old, new)
-        else []
-    )
+    # A change of whitespace or blank lines only is never "already applied" (a re-indented edit
+    # would look the same), nor one whose new lines are all blank (they are anywhere).
+    invisible = _same_at("indentation", old, new, skip_blank=True) or not any(t.strip() for t in new)
+    strict = [t for t in STRICT_TIERS if not _same_at(t, old, new)] if not invisible else []
     new_kinds = ["-" if op == "+" else " " for op, _ in hunk.lines if op != "-"]
 
     # Old lines inside an exact copy of the new lines are evidence even when only blank lines change.
@@ -195,9 +194,10 @@ def locate_hunk(
             if TIERS.index(t) <= TIERS.index(tier)
             for q in find_placements(lines, new, new_kinds, [], t)
         ]
-        # New lines found inside a place where the old lines match are no sign of an applied edit:
-        # a deletion's surviving context is always there, next to the lines it deletes.
-        better = [q for q in better if not any(p.start <= q.start and q.end <= p.end for p in placements)]
+        # New lines found inside a place where the old lines match strictly are no sign of an
+        # applied edit: a deletion's surviving context is always there, next to what it deletes.
+        if tier in STRICT_TIERS:
+            better = [q for q in better if not any(p.start <= q.start and q.end <= p.end for p in placements)]
         at_hint = hint is not None and not any(p.anchor == hint for p in placements)
         if not (tier in strict and at_hint and any(q.start == hint for q in better)):
             better = [q for q in better if TIERS.index(q.tier) < TIERS.index(tier)]
@@ -213,7 +213,7 @@ def locate_hunk(
                 candidates=sorted({better[0].start + 1, placements[0].start + 1}),
             )
         return _choose(path, lines, hunk, placements, hint, label)
-    if (strict and applied_up_to(strict[-1])) or applied_loosely():
+    if (strict and applied_up_to(strict[-1])) or (not invisible and applied_loosely()):
         return None
     region = closest_region(lines, old)
     parts = [f"{path}: {label} does not match the file, even ignoring whitespace and blank lines."]
@@ -241,11 +241,11 @@ def _old_in_new(hunk: Hunk) -> int | None:
     return new_index[0]
 
 
-def _same_at(tier: str, old: list[str], new: list[str]) -> bool:
+def _same_at(tier: str, old: list[str], new: list[str], skip_blank: bool = False) -> bool:
     key = KEYS[tier]
     a, b = [key(t) for t in old], [key(t) for t in new]
-    if tier in ("blank-lines", "context-lines"):
-        a, b = [k for k in a if k], [k for k in b if k]
+    if skip_blank or tier in ("blank-lines", "context-lines"):
+        a, b = [k for k in a if k.strip()], [k for k in b if k.strip()]
     return a == b
 
 

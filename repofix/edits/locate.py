@@ -126,6 +126,10 @@ def find_placements(
     ok = [key(line) for line in old]
     if not old or (tier != "exact" and not any(ok)):
         return []
+    if tier not in ("exact", "whitespace", "context-indentation") and not any(
+        kind == " " and t.strip() for kind, t in zip(kinds, old, strict=True)
+    ):
+        return []  # beyond trailing whitespace, only unchanged non-blank lines may anchor a place
     found: list[Placement] = []
     if tier == "context-indentation":
         # Removed lines must be exact (they prove the added lines' indentation is the file's), only
@@ -172,6 +176,11 @@ def find_placements(
         if sum(min(n, wanted[k]) for k, n in near.items()) < need:
             continue  # too few of the edit's lines nearby to match here: skip the alignment
         placement = _align(fk, ok, kinds, s - back, budget, tier)
+        if placement and (
+            _skips_a_reindented_line(file_lines, old, placement)
+            or not any(kinds[i] == " " and ok[i] for i in placement.pairs)
+        ):
+            placement = None  # (or no unchanged non-blank line of the edit anchors the place)
         if placement:
             placement = _with_indent(placement, file_lines, old, kinds, added)
         if placement:
@@ -181,6 +190,14 @@ def find_placements(
     # Fewer skipped lines is a stricter sub-tier: only the cheapest placements compete.
     least = min((p.cost for p in found), default=0)
     return [p for p in found if p.cost == least]
+
+
+def _skips_a_reindented_line(file_lines: list[str], old: list[str], p: Placement) -> bool:
+    """A file line skipped as "not in the edit" that the edit has with other indentation: the edit
+    lost indentation rather than a line, and the alignment paired its lines with the wrong ones."""
+    paired = set(p.pairs.values())
+    mine = {t.strip() for t in old if t.strip()}
+    return any(file_lines[j].strip() in mine for j in range(p.start, p.end) if j not in paired)
 
 
 def _with_indent(
