@@ -226,3 +226,12 @@ def test_elided_pieces_must_be_unique_and_in_order(search: str, why: str) -> Non
     replace = search.replace("b = 2", "b = 20").replace("c = 3", "c = 30").replace("return a", "return a + 1")
     text = f"m.py\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
     assert why in refused(text, {"m.py": LONG + G}, ErrorKind.AMBIGUOUS)
+
+
+def test_search_with_a_trailing_blank_line_the_file_lacks_still_applies() -> None:
+    # No unchanged non-blank line: the removed lines alone place it, with the blank line skipped.
+    f = "def clamp(x, lo, hi):\n    if x < hi:\n        return hi\n    return x\n"
+    text = "m.py\n<<<<<<< SEARCH\n    if x < hi:\n        return hi\n\n=======\n    if x > hi:\n        return hi + 1\n\n>>>>>>> REPLACE\n"
+    assert applied(text, {"m.py": f}) == f.replace(
+        "x < hi:\n        return hi\n", "x > hi:\n        return hi + 1\n"
+    )

@@ -126,10 +126,10 @@ def find_placements(
     ok = [key(line) for line in old]
     if not old or (tier != "exact" and not any(ok)):
         return []
-    if tier not in ("exact", "whitespace", "context-indentation") and not any(
+    if tier in ("indentation", "context-lines") and not any(
         kind == " " and t.strip() for kind, t in zip(kinds, old, strict=True)
     ):
-        return []  # beyond trailing whitespace, only unchanged non-blank lines may anchor a place
+        return []  # an inferred indentation change or skipped lines need unchanged lines to anchor
     found: list[Placement] = []
     if tier == "context-indentation":
         # Removed lines must be exact (they prove the added lines' indentation is the file's), only
@@ -178,9 +178,11 @@ def find_placements(
         placement = _align(fk, ok, kinds, s - back, budget, tier)
         if placement and (
             _skips_a_reindented_line(file_lines, old, placement)
-            or not any(kinds[i] == " " and ok[i] for i in placement.pairs)
+            or ((budget or not added) and not any(kinds[i] == " " and ok[i] for i in placement.pairs))
         ):
-            placement = None  # (or no unchanged non-blank line of the edit anchors the place)
+            # (or no unchanged non-blank line anchors the place where lines are skipped, or where
+            # a deletion would remove a look-alike of what it names)
+            placement = None
         if placement:
             placement = _with_indent(placement, file_lines, old, kinds, added)
         if placement:
