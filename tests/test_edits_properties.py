@@ -99,6 +99,10 @@ def test_perturbed_diff_gives_intended_file_or_refusal(edit, context, how, amoun
     old_side = [t[1:] for t in lines[2:] if t[:1] in " -" and t[1:].strip()]
     if how in ("indent", "tabs") and not any(t != t.lstrip() for t in old_side):
         return  # no indented line the edit shares with the file: a re-indent cannot be noticed
+    if how == "lost_context" and {
+        t[1:].strip() for t in lines[2:] if t[:1] == " " and t[1:] != t[1:].lstrip()
+    } & set(before):
+        return  # a context line that lost its indentation is now another line of the file, word for word
     check("\n".join(perturb(lines, how, amount)) + "\n", before, after)
 
 

@@ -126,10 +126,11 @@ def find_placements(
     ok = [key(line) for line in old]
     if not old or (tier != "exact" and not any(ok)):
         return []
-    if tier in ("indentation", "context-lines") and not any(
-        kind == " " and t.strip() for kind, t in zip(kinds, old, strict=True)
-    ):
-        return []  # an inferred indentation change or skipped lines need unchanged lines to anchor
+    anchored = any(kind == " " and t.strip() for kind, t in zip(kinds, old, strict=True))
+    if not anchored and (tier == "context-lines" or (tier in ("indentation", "blank-lines") and not added)):
+        # Skipped lines, or a deletion matched loosely, need an unchanged non-blank line to anchor
+        # the place: a deletion would otherwise remove a look-alike of what it names.
+        return []
     found: list[Placement] = []
     if tier == "context-indentation":
         # Removed lines must be exact (they prove the added lines' indentation is the file's), only
