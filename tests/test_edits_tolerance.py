@@ -16,8 +16,8 @@ def diff(body: str, header: str = "@@ -1,1 +1,1 @@", path: str = "m.py") -> str:
     return f"--- a/{path}\n+++ b/{path}\n{header}\n{body}"
 
 
-def applied(text: str, files: dict[str, str], path: str = "m.py", check: bool = True) -> str:
-    result = apply_edit(text, files, check_python=check)
+def applied(text: str, files: dict[str, str], path: str = "m.py") -> str:
+    result = apply_edit(text, files)
     assert result.ok, result.message()
     return result.changes[path]  # type: ignore[return-value]
 
@@ -237,7 +237,13 @@ def test_search_with_a_trailing_blank_line_the_file_lacks_still_applies() -> Non
     )
 
 
-def test_context_free_hunk_written_with_tabs_applies_and_is_not_taken_for_applied() -> None:
-    # Its added line is elsewhere in the file: that is no sign the edit is already there.
+def test_context_free_hunk_whose_new_line_is_elsewhere_is_refused_not_taken_for_applied() -> None:
+    # Its removed line is there with other indentation and its added line elsewhere: neither
+    # "already applied" nor a silent guess.
     f = "    v0 = f(0)\n\n\npass\n"
-    assert applied(diff("-\tv0 = f(0)\n+pass\n"), {"m.py": f}, check=False) == "pass\n\n\npass\n"
+    message = refused(diff("-\tv0 = f(0)\n+pass\n"), {"m.py": f}, ErrorKind.AMBIGUOUS)
+    assert "already in the file at line 4" in message
+
+
+def test_context_free_hunk_written_with_tabs_applies() -> None:
+    assert applied(diff("-\tv0 = f(0)\n+\tv0 = f(1)\n"), {"m.py": "    v0 = f(0)\n"}) == "    v0 = f(1)\n"
