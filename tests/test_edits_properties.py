@@ -102,8 +102,8 @@ def check(text: str, before: list[str], after: list[str]) -> None:
 def test_perturbed_diff_gives_intended_file_or_refusal(edit, context, how, amount) -> None:
     before, after = edit
     lines = make_diff(before, after, context)
-    if not lines:
-        return
+    if not lines or not any(t[1:].strip() for t in lines[2:] if t[:1] in "+-"):
+        return  # only blank lines change: among runs of blanks that may read as already applied
     old_side = [t[1:] for t in lines[2:] if t[:1] in " -" and t[1:].strip()]
     if how in ("indent", "tabs") and not any(t != t.lstrip() for t in old_side):
         return  # no indented line the edit shares with the file: a re-indent cannot be noticed
