@@ -1,39 +1,44 @@
-"""Corpus of edit cases from real releases, perturbed the way models get diffs wrong.
+"""Corpus of edit cases from real projects' git histories, perturbed the way models get diffs wrong.
 
-For each package in PAIRS the sdists of two consecutive releases are downloaded with
-`pip download --no-deps --no-binary :all:` (cached in evals/.cache/edits-sdists, never committed).
-Each Python file that changed gives its real per-file diff; perturbations of it model what language
-models get wrong. The expected result is the real post-release file, or a refusal for the cases that
-are truly ambiguous. Run it to print the number of cases per kind:
+Each repository in REPOS is read from a bare clone in CACHE (default /work/cache/edits-repos, or
+$REPOFIX_EDITS_REPOS; never committed). Rebuild the cache with, for each entry of REPOS:
+
+    git clone --bare https://github.com/<owner>/<name> <CACHE>/<owner>+<name>.git
+
+The history is read up to the pinned commit, so the corpus does not change when the projects do.
+From the non-merge commits, PAIRS_PER_REPO changed Python files are sampled (seeded); each gives its
+real per-file diff (parent -> commit), and perturbations of it model what language models get wrong
+(evals/edits_diffs.py, evals/edits_kinds.py). The expected result is the real file after the commit,
+or a refusal for the cases that are truly ambiguous. Print the number of cases per kind with:
 
     python evals/edits_corpus.py
 """
 
 from __future__ import annotations
 
+import ast
+import os
 import random
-import re
 import subprocess
-import sys
-import tarfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import edits_kinds as kinds
 from edits_diffs import PERTURBATIONS, DHunk, hunks_of, render
 
-CACHE = Path(__file__).resolve().parent / ".cache" / "edits-sdists"
-PAIRS = [
-    ("attrs", "23.1.0", "23.2.0"),
-    ("packaging", "23.1", "23.2"),
-    ("more-itertools", "10.1.0", "10.2.0"),
-    ("requests", "2.31.0", "2.32.0"),
-    ("idna", "3.6", "3.7"),
-    ("click", "8.1.6", "8.1.7"),
-    ("Jinja2", "3.1.2", "3.1.3"),
+CACHE = Path(os.environ.get("REPOFIX_EDITS_REPOS", "/work/cache/edits-repos"))
+REPOS = [  # owner/name, pinned commit
+    ("pallets/itsdangerous", "672971d66a2ef9f85151e53283113f33d642dabd"),
+    ("tkem/cachetools", "28d4506f2a49d781ffbcecb095fa7aba5bb80aff"),
+    ("python-humanize/humanize", "c3a124cdeb272d7f63bc0aa66f79c6fbafd2fc6d"),
+    ("pypa/packaging", "053c884615f2e83d80705251b447769ec2599653"),
 ]
+PAIRS_PER_REPO = 45
+WHOLE_FILE_PER_REPO = 6  # added, deleted or renamed files
 SEED = 5
-MAX_FILE_LINES = 4000
+MAX_FILE_LINES = 3000
+MAX_CHANGED_LINES = 120
 
 
 @dataclass
@@ -46,34 +51,51 @@ class Case:
     baselines: bool = True  # False for formats only repofix reads (search/replace)
 
 
-# --- downloading -------------------------------------------------------------------------------
+# --- reading the histories ------------------------------------------------------------------
 
 
-def sdist(name: str, version: str) -> Path:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    norm = re.sub(r"[-_.]+", "[-_.]", name)
-    pattern = re.compile(rf"^{norm}-{re.escape(version)}\.(tar\.gz|zip)$", re.I)
-    for path in CACHE.iterdir():
-        if pattern.match(path.name):
-            return path
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:"]
-    subprocess.run([*cmd, f"{name}=={version}", "-d", str(CACHE)], check=True, timeout=300)
-    return sdist(name, version)
+class CorpusError(RuntimeError):
+    pass
 
 
-def python_files(path: Path) -> dict[str, str]:
-    out = {}
-    with tarfile.open(path) as tar:
-        for member in tar.getmembers():
-            if member.isfile() and member.name.endswith(".py"):
-                data = tar.extractfile(member).read()  # type: ignore[union-attr]
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    continue
-                if text.count("\n") <= MAX_FILE_LINES and "\r" not in text:
-                    out[member.name.split("/", 1)[1]] = text
-    return out
+def _git(repo: str, *args: str) -> str:
+    git_dir = CACHE / (repo.replace("/", "+") + ".git")
+    if not git_dir.is_dir():
+        raise CorpusError(
+            f"{git_dir} is missing: git clone --bare https://github.com/{repo} {git_dir} (see evals/edits_corpus.py)"
+        )
+    proc = subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args], capture_output=True, text=False, check=True, timeout=300
+    )
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def _blob(repo: str, commit: str, path: str) -> str | None:
+    try:
+        text = _git(repo, "show", f"{commit}:{path}")
+    except subprocess.CalledProcessError:
+        return None
+    if "\r" in text or "\ufffd" in text or text.count("\n") > MAX_FILE_LINES:
+        return None
+    return text
+
+
+def history(repo: str, head: str) -> list[tuple[str, str, str, str, str]]:
+    """(status, parent, commit, old path, new path) of every Python file a non-merge commit changed."""
+    out = _git(repo, "log", "--no-merges", "-M", "--name-status", "--format=>%H %P", head, "--", "*.py")
+    changes = []
+    commit = parent = ""
+    for line in out.splitlines():
+        if line.startswith(">"):
+            ids = line[1:].split()
+            commit, parent = ids[0], (ids[1] if len(ids) > 1 else "")
+        elif line.strip() and parent:
+            parts = line.split("\t")
+            status = parts[0][0]
+            old, new = parts[1], parts[-1]
+            if old.endswith(".py") and new.endswith(".py"):
+                changes.append((status, parent, commit, old, new))
+    return changes
 
 
 # --- cases -------------------------------------------------------------------------------------
@@ -139,7 +161,10 @@ def duplicated_region(path: str, a: str, hunks: list[DHunk], rng: random.Random)
         return None
     text = "\n".join(dup)
     taken = set(_occurrences(dup, old))
-    claim = next(c for c in (h.a0 + rng.randint(3, 9) for _ in range(99)) if c not in taken)
+    tries = (h.a0 + rng.randint(3, 9) for _ in range(99))
+    claim = next((c for c in tries if all(abs(c - t) > 2 for t in taken)), None)  # near neither copy
+    if claim is None:
+        return None
     small = DHunk(claim, h.b0, list(h.lines))
     return render(path, path, [small]), {path: text}
 
@@ -150,6 +175,8 @@ def file_cases(pkg: str, path: str, a: str, b: str, rng: random.Random) -> list[
     cases = []
     for kind, perturb in PERTURBATIONS.items():
         changed = perturb(hunks, rng)
+        if kind == "tabs" and sum(t.startswith("    ") for t in a.split("\n")) < 3:
+            continue  # the file shows no indentation style that tabs could be told from
         if changed is not None:
             cases.append(Case(f"{base}:{kind}", kind, render(path, path, changed), {path: a}, {path: b}))
     bad_counts = rng.choice([-2, -1, 1, 2])
@@ -171,6 +198,8 @@ def file_cases(pkg: str, path: str, a: str, b: str, rng: random.Random) -> list[
     if (
         a.endswith("\n")
         and b.endswith("\n")
+        and not a.endswith("\n\n")  # else dropping the last newline drops a blank line
+        and not b.endswith("\n\n")
         and hunks[-1].a0 + sum(op != "+" for op, _ in hunks[-1].lines) >= a.count("\n") - 1
     ):
         # The file on disk lacks its final newline; the model's diff does not know it.
@@ -203,6 +232,17 @@ def file_cases(pkg: str, path: str, a: str, b: str, rng: random.Random) -> list[
     dup = duplicated_region(path, a, hunks, rng)
     if dup:
         cases.append(Case(f"{base}:ambiguous:dup", "ambiguous", dup[0], dup[1], None))
+    made = {
+        "numberless_headers": kinds.numberless(path, a, b, hunks),
+        "header_variants": kinds.header_variant(path, a, b, hunks, rng),
+        "whitespace_only": kinds.whitespace_only(path, b, rng),
+        "off_by_one": kinds.off_by_one(path, a, b, hunks, rng),
+        "stale_deletion": kinds.stale_deletion(path, a, rng),
+        "elided_search_replace": kinds.elided_search_replace(path, a, b, rng),
+    }
+    for kind, got in made.items():
+        if got is not None:
+            cases.append(Case(f"{base}:{kind}", kind, *got, baselines=kind != "elided_search_replace"))
     return cases
 
 
@@ -221,50 +261,58 @@ def _sr_unambiguous(a: str, hunks: list[DHunk]) -> bool:
     return True
 
 
-def whole_file_cases(pkg: str, a_files: dict[str, str], b_files: dict[str, str]) -> list[Case]:
-    """New, deleted and renamed (moved) files, as git writes them."""
-    cases = []
-    added, removed = sorted(set(b_files) - set(a_files)), sorted(set(a_files) - set(b_files))
-    by_name = {Path(p).name: p for p in removed}
-    for new in added:
-        old = by_name.pop(Path(new).name, None)
-        if old is not None:
-            git = f"diff --git a/{old} b/{new}\nrename from {old}\nrename to {new}"
-            text = render(old, new, hunks_of(a_files[old], b_files[new]), git=git)
-            cases.append(
-                Case(
-                    f"{pkg}:{new}:renamed",
-                    "new_deleted_renamed",
-                    text,
-                    {old: a_files[old]},
-                    {old: None, new: b_files[new]},
-                )
-            )
-        else:
-            text = render(
-                None, new, hunks_of("", b_files[new]), git=f"diff --git a/{new} b/{new}\nnew file mode 100644"
-            )
-            cases.append(Case(f"{pkg}:{new}:new", "new_deleted_renamed", text, {}, {new: b_files[new]}))
-    for old in by_name.values():
-        text = render(
-            old, None, hunks_of(a_files[old], ""), git=f"diff --git a/{old} b/{old}\ndeleted file mode 100644"
-        )
-        cases.append(
-            Case(f"{pkg}:{old}:deleted", "new_deleted_renamed", text, {old: a_files[old]}, {old: None})
-        )
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def whole_file_cases(repo: str, status: str, old: str, new: str, a: str | None, b: str | None) -> list[Case]:
+    """A new, deleted or renamed (moved) file, as git writes it."""
+    if status == "R" and a is not None and b is not None:
+        git = f"diff --git a/{old} b/{new}\nrename from {old}\nrename to {new}"
+        text = render(old, new, hunks_of(a, b), git=git)
+        return [Case(f"{repo}:{new}:renamed", "new_deleted_renamed", text, {old: a}, {old: None, new: b})]
+    if status == "A" and b:
+        text = render(None, new, hunks_of("", b), git=f"diff --git a/{new} b/{new}\nnew file mode 100644")
+        return [Case(f"{repo}:{new}:new", "new_deleted_renamed", text, {}, {new: b})]
+    if status == "D" and a:
+        text = render(old, None, hunks_of(a, ""), git=f"diff --git a/{old} b/{old}\ndeleted file mode 100644")
+        return [Case(f"{repo}:{old}:deleted", "new_deleted_renamed", text, {old: a}, {old: None})]
+    return []
+
+
+def repo_cases(repo: str, head: str, rng: random.Random) -> list[Case]:
+    changes = history(repo, head)
+    modified = [c for c in changes if c[0] == "M"]
+    others = [c for c in changes if c[0] in "ADR"]
+    cases: list[Case] = []
+    taken = 0
+    for _status, parent, commit, old, new in rng.sample(modified, len(modified)):
+        if taken >= PAIRS_PER_REPO:
+            break
+        a, b = _blob(repo, parent, old), _blob(repo, commit, new)
+        if a is None or b is None or a == b or not a.strip():  # an empty file: nothing to locate
+            continue
+        if not _parses(b):
+            continue  # Python 2 code: every edit that gives it is (rightly) refused for a syntax error
+        changed = sum(op != " " for h in hunks_of(a, b) for op, _ in h.lines)
+        if changed > MAX_CHANGED_LINES:
+            continue
+        taken += 1
+        cases += file_cases(f"{repo}@{commit[:8]}", new, a, b, rng)
+    for status, parent, commit, old, new in rng.sample(others, min(len(others), WHOLE_FILE_PER_REPO)):
+        a = _blob(repo, parent, old) if status != "A" else None
+        b = _blob(repo, commit, new) if status != "D" else None
+        cases += whole_file_cases(f"{repo}@{commit[:8]}", status, old, new, a, b)
     return cases
 
 
 def build_corpus() -> list[Case]:
     rng = random.Random(SEED)
-    cases: list[Case] = []
-    for name, v1, v2 in PAIRS:
-        a_files, b_files = python_files(sdist(name, v1)), python_files(sdist(name, v2))
-        for path in sorted(set(a_files) & set(b_files)):
-            if a_files[path] != b_files[path]:
-                cases += file_cases(name, path, a_files[path], b_files[path], rng)
-        cases += whole_file_cases(name, a_files, b_files)
-    return cases
+    return [case for repo, head in REPOS for case in repo_cases(repo, head, rng)]
 
 
 def main() -> None:
@@ -273,6 +321,7 @@ def main() -> None:
     for kind, n in sorted(kinds.items()):
         print(f"{kind:22} {n}")
     print(f"{'total':22} {len(cases)}")
+    print("sources: " + ", ".join(f"{repo}@{head[:8]}" for repo, head in REPOS))
 
 
 if __name__ == "__main__":

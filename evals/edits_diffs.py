@@ -51,17 +51,33 @@ def hunks_of(a: str, b: str, n: int = 3) -> list[DHunk]:
     return out
 
 
-def render(old: str | None, new: str | None, hunks: list[DHunk], counts: int = 0, git: str = "") -> str:
-    """The diff text; `counts` adds an error to every hunk's line counts."""
+STYLES = ("git", "numberless", "no_prefix", "plus_only", "prose")
+
+
+def render(
+    old: str | None, new: str | None, hunks: list[DHunk], counts: int = 0, git: str = "", style: str = "git"
+) -> str:
+    """The diff text; `counts` adds an error to every hunk's line counts. `style` is how the model
+    wrote the headers: git's, Aider's number-less `@@ ... @@` with bare paths, paths without the
+    a/ b/ prefixes, a path only on `+++`, or a git diff fenced inside prose."""
     out = [git] if git else []
-    out += [f"--- {'a/' + old if old else '/dev/null'}", f"+++ {'b/' + new if new else '/dev/null'}"]
+    a_path, b_path = ("a/" + old if old else "/dev/null"), ("b/" + new if new else "/dev/null")
+    if style in ("numberless", "no_prefix"):
+        a_path, b_path = old or "/dev/null", new or "/dev/null"
+    out += [f"+++ {new}"] if style == "plus_only" else [f"--- {a_path}", f"+++ {b_path}"]
     for h in hunks:
         na = sum(op != "+" for op, _ in h.lines)
         nb = sum(op != "-" for op, _ in h.lines)
         start_a, start_b = (h.a0 + 1 if na else h.a0), (h.b0 + 1 if nb else h.b0)
-        out.append(f"@@ -{start_a},{max(na + counts, 0)} +{start_b},{max(nb + counts, 0)} @@")
+        if style == "numberless":
+            out.append("@@ ... @@")
+        else:
+            out.append(f"@@ -{start_a},{max(na + counts, 0)} +{start_b},{max(nb + counts, 0)} @@")
         out += [op + text for op, text in h.lines]
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    if style == "prose":
+        text = f"The test fails because of {new}; here is the fix:\n\n```diff\n{text}```\n\nThis keeps the rest.\n"
+    return text
 
 
 # --- perturbations: each takes the real hunks and returns the diff a model might send -------------
@@ -165,6 +181,29 @@ def blank_lines(hunks: list[DHunk], rng: random.Random) -> list[DHunk] | None:
     return out
 
 
+def _lose_context_indentation(hunks: list[DHunk], insertions: bool) -> list[DHunk] | None:
+    """Context lines lose their indentation; removed and added lines keep theirs. Only hunks that
+    remove lines (or, with `insertions`, only pure insertions) are touched."""
+    out = _copy(hunks)
+    touched = False
+    for h in out:
+        removes = any(op == "-" and t.strip() for op, t in h.lines)
+        if removes == insertions:
+            continue
+        lines = [(op, t.lstrip() if op == " " and "\n" not in t else t) for op, t in h.lines]
+        touched |= lines != h.lines
+        h.lines = lines
+    return out if touched else None
+
+
+def lost_indentation(hunks: list[DHunk], rng: random.Random) -> list[DHunk] | None:
+    return _lose_context_indentation(hunks, insertions=False)
+
+
+def lost_indent_insertion(hunks: list[DHunk], rng: random.Random) -> list[DHunk] | None:
+    return _lose_context_indentation(hunks, insertions=True)
+
+
 PERTURBATIONS = {
     "clean": lambda hunks, rng: hunks,
     "shifted_lines": shifted_lines,
@@ -174,4 +213,6 @@ PERTURBATIONS = {
     "tabs": tabs,
     "trailing_ws": trailing_ws,
     "blank_lines": blank_lines,
+    "lost_indentation": lost_indentation,
+    "lost_indent_insertion": lost_indent_insertion,
 }

@@ -55,7 +55,7 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
             if how == "shift":
                 out.append(f"@@ -{1 + amount},3 +{1 + amount},3 @@")
             elif how == "no_numbers":
-                out.append("@@ @@")
+                out.append("@@ @@" if amount % 2 else "@@ ... @@")
             else:
                 out.append(line)
         else:
@@ -66,7 +66,19 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
                 text = text.replace("    ", "\t")
             elif how == "trailing" and op != "+":
                 text = text + " " * (amount % 3)
+            elif how == "lost_context" and op == " ":
+                text = text.lstrip()
             out.append(op + text)
+    if how == "blank":
+        # A blank context line left out, between two context lines (next to a change it would
+        # change what the edit says).
+        inner = [
+            i
+            for i in range(3, len(out) - 1)
+            if out[i] in (" ", "") and out[i - 1][:1] == out[i + 1][:1] == " "
+        ]
+        if inner:
+            del out[inner[amount % len(inner)]]
     if how == "drop" and len(out) > 3:
         inner = [i for i in range(3, len(out) - 1) if out[i][:1] == out[i - 1][:1] == out[i + 1][:1] == " "]
         if inner:
@@ -74,7 +86,7 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
     return out
 
 
-HOW = ["none", "shift", "no_numbers", "indent", "tabs", "trailing", "drop"]
+HOW = ["none", "shift", "no_numbers", "indent", "tabs", "trailing", "drop", "lost_context", "blank"]
 
 
 def check(text: str, before: list[str], after: list[str]) -> None:
@@ -90,11 +102,15 @@ def check(text: str, before: list[str], after: list[str]) -> None:
 def test_perturbed_diff_gives_intended_file_or_refusal(edit, context, how, amount) -> None:
     before, after = edit
     lines = make_diff(before, after, context)
-    if not lines:
-        return
+    if not lines or not any(t[1:].strip() for t in lines[2:] if t[:1] in "+-"):
+        return  # only blank lines change: among runs of blanks that may read as already applied
     old_side = [t[1:] for t in lines[2:] if t[:1] in " -" and t[1:].strip()]
     if how in ("indent", "tabs") and not any(t != t.lstrip() for t in old_side):
         return  # no indented line the edit shares with the file: a re-indent cannot be noticed
+    if how == "lost_context" and {
+        t[1:].strip() for t in lines[2:] if t[:1] == " " and t[1:] != t[1:].lstrip()
+    } & set(before):
+        return  # a context line that lost its indentation is now another line of the file, word for word
     check("\n".join(perturb(lines, how, amount)) + "\n", before, after)
 
 
@@ -132,9 +148,15 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
 
 
 @settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edits(), st.integers(1, 3), st.sampled_from([h for h in HOW if h != "drop"]), st.integers(0, 40))
+@given(
+    edits(),
+    st.integers(1, 3),
+    st.sampled_from([h for h in HOW if h not in ("drop", "lost_context")]),
+    st.integers(0, 40),
+)
 def test_resending_an_applied_diff_never_changes_the_file(edit, context, how, amount) -> None:
-    # (A dropped context line can make the old lines occur in the patched file: not tested here.)
+    # (A dropped context line, or context that lost its indentation, can make the old lines occur
+    # in the patched file: not tested here.)
     before, after = edit
     lines = make_diff(before, after, context)
     if not lines or not any(t[1:].strip() for t in lines[2:] if t[:1] in "+-"):

@@ -1,8 +1,10 @@
 """Turn what a model writes into exact file changes, or a precise error it can act on.
 
 Entry point: `apply_edit(text, files) -> EditResult`. `FORMATS` below is the text the agent's prompt
-uses to teach the formats; the parser accepts exactly what it describes (plus markdown fences
-and 5-9 marker characters, which models often get slightly wrong).
+uses to teach the formats; the parsers accept what it describes plus what models often write
+instead: markdown fences and prose around the edit, 5-9 marker characters, hunk headers without
+numbers (`@@ ... @@`) or file headers without a/ b/ prefixes, and `...` elision lines in SEARCH/REPLACE
+(README, "What is tolerated, and what is refused").
 """
 
 from repofix.edits.apply import apply_edit, parse_edit

@@ -246,7 +246,7 @@ def _one_reading(path: str, tf: TextFile, edit: FileEdit) -> HunksOutcome:
     first = apply_hunks(path, tf.lines, tf.final_newline, edit.hunks, block=block)
     if not edit.alternatives:
         return first
-    others = [apply_hunks(path, tf.lines, tf.final_newline, [h], block=block) for h in edit.alternatives]
+    others = [apply_hunks(path, tf.lines, tf.final_newline, hs, block=block) for hs in edit.alternatives]
     good = [o for o in (first, *others) if not o.errors]
     if not good:
         return first
@@ -255,9 +255,9 @@ def _one_reading(path: str, tf: TextFile, edit: FileEdit) -> HunksOutcome:
     first.errors = [
         EditError(
             ErrorKind.AMBIGUOUS,
-            f"{path}: the SEARCH block has several '=======' lines and can be read more than one way. "
-            "Put the divider on its own line exactly once; leave '=======' lines of the file out of "
-            "SEARCH, or send a unified diff instead.",
+            f"{path}: the SEARCH block can be read more than one way (several '=======' lines, or "
+            "'...' lines that may be lines of the file or lines left out). Put the divider on its own "
+            "line exactly once, copy the lines in full instead of '...', or send a unified diff.",
             path,
         )
     ]

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from repofix.edits.guard import unexplained_change
 from repofix.edits.locate import KEYS, TIER_NOTES, TIERS, Placement, find_placements, rebuild
 from repofix.edits.model import EditError, ErrorKind, Hunk
+from repofix.edits.order import (
+    Located,
+    Options,
+    pieces_out_of_order,
+    resolve_by_order,
+    shift_shown_elsewhere,
+    unproven_shift,
+)
 from repofix.edits.report import closest_region, numbered
 
 MAX_CANDIDATES_SHOWN = 6
 STRICT_TIERS = ("exact", "whitespace", "indentation")
+HINT_WINDOW = 2  # lines a header's line number may be off by and still single out a place,
+HINT_FAR = 10  # when every other place is further than this from it
 
 
 @dataclass
@@ -23,21 +34,10 @@ class HunksOutcome:
 
 def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
     if block:
-        return "the SEARCH block" if total == 1 else f"SEARCH block {index}"
+        return "the SEARCH block" if total == 1 else f"part {index} of the SEARCH block (between '...' lines)"
     first = next((t.strip() for op, t in hunk.lines if op != "+" and t.strip()), "")
     where = f" (near line {hunk.old_start + 1})" if hunk.old_start is not None else ""
     return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
-
-
-@dataclass
-class _Options:
-    """A hunk that fits several places; hunk order in a diff may still single one out."""
-
-    error: EditError
-    choices: list[tuple[Placement, list[str]]]
-
-
-Located = tuple[Placement, list[str]]
 
 
 def apply_hunks(
@@ -46,27 +46,34 @@ def apply_hunks(
     out = HunksOutcome(lines, final_newline)
     drift = 0
     found: dict[int, Located] = {}
-    options: dict[int, _Options] = {}
+    options: dict[int, Options] = {}
     labels = {k: hunk_label(h, k, len(hunks), block) for k, h in enumerate(hunks, 1)}
     for k, hunk in enumerate(hunks, 1):
         hint = hunk.old_start + drift if hunk.old_start is not None else None
         result = locate_hunk(path, lines, hunk, hint, labels[k])
-        if isinstance(result, _Options):
+        if isinstance(result, Options):
             options[k] = result
         elif isinstance(result, EditError):
             result.hunk = k
             out.errors.append(result)
         elif result is None:
-            out.notes.append(f"{path}: {labels[k]} is already applied; skipped it.")
+            if hunk.old != hunk.new:  # an unchanged piece of an elided SEARCH block needs no note
+                out.notes.append(f"{path}: {labels[k]} is already applied; skipped it.")
         else:
             found[k] = result
             if hunk.old_start is not None:
                 drift = result[0].anchor - hunk.old_start
     if not block:
-        _resolve_by_order(found, options)
+        resolve_by_order(found, options)
+    for k, (placement, _) in sorted(found.items()):
+        others = [p for j, (p, _) in found.items() if j != k]
+        if placement.indent and not placement.indent.proven and not shift_shown_elsewhere(placement, others):
+            out.errors.append(unproven_shift(path, labels[k], placement, k))
     for k, opt in sorted(options.items()):
         opt.error.hunk = k
         out.errors.append(opt.error)
+    if block and len(hunks) > 1 and not out.errors:
+        out.errors += filter(None, [pieces_out_of_order(path, lines, hunks, found)])
     if out.errors:
         out.errors.sort(key=lambda e: e.hunk or 0)
         return out
@@ -95,52 +102,26 @@ def apply_hunks(
         if end == len(lines) and hunk.has_eol_markers:
             out.final_newline = not hunk.new_no_eol
         new[start:end] = region
+    wrong = unexplained_change(lines, new, [hunk for _, _, _, hunk, _ in located])
+    if wrong:
+        # Defence in depth: the placement logic should never get here.
+        out.errors.append(
+            EditError(
+                ErrorKind.CONFLICT,
+                f"{path}: applying the edit would change lines it does not mention ({wrong}), so it "
+                "was not applied. Copy the unchanged and removed lines exactly from the file.",
+                path,
+            )
+        )
+        return out
     out.changed = new != lines or out.final_newline != final_newline
     out.lines = new
     return out
 
 
-def _resolve_by_order(found: dict[int, Located], options: dict[int, _Options]) -> None:
-    """Diff hunks come in file order: hunks with several places must fit, in order and without
-    overlapping, between their placed neighbours. Where exactly one arrangement fits, use it.
-
-    Used only when the hunks that were placed unambiguously are themselves in order.
-    """
-    starts = [found[k][0].start for k in sorted(found)]
-    if starts != sorted(starts):
-        return
-    runs: list[list[int]] = []
-    for k in sorted(options):
-        if runs and not any(runs[-1][-1] < j < k for j in found):
-            runs[-1].append(k)
-        else:
-            runs.append([k])
-    for run in runs:
-        before = [found[j][0].end for j in found if j < run[0]]
-        after = [found[j][0].start for j in found if j > run[-1]]
-        lo, hi = (max(before) if before else 0), (min(after) if after else 10**12)
-        solutions: list[list[Located]] = []
-        _arrange([options[k].choices for k in run], lo, hi, [], solutions)
-        if len(solutions) == 1:
-            for k, choice in zip(run, solutions[0], strict=True):
-                found[k] = choice
-                del options[k]
-
-
-def _arrange(choices: list[list[Located]], lo: int, hi: int, taken: list[Located], out: list) -> None:
-    if len(out) > 1:
-        return  # two arrangements already: ambiguous, stop searching
-    if not choices:
-        out.append(list(taken))
-        return
-    for c in choices[0]:
-        if c[0].start >= lo and c[0].end <= hi:
-            _arrange(choices[1:], c[0].end, hi, [*taken, c], out)
-
-
 def locate_hunk(
     path: str, lines: list[str], hunk: Hunk, hint: int | None, label: str
-) -> Located | _Options | EditError | None:
+) -> Located | Options | EditError | None:
     """Where and what to replace; None when the hunk's result is already in the file."""
     old, new = hunk.old, hunk.new
     kinds = [op for op, _ in hunk.lines if op != "+"]
@@ -156,11 +137,10 @@ def locate_hunk(
         )
     # "Already applied" needs a visible change (not only blank lines) and a strict match of the
     # new lines, in which every added line must appear.
-    strict = (
-        [t for t in STRICT_TIERS if not _same_at(t, old, new)]
-        if not _same_at("blank-lines", old, new)
-        else []
-    )
+    # A change of whitespace or blank lines only is never "already applied" (a re-indented edit
+    # would look the same), nor one whose new lines are all blank (they are anywhere).
+    invisible = _same_at("indentation", old, new, skip_blank=True) or not any(t.strip() for t in new)
+    strict = [t for t in STRICT_TIERS if not _same_at(t, old, new)] if not invisible else []
     new_kinds = ["-" if op == "+" else " " for op, _ in hunk.lines if op != "-"]
 
     # Old lines inside an exact copy of the new lines are evidence even when only blank lines change.
@@ -170,12 +150,31 @@ def locate_hunk(
         tiers = tiers[: tiers.index(tier) + 1] if tier in tiers else tiers
         return [q for t in tiers for q in find_placements(lines, new, new_kinds, [], t)]
 
+    def applied_loosely() -> list[Placement]:
+        """The added lines exactly, with the context's whitespace ignored."""
+        return find_placements(lines, new, new_kinds, [], "context-indentation")
+
     for tier in TIERS:
-        if tier != "exact" and _same_at(tier, old, new):
-            continue  # the change is invisible at this tolerance (e.g. only blank lines change)
+        # A tier at which the change is invisible (only blank lines change, say) is skipped; the
+        # context-indentation tier compares the changed lines exactly, so it sees any change.
+        if tier == "context-indentation" and old == new:
+            continue
+        # At the blank- and context-line tiers a change of blank lines only is still placed: removed
+        # blank lines must pair with the file's, added ones must fall in a gap the file matches.
+        loose = tier in ("blank-lines", "context-lines")
+        if tier not in ("exact", "context-indentation") and (
+            old == new if loose else _same_at(tier, old, new)
+        ):
+            continue
         placements = find_placements(lines, old, kinds, added, tier)
         if not placements:
             continue
+        if tier == "context-indentation" and (len(placements) > 1 or applied_loosely()):
+            # The loosest reading of the context: only a unique place is good enough.
+            why = " once the context's indentation is ignored" + (
+                ", and its new lines are there too" if len(placements) == 1 else ""
+            )
+            return _ambiguous(path, lines, placements, label, why)
         # Old lines found only inside a copy of the new lines (an insertion whose context the new
         # lines repeat): the edit is already there, applying it again would duplicate it.
         applied = applied_up_to(tier, containing)
@@ -195,6 +194,10 @@ def locate_hunk(
             if TIERS.index(t) <= TIERS.index(tier)
             for q in find_placements(lines, new, new_kinds, [], t)
         ]
+        # New lines found inside a place where the old lines match strictly are no sign of an
+        # applied edit: a deletion's surviving context is always there, next to what it deletes.
+        if tier in STRICT_TIERS:
+            better = [q for q in better if not any(p.start <= q.start and q.end <= p.end for p in placements)]
         at_hint = hint is not None and not any(p.anchor == hint for p in placements)
         if not (tier in strict and at_hint and any(q.start == hint for q in better)):
             better = [q for q in better if TIERS.index(q.tier) < TIERS.index(tier)]
@@ -210,7 +213,7 @@ def locate_hunk(
                 candidates=sorted({better[0].start + 1, placements[0].start + 1}),
             )
         return _choose(path, lines, hunk, placements, hint, label)
-    if strict and applied_up_to(strict[-1]):
+    if (strict and applied_up_to(strict[-1])) or (not invisible and applied_loosely()):
         return None
     region = closest_region(lines, old)
     parts = [f"{path}: {label} does not match the file, even ignoring whitespace and blank lines."]
@@ -238,17 +241,17 @@ def _old_in_new(hunk: Hunk) -> int | None:
     return new_index[0]
 
 
-def _same_at(tier: str, old: list[str], new: list[str]) -> bool:
+def _same_at(tier: str, old: list[str], new: list[str], skip_blank: bool = False) -> bool:
     key = KEYS[tier]
     a, b = [key(t) for t in old], [key(t) for t in new]
-    if tier in ("blank-lines", "context-lines"):
-        a, b = [k for k in a if k], [k for k in b if k]
+    if skip_blank or tier in ("blank-lines", "context-lines"):
+        a, b = [k for k in a if k.strip()], [k for k in b if k.strip()]
     return a == b
 
 
 def _choose(
     path: str, lines: list[str], hunk: Hunk, placements: list[Placement], hint: int | None, label: str
-) -> Located | _Options | EditError:
+) -> Located | Options | EditError:
     outcomes: dict[tuple[str, ...], tuple[Placement, list[str]]] = {}
     unclear: list[Placement] = []
     for p in placements:
@@ -261,9 +264,17 @@ def _choose(
     if len(outcomes) == 1 and not unclear:
         return next(iter(outcomes.values()))
     if hint is not None and not unclear:
+        # The one place the header's line number names, or failing that the only one within a
+        # couple of lines of it when the others are far (line numbers are often off by one).
+        at_hint = [v for v in outcomes.values() if v[0].anchor == hint]
+        near = [v for v in outcomes.values() if abs(v[0].anchor - hint) <= HINT_WINDOW]
+        far = all(abs(v[0].anchor - hint) > HINT_FAR for v in outcomes.values() if v not in near)
+        if len(at_hint) == 1 or (len(near) == 1 and far):
+            return (at_hint or near)[0]
+    if hint is not None and unclear and not any(p.anchor == hint for p in unclear):
         at_hint = [v for v in outcomes.values() if v[0].anchor == hint]
         if len(at_hint) == 1:
-            return at_hint[0]
+            return at_hint[0]  # the line number names one clear place; the unclear ones are elsewhere
     if unclear and not outcomes:
         p = unclear[0]
         return EditError(
@@ -276,7 +287,7 @@ def _choose(
             candidates=[p.start + 1],
         )
     choices = [] if unclear else list(outcomes.values())
-    return _Options(_ambiguous(path, lines, placements, label), choices)
+    return Options(_ambiguous(path, lines, placements, label), choices)
 
 
 def _ambiguous(

@@ -12,11 +12,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-TIERS = ("exact", "whitespace", "indentation", "blank-lines", "context-lines")
+TIERS = ("exact", "whitespace", "indentation", "context-indentation", "blank-lines", "context-lines")
 TIER_NOTES = {
     "exact": "exactly",
     "whitespace": "ignoring trailing whitespace",
     "indentation": "ignoring a consistent indentation change",
+    "context-indentation": "with the removed lines exact and the context lines' indentation ignored",
     "blank-lines": "ignoring blank-line differences",
     "context-lines": "with missing or extra context lines",
 }
@@ -27,16 +28,22 @@ UNIT = 1 << 16  # one skipped line, in alignment scores
 
 @dataclass(frozen=True)
 class Indent:
-    """How the file's indentation relates to the edit's: width + delta, rendered with tabs or spaces."""
+    """How the file's indentation relates to the edit's: width + delta, rendered with tabs or spaces.
+
+    Only lines written in the edit's own style are re-indented: a tab-indented line in an edit whose
+    matched lines use spaces (a string's content, say) and whitespace-only lines stay as written.
+    """
 
     tabsize: int
     delta: int
     tabs: bool
+    edit_tabs: bool = True  # the edit's matched lines are tab-indented: its tabs stand for the file's
+    proven: bool = True  # removed lines show the change, or it does not take indentation away
 
     def apply(self, line: str) -> str | None:
         body = line.lstrip(" \t")
-        if not body:
-            return ""
+        if not body or ("\t" in _indent(line) and not self.edit_tabs):
+            return line
         width = _width(line[: len(line) - len(body)], self.tabsize) + self.delta
         if width < 0:
             return None
@@ -52,17 +59,29 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def indent_transform(pairs: list[tuple[str, str]], added: list[str]) -> tuple[bool, Indent | None]:
-    """(consistent?, transform) mapping the edit's indentation onto the file's; None = identical."""
-    pairs = [(e, f) for e, f in pairs if e.strip()]
-    if all(_indent(e) == _indent(f) for e, f in pairs):
+def indent_transform(
+    pairs: list[tuple[str, str]], added: list[str], removed: list[bool] | None = None
+) -> tuple[bool, Indent | None]:
+    """(consistent?, transform) mapping the edit's indentation onto the file's; None = identical.
+
+    `removed[i]` says pair i is a removed line. A width change seen only on context lines is not
+    proof that the added lines were written with it too when the edit is indented less than the file
+    (the model may have lost the context's indentation but not its own): such a transform is marked
+    unproven. Indentation is lost, never gained, so an edit indented more than the file shifts whole.
+    """
+    flags = removed or [False] * len(pairs)
+    kept = [(e, f, r) for (e, f), r in zip(pairs, flags, strict=True) if e.strip()]
+    if all(_indent(e) == _indent(f) for e, f, _ in kept):
         return True, None
-    file_indents = [_indent(f) for _, f in pairs if _indent(f)]
+    file_indents = [_indent(f) for _, f, _ in kept if _indent(f)]
     tabs = bool(file_indents) and all(i.startswith("\t") for i in file_indents)
+    edit_tabs = any("\t" in _indent(e) for e, _, _ in kept)
     for tabsize in (4, 8):
-        deltas = {_width(_indent(f), tabsize) - _width(_indent(e), tabsize) for e, f in pairs}
+        deltas = {_width(_indent(f), tabsize) - _width(_indent(e), tabsize) for e, f, _ in kept}
         if len(deltas) == 1:
-            transform = Indent(tabsize, deltas.pop(), tabs)
+            delta = deltas.pop()
+            proven = delta <= 0 or any(r for _, _, r in kept)
+            transform = Indent(tabsize, delta, tabs, edit_tabs, proven)
             if all(transform.apply(a) is not None for a in added):
                 return True, transform
     return False, None
@@ -86,12 +105,15 @@ class Placement:
         return self.pairs[first] - first
 
 
+# The tolerant tiers (blank and context lines) compare indentation exactly: skipping lines and
+# inferring an indentation change together could explain almost anything.
 KEYS: dict[str, Callable[[str], str]] = {
     "exact": lambda s: s,
     "whitespace": str.rstrip,
     "indentation": str.strip,
-    "blank-lines": str.strip,
-    "context-lines": str.strip,
+    "context-indentation": str.strip,  # for context lines; removed lines compare exactly
+    "blank-lines": str.rstrip,
+    "context-lines": str.rstrip,
 }
 
 
@@ -104,14 +126,31 @@ def find_placements(
     ok = [key(line) for line in old]
     if not old or (tier != "exact" and not any(ok)):
         return []
+    anchored = any(kind == " " and t.strip() for kind, t in zip(kinds, old, strict=True))
+    if not anchored and (tier == "context-lines" or (tier in ("indentation", "blank-lines") and not added)):
+        # Skipped lines, or a deletion matched loosely, need an unchanged non-blank line to anchor
+        # the place: a deletion would otherwise remove a look-alike of what it names.
+        return []
     found: list[Placement] = []
-    if tier in ("exact", "whitespace", "indentation"):
+    if tier == "context-indentation":
+        # Removed lines must be exact (they prove the added lines' indentation is the file's), only
+        # context lines may differ in whitespace; a pure insertion has no such proof.
+        if not any(k == "-" and t.strip() for k, t in zip(kinds, old, strict=True)):
+            return []
+        ok = [k if kind == " " else t for k, kind, t in zip(ok, kinds, old, strict=True)]
+        fk_exact = file_lines
+    if tier in ("exact", "whitespace", "indentation", "context-indentation"):
         m = len(old)
         for s in range(len(file_lines) - m + 1):
+            if tier == "context-indentation":
+                if any(ok[i] != (fk[s + i] if kinds[i] == " " else fk_exact[s + i]) for i in range(m)):
+                    continue
+                found.append(Placement(s, s + m, dict(enumerate(range(s, s + m))), tier))
+                continue
             if fk[s] != ok[0] or fk[s : s + m] != ok:
                 continue
             pairs = dict(enumerate(range(s, s + m)))
-            placement = _with_indent(Placement(s, s + m, pairs, tier), file_lines, old, added)
+            placement = _with_indent(Placement(s, s + m, pairs, tier), file_lines, old, kinds, added)
             if placement:
                 found.append(placement)
                 if len(found) >= limit:
@@ -123,15 +162,30 @@ def find_placements(
     heads = {ok[i] for i in nonblank[: budget + 1]}
     wanted, need = Counter(ok[i] for i in nonblank), len(nonblank) - budget
     width = 2 * len(old) + budget + 8
+    # When the hunk opens with blank lines, the alignment starts at the file's blank lines just
+    # before the first non-blank one, so that they pair (removed ones must: they are never skipped).
+    lead = next((i for i, k in enumerate(ok) if k), 0)
     for s in range(len(file_lines)):
         if not fk[s] or fk[s] not in heads:
+            continue
+        back = 0
+        while back < lead and s - back > 0 and not fk[s - back - 1]:
+            back += 1
+        if back < lead and "-" in kinds[:lead]:
             continue
         near = Counter(k for k in fk[s : s + width] if k in wanted)
         if sum(min(n, wanted[k]) for k, n in near.items()) < need:
             continue  # too few of the edit's lines nearby to match here: skip the alignment
-        placement = _align(fk, ok, kinds, s, budget, tier)
+        placement = _align(fk, ok, kinds, s - back, budget, tier)
+        if placement and (
+            _skips_a_reindented_line(file_lines, old, placement)
+            or ((budget or not added) and not any(kinds[i] == " " and ok[i] for i in placement.pairs))
+        ):
+            # (or no unchanged non-blank line anchors the place where lines are skipped, or where
+            # a deletion would remove a look-alike of what it names)
+            placement = None
         if placement:
-            placement = _with_indent(placement, file_lines, old, added)
+            placement = _with_indent(placement, file_lines, old, kinds, added)
         if placement:
             found.append(placement)
             if len(found) >= limit:
@@ -141,9 +195,21 @@ def find_placements(
     return [p for p in found if p.cost == least]
 
 
-def _with_indent(p: Placement, file_lines: list[str], old: list[str], added: list[str]) -> Placement | None:
+def _skips_a_reindented_line(file_lines: list[str], old: list[str], p: Placement) -> bool:
+    """A file line skipped as "not in the edit" that the edit has with other indentation: the edit
+    lost indentation rather than a line, and the alignment paired its lines with the wrong ones."""
+    paired = set(p.pairs.values())
+    mine = {t.strip() for t in old if t.strip()}
+    return any(file_lines[j].strip() in mine for j in range(p.start, p.end) if j not in paired)
+
+
+def _with_indent(
+    p: Placement, file_lines: list[str], old: list[str], kinds: list[str], added: list[str]
+) -> Placement | None:
     if p.tier not in ("exact", "whitespace"):
-        consistent, p.indent = indent_transform([(old[i], file_lines[j]) for i, j in p.pairs.items()], added)
+        pairs = [(old[i], file_lines[j]) for i, j in p.pairs.items()]
+        removed = [kinds[i] == "-" for i in p.pairs]
+        consistent, p.indent = indent_transform(pairs, added, removed)
         if not consistent:
             return None
     if p.indent is None and not any(_indent(t) and t.strip() for t in old):
@@ -158,9 +224,9 @@ def _neighbour_style(file_lines: list[str], p: Placement, added: list[str]) -> I
     if len(near) < 3 or not mine:
         return None
     if all("\t" not in i for i in near) and all(i.startswith("\t") for i in mine):
-        return Indent(4, 0, tabs=False)
+        return Indent(4, 0, tabs=False, edit_tabs=True)
     if all(i.startswith("\t") for i in near) and all("\t" not in i for i in mine):
-        return Indent(4, 0, tabs=True)
+        return Indent(4, 0, tabs=True, edit_tabs=False)
     return None
 
 
@@ -169,9 +235,9 @@ def _align(
 ) -> Placement | None:
     """Cheapest alignment of the old lines with the file starting at line s (which must match).
 
-    Blank lines may be skipped on either side for free; with a budget, non-blank context lines may
-    be skipped too (the edit has a line the file lacks, or lacks one the file has). Removed lines
-    are never skipped unless blank.
+    Blank lines of the file and blank context lines of the edit may be skipped for free; with a
+    budget, non-blank context lines may be skipped too (the edit has a line the file lacks, or lacks
+    one the file has). Removed lines are never skipped, blank or not: a skipped one is not deleted.
     """
     # Score = skips * UNIT - matched lines: fewest skips first, then the most lines matched (so an
     # edit's line is skipped only when the file really lacks it).
@@ -189,7 +255,7 @@ def _align(
             if i < m and j < width and ok[i] == fk[s + j] and c - 1 < score[i + 1][j + 1]:
                 score[i + 1][j + 1], back[i + 1][j + 1] = c - 1, "m"
             if i < m:
-                step = 0 if not ok[i] else (UNIT if kinds[i] == " " else INF)
+                step = INF if kinds[i] == "-" else (UNIT if ok[i] else 0)
                 if c + step < score[i + 1][j]:
                     score[i + 1][j], back[i + 1][j] = c + step, "o"
             if 0 < j < width:
@@ -221,20 +287,19 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
 
     Context lines keep the file's spelling; added lines are re-indented like the context was.
     File lines the edit skipped stay where they are. Added lines that do not replace removed ones
-    go between two non-blank anchors; if the file has other lines there than the edit says (blank
-    lines or skipped ones), the edit does not say where among them the new lines belong: refuse.
+    go between the two lines the edit puts them between, which must be next to each other in the
+    file; otherwise the edit does not say where among the lines there they belong: refuse.
     """
     old_ops = [op for op, _ in lines if op != "+"]
-    old_text = [t for op, t in lines if op != "+"]
     where = [p.pairs.get(k) for k in range(len(old_ops))]
-    anchors = [k for k in range(len(old_ops)) if where[k] is not None and old_text[k].strip()]
+    blank = [op == " " and not t.strip() for op, t in lines if op != "+"]
     out: list[str] = []
     f = p.start
     oi = 0
     prev = ""
     for op, text in lines:
         if op == "+":
-            if prev not in ("-", "+") and not _gap_is_exact(oi, anchors, where, p):
+            if prev not in ("-", "+") and not _between_neighbours(oi, where, blank, p):
                 return None
             new = p.indent.apply(text) if p.indent else text
             if new is None:
@@ -253,12 +318,24 @@ def rebuild(file_lines: list[str], lines: tuple[tuple[str, str], ...], p: Placem
     return out
 
 
-def _gap_is_exact(oi: int, anchors: list[int], where: list[int | None], p: Placement) -> bool:
-    """Between the anchors around old-line position `oi`, does the file hold just the edit's lines?"""
-    before = [k for k in anchors if k < oi]
-    after = [k for k in anchors if k >= oi]
-    lo_k, hi_k = (before[-1] if before else -1), (after[0] if after else len(where))
-    lo_f = where[lo_k] if before else p.start - 1
-    hi_f = where[hi_k] if after else p.end
-    inner = range(lo_k + 1, hi_k)
-    return sum(where[k] is not None for k in inner) == hi_f - lo_f - 1  # type: ignore[operator]
+def _between_neighbours(oi: int, where: list[int | None], blank: list[bool], p: Placement) -> bool:
+    """Do the added lines before old line `oi` land between the same two lines as in the edit?
+
+    The nearest paired old lines on either side of the insertion point must be next to each other
+    in the file. Only blank lines of the edit that the file lacks may lie between them and the
+    insertion point, and only on one side: with blank lines on both sides and one of them missing
+    from the file, which one is missing would decide where the added lines go.
+    """
+    left_k, right_k = oi - 1, oi
+    while left_k >= 0 and where[left_k] is None and blank[left_k]:
+        left_k -= 1
+    while right_k < len(where) and where[right_k] is None and blank[right_k]:
+        right_k += 1
+    if (left_k >= 0 and where[left_k] is None) or (right_k < len(where) and where[right_k] is None):
+        return False  # a non-blank line the file lacks is next to the insertion point
+    skipped = left_k < oi - 1 or right_k > oi
+    if skipped and oi > 0 and oi < len(where) and blank[oi - 1] and blank[oi]:
+        return False
+    left = where[left_k] + 1 if left_k >= 0 else p.start  # type: ignore[operator]
+    right = where[right_k] if right_k < len(where) else p.end
+    return left == right

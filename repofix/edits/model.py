@@ -63,7 +63,7 @@ class FileEdit:
     content: str | bytes | None = None  # for "write" (whole file) and binary literals
     binary: bool = False
     binary_delta: bytes | None = None  # git delta against the old content
-    alternatives: list[Hunk] = field(default_factory=list)  # other readings of one SEARCH block
+    alternatives: list[list[Hunk]] = field(default_factory=list)  # other readings of a SEARCH block
 
     @property
     def path(self) -> str:

@@ -13,6 +13,13 @@ REPLACE_RE = re.compile(r"^>{5,9} ?REPLACE\s*$")
 FILE_RE = re.compile(r"^<{5,9} ?(FILE|DELETE)\s*$")
 END_RE = re.compile(r"^>{5,9} ?(END|FILE|DELETE)\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# A line standing for lines left out: `...`, `# ...`, `# ... existing code ...`, `// ... rest ...`.
+_DOTS = r"(?:\.\.\.|\u2026)"
+_WORDS = r"\(?(?:existing|rest|unchanged|remaining|other|more|same|previous|omitted)\b[^.\u2026]*\)?"
+ELISION_RE = re.compile(
+    rf"^\s*(?:#|//|/\*|<!--|--)?\s*{_DOTS}\s*(?:{_WORDS}\s*{_DOTS}?)?\s*(?:\*/|-->)?\s*$", re.I
+)
+WORDED_RE = re.compile(rf"{_DOTS}\s*{_WORDS}", re.I)
 
 
 class BlockParseError(ValueError):
@@ -74,8 +81,10 @@ def parse_blocks(text: str) -> list[FileEdit]:
                     FileEdit("create", None, path, content="\n".join(replace) + "\n" if replace else "")
                 )
             else:
-                readings = [hunk_from_search_replace(s, r) for s, r in splits if s]
-                edits.append(FileEdit("replace", path, path, readings[:1], alternatives=readings[1:]))
+                readings = [r for s, r in splits for r in _readings(s, r)]
+                if not readings:
+                    raise BlockParseError(_elision_problem(i))
+                edits.append(FileEdit("replace", path, path, readings[0], alternatives=readings[1:]))
         else:
             start = i + 1
             i += 1
@@ -87,11 +96,51 @@ def parse_blocks(text: str) -> list[FileEdit]:
                 )
             body = lines[start:i]
             i += 1
+            if any(WORDED_RE.search(t) and ELISION_RE.match(t) for t in body):
+                raise BlockParseError(
+                    f"line {start}: the whole-file block leaves lines out ('... existing code ...'); "
+                    "a whole-file block must hold the complete file, or use SEARCH/REPLACE blocks"
+                )
             if file_m.group(1) == "DELETE":
                 edits.append(FileEdit("delete", path, None))
             else:
                 edits.append(FileEdit("write", path, path, content="\n".join(body) + "\n" if body else ""))
     return edits
+
+
+def _readings(search: list[str], replace: list[str]) -> list[list[Hunk]]:
+    """The ways to read one SEARCH/REPLACE split: literally, and, when SEARCH and REPLACE have the
+    same number of elision lines (`...`, `# ... existing code ...`), as pieces between them, each a
+    block of its own (the lines in between stay as they are). The elided reading comes first."""
+    if not search:
+        return []
+    cut_s = [k for k, t in enumerate(search) if ELISION_RE.match(t)]
+    cut_r = [k for k, t in enumerate(replace) if ELISION_RE.match(t)]
+    literal = [[hunk_from_search_replace(search, replace)]]
+    worded = [t for t in replace if WORDED_RE.search(t) and ELISION_RE.match(t)]
+    if len(cut_s) != len(cut_r):
+        # REPLACE that leaves out code SEARCH spells out would delete it.
+        return [] if worded and len(cut_r) > len(cut_s) else literal
+    if not cut_s:
+        return literal
+    pieces = list(zip(_pieces(search, cut_s), _pieces(replace, cut_r), strict=True))
+    if any(not s and r for s, r in pieces):
+        return literal  # added lines next to an elision: there is no telling where they go
+    elided = [hunk_from_search_replace(s, r) for s, r in pieces if s]
+    return [elided, *literal] if elided else literal
+
+
+def _pieces(lines: list[str], cuts: list[int]) -> list[list[str]]:
+    bounds = [-1, *cuts, len(lines)]
+    return [lines[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+def _elision_problem(line: int) -> str:
+    return (
+        f"line {line}: REPLACE leaves lines out ('... existing code ...') that SEARCH spells out, "
+        "which would delete them; write the REPLACE lines in full, or put the same '...' line in "
+        "SEARCH and REPLACE where lines are left unchanged"
+    )
 
 
 def _search_block(lines: list[str], i: int) -> tuple[int, list[tuple[list[str], list[str]]]]:

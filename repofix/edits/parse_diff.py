@@ -12,7 +12,9 @@ import re
 from repofix.edits.gitbinary import BinaryPatchError, decode_lines
 from repofix.edits.model import FileEdit, Hunk
 
-HUNK_RE = re.compile(r"^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+")
+# Any line opening with @@ starts a hunk; the numbers are read when present. Models also write
+# `@@ ... @@` (Aider's form), `@@ @@`, or `@@ -12 @@`: the hunk is then placed by its content alone.
+HUNK_RE = re.compile(r"^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*(?:@@|$)")
 GIT_RE = re.compile(r'^diff --git ("?a/.*?"?) ("?b/.*"?)$')
 
 
@@ -22,7 +24,8 @@ class DiffParseError(ValueError):
 
 def looks_like_diff(text: str) -> bool:
     return bool(
-        re.search(r"^(diff --git |--- \S.*\n\+\+\+ \S)", text, re.M) or re.search(r"^@@ .*@@", text, re.M)
+        re.search(r"^(diff --git |--- \S.*\n\+\+\+ \S|(\+\+\+|---) \S.*\n@@)", text, re.M)
+        or re.search(r"^@@ .*@@", text, re.M)
     )
 
 
@@ -38,11 +41,16 @@ def _clean_path(raw: str) -> str | None:
 
 
 def _strip_prefixes(old: str | None, new: str | None) -> tuple[str | None, str | None]:
-    """Drop git's a/ b/ prefixes when both sides (or the only side) carry them."""
+    """Drop git's a/ b/ prefixes when both sides (or the only side) carry them, or when one side
+    carries one and the other names the same path without it (`--- a/x.py` / `+++ x.py`)."""
     sides = [p for p in (old, new) if p is not None]
     if sides and all(p.startswith(("a/", "b/")) for p in sides):
         old = old[2:] if old else old
         new = new[2:] if new else new
+    elif old and new and old.startswith("a/") and old[2:] == new:
+        old = new
+    elif old and new and new.startswith("b/") and new[2:] == old:
+        new = old
     return (old.removeprefix("./") if old else old), (new.removeprefix("./") if new else new)
 
 
@@ -88,6 +96,13 @@ class _Parser:
                     and not self._header_at(self.i)
                 ):
                     current.hunks.append(self.parse_hunk(header=False))  # the model left out the @@ line
+                continue
+            lone = self._lone_header(line)
+            if lone is not None:
+                current = FileEdit("modify", lone, lone)
+                self.edits.append(current)
+                git_header = False
+                self.i += 1
                 continue
             if line.startswith("@@"):
                 if current is None:
@@ -147,6 +162,20 @@ class _Parser:
         while self.i < len(lines) and not lines[self.i].startswith(("diff --git", "--- ")):
             self.i += 1
 
+    def _lone_header(self, line: str) -> str | None:
+        """The path of a `+++ path` (or `--- path`) line standing alone before a hunk header."""
+        if not line.startswith(("+++ ", "--- ")) or self.i + 1 >= len(self.lines):
+            return None
+        if not self.lines[self.i + 1].startswith("@@"):
+            return None
+        prev = self.lines[self.i - 1] if self.i else ""
+        if line.startswith("+++ ") and prev.startswith("--- "):
+            return None
+        path = _clean_path(line[4:])
+        if not path:
+            return None
+        return _strip_prefixes(path, None)[0] if line.startswith("---") else _strip_prefixes(None, path)[1]
+
     def _header_at(self, i: int) -> bool:
         lines = self.lines
         return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
@@ -156,11 +185,10 @@ class _Parser:
         old_start = old_count = new_count = None
         if header:
             m = HUNK_RE.match(lines[self.i])
-            if not m:
-                raise DiffParseError(f"malformed hunk header {lines[self.i]!r}")
-            old_start = int(m.group(1)) if m.group(1) else None
-            old_count = int(m.group(2)) if m.group(2) is not None else (1 if m.group(1) else None)
-            new_count = int(m.group(4)) if m.group(4) is not None else (1 if m.group(3) else None)
+            if m:
+                old_start = int(m.group(1)) if m.group(1) else None
+                old_count = int(m.group(2)) if m.group(2) is not None else (1 if m.group(1) else None)
+                new_count = int(m.group(4)) if m.group(4) is not None else (1 if m.group(3) else None)
             self.i += 1
         body: list[tuple[str, str]] = []
         raw_blank: list[bool] = []
