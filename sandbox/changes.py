@@ -188,7 +188,8 @@ def write_files(root, files, payload):
         if mode == 0o120000:
             os.symlink(data.decode("utf-8", "surrogateescape"), full)
             continue
-        temporary = full + ".repofix-tmp"
+        # A short name beside the file: the file's own name plus a suffix may pass the 255-byte limit
+        temporary = os.path.join(os.path.dirname(full), ".repofix-tmp-%d" % os.getpid())
         with open(temporary, "wb") as handle:
             handle.write(data)
         os.chmod(temporary, 0o755 if mode == 0o100755 else 0o644)

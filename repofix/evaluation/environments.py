@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from repofix.gitsafe import argv, git_env
 from repofix.sandboxes import Limits, Sandbox, open_sandbox
 from repofix.tasks import Task
 
@@ -246,8 +247,8 @@ def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
     commit = task.extra.get("environment_setup_commit")
     if not isinstance(commit, str) or not (repo / ".git").exists():
         return
-    done = subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", "--force", "--detach", commit],
-                          capture_output=True, text=True)
+    done = subprocess.run(argv(repo, ["checkout", "--quiet", "--force", "--detach", commit, "--"]),
+                          capture_output=True, text=True, env=git_env())
     if done.returncode != 0:
         raise EnvironmentFailed(f"cannot check out the environment setup commit {commit[:12]}: "
                                 f"{done.stderr.strip()[:300]}", log)

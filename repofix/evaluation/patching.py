@@ -10,6 +10,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from repofix.gitsafe import argv as git_argv
+from repofix.gitsafe import git_env
 from repofix.tasks import Task
 from repofix.tasks.checks import diff_paths
 
@@ -21,7 +23,7 @@ class PatchError(Exception):
 def _git_env(tree: Path) -> dict[str, str]:
     # Never let git climb out of the tree into an enclosing repository (a tree materialized
     # without .git under, say, a checkout would otherwise resolve paths against that one).
-    return {**os.environ, "GIT_CEILING_DIRECTORIES": str(tree.parent.resolve())}
+    return git_env({"GIT_CEILING_DIRECTORIES": str(tree.parent.resolve())})
 
 
 def apply_patch(tree: Path, text: str) -> str:
@@ -35,7 +37,7 @@ def apply_patch(tree: Path, text: str) -> str:
         handle.write(text)
         diff = handle.name
     try:
-        git = subprocess.run(["git", "apply", "--whitespace=nowarn", "-p1", diff], cwd=tree,
+        git = subprocess.run(git_argv(None, ["apply", "--whitespace=nowarn", "-p1", "--", diff]), cwd=tree,
                              capture_output=True, text=True, env=_git_env(tree))
         if git.returncode == 0:
             return "git apply"

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from repofix.gitsafe import argv, git_env
 from repofix.tasks import Task, TasksError, materialize
 
 
@@ -30,8 +31,8 @@ def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
         except WorkspaceError as error:
             shutil.rmtree(dest, ignore_errors=True)
             raise TasksError(f"task {task.id!r}: cannot get its repository {source}: {error}") from None
-    done = subprocess.run(["git", "-C", str(dest), "checkout", "--quiet", "--detach", found.base],
-                          capture_output=True, text=True)
+    done = subprocess.run(argv(dest, ["checkout", "--quiet", "--detach", found.base, "--"]),
+                          capture_output=True, text=True, env=git_env())
     if done.returncode != 0:
         shutil.rmtree(dest, ignore_errors=True)
         raise TasksError(f"task {task.id!r}: cannot check out {found.base} of {source}: {done.stderr.strip()}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from repofix.gitsafe import argv, git_env
 from repofix.tasks.model import Task
 
 Problem = tuple[str, str]
@@ -86,5 +87,5 @@ def _path_problems(path: Path, base_commit: str | None, check_git: bool) -> list
 
 
 def _git(path: Path, *args: str) -> str | None:
-    done = subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True)
+    done = subprocess.run(argv(path, args), capture_output=True, text=True, env=git_env())
     return done.stdout.strip() if done.returncode == 0 else None

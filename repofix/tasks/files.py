@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from repofix.gitsafe import argv, git_env
 from repofix.tasks.model import Task, TasksError
 
 _IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache")
@@ -79,10 +80,10 @@ def _copy_path(task: Task, folder: Path, tree: Path) -> None:
         shutil.copytree(folder, tree, symlinks=True, ignore=_IGNORED)
         return
     for command in (
-        ["git", "clone", "--quiet", "--no-checkout", "--no-hardlinks", str(folder), str(tree)],
-        ["git", "-C", str(tree), "checkout", "--quiet", "--detach", task.base_commit],
+        argv(None, ["clone", "--quiet", "--no-checkout", "--no-hardlinks", "--", str(folder), str(tree)]),
+        argv(tree, ["checkout", "--quiet", "--detach", task.base_commit, "--"]),
     ):
-        done = subprocess.run(command, capture_output=True, text=True)
+        done = subprocess.run(command, capture_output=True, text=True, env=git_env())
         if done.returncode != 0:
             raise TasksError(
                 f"task {task.id!r}: cannot check out {task.base_commit!r} from {str(folder)!r}: "
