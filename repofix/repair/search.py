@@ -20,6 +20,19 @@ def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) 
     return sorted(candidates, key=key)
 
 
+def best(found: list[Mutation], scores: dict[tuple[str, int], float], also: dict[Mutation, int] | None = None
+         ) -> Mutation:
+    """Among plausible patches, the least likely to overfit: one edit before two, then the one that
+    also fixes the most other failing tests, then the smallest change, at the most suspicious line."""
+    also = also or {}
+
+    def key(m: Mutation) -> tuple:
+        score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
+        return (len(m.edits), -also.get(m, 0), m.size, -score, -m.prior)
+
+    return min(found, key=key)
+
+
 class CandidatePool:
     """Generates, orders and validates candidates for the suspicious lines of some files."""
 

@@ -41,8 +41,9 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip, per_test):
+    def __init__(self, root, skip, per_test, deadline=None):
         self.per_test = per_test
+        self.deadline = deadline  # time.time() after which no further test starts
         self.root = os.path.realpath(root)
         self.skip = set(skip)
         self.tests = {}
@@ -80,8 +81,13 @@ class CoveragePlugin:
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
         self._lines = {}
+        limit = self.per_test
+        if self.deadline is not None:
+            if time.time() >= self.deadline:
+                item.session.shouldstop = "the repair time budget is spent"
+            limit = max(0.05, min(limit, self.deadline - time.time()))
         signal.signal(signal.SIGALRM, self._alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.per_test)
+        signal.setitimer(signal.ITIMER_REAL, limit)
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
@@ -133,7 +139,9 @@ def _quiet():
 
 def run_coverage(req):
     import pytest
-    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)))
+    seconds = req.get("seconds")
+    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)),
+                            None if seconds is None else time.time() + float(seconds))
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
@@ -261,16 +269,44 @@ def _warm_up(tests):
     return plain
 
 
+def _count_body(tests):
+    """Exit code = how many of `tests` pass (capped at 250): ranks plausible patches by what else they fix."""
+    def body():
+        import pytest
+
+        class Count:
+            passed = 0
+
+            def pytest_runtest_logreport(self, report):
+                if report.when == "call" and report.passed:
+                    Count.passed += 1
+        pytest.main(PYTEST_ARGS + list(tests), plugins=[Count()])
+        return 100 + min(Count.passed, 150)
+    return body
+
+
+def _timed(body, timeout):
+    start = time.time()
+    ok, reason = _in_child(body, timeout)
+    return ok, reason, time.time() - start
+
+
 def run_check(req):
     out = sys.stdout
-    failing, passing = req["failing"], req.get("passing", [])
+    failing, passing, also = req["failing"], req.get("passing", []), req.get("also", [])
     timeout, deadline = float(req["timeout"]), time.time() + float(req["seconds"])
     full_timeout = float(req.get("full_timeout", timeout))
     # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
     stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
+    slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
     plain = _warm_up(failing)
     originals = {}
     found = 0
+    reference = None  # seconds the passing tests take on the original, measured once when first needed
+
+    def left(limit):  # no child outlives the deadline: the time budget holds
+        return max(0.05, min(limit, deadline - time.time()))
+
     try:
         for number, cand in enumerate(req["candidates"]):
             if time.time() > deadline:
@@ -283,18 +319,28 @@ def run_check(req):
             original, mtime = originals[path]
             _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
             start = time.time()
-            ok, reason = True, "exit 0"
+            ok, reason, extra = True, "exit 0", {}
             if plain:
-                ok, reason = _in_child(_direct_body(plain), timeout)
+                ok, reason = _in_child(_direct_body(plain), left(timeout))
             if ok:
-                ok, reason = _in_child(_pytest_body(failing), timeout)
+                ok, reason = _in_child(_pytest_body(failing), left(timeout))
             stage = "failing"
             if ok and passing:
                 stage = "passing"
-                ok, reason = _in_child(_pytest_body(passing), full_timeout)
+                ok, reason, took = _timed(_pytest_body(passing), left(full_timeout))
+                if ok and slower:
+                    if reference is None:
+                        _write(path, original, mtime)
+                        _, _, reference = _timed(_pytest_body(passing), left(full_timeout))
+                        _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
+                    if took > slower * reference + 0.5:
+                        ok, reason = False, f"passing tests {took:.2f} s against {reference:.2f} s unpatched"
+            if ok and also:
+                _, code = _in_child(_count_body(also), left(full_timeout))
+                extra["also"] = max(0, int(code.split()[-1]) - 100) if code.startswith("exit") else 0
             _write(path, original, mtime)
-            out.write(json.dumps({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
-                                  "seconds": round(time.time() - start, 4)}) + "\n")
+            out.write(json.dumps(dict({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
+                                       "seconds": round(time.time() - start, 4)}, **extra)) + "\n")
             out.flush()
             if ok:
                 found += 1
