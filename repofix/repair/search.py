@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from repofix.repair.generate import mutations, pairs
+from repofix.repair.generate import function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
 from repofix.repair.source import Mutation, SourceFile
 
@@ -56,7 +56,11 @@ class CandidatePool:
     def doubles(self, singles: list[Mutation], top_lines: int, limit: int) -> list[Mutation]:
         best_lines = sorted(self.scores, key=lambda k: -self.scores[k])[:top_lines]
         chosen = [m for m in singles if (m.path, m.line) in set(best_lines) and m.prior >= 0.5]
-        return order(pairs(chosen, limit), self.scores)
+        same_line = list(pairs(chosen, limit))
+        strong = [m for m in chosen if m.prior >= 0.75]  # coordinated edits on two lines: likely halves only
+        spans = [f for path in sorted({m.path for m in strong}) for f in functions(self.sources[path])]
+        across = list(function_pairs(strong, spans, max(0, limit - len(same_line))))
+        return order(same_line, self.scores) + order(across, self.scores)
 
     def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
         """Only candidates that parse and differ (as a tree) from the original and each other."""
