@@ -155,3 +155,11 @@ def test_a_patch_that_makes_passing_tests_much_slower_is_rejected_and_what_else_
     assert [(v.ok, v.also) for v in verdicts] == [(False, 0), (True, 0), (True, 1)]
     assert "unpatched" in verdicts[0].reason
     assert sandbox.read_files(["slow.py"])["slow.py"] == SLOW.encode()
+
+
+def test_the_coverage_run_keeps_the_time_budget_when_every_test_hangs(make_sandbox, tmp_path: Path) -> None:
+    tests = "import time\n\n" + "".join(f"def test_{i}():\n    time.sleep(300)\n\n" for i in range(4))
+    root = project(tmp_path, {"test_hang.py": tests})
+    runs, _ = Checker(make_sandbox("none", source=root)).coverage([], timeout=2, per_test=60)
+    # the first test is cut at the deadline, not at its per-test limit, and no other test starts
+    assert [(r.nodeid, r.outcome, r.timed_out) for r in runs] == [("test_hang.py::test_0", "failed", True)]

@@ -80,12 +80,13 @@ class CoveragePlugin:
 
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
-        self._lines = {}
         limit = self.per_test
         if self.deadline is not None:
-            if time.time() >= self.deadline:
+            if time.time() >= self.deadline:  # no test starts after the deadline: it is not run at all
                 item.session.shouldstop = "the repair time budget is spent"
+                return True
             limit = max(0.05, min(limit, self.deadline - time.time()))
+        self._lines = {}
         signal.signal(signal.SIGALRM, self._alarm)
         signal.setitimer(signal.ITIMER_REAL, limit)
         sys.settrace(self._global)
