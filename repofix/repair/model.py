@@ -199,7 +199,11 @@ class BuiltinModel:
         self.focus, self.queue = self.queue[0], self.queue[1:]
         failing = [r.nodeid for r in self.runs if r.outcome == "failed"]
         self.others = [n for n in failing if n != self.focus and (not self.targets or n in self.targets)]
-        self.pool = CandidatePool(self.sources, rank(self.runs, {self.focus}), self.budget.max_lines)
+        # every failing target sharpens the ranking (one bug often fails several tests), but only
+        # lines the focused test runs can repair it
+        ran = next(r for r in self.runs if r.nodeid == self.focus).lines
+        suspects = [s for s in rank(self.runs, {self.focus, *self.others}) if s.line in ran.get(s.path, ())]
+        self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines)
         singles = self.pool.singles(self.budget.ordered)
         pool = self.pool
         self.stream = itertools.chain(pool.valid(singles), (m for m in pool.valid(
