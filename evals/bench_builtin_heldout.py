@@ -8,8 +8,9 @@ real sandbox, with the same budget. Grades, per task:
   the row's full `check`);
 - plausible but wrong: resolved, yet it behaves unlike the fixed program: a patch that does not
   restore the original syntax tree is run against the original under a call tracer over the
-  project's suite (arguments and return values of every call into the changed file, hashed, with
-  PYTHONHASHSEED fixed); any difference counts as wrong. HumanEvalFix: bench_builtin's comparison
+  project's suite (arguments and return values of every call into the changed file, compared as a
+  multiset, with PYTHONHASHSEED fixed); any difference counts as wrong; when two runs of the
+  original already differ, the task is "fixed (unverified)". HumanEvalFix: bench_builtin's comparison
   with the canonical solution on extra inputs.
 Time is the wall time of `repair()` (coverage run included, sandbox start excluded).
 
@@ -61,7 +62,7 @@ TRACER = r"""
 import hashlib, os, re, sys, threading
 FILES = tuple(os.environ["DIFFTRACE_FILES"].split(","))
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-digest, count = hashlib.sha256(), [0]
+records = []  # compared as a multiset: some suites run tests in an order that varies between runs
 def _repr(value):
     try:
         text = repr(value)
@@ -77,15 +78,14 @@ def _profile(frame, event, arg):
         record = "C %s %s" % (code.co_name, [_repr(frame.f_locals.get(n)) for n in names])
     else:
         record = "R %s %s" % (code.co_name, _repr(arg))
-    digest.update(record.encode())
-    count[0] += 1
+    records.append(hashlib.sha1(record.encode()).hexdigest())
 def pytest_configure(config):
     sys.setprofile(_profile)
     threading.setprofile(_profile)
 def pytest_unconfigure(config):
     sys.setprofile(None)
     with open(os.environ["DIFFTRACE_OUT"], "w") as handle:
-        handle.write("%s %d" % (digest.hexdigest(), count[0]))
+        handle.write("%s %d" % (hashlib.sha256("".join(sorted(records)).encode()).hexdigest(), len(records)))
 """
 
 
@@ -137,7 +137,7 @@ def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dic
         outcome = grade_bug(bug, result["files"], cache) if result["status"] == "plausible" else "not found"
         rows.append({"task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}", "kind": bug.kind,
                      "outcome": outcome, "seconds": result["seconds"], "tried": result["tried"],
-                     "message": result["message"]})
+                     "message": result["message"], "files": result["files"]})
         print(f"{engine.name[:12]:<12} {rows[-1]['task']:<48} {bug.kind:<17} {outcome:<20} "
               f"{result['seconds']:6.1f}s {result['message'][:60]}", flush=True)
     return rows
@@ -190,6 +190,7 @@ def load(path: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-root", type=Path, required=True)
+    parser.add_argument("--engine-root", type=Path, default=ROOT, help="a snapshot of this repository's package")
     parser.add_argument("--backend", default="bwrap")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--candidates", type=int, default=1500)
@@ -198,27 +199,30 @@ def main() -> None:
     parser.add_argument("--only", choices=["engine now", "c8c2df4"], default=None,
                         help="run one engine (two processes can share the machine), then --report")
     parser.add_argument("--report", action="store_true", help="only write the table from recorded runs")
+    parser.add_argument("--sets", default="heldout,hef", help="which sets to run: heldout, hef or both")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_builtin_heldout.md")
     args = parser.parse_args()
     budget = {"max_seconds": args.seconds, "max_candidates": args.candidates}
     frozen = args.out.with_suffix(".bugs.json")
-    if not frozen.exists():  # chosen once, then frozen: every later run uses the same list
+    if not frozen.exists() and "heldout" in args.sets:  # chosen once, then frozen: every later run uses the same list
         scratch = Path(tempfile.mkdtemp(prefix="heldout-choose-"))
         frozen.write_text(json.dumps(record(choose(args.cache, scratch)), indent=1) + "\n")
         shutil.rmtree(scratch, ignore_errors=True)
-    bugs = [Bug(**b) for b in json.loads(frozen.read_text())]
-    engines = {"engine now": ROOT, "c8c2df4": args.baseline_root.resolve()}
+    bugs = [Bug(**b) for b in json.loads(frozen.read_text())] if frozen.exists() else []
+    engines = {"engine now": args.engine_root.resolve(), "c8c2df4": args.baseline_root.resolve()}
     if not args.report:
         for name, root in engines.items():
             if args.only and name != args.only:
                 continue
-            rows = heldout(bugs, root, args, budget, args.cache)
-            args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-            if args.hef_stride:
+            if "heldout" in args.sets:
+                rows = heldout(bugs, root, args, budget, args.cache)
+                args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl").write_text(
+                    "".join(json.dumps(r) + "\n" for r in rows))
+            if args.hef_stride and "hef" in args.sets:
                 rows = humanevalfix(root, args, budget)
                 args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl").write_text(
                     "".join(json.dumps(r) + "\n" for r in rows))
-        if args.only:
+        if args.only or "heldout" not in args.sets:
             return
     results = {name: load(args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl")) for name in engines}
     hef_files = {name: args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl") for name in engines}

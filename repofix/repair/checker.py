@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from importlib import resources
 
@@ -48,7 +49,8 @@ class Checker:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
         than `per_test` seconds is interrupted and counts as failing, and no test starts after
         `timeout` seconds."""
-        result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test, "seconds": timeout},
+        result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test, "seconds": timeout,
+                             "until": time.time() + timeout},
                             timeout + 30)
         if result.timed_out:
             raise RepairError(f"the coverage run did not finish within {timeout:.0f} s")
@@ -70,7 +72,8 @@ class Checker:
         fixes, and is rejected when its passing tests run `slower` times slower than unpatched."""
         request = {
             "mode": "check", "failing": failing, "passing": passing, "timeout": timeout,
-            "full_timeout": full_timeout, "seconds": seconds, "stop_after": stop_after,
+            "full_timeout": full_timeout, "seconds": seconds, "until": time.time() + seconds,
+            "stop_after": stop_after,
             "extra": extra, "also": also or [], "slower": slower,
             "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
                            for i, m in enumerate(mutations)],

@@ -159,7 +159,7 @@ class BuiltinModel:
     def _coverage(self) -> ModelReply:
         self.phase = "localized"
         request = {"mode": "coverage", "tests": [], "per_test": self.budget.test_timeout,
-                   "seconds": max(1.0, self._left())}
+                   "seconds": max(1.0, self._left()), "until": time.time() + max(1.0, self._left())}
         return self._python(request, max(1.0, self._left()) + 30, files=True)
 
     def _on_localized(self, messages: list[dict[str, Any]]) -> ModelReply:
@@ -227,6 +227,7 @@ class BuiltinModel:
         self.phase = "checked"
         request = {"mode": "check", "failing": [self.focus], "passing": self.passing, "also": self.others,
                    "timeout": self.timeouts[0], "full_timeout": self.timeouts[1], "seconds": min(remaining, 120),
+                   "until": time.time() + min(remaining, 120),
                    "stop_after": len(self.batch), "extra": self.budget.extra_after_plausible,
                    "slower": self.budget.slower,
                    "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}

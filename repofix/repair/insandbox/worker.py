@@ -15,6 +15,7 @@ check     try candidate patches. pytest is imported once here; each candidate is
 Output is one JSON object per line on stdout; the test output itself goes to /dev/null.
 """
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -138,11 +139,18 @@ def _quiet():
     os.dup2(devnull, 2)
 
 
+def _deadline(req):
+    """`until` is the host's clock (the sandbox shares the kernel's), so the time this interpreter
+    took to start counts too; `seconds` alone counts from now."""
+    ends = [float(req[key]) for key in ("until",) if req.get(key) is not None]
+    if req.get("seconds") is not None:
+        ends.append(time.time() + float(req["seconds"]))
+    return min(ends) if ends else None
+
+
 def run_coverage(req):
     import pytest
-    seconds = req.get("seconds")
-    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)),
-                            None if seconds is None else time.time() + float(seconds))
+    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)), _deadline(req))
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
@@ -295,7 +303,7 @@ def _timed(body, timeout):
 def run_check(req):
     out = sys.stdout
     failing, passing, also = req["failing"], req.get("passing", []), req.get("also", [])
-    timeout, deadline = float(req["timeout"]), time.time() + float(req["seconds"])
+    timeout, deadline = float(req["timeout"]), _deadline(req)
     full_timeout = float(req.get("full_timeout", timeout))
     # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
     stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
@@ -304,12 +312,13 @@ def run_check(req):
     originals = {}
     found = 0
     reference = None  # seconds the passing tests take on the original, measured once when first needed
+    stamps = itertools.count(10)  # every written candidate gets a fresh mtime: stale bytecode can never match
 
     def left(limit):  # no child outlives the deadline: the time budget holds
         return max(0.05, min(limit, deadline - time.time()))
 
     try:
-        for number, cand in enumerate(req["candidates"]):
+        for cand in req["candidates"]:
             if time.time() > deadline:
                 out.write(json.dumps({"event": "deadline"}) + "\n")
                 break
@@ -318,7 +327,7 @@ def run_check(req):
                 with open(path, "rb") as handle:
                     originals[path] = (handle.read(), os.stat(path).st_mtime)
             original, mtime = originals[path]
-            _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
+            _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
             start = time.time()
             ok, reason, extra = True, "exit 0", {}
             if plain:
@@ -330,10 +339,17 @@ def run_check(req):
                 stage = "passing"
                 ok, reason, took = _timed(_pytest_body(passing), left(full_timeout))
                 if ok and slower:
-                    if reference is None:
+                    # a busy machine makes single timings noisy: a patch that looks slower is timed
+                    # again, and so is the unpatched program, and the faster of each run counts
+                    for _ in range(2):
+                        if reference is not None and took <= slower * reference + 0.5:
+                            break
                         _write(path, original, mtime)
-                        _, _, reference = _timed(_pytest_body(passing), left(full_timeout))
-                        _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
+                        again = _timed(_pytest_body(passing), left(full_timeout))[2]
+                        reference = again if reference is None else min(reference, again)
+                        _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
+                        if took > slower * reference + 0.5:
+                            took = min(took, _timed(_pytest_body(passing), left(full_timeout))[2])
                     if took > slower * reference + 0.5:
                         ok, reason = False, f"passing tests {took:.2f} s against {reference:.2f} s unpatched"
             if ok and also:
