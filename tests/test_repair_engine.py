@@ -165,3 +165,17 @@ def test_the_coverage_run_keeps_the_time_budget_when_every_test_hangs(make_sandb
     # within its own limit otherwise), and no other test starts; the deadline counts from the host's
     # request, so on a very busy machine the interpreter's start may already spend it all
     assert [(r.nodeid, r.outcome, r.timed_out) for r in runs] in ([("test_hang.py::test_0", "failed", True)], [])
+
+
+def test_a_suite_whose_coverage_exceeds_the_output_cap_is_still_localized(make_sandbox, tmp_path: Path) -> None:
+    # 300 passing tests x 150 executed lines is far more JSON than the sandbox's 64 KiB output cap
+    body = "".join(f"    x{i} = x + {i}\n" for i in range(150))
+    code = f"def f(x):\n{body}    return x + 1\n\n\ndef g(x):\n    return x * 2 + 1\n"
+    tests = "from big import f, g\n\n" + "".join(f"def test_f{i}():\n    assert f({i}) == {i + 1}\n\n" for i in range(300))
+    tests += "def test_g():\n    assert g(2) == 4\n"
+    root = project(tmp_path, {"big.py": code, "test_big.py": tests})
+    result = repair(make_sandbox("none", source=root), ["test_big.py::test_g"], None, Budget(max_seconds=200))
+    assert result.status == "plausible", result.message
+    namespace: dict = {}
+    exec(result.files["big.py"], namespace)
+    assert [namespace["g"](n) for n in (2, 3)] == [4, 6]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 
@@ -50,14 +52,16 @@ class Checker:
         than `per_test` seconds is interrupted and counts as failing, and no test starts after
         `timeout` seconds."""
         result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test, "seconds": timeout,
-                             "until": time.time() + timeout},
+                             "until": time.time() + timeout, "compact": True},
                             timeout + 30)
         if result.timed_out:
             raise RepairError(f"the coverage run did not finish within {timeout:.0f} s")
-        lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
-        if not lines:
-            raise RepairError(f"the coverage run printed no result: {result.output.strip()[-2000:]}")
-        data = json.loads(lines[-1])
+        lines = [line for line in result.stdout.splitlines() if line.startswith("Z:")]
+        try:
+            data = json.loads(zlib.decompress(base64.b64decode(lines[-1][2:])))
+        except (IndexError, ValueError, zlib.error):
+            raise RepairError(f"the coverage run printed no complete result: {result.output.strip()[-2000:]}") \
+                from None
         runs = [RunRecord(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
                         t.get("timeout", False))
                 for nodeid, t in data["tests"].items()]
