@@ -200,6 +200,8 @@ def main() -> None:
                         help="run one engine (two processes can share the machine), then --report")
     parser.add_argument("--report", action="store_true", help="only write the table from recorded runs")
     parser.add_argument("--sets", default="heldout,hef", help="which sets to run: heldout, hef or both")
+    parser.add_argument("--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun")
+    parser.add_argument("--tag", default="", help="suffix of the records of a partial rerun")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_builtin_heldout.md")
     args = parser.parse_args()
     budget = {"max_seconds": args.seconds, "max_candidates": args.candidates}
@@ -215,8 +217,9 @@ def main() -> None:
             if args.only and name != args.only:
                 continue
             if "heldout" in args.sets:
-                rows = heldout(bugs, root, args, budget, args.cache)
-                args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl").write_text(
+                first, last = (int(x) if x else None for x in args.tasks.split(":"))
+                rows = heldout(bugs[first:last], root, args, budget, args.cache)
+                args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl").write_text(
                     "".join(json.dumps(r) + "\n" for r in rows))
             if args.hef_stride and "hef" in args.sets:
                 rows = humanevalfix(root, args, budget)

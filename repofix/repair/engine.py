@@ -121,10 +121,10 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     extra_left = budget.extra_after_plausible
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
-        remaining = budget.max_seconds - (time.monotonic() - start)
         limit = min(budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9)
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
+        remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
         if not batch or remaining <= 0:
             break
         verdicts = checker.check(batch, failing, passing, timeout=timeout, full_timeout=full_timeout,

@@ -217,6 +217,9 @@ class BuiltinModel:
         remaining = min(self._left(), self.focus_deadline - time.monotonic())
         limit = min(self.budget.batch, self.budget.max_candidates - self.tried)
         self.batch = list(itertools.islice(self.stream, max(0, limit))) if remaining > 0 else []
+        remaining = min(self._left(), self.focus_deadline - time.monotonic())  # making the batch took time too
+        if remaining <= 0:
+            self.batch = []
         if not self.batch:
             lines = sum(len(v) for v in self.pool.lines.values()) if self.pool else 0
             why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds)
