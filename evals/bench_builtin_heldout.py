@@ -166,10 +166,11 @@ def humanevalfix(engine: Path, args: argparse.Namespace, budget: dict) -> list[d
 def summary(name: str, engine: str, rows: list[dict]) -> str:
     resolved = [r for r in rows if r["outcome"].startswith(("fixed", "plausible but wrong"))]
     wrong = [r for r in rows if r["outcome"] == "plausible but wrong"]
-    seconds = [r["seconds"] for r in rows]
+    seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]  # NaN: the engine crashed
+    unverified = sum(r["outcome"] == "fixed (unverified)" for r in rows)
     return (f"| {name} | {engine} | {len(rows)} | {len(resolved)} ({100 * len(resolved) / len(rows):.0f}%) | "
-            f"{len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
-            f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |")
+            f"{unverified} | {len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
+            f"{len(rows) - len(seconds)} | {statistics.median(seconds):.1f} | {max(seconds):.1f} |")
 
 
 def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
@@ -236,8 +237,8 @@ def main() -> None:
              f"engines measured in the same run on the same machine. Held-aside set: {len(bugs)} bugs planted with "
              f"seed {SEED} in {', '.join(PROJECTS)} (how: evals/bench_builtin_bugs.py; the frozen list: "
              f"{frozen.name}). HumanEvalFix: every {args.hef_stride}th row.", "",
-             "| set | engine | tasks | resolved | plausible but wrong | median s | max s |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
+             "max s |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += [summary("held-aside", name, rows) for name, rows in results.items()]
     lines += [summary("HumanEvalFix", name, rows) for name, rows in hef_results.items()]
     lines += ["", "Held-aside, resolved per planted kind:", ""] + by_kind(results["engine now"], results["c8c2df4"])
