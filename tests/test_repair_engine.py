@@ -129,3 +129,53 @@ def test_tests_with_fixtures_and_classes_go_through_pytest(make_sandbox, tmp_pat
     assert result.failing_tests == ["test_counter.py::TestCount::test_empty", "test_counter.py::test_count_from_file"]
     assert result.files["counter.py"].splitlines()[1] in ("    return len(text.split())",
                                                           "    return len(text.split()) + 0")
+
+
+SLOW = "import time\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(x):\n    return x\n\n\ndef h(x):\n    return x + 1\n"
+SLOW_TESTS = "from slow import f, g, h\n\ndef test_f():\n    assert f(1) == 3\n\ndef test_g():\n    assert g(2) == 2\n\n" \
+             "def test_h():\n    assert h(1) == 3\n"
+
+
+def test_a_patch_that_makes_passing_tests_much_slower_is_rejected_and_what_else_it_fixes_is_counted(
+        make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"slow.py": SLOW, "test_slow.py": SLOW_TESTS})
+    sandbox = make_sandbox("none", source=root)
+    data = SLOW.encode()
+    f_one = data.index(b"x + 1") + 4
+    h_one = data.rindex(b"x + 1") + 4
+    g_ret = data.index(b"return x\n") + len("return ")
+    fix_f = Edit(f_one, f_one + 1, "2")
+    slow = Mutation("slow.py", 5, "constant", "fix f, slow g", (fix_f, Edit(g_ret, g_ret + 1, "time.sleep(6) or x")),
+                    1.0)
+    only_f = Mutation("slow.py", 5, "constant", "fix f", (fix_f,), 1.0)
+    both = Mutation("slow.py", 5, "constant", "fix f and h", (fix_f, Edit(h_one, h_one + 1, "2")), 1.0)
+    verdicts = Checker(sandbox).check([slow, only_f, both], ["test_slow.py::test_f"], ["test_slow.py::test_g"],
+                                      timeout=30, full_timeout=30, seconds=120, stop_after=3, extra=3,
+                                      also=["test_slow.py::test_h"], slower=3.0)
+    assert [(v.ok, v.also) for v in verdicts] == [(False, 0), (True, 0), (True, 1)]
+    assert "unpatched" in verdicts[0].reason
+    assert sandbox.read_files(["slow.py"])["slow.py"] == SLOW.encode()
+
+
+def test_the_coverage_run_keeps_the_time_budget_when_every_test_hangs(make_sandbox, tmp_path: Path) -> None:
+    tests = "import time\n\n" + "".join(f"def test_{i}():\n    time.sleep(300)\n\n" for i in range(4))
+    root = project(tmp_path, {"test_hang.py": tests})
+    runs, _ = Checker(make_sandbox("none", source=root)).coverage([], timeout=8, per_test=60)
+    # the first test is cut at the deadline, not at its per-test limit (the call would not return
+    # within its own limit otherwise), and no other test starts; the deadline counts from the host's
+    # request, so on a very busy machine the interpreter's start may already spend it all
+    assert [(r.nodeid, r.outcome, r.timed_out) for r in runs] in ([("test_hang.py::test_0", "failed", True)], [])
+
+
+def test_a_suite_whose_coverage_exceeds_the_output_cap_is_still_localized(make_sandbox, tmp_path: Path) -> None:
+    # 300 passing tests x 150 executed lines is far more JSON than the sandbox's 64 KiB output cap
+    body = "".join(f"    x{i} = x + {i}\n" for i in range(150))
+    code = f"def f(x):\n{body}    return x + 1\n\n\ndef g(x):\n    return x * 2 + 1\n"
+    tests = "from big import f, g\n\n" + "".join(f"def test_f{i}():\n    assert f({i}) == {i + 1}\n\n" for i in range(300))
+    tests += "def test_g():\n    assert g(2) == 4\n"
+    root = project(tmp_path, {"big.py": code, "test_big.py": tests})
+    result = repair(make_sandbox("none", source=root), ["test_big.py::test_g"], None, Budget(max_seconds=200))
+    assert result.status == "plausible", result.message
+    namespace: dict = {}
+    exec(result.files["big.py"], namespace)
+    assert [namespace["g"](n) for n in (2, 3)] == [4, 6]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import time
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 
@@ -26,6 +29,7 @@ class Verdict:
     stage: str  # "failing" (rejected or passed by the failing tests) or "passing" (the rest of the suite)
     reason: str
     seconds: float
+    also: int = 0  # other failing tests this candidate fixes too
 
 
 class Checker:
@@ -45,28 +49,36 @@ class Checker:
 
     def coverage(self, tests: list[str], timeout: float, per_test: float) -> tuple[list[RunRecord], float]:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
-        than `per_test` seconds is interrupted and counts as failing."""
-        result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test}, timeout)
+        than `per_test` seconds is interrupted and counts as failing, and no test starts after
+        `timeout` seconds."""
+        result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test, "seconds": timeout,
+                             "until": time.time() + timeout, "compact": True},
+                            timeout + 30)
         if result.timed_out:
             raise RepairError(f"the coverage run did not finish within {timeout:.0f} s")
-        lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
-        if not lines:
-            raise RepairError(f"the coverage run printed no result: {result.output.strip()[-2000:]}")
-        data = json.loads(lines[-1])
+        lines = [line for line in result.stdout.splitlines() if line.startswith("Z:")]
+        try:
+            data = json.loads(zlib.decompress(base64.b64decode(lines[-1][2:])))
+        except (IndexError, ValueError, zlib.error):
+            raise RepairError(f"the coverage run printed no complete result: {result.output.strip()[-2000:]}") \
+                from None
         runs = [RunRecord(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
                         t.get("timeout", False))
                 for nodeid, t in data["tests"].items()]
         return runs, float(data["duration"])
 
     def check(self, mutations: list[Mutation], failing: list[str], passing: list[str], *, timeout: float,
-              full_timeout: float, seconds: float, stop_after: int = 1, extra: int = 0) -> list[Verdict]:
+              full_timeout: float, seconds: float, stop_after: int = 1, extra: int = 0,
+              also: list[str] | None = None, slower: float = 0.0) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
         candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
-        per mutation tried."""
+        per mutation tried. A plausible one also counts how many of `also` (other failing tests) it
+        fixes, and is rejected when its passing tests run `slower` times slower than unpatched."""
         request = {
             "mode": "check", "failing": failing, "passing": passing, "timeout": timeout,
-            "full_timeout": full_timeout, "seconds": seconds, "stop_after": stop_after,
-            "extra": extra,
+            "full_timeout": full_timeout, "seconds": seconds, "until": time.time() + seconds,
+            "stop_after": stop_after,
+            "extra": extra, "also": also or [], "slower": slower,
             "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
                            for i, m in enumerate(mutations)],
         }
@@ -88,7 +100,7 @@ class Checker:
             item = json.loads(line)
             if "id" in item:
                 verdicts.append(Verdict(mutations[item["id"]], item["ok"], item["stage"], item["reason"],
-                                        item["seconds"]))
+                                        item["seconds"], item.get("also", 0)))
         if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from repofix.repair.checker import Checker
 from repofix.repair.localize import RunRecord, Suspect, is_test_file, rank
 from repofix.repair.search import CandidatePool
+from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
 
@@ -26,6 +27,7 @@ class Budget:
     batch: int = 150  # candidates per worker call
     test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
+    slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
 
 
 @dataclass
@@ -111,11 +113,7 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     if not pool.lines:
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)
-    # a failing test that hung at baseline says nothing about how long a fixed one needs
-    targets = set(failing)
-    fail_seconds = sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
-    timeout = max(2.0, 3 * fail_seconds + 1.5)
-    full_timeout = max(5.0, 3 * run_seconds + 2.0)
+    timeout, full_timeout, failing = timeouts(runs, failing, run_seconds)
     singles = pool.singles(budget.ordered)
     stages = itertools.chain(pool.valid(singles),
                              _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))))
@@ -123,14 +121,14 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     extra_left = budget.extra_after_plausible
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
-        remaining = budget.max_seconds - (time.monotonic() - start)
         limit = min(budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9)
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
+        remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
         if not batch or remaining <= 0:
             break
         verdicts = checker.check(batch, failing, passing, timeout=timeout, full_timeout=full_timeout,
-                                 seconds=remaining, stop_after=len(batch), extra=extra_left)
+                                 seconds=remaining, stop_after=len(batch), extra=extra_left, slower=budget.slower)
         result.candidates_tried += len(verdicts)
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
         if found or first is not None:
@@ -142,14 +140,32 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     result.candidates_generated = pool.generated
     result.plausible = found
     if found:
-        best = min(found, key=lambda m: (len(m.edits), m.size, -m.prior))
+        best = choose(found, pool.scores)
         result.status, result.mutation = "plausible", best
         result.patch_diff, result.files = diff(sources, best)
         result.message = f"{best.description} ({best.path}:{best.line})"
     else:
-        result.message = (f"no plausible patch among {result.candidates_tried} candidates on "
-                          f"{sum(len(v) for v in pool.lines.values())} suspicious lines")
+        result.message = give_up_reason(result.candidates_tried, sum(len(v) for v in pool.lines.values()),
+                                        time.monotonic() - start >= budget.max_seconds, budget.max_seconds)
     return _done(result, start)
+
+
+def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> tuple[float, float, list[str]]:
+    """Per-candidate limits for the failing tests and for the whole selection, and the failing tests
+    in the order to run them: a test that hung at baseline was detected once, in the coverage run;
+    it says nothing about how long a fixed one needs, and it runs last, so a candidate that does
+    not fix the quick ones is rejected without waiting for it."""
+    hung = {r.nodeid for r in runs if r.timed_out}
+    targets = set(failing)
+    fail_seconds = sum(r.duration for r in runs if r.nodeid in targets and r.nodeid not in hung)
+    ordered = sorted(failing, key=lambda n: n in hung)
+    return max(2.0, 3 * fail_seconds + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
+
+
+def give_up_reason(tried: int, lines: int, out_of_time: bool, seconds: float) -> str:
+    """The true reason: candidates exhausted, or the time budget spent (never both claimed)."""
+    why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
+    return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")
 
 
 def _lazy(make) -> Iterator[Mutation]:

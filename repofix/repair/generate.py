@@ -6,8 +6,10 @@ import ast
 import itertools
 from collections.abc import Iterable, Iterator
 
+from repofix.repair import additions
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
+from repofix.repair.scope import Scope, scope_of
 from repofix.repair.source import Mutation, SourceFile
 
 
@@ -50,20 +52,33 @@ def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator
         yield from st.return_early(src, node.body, node)
 
 
-def _walk(node: ast.AST, parent: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
-    yield node, parent
+def _walk(node: ast.AST, parent: ast.AST, func: ast.AST | None) -> Iterator[tuple[ast.AST, ast.AST, ast.AST | None]]:
+    yield node, parent, func
     if isinstance(node, ast.JoinedStr):  # positions inside f-strings are unreliable before 3.12
         return
+    inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
     for child in ast.iter_child_nodes(node):
-        yield from _walk(child, node)
+        yield from _walk(child, node, inner)
+
+
+def _touches(node: ast.AST, wanted: set[int] | None) -> bool:
+    if wanted is None or not hasattr(node, "lineno"):
+        return True
+    return any(line in wanted for line in range(node.lineno, (node.end_lineno or node.lineno) + 1))
 
 
 def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutation]:
     """Single mutations touching one of `lines` (all lines when None)."""
     wanted = None if lines is None else set(lines)
     out = []
-    for node, parent in _walk(src.tree, src.tree):
-        for m in _node_mutations(src, node, parent):
+    scopes: dict[int, Scope] = {}
+    for node, parent, func in _walk(src.tree, src.tree, None):
+        found = _node_mutations(src, node, parent)
+        if func is not None and _touches(node, wanted):
+            if id(func) not in scopes:
+                scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
+            found = itertools.chain(found, additions.for_node(src, node, parent, scopes[id(func)]))
+        for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)
     return out
@@ -89,6 +104,36 @@ def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[
             on_line += 1
             if made >= limit:
                 return
+
+
+def function_pairs(singles: list[Mutation], functions: list[tuple[int, int]], limit: int) -> Iterator[Mutation]:
+    """Two coordinated edits on different lines of one function (`functions`: first and last line
+    of each), tried when single edits run out: both halves must be likely on their own."""
+    def owner(m: Mutation) -> tuple[int, int] | None:
+        return next((f for f in functions if f[0] <= m.line <= f[1]), None)
+
+    groups: dict[tuple[str, tuple[int, int] | None], list[Mutation]] = {}
+    for m in singles:
+        groups.setdefault((m.path, owner(m)), []).append(m)
+    made = 0
+    for (_, func), group in groups.items():
+        if func is None:
+            continue
+        for a, b in itertools.combinations(group, 2):
+            if a.line == b.line or _overlap(a, b):
+                continue
+            edits = tuple(sorted(a.edits + b.edits, key=lambda e: e.start))
+            yield Mutation(a.path, min(a.line, b.line), f"{a.op}+{b.op}", f"{a.description}; {b.description}",
+                           edits, a.prior * b.prior * 0.8, tuple(sorted(set(a.lines) | set(b.lines))))
+            made += 1
+            if made >= limit:
+                return
+
+
+def functions(src: SourceFile) -> list[tuple[int, int]]:
+    """(first line, last line) of every function, innermost last."""
+    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(src.tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))][::-1]
 
 
 def _overlap(a: Mutation, b: Mutation) -> bool:

@@ -6,8 +6,13 @@ back, so the loop's checkpoints, guards, trajectory and delivery are exactly the
 1. `python`: run the coverage worker in the sandbox; the observation carries (compressed) the
    per-test spectra and the suspicious source files;
 2. `python`: try a batch of candidates with the check worker (repeated while the budget lasts);
-3. `edit`: the smallest plausible patch as a unified diff; 4. `run_tests`; 5. `submit`.
-When nothing works it gives up (`give_up`), so in a chain `builtin,<llm>` the LLM takes over."""
+3. `edit`: the smallest plausible patch as a unified diff (the loop checkpoints and tests it);
+4. back to 1 while a target test still fails; then `submit`.
+
+Only the task's target tests (`-k`, node ids: the goal the loop states) are repaired, one at a
+time: each repair must make its one test pass and keep every passing test passing, so two
+independent bugs are two repairs. When nothing works it gives up (`give_up`, with the reason), so
+in a chain `builtin,<llm>` the LLM takes over."""
 
 from __future__ import annotations
 
@@ -20,9 +25,9 @@ from typing import Any
 
 from repofix.models.base import ModelReply, ToolCall
 from repofix.repair.checker import worker_source
-from repofix.repair.engine import Budget, diff
+from repofix.repair.engine import Budget, diff, give_up_reason, timeouts
 from repofix.repair.localize import RunRecord, is_test_file, rank
-from repofix.repair.search import CandidatePool
+from repofix.repair.search import CandidatePool, best
 from repofix.repair.source import Mutation, SourceFile
 
 MARK = "REPOFIX-BUILTIN:"
@@ -76,6 +81,30 @@ def _payload(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
+def read_goal(messages: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    """("fix" | "red" | "none", target test ids) from the loop's goal, which follows the task text
+    (never from inside the task text: that is the user's or an issue's)."""
+    for message in messages:
+        text = str(message.get("content") or "")
+        if message.get("role") != "user" or "TASK>>>" not in text:
+            continue
+        # the goal sits between the task's end marker and the repository map (both the template's)
+        after = text.split("\n# Repository map", 1)[0].rsplit("TASK>>>", 1)[-1]
+        if "Goal, in two phases." in after:
+            return "red", []
+        lines = after.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("Goal:")), None)
+        if start is None:
+            return "none", []
+        targets = []
+        for line in lines[start + 1:]:
+            if not line.startswith("- "):
+                break
+            targets.append(line[2:].strip())
+        return "fix", targets
+    return "none", []
+
+
 class BuiltinModel:
     """Deterministic, offline, free: fault localization + mutation search, via tool calls."""
 
@@ -85,14 +114,26 @@ class BuiltinModel:
         self.phase = "start"
         self.step = 0
         self.started = 0.0
-        self.tried = 0
-        self.found: list[Mutation] = []
-        self.batch: list[Mutation] = []
+        self.tried = 0  # candidates run against the tests, all repairs together
+        self.targets: list[str] = []  # empty: every failing test is a target
+        self.stuck: dict[str, str] = {}  # target -> why no repair was found for it
+        self.repaired: list[str] = []  # one line per delivered edit
+        self.runs: list[RunRecord] = []
         self.sources: dict[str, SourceFile] = {}
-        self.failing: list[str] = []
+        self.queue: list[str] = []  # failing targets not yet worked on
+        self.focus = ""
+        self.others: list[str] = []  # the other failing targets: a patch that fixes them too ranks first
         self.passing: list[str] = []
+        self.pool: CandidatePool | None = None
         self.stream: Any = iter(())
+        self.batch: list[Mutation] = []
+        self.found: list[Mutation] = []
+        self.also: dict[Mutation, int] = {}
+        self.focus_tried = 0
+        self.focus_deadline = 0.0
         self.timeouts = (5.0, 30.0)
+        self.run_seconds = 0.0
+        self.why = ""  # the reason it gave up, repeated if asked again
 
     def query(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         self.step += 1
@@ -104,11 +145,22 @@ class BuiltinModel:
                 f"{worker_source()!r}, {timeout!r}, {'True' if files else 'None'})\n")
         return _call("python", {"code": code}, self.step)
 
+    def _left(self) -> float:
+        return self.budget.max_seconds - (time.monotonic() - self.started)
+
     def _on_start(self, messages: list[dict[str, Any]]) -> ModelReply:
         self.started = time.monotonic()
+        kind, self.targets = read_goal(messages)
+        if kind == "red":
+            return self._give_up("the built-in repair engine cannot write the regression test this task needs "
+                                 "first; name failing tests instead, or use an LLM")
+        return self._coverage()
+
+    def _coverage(self) -> ModelReply:
         self.phase = "localized"
-        request = {"mode": "coverage", "tests": [], "per_test": self.budget.test_timeout}
-        return self._python(request, self.budget.max_seconds, files=True)
+        request = {"mode": "coverage", "tests": [], "per_test": self.budget.test_timeout,
+                   "seconds": max(1.0, self._left()), "until": time.time() + max(1.0, self._left())}
+        return self._python(request, max(1.0, self._left()) + 30, files=True)
 
     def _on_localized(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = _payload(messages)
@@ -117,37 +169,70 @@ class BuiltinModel:
             return self._give_up("the coverage run in the sandbox printed no result: "
                                  + str((payload or {}).get("stderr", ""))[-500:])
         data = json.loads(lines[-1])
-        runs = [RunRecord(n, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
-                          t.get("timeout", False)) for n, t in data["tests"].items()]
-        self.failing = sorted(r.nodeid for r in runs if r.outcome == "failed")
-        self.passing = sorted(r.nodeid for r in runs if r.outcome == "passed")
-        if not self.failing:
-            return self._submit("No test fails, so the built-in repair engine has nothing to repair.")
-        protected = {n.split("::")[0] for n in self.failing + self.passing}
+        self.runs = [RunRecord(n, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
+                               t.get("timeout", False)) for n, t in data["tests"].items()]
+        self.run_seconds = data["duration"]
+        failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
+        wanted = set(self.targets)
+        failing = [n for n in failed if not wanted or n in wanted]
+        if self.focus and self.focus in failing:  # the delivered edit did not hold in this run
+            self.stuck.setdefault(self.focus, "its repair did not hold when the tests ran again")
+        self.passing = sorted(r.nodeid for r in self.runs if r.outcome == "passed")
+        protected = {n.split("::")[0] for n in failed + self.passing}
+        self.sources = {}
         for path, text in payload["files"].items():
             if path not in protected and not is_test_file(path):
                 try:
                     self.sources[path] = SourceFile(path, text)
                 except (SyntaxError, ValueError):
                     continue
-        pool = CandidatePool(self.sources, rank(runs, set(self.failing)), self.budget.max_lines)
-        singles = pool.singles(self.budget.ordered)
+        self.queue = [n for n in failing if n not in self.stuck]
+        if not failing:
+            done = "; ".join(self.repaired) or "no target test fails, so there is nothing to repair"
+            return self._submit(f"Built-in repair: {done} ({self.tried} candidates tried).")
+        return self._next_focus()
+
+    def _next_focus(self) -> ModelReply:
+        """Work on the next failing target alone, with a fair share of the time that is left."""
+        if not self.queue:
+            return self._give_up(self._reason())
+        self.focus, self.queue = self.queue[0], self.queue[1:]
+        failing = [r.nodeid for r in self.runs if r.outcome == "failed"]
+        self.others = [n for n in failing if n != self.focus and (not self.targets or n in self.targets)]
+        # every failing target sharpens the ranking (one bug often fails several tests), but only
+        # lines the focused test runs can repair it
+        ran = next(r for r in self.runs if r.nodeid == self.focus).lines
+        suspects = [s for s in rank(self.runs, {self.focus, *self.others}) if s.line in ran.get(s.path, ())]
+        self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines)
+        singles = self.pool.singles(self.budget.ordered)
+        pool = self.pool
         self.stream = itertools.chain(pool.valid(singles), (m for m in pool.valid(
             pool.doubles(singles, self.budget.pair_lines, self.budget.max_pairs))))
-        fail_seconds = sum(r.duration for r in runs if r.outcome == "failed" and not r.timed_out)
-        self.timeouts = (max(2.0, 3 * fail_seconds + 1.5), max(5.0, 3 * data["duration"] + 2.0))
+        self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
+        self.focus_deadline = time.monotonic() + max(0.0, self._left()) / (1 + len(self.queue))
+        self.found, self.also, self.focus_tried = [], {}, 0
         return self._next_batch()
 
     def _next_batch(self) -> ModelReply:
-        remaining = self.budget.max_seconds - (time.monotonic() - self.started)
+        remaining = min(self._left(), self.focus_deadline - time.monotonic())
         limit = min(self.budget.batch, self.budget.max_candidates - self.tried)
-        self.batch = list(itertools.islice(self.stream, max(0, limit)))
-        if not self.batch or remaining <= 0:
-            return self._give_up(f"no plausible patch among {self.tried} candidates within the budget")
+        self.batch = list(itertools.islice(self.stream, max(0, limit))) if remaining > 0 else []
+        remaining = min(self._left(), self.focus_deadline - time.monotonic())  # making the batch took time too
+        if remaining <= 0:
+            self.batch = []
+        if not self.batch:
+            lines = sum(len(v) for v in self.pool.lines.values()) if self.pool else 0
+            why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds)
+            if self.tried >= self.budget.max_candidates:
+                why += f"; the candidate limit ({self.budget.max_candidates}) was reached"
+            self.stuck[self.focus] = why
+            return self._next_focus()
         self.phase = "checked"
-        request = {"mode": "check", "failing": self.failing, "passing": self.passing,
+        request = {"mode": "check", "failing": [self.focus], "passing": self.passing, "also": self.others,
                    "timeout": self.timeouts[0], "full_timeout": self.timeouts[1], "seconds": min(remaining, 120),
+                   "until": time.time() + min(remaining, 120),
                    "stop_after": len(self.batch), "extra": self.budget.extra_after_plausible,
+                   "slower": self.budget.slower,
                    "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
                                   for i, m in enumerate(self.batch)]}
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
@@ -156,33 +241,45 @@ class BuiltinModel:
         payload = _payload(messages) or {}
         verdicts = [json.loads(x) for x in payload.get("stdout", "").splitlines() if x.startswith('{"id"')]
         self.tried += len(verdicts)
-        self.found += [self.batch[v["id"]] for v in verdicts if v["ok"]]
+        self.focus_tried += len(verdicts)
+        for v in verdicts:
+            if v["ok"]:
+                self.found.append(self.batch[v["id"]])
+                self.also[self.batch[v["id"]]] = v.get("also", 0)
         if not self.found:
             return self._next_batch()
-        best = min(self.found, key=lambda m: (len(m.edits), m.size, -m.prior))
-        patch, _ = diff(self.sources, best)
+        chosen = best(self.found, self.pool.scores if self.pool else {}, self.also)
+        patch, _ = diff(self.sources, chosen)
+        fixed_too = self.also.get(chosen, 0)
+        self.repaired.append(f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
+                             + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else ""))
         self.phase = "edited"
-        self.best = best
         return _call("edit", {"text": patch}, self.step)
 
     def _on_edited(self, messages: list[dict[str, Any]]) -> ModelReply:
-        self.phase = "tested"
-        return _call("run_tests", {}, self.step)
-
-    def _on_tested(self, messages: list[dict[str, Any]]) -> ModelReply:
-        return self._submit(f"Built-in repair: {self.best.description} at {self.best.path}:{self.best.line} "
-                            f"({self.tried} candidates tried).")
+        # the loop checkpointed and tested the edit (and stopped if the task is done); see what is left
+        return self._coverage()
 
     def _on_done(self, messages: list[dict[str, Any]]) -> ModelReply:
-        return self._give_up("the built-in repair engine has nothing more to try")
+        # asked again (a submission refused, or a loop that did not stop): the same true reason
+        return self._give_up(self.why or "the built-in repair engine has nothing more to try")
+
+    def _reason(self) -> str:
+        stuck = [f"{test}: {why}" for test, why in self.stuck.items()]
+        if self.repaired:
+            return (f"repaired {len(self.repaired)} target(s) ({'; '.join(self.repaired)}), but for "
+                    + "; ".join(stuck))
+        if len(stuck) == 1:
+            return stuck[0].split(": ", 1)[1] + f" (target {next(iter(self.stuck))})"
+        return "; ".join(stuck) or "no failing target test to work on"
 
     def _submit(self, summary: str) -> ModelReply:
         self.phase = "done"
         return _call("submit", {"summary": summary}, self.step)
 
     def _give_up(self, why: str) -> ModelReply:
-        self.phase = "done"
-        return ModelReply(content=f"The built-in repair engine gives up: {why}.", give_up=True, model="builtin")
+        self.phase, self.why = "done", why
+        return ModelReply(content=f"gave up: {why} (built-in repair engine)", give_up=True, model="builtin")
 
 
 def make_builtin_model(**options: Any) -> BuiltinModel:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from repofix.repair.generate import mutations, pairs
+from repofix.repair.generate import function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
 from repofix.repair.source import Mutation, SourceFile
 
@@ -18,6 +18,19 @@ def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) 
         return (-(score * m.prior), m.size, m.path, m.line, m.description)
 
     return sorted(candidates, key=key)
+
+
+def best(found: list[Mutation], scores: dict[tuple[str, int], float], also: dict[Mutation, int] | None = None
+         ) -> Mutation:
+    """Among plausible patches, the least likely to overfit: one edit before two, then the one that
+    also fixes the most other failing tests, then the smallest change, at the most suspicious line."""
+    also = also or {}
+
+    def key(m: Mutation) -> tuple:
+        score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
+        return (len(m.edits), -also.get(m, 0), m.size, -score, -m.prior)
+
+    return min(found, key=key)
 
 
 class CandidatePool:
@@ -43,7 +56,11 @@ class CandidatePool:
     def doubles(self, singles: list[Mutation], top_lines: int, limit: int) -> list[Mutation]:
         best_lines = sorted(self.scores, key=lambda k: -self.scores[k])[:top_lines]
         chosen = [m for m in singles if (m.path, m.line) in set(best_lines) and m.prior >= 0.5]
-        return order(pairs(chosen, limit), self.scores)
+        same_line = list(pairs(chosen, limit))
+        strong = [m for m in chosen if m.prior >= 0.75]  # coordinated edits on two lines: likely halves only
+        spans = [f for path in sorted({m.path for m in strong}) for f in functions(self.sources[path])]
+        across = list(function_pairs(strong, spans, max(0, limit - len(same_line))))
+        return order(same_line, self.scores) + order(across, self.scores)
 
     def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
         """Only candidates that parse and differ (as a tree) from the original and each other."""

@@ -15,6 +15,7 @@ check     try candidate patches. pytest is imported once here; each candidate is
 Output is one JSON object per line on stdout; the test output itself goes to /dev/null.
 """
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -41,8 +42,9 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip, per_test):
+    def __init__(self, root, skip, per_test, deadline=None):
         self.per_test = per_test
+        self.deadline = deadline  # time.time() after which no further test starts
         self.root = os.path.realpath(root)
         self.skip = set(skip)
         self.tests = {}
@@ -79,9 +81,15 @@ class CoveragePlugin:
 
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
+        limit = self.per_test
+        if self.deadline is not None:
+            if time.time() >= self.deadline:  # no test starts after the deadline: it is not run at all
+                item.session.shouldstop = "the repair time budget is spent"
+                return True
+            limit = max(0.05, min(limit, self.deadline - time.time()))
         self._lines = {}
         signal.signal(signal.SIGALRM, self._alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.per_test)
+        signal.setitimer(signal.ITIMER_REAL, limit)
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
@@ -131,9 +139,18 @@ def _quiet():
     os.dup2(devnull, 2)
 
 
+def _deadline(req):
+    """`until` is the host's clock (the sandbox shares the kernel's), so the time this interpreter
+    took to start counts too; `seconds` alone counts from now."""
+    ends = [float(req[key]) for key in ("until",) if req.get(key) is not None]
+    if req.get("seconds") is not None:
+        ends.append(time.time() + float(req["seconds"]))
+    return min(ends) if ends else None
+
+
 def run_coverage(req):
     import pytest
-    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)))
+    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)), _deadline(req))
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
@@ -141,8 +158,27 @@ def run_coverage(req):
     args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
     code = pytest.main(args, plugins=[plugin])
     out = os.fdopen(real_stdout, "w")
-    out.write(json.dumps({"exit_code": int(code), "duration": time.time() - start, "tests": plugin.tests}) + "\n")
+    text = json.dumps({"exit_code": int(code), "duration": time.time() - start,
+                       "tests": _compact(plugin.tests) if req.get("compact") else plugin.tests})
+    if req.get("compact"):  # a large suite's spectra would not fit the sandbox's output cap as plain JSON
+        import base64
+        import zlib
+        text = "Z:" + base64.b64encode(zlib.compress(text.encode(), 9)).decode()
+    out.write(text + "\n")
     out.flush()
+
+
+def _compact(tests):
+    """Passing tests keep only the lines some failing test ran: the only ones localization reads."""
+    hot = {}
+    for t in tests.values():
+        if t["outcome"] == "failed":
+            for rel, lines in t["lines"].items():
+                hot.setdefault(rel, set()).update(lines)
+    for t in tests.values():
+        if t["outcome"] != "failed":
+            t["lines"] = {rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items() if rel in hot}
+    return tests
 
 
 def _apply(original, edits):
@@ -261,18 +297,47 @@ def _warm_up(tests):
     return plain
 
 
+def _count_body(tests):
+    """Exit code = how many of `tests` pass (capped at 250): ranks plausible patches by what else they fix."""
+    def body():
+        import pytest
+
+        class Count:
+            passed = 0
+
+            def pytest_runtest_logreport(self, report):
+                if report.when == "call" and report.passed:
+                    Count.passed += 1
+        pytest.main(PYTEST_ARGS + list(tests), plugins=[Count()])
+        return 100 + min(Count.passed, 150)
+    return body
+
+
+def _timed(body, timeout):
+    start = time.time()
+    ok, reason = _in_child(body, timeout)
+    return ok, reason, time.time() - start
+
+
 def run_check(req):
     out = sys.stdout
-    failing, passing = req["failing"], req.get("passing", [])
-    timeout, deadline = float(req["timeout"]), time.time() + float(req["seconds"])
+    failing, passing, also = req["failing"], req.get("passing", []), req.get("also", [])
+    timeout, deadline = float(req["timeout"]), _deadline(req)
     full_timeout = float(req.get("full_timeout", timeout))
     # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
     stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
+    slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
     plain = _warm_up(failing)
     originals = {}
     found = 0
+    reference = None  # seconds the passing tests take on the original, measured once when first needed
+    stamps = itertools.count(10)  # every written candidate gets a fresh mtime: stale bytecode can never match
+
+    def left(limit):  # no child outlives the deadline: the time budget holds
+        return max(0.05, min(limit, deadline - time.time()))
+
     try:
-        for number, cand in enumerate(req["candidates"]):
+        for cand in req["candidates"]:
             if time.time() > deadline:
                 out.write(json.dumps({"event": "deadline"}) + "\n")
                 break
@@ -281,20 +346,37 @@ def run_check(req):
                 with open(path, "rb") as handle:
                     originals[path] = (handle.read(), os.stat(path).st_mtime)
             original, mtime = originals[path]
-            _write(path, _apply(original, cand["edits"]), mtime + 10 + number)
+            _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
             start = time.time()
-            ok, reason = True, "exit 0"
+            ok, reason, extra = True, "exit 0", {}
             if plain:
-                ok, reason = _in_child(_direct_body(plain), timeout)
+                ok, reason = _in_child(_direct_body(plain), left(timeout))
             if ok:
-                ok, reason = _in_child(_pytest_body(failing), timeout)
+                ok, reason = _in_child(_pytest_body(failing), left(timeout))
             stage = "failing"
             if ok and passing:
                 stage = "passing"
-                ok, reason = _in_child(_pytest_body(passing), full_timeout)
+                ok, reason, took = _timed(_pytest_body(passing), left(full_timeout))
+                if ok and slower:
+                    # a busy machine makes single timings noisy: a patch that looks slower is timed
+                    # again, and so is the unpatched program, and the faster of each run counts
+                    for _ in range(2):
+                        if reference is not None and took <= slower * reference + 0.5:
+                            break
+                        _write(path, original, mtime)
+                        again = _timed(_pytest_body(passing), left(full_timeout))[2]
+                        reference = again if reference is None else min(reference, again)
+                        _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
+                        if took > slower * reference + 0.5:
+                            took = min(took, _timed(_pytest_body(passing), left(full_timeout))[2])
+                    if took > slower * reference + 0.5:
+                        ok, reason = False, f"passing tests {took:.2f} s against {reference:.2f} s unpatched"
+            if ok and also:
+                _, code = _in_child(_count_body(also), left(full_timeout))
+                extra["also"] = max(0, int(code.split()[-1]) - 100) if code.startswith("exit") else 0
             _write(path, original, mtime)
-            out.write(json.dumps({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
-                                  "seconds": round(time.time() - start, 4)}) + "\n")
+            out.write(json.dumps(dict({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
+                                       "seconds": round(time.time() - start, 4)}, **extra)) + "\n")
             out.flush()
             if ok:
                 found += 1

@@ -1,0 +1,197 @@
+"""The held-aside bug set of bench_builtin_heldout.py: bugs planted by inverse mutation in real
+pure-Python PyPI projects, chosen at run time with a fixed seed, never used to develop operators.
+
+How they are chosen (recorded with the results): each project's sdist (pinned version) is
+downloaded with `pip download` into a cache folder outside the repository and unpacked; its
+source files (not tests) are parsed and every site of a planting kind inside a function is listed;
+the sites are shuffled with `random.Random(SEED)` and tried in that order. A planted bug is kept
+when the project's own test suite, run once, has between 1 and MAX_FAILING newly failing tests
+and no collection error, and finishes within 60 s (tests that fail without any bug are ignored); at most PER_KIND bugs of one kind and PER_PROJECT per
+project. The planting code is this file's own (it shares nothing with repofix/repair)."""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+SEED = 20261123
+PROJECTS = ["inflection==0.5.1", "toolz==1.2.0", "isodate==0.7.2", "cachetools==8.0.0", "semver==3.1.1",
+            "more-itertools==11.2.1"]
+PER_PROJECT, PER_KIND, MAX_FAILING = 9, 2, 12
+CONFIG_FILES = ["pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "setup.py"]
+PYTEST_INI = "[pytest]\naddopts = -p no:hypothesispytest -p no:benchmark -p no:cacheprovider\n"
+
+
+@dataclass
+class Bug:
+    project: str
+    path: str  # source file, relative to the project root
+    line: int
+    kind: str
+    before: str  # the original (fixed) segment
+    after: str  # the planted (buggy) segment
+    start: int  # byte offsets of the segment in the original file
+    end: int
+    failing: list[str]  # tests the bug makes fail (FAIL_TO_PASS)
+    known: list[str]  # tests that fail here without any bug (say, a missing installed version): ignored
+
+
+def fetch(spec: str, cache: Path) -> Path:
+    """The unpacked sdist of `spec` in `cache` (downloaded once with pip)."""
+    name, version = spec.split("==")
+    folder = cache / "unpacked" / f"{name}-{version}"
+    if folder.is_dir():
+        return folder
+    (cache / "sdists").mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d",
+                    str(cache / "sdists"), spec], check=True, capture_output=True)
+    archive = next(p for p in (cache / "sdists").glob("*.tar.gz")
+                   if p.name.lower().replace("_", "-").startswith(f"{name}-{version}".lower()))
+    tmp = cache / "unpacked" / ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp, filter="data")
+    (next(tmp.iterdir())).rename(folder)
+    shutil.rmtree(tmp)
+    return folder
+
+
+def project_tree(sdist: Path, into: Path) -> Path:
+    """A runnable copy: src/ layout flattened, the project's own test configuration replaced by a
+    plain pytest.ini (coverage flags and warnings-as-errors need plugins the sandbox lacks)."""
+    shutil.copytree(sdist, into, ignore=shutil.ignore_patterns("*.egg-info", "docs", "PKG-INFO"))
+    src = into / "src"
+    if src.is_dir():
+        for child in src.iterdir():
+            child.rename(into / child.name)
+        src.rmdir()
+    for name in CONFIG_FILES:
+        (into / name).unlink(missing_ok=True)
+    (into / "pytest.ini").write_text(PYTEST_INI)
+    return into
+
+
+def is_test(path: str) -> bool:
+    return bool(re.search(r"(^|/)(tests?/|test_[^/]*\.py$|conftest\.py$)", path))
+
+
+def sites(text: str) -> list[tuple[str, int, int, str, int]]:
+    """(kind, start, end, planted text, line) for every plantable site inside a function."""
+    tree = ast.parse(text)
+    starts = [0] + [i + 1 for i, c in enumerate(text.encode()) if c == 10]
+    data = text.encode()
+
+    def span(node: ast.AST) -> tuple[int, int]:
+        return starts[node.lineno - 1] + node.col_offset, starts[node.end_lineno - 1] + node.end_col_offset
+
+    def seg(node: ast.AST) -> str:
+        a, b = span(node)
+        return data[a:b].decode()
+
+    out = []
+    flips = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "=="}
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(func):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    getattr(node.value.func, "attr", "") in ("add", "append", "appendleft", "extend", "update"):
+                out.append(("missing-statement", *span(node), "pass", node.lineno))
+            elif isinstance(node, (ast.If, ast.While)) and isinstance(node.test, ast.BoolOp):
+                for i in range(len(node.test.values)):
+                    rest = [seg(v) for j, v in enumerate(node.test.values) if j != i]
+                    op = " and " if isinstance(node.test.op, ast.And) else " or "
+                    out.append(("missing-clause", *span(node.test), op.join(rest), node.lineno))
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and \
+                    isinstance(node.right, ast.Constant) and node.right.value == 1:
+                out.append(("off-by-one", *span(node), seg(node.left), node.lineno))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1 and \
+                    not node.keywords and not isinstance(node.args[0], ast.Starred):
+                out.append(("missing-wrapper", *span(node), seg(node.args[0]), node.lineno))
+            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+                out.append(("missing-slice", *span(node), seg(node.value), node.lineno))
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in flips:
+                a, b = span(node.left)[1], span(node.comparators[0])[0]
+                gap = data[a:b].decode()
+                sym = gap.strip()
+                if sym in ("<", "<=", ">", ">=", "==", "!="):
+                    out.append(("comparison", a, b, gap.replace(sym, flips[type(node.ops[0])]), node.lineno))
+            elif isinstance(node, ast.List) and len(node.elts) == 1 and isinstance(node.elts[0], ast.List) and \
+                    not node.elts[0].elts:
+                out.append(("literal", *span(node), "[]", node.lineno))
+    return out
+
+
+def failing_tests(root: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
+                  timeout: float = 60) -> tuple[list[str], int] | None:
+    """Failing node ids and pytest's exit code, or None when the suite hangs."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "--tb=no", "-p", "no:randomly", *args],
+                              cwd=root, capture_output=True, text=True, timeout=timeout,
+                              env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "HOME": str(root),
+                                   "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(env or {})})
+    except subprocess.TimeoutExpired:
+        return None
+    ids = re.findall(r"^FAILED (\S+)", done.stdout, flags=re.M)
+    return sorted(set(ids)), done.returncode
+
+
+def choose(cache: Path, scratch: Path, log=print) -> list[Bug]:
+    rng = random.Random(SEED)
+    bugs = []
+    for spec in PROJECTS:
+        name = spec.split("==")[0]
+        tree = project_tree(fetch(spec, cache), scratch / f"{name}-clean")
+        found = failing_tests(tree)
+        if found is None or found[1] not in (0, 1):
+            log(f"{spec}: its own suite does not run here; skipped")
+            continue
+        known = found[0]
+        candidates = []
+        for path in sorted(tree.rglob("*.py")):
+            rel = path.relative_to(tree).as_posix()
+            if is_test(rel) or rel.startswith(("tlz/", "examples/")):
+                continue
+            text = path.read_text(encoding="utf-8")
+            candidates += [(rel, site) for site in sites(text)]
+        rng.shuffle(candidates)
+        kept, per_kind = [], {}
+        for rel, (kind, start, end, planted, line) in candidates:
+            if len(kept) >= PER_PROJECT:
+                break
+            if per_kind.get(kind, 0) >= PER_KIND:
+                continue
+            path = tree / rel
+            original = path.read_bytes()
+            path.write_bytes(original[:start] + planted.encode() + original[end:])
+            try:
+                result = failing_tests(tree)
+            finally:
+                path.write_bytes(original)
+            new = [t for t in result[0] if t not in known] if result and result[1] == 1 else []
+            if not 1 <= len(new) <= MAX_FAILING:
+                continue
+            per_kind[kind] = per_kind.get(kind, 0) + 1
+            kept.append(Bug(spec, rel, line, kind, original[start:end].decode(), planted, start, end, new, known))
+            log(f"  {spec} {rel}:{line} {kind}: {len(new)} failing")
+        bugs += kept
+    return bugs
+
+
+def plant(bug: Bug, cache: Path, into: Path) -> Path:
+    root = project_tree(fetch(bug.project, cache), into)
+    path = root / bug.path
+    data = path.read_bytes()
+    path.write_bytes(data[:bug.start] + bug.after.encode() + data[bug.end:])
+    return root
+
+
+def record(bugs: list[Bug]) -> list[dict]:
+    return [asdict(b) for b in bugs]

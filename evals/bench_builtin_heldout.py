@@ -1,0 +1,251 @@
+"""The built-in repair engine on a held-aside set (bugs planted in real PyPI projects, see
+bench_builtin_bugs.py) and on HumanEvalFix, against the engine as it was at commit c8c2df4
+(before the scope-based operators), both measured in the same run on the same tasks.
+
+Each engine runs `repair()` in its own interpreter (its package root first on sys.path) through a
+real sandbox, with the same budget. Grades, per task:
+- resolved: the patch applied to a fresh copy makes the project's whole suite pass (HumanEvalFix:
+  the row's full `check`);
+- plausible but wrong: resolved, yet it behaves unlike the fixed program: a patch that does not
+  restore the original syntax tree is run against the original under a call tracer over the
+  project's suite (arguments and return values of every call into the changed file, compared as a
+  multiset, with PYTHONHASHSEED fixed); any difference counts as wrong; when two runs of the
+  original already differ, the task is "fixed (unverified)". HumanEvalFix: bench_builtin's comparison
+  with the canonical solution on extra inputs.
+Time is the wall time of `repair()` (coverage run included, sandbox start excluded).
+
+    python evals/bench_builtin_heldout.py --baseline-root DIR [--backend bwrap] [--seconds 60]
+
+DIR holds the old `repofix/` package (`git archive c8c2df4 repofix | tar -x -C DIR`). Sdists are
+downloaded into --cache (default /work/cache/heldout), never into this repository."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import bench_builtin as hef  # noqa: E402
+from bench_builtin_bugs import PROJECTS, SEED, Bug, choose, failing_tests, fetch, plant, project_tree, record  # noqa: E402
+
+RUNNER = r"""
+import json, sys, time, warnings
+from pathlib import Path
+req = json.loads(sys.stdin.read())
+sys.path.insert(0, req["root"])
+from repofix.repair import Budget, repair
+from repofix.sandboxes import open_sandbox
+fields = Budget.__dataclass_fields__
+budget = Budget(**{k: v for k, v in req["budget"].items() if k in fields})
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
+        start = time.monotonic()
+        result = repair(box, req["failing"], None, budget)
+        seconds = time.monotonic() - start
+print(json.dumps({"status": result.status, "files": result.files, "seconds": seconds, "message": result.message,
+                  "tried": result.candidates_tried}))
+"""
+
+TRACER = r"""
+import hashlib, os, re, sys, threading
+FILES = tuple(os.environ["DIFFTRACE_FILES"].split(","))
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+records = []  # compared as a multiset: some suites run tests in an order that varies between runs
+def _repr(value):
+    try:
+        text = repr(value)
+    except Exception as error:
+        text = "<repr failed: %s>" % type(error).__name__
+    return ADDRESS.sub("", text[:300])
+def _profile(frame, event, arg):
+    if event not in ("call", "return") or not frame.f_code.co_filename.endswith(FILES):
+        return
+    code = frame.f_code
+    if event == "call":
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        record = "C %s %s" % (code.co_name, [_repr(frame.f_locals.get(n)) for n in names])
+    else:
+        record = "R %s %s" % (code.co_name, _repr(arg))
+    records.append(hashlib.sha1(record.encode()).hexdigest())
+def pytest_configure(config):
+    sys.setprofile(_profile)
+    threading.setprofile(_profile)
+def pytest_unconfigure(config):
+    sys.setprofile(None)
+    with open(os.environ["DIFFTRACE_OUT"], "w") as handle:
+        handle.write("%s %d" % (hashlib.sha256("".join(sorted(records)).encode()).hexdigest(), len(records)))
+"""
+
+
+def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budget: dict) -> dict:
+    request = {"root": str(root), "dir": str(folder), "failing": failing, "backend": backend, "budget": budget}
+    done = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(request), capture_output=True, text=True,
+                          timeout=budget["max_seconds"] * 3 + 300)
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"status": "error", "files": {}, "seconds": float("nan"), "message": done.stderr[-300:], "tried": 0}
+
+
+def traced(root: Path, files: list[str], tmp: Path) -> str:
+    """Hash of every call into `files` (arguments, return value) over the whole suite."""
+    tmp.mkdir()
+    (tmp / "_difftrace.py").write_text(TRACER)
+    env = {"PYTHONPATH": str(tmp), "DIFFTRACE_FILES": ",".join(files), "DIFFTRACE_OUT": str(tmp / "trace.txt")}
+    failing_tests(root, env, ("-p", "_difftrace"), timeout=300)
+    return (tmp / "trace.txt").read_text() if (tmp / "trace.txt").exists() else ""
+
+
+def grade_bug(bug: Bug, files: dict[str, str], cache: Path) -> str:
+    with tempfile.TemporaryDirectory(prefix="heldout-grade-") as tmp:
+        base = Path(tmp)
+        patched = plant(bug, cache, base / "patched")
+        for path, text in files.items():
+            (patched / path).write_text(text)
+        result = failing_tests(patched, timeout=300)
+        if result is None or not set(result[0]) <= set(bug.known):
+            return "plausible, fails suite"
+        original = project_tree(fetch(bug.project, cache), base / "original")
+        if all(ast.dump(ast.parse(text)) == ast.dump(ast.parse((original / p).read_text()))
+               for p, text in files.items()):
+            return "fixed"
+        names = sorted({bug.path, *files})
+        first, again = traced(original, names, base / "t1"), traced(original, names, base / "t2")
+        if first != again or not first:
+            return "fixed (unverified)"
+        return "fixed" if traced(patched, names, base / "t3") == first else "plausible but wrong"
+
+
+def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dict, cache: Path) -> list[dict]:
+    rows = []
+    for bug in bugs:
+        with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
+            folder = plant(bug, cache, Path(tmp) / "repo")
+            result = run_engine(engine, folder, bug.failing, args.backend, budget)
+        outcome = grade_bug(bug, result["files"], cache) if result["status"] == "plausible" else "not found"
+        rows.append({"task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}", "kind": bug.kind,
+                     "outcome": outcome, "seconds": result["seconds"], "tried": result["tried"],
+                     "message": result["message"], "files": result["files"]})
+        print(f"{engine.name[:12]:<12} {rows[-1]['task']:<48} {bug.kind:<17} {outcome:<20} "
+              f"{result['seconds']:6.1f}s {result['message'][:60]}", flush=True)
+    return rows
+
+
+def humanevalfix(engine: Path, args: argparse.Namespace, budget: dict) -> list[dict]:
+    data = [json.loads(line) for line in hef.DATA.read_text().splitlines() if line.strip()][::args.hef_stride]
+    rows = []
+    for row in data:
+        with tempfile.TemporaryDirectory(prefix="hefix-") as tmp:
+            hef.make_task(row, Path(tmp), "check")
+            result = run_engine(engine, Path(tmp), ["test_solution.py::test_check"], args.backend, budget)
+        outcome = "not found"
+        if result["status"] == "plausible":
+            source = result["files"]["solution.py"]
+            if not hef.passes_hidden(row, source):
+                outcome = "plausible, fails suite"
+            else:
+                outcome = "fixed" if hef.behaves_like_canonical(row, source)[0] else "plausible but wrong"
+        rows.append({"task": row["task_id"], "kind": row["bug_type"], "outcome": outcome,
+                     "seconds": result["seconds"], "tried": result["tried"], "message": result["message"]})
+        print(f"{engine.name[:12]:<12} {row['task_id']:<48} {outcome:<20} {result['seconds']:6.1f}s", flush=True)
+    return rows
+
+
+def summary(name: str, engine: str, rows: list[dict]) -> str:
+    resolved = [r for r in rows if r["outcome"].startswith(("fixed", "plausible but wrong"))]
+    wrong = [r for r in rows if r["outcome"] == "plausible but wrong"]
+    seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]  # NaN: the engine crashed
+    unverified = sum(r["outcome"] == "fixed (unverified)" for r in rows)
+    return (f"| {name} | {engine} | {len(rows)} | {len(resolved)} ({100 * len(resolved) / len(rows):.0f}%) | "
+            f"{unverified} | {len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
+            f"{len(rows) - len(seconds)} | {statistics.median(seconds):.1f} | {max(seconds):.1f} |")
+
+
+def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
+    kinds = sorted({r["kind"] for r in rows_new})
+    out = ["| kind | tasks | engine now | c8c2df4 |", "| --- | --- | --- | --- |"]
+    for kind in kinds:
+        now = [r for r in rows_new if r["kind"] == kind]
+        old = [r for r in rows_old if r["kind"] == kind]
+        out.append(f"| {kind} | {len(now)} | {sum(r['outcome'].startswith('fixed') for r in now)} | "
+                   f"{sum(r['outcome'].startswith('fixed') for r in old)} |")
+    return out
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-root", type=Path, required=True)
+    parser.add_argument("--engine-root", type=Path, default=ROOT, help="a snapshot of this repository's package")
+    parser.add_argument("--backend", default="bwrap")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--candidates", type=int, default=1500)
+    parser.add_argument("--hef-stride", type=int, default=8, help="HumanEvalFix: every K-th row; 0: skip")
+    parser.add_argument("--cache", type=Path, default=Path("/work/cache/heldout"))
+    parser.add_argument("--only", choices=["engine now", "c8c2df4"], default=None,
+                        help="run one engine (two processes can share the machine), then --report")
+    parser.add_argument("--report", action="store_true", help="only write the table from recorded runs")
+    parser.add_argument("--sets", default="heldout,hef", help="which sets to run: heldout, hef or both")
+    parser.add_argument("--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun")
+    parser.add_argument("--tag", default="", help="suffix of the records of a partial rerun")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_builtin_heldout.md")
+    args = parser.parse_args()
+    budget = {"max_seconds": args.seconds, "max_candidates": args.candidates}
+    frozen = args.out.with_suffix(".bugs.json")
+    if not frozen.exists() and "heldout" in args.sets:  # chosen once, then frozen: every later run uses the same list
+        scratch = Path(tempfile.mkdtemp(prefix="heldout-choose-"))
+        frozen.write_text(json.dumps(record(choose(args.cache, scratch)), indent=1) + "\n")
+        shutil.rmtree(scratch, ignore_errors=True)
+    bugs = [Bug(**b) for b in json.loads(frozen.read_text())] if frozen.exists() else []
+    engines = {"engine now": args.engine_root.resolve(), "c8c2df4": args.baseline_root.resolve()}
+    if not args.report:
+        for name, root in engines.items():
+            if args.only and name != args.only:
+                continue
+            if "heldout" in args.sets:
+                first, last = (int(x) if x else None for x in args.tasks.split(":"))
+                rows = heldout(bugs[first:last], root, args, budget, args.cache)
+                args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl").write_text(
+                    "".join(json.dumps(r) + "\n" for r in rows))
+            if args.hef_stride and "hef" in args.sets:
+                rows = humanevalfix(root, args, budget)
+                args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl").write_text(
+                    "".join(json.dumps(r) + "\n" for r in rows))
+        if args.only or "heldout" not in args.sets:
+            return
+    results = {name: load(args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl")) for name in engines}
+    hef_files = {name: args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl") for name in engines}
+    hef_results = {name: load(path) for name, path in hef_files.items() if path.exists()}
+    lines = [f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
+             f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
+             "", f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
+             f"engines measured in the same run on the same machine. Held-aside set: {len(bugs)} bugs planted with "
+             f"seed {SEED} in {', '.join(PROJECTS)} (how: evals/bench_builtin_bugs.py; the frozen list: "
+             f"{frozen.name}). HumanEvalFix: every {args.hef_stride}th row.", "",
+             "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
+             "max s |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [summary("held-aside", name, rows) for name, rows in results.items()]
+    lines += [summary("HumanEvalFix", name, rows) for name, rows in hef_results.items()]
+    lines += ["", "Held-aside, resolved per planted kind:", ""] + by_kind(results["engine now"], results["c8c2df4"])
+    text = "\n".join(lines) + "\n"
+    print(text)
+    args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""Operators that add code built from what is in scope: a missing statement, a missing clause, an
+off-by-one on any operand, a wrapper call, a slice or an operand, a richer literal; and operators
+that replace an attribute, a call or an assignment target with a name in scope.
+
+Priors sit below the token-level operators': a one-token slip is the likelier bug, so these are
+tried after them on the same line (the search ranks by suspiciousness x prior, then edit size)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from repofix.repair.scope import Scope
+from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
+
+EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}"]}
+
+
+def _starts_line(src: SourceFile, node: ast.stmt) -> bool:
+    start = src.line_starts[node.lineno - 1]
+    return not src.data[start:start + node.col_offset].strip()
+
+
+def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
+    """A missing `visited.add(node)` / `out.append(x)`: after (or before) a statement, grow a
+    collection of the function with a name in scope."""
+    if not scope.grow or not _starts_line(src, node) or isinstance(node, ast.Return):
+        return
+    indent = " " * node.col_offset
+    end = src.line_starts[node.end_lineno - 1] + node.end_col_offset
+    begin = src.line_starts[node.lineno - 1]
+    for collection, method in scope.grow:
+        for name in scope.names:
+            if name == collection:
+                continue
+            call = f"{collection}.{method}({name})"
+            yield src.mutation("add-statement", f"add '{call}' after line {node.end_lineno}",
+                               [Edit(end, end, f"\n{indent}{call}")], 0.35)
+            yield src.mutation("add-statement", f"add '{call}' before line {node.lineno}",
+                               [Edit(begin, begin, f"{indent}{call}\n")], 0.3)
+
+
+def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
+    """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`."""
+    start, end = src.span(test)
+    if isinstance(test, ast.Constant) and test.value is True:
+        for name in scope.names:
+            yield src.mutation("add-clause", f"condition True -> {name}", [Edit(start, end, name)], 0.5)
+        return
+    text = src.segment(test)
+    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
+    mentioned = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    names = [n for n in scope.names if n in mentioned] + [n for n in scope.names if n not in mentioned]
+    for rank, name in enumerate(names):
+        near = 0.1 if rank < len(mentioned) else 0.0  # a name the condition already uses comes first
+        for new, prior in ((f"{name} is None or {inner}", 0.35), (f"{inner} or not {name}", 0.35),
+                           (f"not {name} or {inner}", 0.3), (f"{inner} and {name}", 0.3),
+                           (f"{inner} and not {name}", 0.25), (f"{inner} or {name}", 0.25),
+                           (f"{name} is not None and {inner}", 0.3)):
+            yield src.mutation("add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near)
+
+
+def off_by_one(src: SourceFile, node: ast.expr, why: str, paren: bool, prior: float = 0.45) -> Iterator[Mutation]:
+    """`x` -> `x + 1` / `x - 1` for a non-constant operand or argument (parenthesized inside arithmetic)."""
+    if isinstance(node, (ast.Constant, ast.Starred, ast.Lambda)) or isinstance(getattr(node, "ctx", None), ast.Store):
+        return
+    start, end = src.span(node)
+    text = src.segment(node) if isinstance(node, (*ATOMS, ast.BinOp)) else src.atom(node)
+    for delta in ("+ 1", "- 1"):
+        new = f"({text} {delta})" if paren else f"{text} {delta}"
+        yield src.mutation("off-by-one", f"{why}: {src.segment(node)} {delta}", [Edit(start, end, new)], prior)
+
+
+def operand_targets(node: ast.AST) -> list[ast.expr]:
+    """Operands of arithmetic and comparisons, and arguments of calls (not of `range`: see operators)."""
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) != "range":
+        return [a for a in node.args if not isinstance(a, ast.Starred)]
+    return []
+
+
+def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]:
+    """Drop any one-argument wrapper call (builtin or not), or keep one argument of a two-argument one."""
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or isinstance(node.func, ast.Attribute):
+        return
+    start, end = src.span(node)
+    if len(node.args) == 1:
+        yield src.mutation("drop-wrapper", f"drop call {src.segment(node.func)}()",
+                           [Edit(start, end, src.segment(node.args[0]))], 0.35)
+    elif len(node.args) == 2 and getattr(node.func, "id", None) in ("max", "min"):
+        for arg in node.args:
+            yield src.mutation("drop-wrapper", f"{src.segment(node)} -> {src.segment(arg)}",
+                               [Edit(start, end, src.segment(arg))], 0.35)
+
+
+def wrap_targets(node: ast.AST) -> list[ast.expr]:
+    """Values that a missing wrapper, slice or operand applies to: returned, assigned, iterated, passed."""
+    if isinstance(node, ast.Return) and node.value is not None:
+        return [node.value]
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        return [node.value]
+    if isinstance(node, (ast.For, ast.comprehension)):
+        return [node.iter]
+    if isinstance(node, ast.Call):
+        return [a for a in node.args if not isinstance(a, ast.Starred)]
+    return []
+
+
+def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
+    start, end = src.span(value)
+    text = src.segment(value)
+    for name in scope.wrappers:
+        if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
+            continue
+        yield src.mutation("add-wrapper", f"wrap {text} in {name}()", [Edit(start, end, f"{name}({text})")],
+                           0.3 if name in ("abs", "len", "sorted", "list", "int", "max", "min") else 0.25)
+    for bound in ("0",):  # clamping: max(x, 0)
+        yield src.mutation("add-wrapper", f"{text} -> max({text}, {bound})",
+                           [Edit(start, end, f"max({text}, {bound})")], 0.25)
+
+
+def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
+    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`; `x` -> `rest + x` / `x + rest`."""
+    if isinstance(value, ast.Constant):
+        return
+    start, end = src.span(value)
+    text = src.atom(value)
+    for sl, prior in [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2)] + \
+            [(f"[{k}:]", 0.3) for k in scope.ints] + [(f"[:{k}]", 0.3) for k in scope.ints]:
+        yield src.mutation("add-slice", f"{src.segment(value)} -> {text}{sl}", [Edit(start, end, text + sl)], prior)
+    for name in scope.names:
+        if name == src.segment(value):
+            continue
+        for new in (f"{name} + {text}", f"{text} + {name}"):
+            yield src.mutation("add-operand", f"{src.segment(value)} -> {new}", [Edit(start, end, new)], 0.25)
+
+
+def literal(src: SourceFile, node: ast.expr) -> Iterator[Mutation]:
+    """`[]` -> `[[]]` (a list holding one empty list), `None` -> `[]` / `0` / `''`."""
+    start, end = src.span(node)
+    text = "".join(src.segment(node).split())
+    for new in EMPTY_LITERALS.get(text, []):
+        yield src.mutation("literal", f"literal {text} -> {new}", [Edit(start, end, new)], 0.4)
+    if isinstance(node, ast.Constant) and node.value is None:
+        for new in ("[]", "0", "''"):
+            yield src.mutation("literal", f"literal None -> {new}", [Edit(start, end, new)], 0.3)
+
+
+def replace_with_name(src: SourceFile, node: ast.expr, scope: Scope) -> Iterator[Mutation]:
+    """An attribute or a call read where a plain name in scope was meant."""
+    start, end = src.span(node)
+    text = src.segment(node)
+    for name in scope.names:
+        if name != text:
+            yield src.mutation("to-name", f"{text} -> {name}", [Edit(start, end, name)], 0.3)
+
+
+def assignment_target(src: SourceFile, node: ast.Assign | ast.AugAssign, scope: Scope) -> Iterator[Mutation]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return
+    start, end = src.span(targets[0])
+    for name in scope.assigned:
+        if name != targets[0].id:
+            yield src.mutation("assign-target", f"assign to {name} instead of {targets[0].id}",
+                               [Edit(start, end, name)], 0.35)
+
+
+def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | None) -> Iterator[Mutation]:
+    """Every addition that applies to `node` (inside a function, where `scope` is known)."""
+    if scope is None:
+        return
+    if isinstance(node, ast.stmt) and isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For,
+                                                          ast.While, ast.If, ast.With, ast.Try)):
+        yield from add_statement(src, node, scope)
+    if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+        yield from add_clause(src, node.test, scope)
+    for operand in operand_targets(node):
+        yield from off_by_one(src, operand, "argument" if isinstance(node, ast.Call) else "operand",
+                              paren=isinstance(node, ast.BinOp))
+    if isinstance(node, ast.Call):
+        yield from wrapper(src, node, scope)
+    for value in wrap_targets(node):
+        yield from add_wrapper(src, value, scope)
+        yield from add_slice_or_operand(src, value, scope)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):
+        yield from literal(src, node)
+    callee = isinstance(parent, ast.Call) and parent.func is node
+    if not callee and ((isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load))
+                       or (isinstance(node, ast.Call) and not isinstance(parent, ast.Expr))):
+        yield from replace_with_name(src, node, scope)
+    if isinstance(node, (ast.Assign, ast.AugAssign)):
+        yield from assignment_target(src, node, scope)

@@ -1,0 +1,69 @@
+"""What a function has in scope, for operators that build new code from it (as fix-pattern studies
+of real bug fixes recommend: a missing call or clause almost always reuses names already there)."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+BUILTIN_NAMES = set(dir(builtins))
+# constructors that say what a local holds, and the method that grows it
+GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
+WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
+
+
+@dataclass
+class Scope:
+    names: list[str] = field(default_factory=list)  # locals and parameters that are read (not called)
+    grow: list[tuple[str, str]] = field(default_factory=list)  # (collection, method): visited.add, out.append
+    ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
+    wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
+    assigned: list[str] = field(default_factory=list)  # names assigned in the function
+
+
+def _constructor(value: ast.expr) -> str | None:
+    if isinstance(value, ast.List) and not value.elts:
+        return "list"
+    if isinstance(value, ast.Set) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                      and value.func.id in GROWS):
+        return "set" if isinstance(value, ast.Set) else value.func.id  # type: ignore[union-attr]
+    return None
+
+
+def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
+    params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
+    called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    stored, read = [], []
+    grow: dict[tuple[str, str], None] = {}
+    ints: dict[str, None] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            kind = _constructor(node.value)
+            if GROWS.get(kind or ""):
+                grow[(node.targets[0].id, GROWS[kind])] = None  # type: ignore[index]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.attr in ("add", "append", "appendleft"):
+            grow[(node.func.value.id, node.func.attr)] = None
+        if isinstance(node, ast.Subscript):
+            for sub in ast.walk(node.slice):
+                if isinstance(sub, ast.Name):
+                    ints[sub.id] = None
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            ints[node.target.id] = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+            for arg in node.args:
+                if isinstance(arg, ast.Name):
+                    ints[arg.id] = None
+    skip = called | BUILTIN_NAMES | {"self", "cls"}
+    names = [n for n in dict.fromkeys(params + stored + read) if n not in skip]
+    local = set(names)
+    defined = [n.name for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and len(n.args.args) >= 1 and n is not func]
+    one_arg = {n.func.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and len(n.args) == 1 and not n.keywords}
+    wrappers = [w for w in dict.fromkeys(WRAPPERS + sorted(one_arg & set(defined)))]
+    return Scope(names=names, grow=[g for g in grow if g[0] in local], ints=[n for n in ints if n in local],
+                 wrappers=wrappers, assigned=[n for n in dict.fromkeys(stored) if n in local])
