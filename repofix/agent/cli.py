@@ -1,4 +1,4 @@
-"""`repofix implement`, `repofix fix`, `repofix resume` and `repofix show`.
+"""`repofix implement`, `repofix fix`, `repofix resume`, `repofix continue` and `repofix show`.
 
 Exit codes: 0 done, 1 not done, 2 usage or setup error."""
 
@@ -134,6 +134,11 @@ def report(outcome, as_json: bool, apply_: bool) -> None:
     sys.exit(EXIT_DONE if outcome.status == "done" and not apply_error else EXIT_NOT_DONE)
 
 
+# How to go on after each resumable stop (the limit to raise).
+RESUME_HINTS = {"step_limit": " --max-steps N", "cost_limit": " --max-cost USD", "time_limit": " --timeout SECONDS",
+                "model_error": "   (once the model provider answers again)"}
+
+
 def summary_text(outcome, applied, apply_error, apply_) -> str:
     head = {"done": "DONE", "not_done": "NOT DONE"}.get(outcome.status, outcome.status.upper())
     lines = [f"{head} ({outcome.reason}): {outcome.message}",
@@ -145,6 +150,9 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     if outcome.patch_file:
         lines.append(f"  patch:      {outcome.patch_file}")
     lines.append(f"  trajectory: {outcome.trajectory_file}   (repofix show {outcome.run_id})")
+    hint = RESUME_HINTS.get(outcome.reason) if outcome.status != "done" else None
+    if hint is not None:
+        lines.append(f"  to go on:   repofix resume {outcome.run_id}{hint}")
     if applied:
         lines.append(f"  applied to your working tree: {', '.join(applied)}  (repofix undo reverses it)")
     if apply_error:
@@ -154,20 +162,51 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     return "\n".join(lines)
 
 
+def limit_options(function):
+    for option in reversed([
+        click.option("--model", "-m", default=None, help="Go on with another model than the recorded one."),
+        click.option("--max-steps", type=click.IntRange(1), default=None, help="A new step limit (total steps)."),
+        click.option("--max-cost", type=click.FloatRange(0), default=None, help="A new cost cap in USD (total)."),
+        click.option("--timeout", type=click.FloatRange(1), default=None, help="A new wall-time limit in seconds."),
+        click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout."),
+    ]):
+        function = option(function)
+    return function
+
+
 @click.command()
 @click.argument("run_id")
-@click.option("--model", "-m", default=None, help="Continue with another model than the recorded one.")
-@click.option("--max-steps", type=click.IntRange(1), default=None, help="A new step limit.")
-@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout.")
-def resume(run_id: str, model: str | None, max_steps: int | None, as_json: bool) -> None:
-    """Continue a run that stopped (crash, kill -9) from its last checkpoint."""
+@limit_options
+def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,
+           as_json: bool) -> None:
+    """Continue a run that stopped (kill, crash, a step/cost/time limit, a model error) from its best
+    checkpoint, with its conversation kept; raise the limit that stopped it."""
     from repofix.agent.api import AgentSetupError
     from repofix.agent.display import Display
     from repofix.agent.resume import resume_agent
 
     display = Display(max_steps or 30)
-    outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, progress=display),
-                      AgentSetupError)
+    outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, max_cost=max_cost,
+                                           timeout=timeout, progress=display), AgentSetupError)
+    display.close()
+    report(outcome, as_json, False)
+
+
+@click.command(name="continue")
+@click.argument("run_id")
+@click.argument("instruction")
+@limit_options
+def continue_(run_id: str, instruction: str, model: str | None, max_steps: int | None, max_cost: float | None,
+              timeout: float | None, as_json: bool) -> None:
+    """Give a finished run a follow-up instruction: a new phase from its final checkpoint, with its history,
+    delivered as a new commit on the same branch."""
+    from repofix.agent.api import AgentSetupError
+    from repofix.agent.display import Display
+    from repofix.agent.resume import continue_agent
+
+    display = Display(max_steps or 30)
+    outcome = guarded(lambda: continue_agent(run_id, instruction, model=model, max_steps=max_steps,
+                                             max_cost=max_cost, timeout=timeout, progress=display), AgentSetupError)
     display.close()
     report(outcome, as_json, False)
 

@@ -24,7 +24,7 @@ def runs(ctx: click.Context, home: str | None) -> None:
     for run in found:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created))
         checkpoint = "-" if run.checkpoint is None else f"#{run.checkpoint}"
-        click.echo(f"{run.run_id:<44} {run.status:<10} {checkpoint:>5}  {when}  {run.source}")
+        click.echo(f"{run.run_id:<44} {run.status:<11} {checkpoint:>5}  {when}  {run.source}")
 
 
 @runs.command()
