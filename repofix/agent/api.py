@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 import warnings
@@ -151,12 +152,24 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         trajectory.save(messages, progress=state.to_dict())
         return finish(run, run_loop(run), request.instruction)
     except BaseException as error:
-        trajectory.save(status="error", reason=type(error).__name__, error=str(error))
-        workspace.folder.update_state(status="error", error=f"{type(error).__name__}: {error}")
+        mark_stopped(workspace, trajectory, error)
         raise
     finally:
         if sandbox is not None:
             sandbox.close()
+
+
+def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> None:
+    """Record why a run stopped early. A signal or a resource failure (full disk, read-only folder, no
+    sandbox engine) leaves it `interrupted`, to be resumed; anything else is an `error`. A full disk may
+    refuse this record too: the error that stopped the run is the one to report, not this one."""
+    from repofix.sandboxes import SandboxError
+
+    resumable = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError))
+    status = "interrupted" if resumable else "error"
+    with contextlib.suppress(OSError):
+        trajectory.save(status=status, reason=type(error).__name__, error=str(error))
+        workspace.folder.update_state(status=status, error=f"{type(error).__name__}: {error}")
 
 
 def plan(state: Progress, request: AgentRequest, settings: Settings) -> str | None:

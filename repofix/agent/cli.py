@@ -5,7 +5,9 @@ Exit codes: 0 done, 1 not done, 2 usage or setup error."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -85,8 +87,8 @@ def start(instruction, mode, tests, keyword, tests_first, options) -> None:
         click.echo("WARNING: --sandbox none runs the model's commands on this machine without isolation.",
                    err=True)
     request.settings = settings
-    display = Display(settings.max_steps)
-    outcome = guarded(lambda: _run(request, display), AgentSetupError)
+    display = Tracker(Display(settings.max_steps))
+    outcome = guarded(lambda: _run(request, display), AgentSetupError, tracker=display)
     display.close()
     report(outcome, options["as_json"], options["apply_"])
 
@@ -97,22 +99,72 @@ def _run(request, display):
     return run_agent(request, progress=display)
 
 
-def guarded(action, *setup_errors):
-    """Run `action`; setup problems become a clear message and exit code 2."""
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled like Ctrl-C: the run unwinds, saves its state and says how to go on."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _on_signal(signum, frame) -> None:
+    raise Interrupted(signum)
+
+
+class Tracker:
+    """The progress display, remembering which run it shows (for the `repofix resume` line)."""
+
+    def __init__(self, display, run_id: str | None = None):
+        self.display, self.run_id, self.started = display, run_id, False
+
+    def __call__(self, event: dict) -> None:
+        if event.get("event") == "workspace":
+            self.run_id, self.started = event["run_id"], True
+        self.display(event)
+
+    def close(self) -> None:
+        self.display.close()
+
+
+def guarded(action, *setup_errors, tracker: Tracker | None = None):
+    """Run `action`; setup problems become a clear message and exit code 2. A run stopped by a signal
+    or by a resource failure (full disk, read-only folder) is saved; the message says how to resume it."""
     from repofix.config import SettingsError
     from repofix.models import ModelError
     from repofix.sandboxes import SandboxError
     from repofix.workspace import WorkspaceError
 
+    if tracker is not None and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _on_signal)
     try:
         return action()
+    except KeyboardInterrupt as stop:
+        signum = getattr(stop, "signum", signal.SIGINT)
+        if tracker:
+            tracker.close()
+        fail(f"stopped by {signal.Signals(signum).name}" + _go_on(tracker), code=128 + signum)
+    except OSError as error:  # ENOSPC, EROFS, EACCES...: the cause and the path, not a traceback
+        if tracker:
+            tracker.close()
+        where = f": {error.filename}" if error.filename else ""
+        fail(f"{error.strerror or error}{where}" + _go_on(tracker))
     except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
-        fail(str(error))
+        if tracker:
+            tracker.close()
+        started = tracker is not None and tracker.started  # a refusal before the run began has nothing to resume
+        fail(str(error) + (_go_on(tracker) if started else ""))
 
 
-def fail(message: str) -> None:
+def _go_on(tracker: Tracker | None) -> str:
+    if tracker is None or tracker.run_id is None:
+        return " (the run had not started: nothing to resume)"
+    return f"; the run is saved, go on with: repofix resume {tracker.run_id}"
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> None:
     click.echo(visible(f"repofix: {message}"), err=True)
-    sys.exit(EXIT_USAGE)
+    sys.exit(code)
 
 
 def report(outcome, as_json: bool, apply_: bool) -> None:
@@ -185,9 +237,9 @@ def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: floa
     from repofix.agent.display import Display
     from repofix.agent.resume import resume_agent
 
-    display = Display(max_steps or 30)
+    display = Tracker(Display(max_steps or 30), run_id)
     outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, max_cost=max_cost,
-                                           timeout=timeout, progress=display), AgentSetupError)
+                                           timeout=timeout, progress=display), AgentSetupError, tracker=display)
     display.close()
     report(outcome, as_json, False)
 
@@ -204,9 +256,10 @@ def continue_(run_id: str, instruction: str, model: str | None, max_steps: int |
     from repofix.agent.display import Display
     from repofix.agent.resume import continue_agent
 
-    display = Display(max_steps or 30)
+    display = Tracker(Display(max_steps or 30), run_id)
     outcome = guarded(lambda: continue_agent(run_id, instruction, model=model, max_steps=max_steps,
-                                             max_cost=max_cost, timeout=timeout, progress=display), AgentSetupError)
+                                             max_cost=max_cost, timeout=timeout, progress=display), AgentSetupError,
+                      tracker=display)
     display.close()
     report(outcome, as_json, False)
 

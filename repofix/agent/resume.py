@@ -19,6 +19,7 @@ from repofix.agent.api import (  # the same first prompt as a new run
     _baseline_text,
     _formats,
     finish,
+    mark_stopped,
     open_run_sandbox,
     plan,
 )
@@ -94,11 +95,12 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
     notify = progress or (lambda event: None)
     claim(workspace, point)  # from here on the run is ours and `running`
     best = data.get("best_checkpoint", point.checkpoint) if status == "not_done" else point.checkpoint
-    with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
-        tree = workspace.export(Path(tmp) / "tree", best)
-        sandbox = open_run_sandbox(settings, tree)
-        map_text = repo_map(tree, settings.map_tokens) if "progress" not in data else ""
+    sandbox = None
     try:
+        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+            tree = workspace.export(Path(tmp) / "tree", best)
+            sandbox = open_run_sandbox(settings, tree)
+            map_text = repo_map(tree, settings.map_tokens) if "progress" not in data else ""
         if "progress" not in data or not data.get("messages"):
             return _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text)
         if best != point.checkpoint:  # the workspace's latest is worse than the best: make the best current
@@ -115,8 +117,12 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
         run.best = (state.score(), best)
         trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
         return finish(run, run_loop(run), data.get("task", ""))
+    except BaseException as error:
+        mark_stopped(workspace, trajectory, error)
+        raise
     finally:
-        sandbox.close()
+        if sandbox is not None:
+            sandbox.close()
 
 
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
@@ -169,9 +175,10 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
     phases = [*data.get("phases", []), {"task": data.get("task", ""), "status": data.get("status"),
                                         "reason": data.get("reason"), "steps": steps}]
     claim(workspace, point)
-    with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
-        sandbox = open_run_sandbox(settings, workspace.export(Path(tmp) / "tree", final))
+    sandbox = None
     try:
+        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+            sandbox = open_run_sandbox(settings, workspace.export(Path(tmp) / "tree", final))
         if final != point.checkpoint:
             workspace.restore(sandbox, final, step=steps, reason="continued from the delivered checkpoint")
         before = Progress.from_dict(data["progress"])
@@ -189,5 +196,9 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
         trajectory.save(messages, status="running", reason=None, message="", task=instruction, phases=phases,
                         progress=state.to_dict(), summary="")
         return finish(run, run_loop(run), instruction)
+    except BaseException as error:
+        mark_stopped(workspace, trajectory, error)
+        raise
     finally:
-        sandbox.close()
+        if sandbox is not None:
+            sandbox.close()
