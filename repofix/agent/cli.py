@@ -153,7 +153,25 @@ def guarded(action, *setup_errors, tracker: Tracker | None = None):
         if tracker:
             tracker.close()
         started = tracker is not None and tracker.started  # a refusal before the run began has nothing to resume
-        fail(str(error) + (_go_on(tracker) if started else ""))
+        fail(_one_line(error, tracker) + (_go_on(tracker) if started else ""))
+
+
+DISK_FULL = ("No space left on device", "Out of diskspace", "Disk quota exceeded")
+
+
+def _one_line(error: Exception, tracker: Tracker | None) -> str:
+    """A git failure carries git's whole stderr; a full disk says so, with the run folder, in one line."""
+    from repofix.workspace.errors import GitError
+
+    text = str(error)
+    if not isinstance(error, GitError):
+        return text
+    if any(sign in text for sign in DISK_FULL):
+        from repofix.runs import runs_dir
+
+        where = runs_dir() / tracker.run_id if tracker is not None and tracker.run_id else runs_dir()
+        return f"no space left on the device holding {where} (git could not write a checkpoint)"
+    return text.strip().splitlines()[0]
 
 
 def _go_on(tracker: Tracker | None) -> str:
