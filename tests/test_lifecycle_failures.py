@@ -90,3 +90,17 @@ def test_a_signal_saves_the_run_and_says_how_to_resume(tmp_path, signum):
     resumed = repofix(env, "resume", run_id, "-m", script(tmp_path / "r.yaml", [RIGHT_FIX]), "--json")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "done"
+
+
+@pytest.mark.parametrize("case", ["no engine", "failing setup"])
+def test_repofix_test_setup_problems_are_messages(tmp_path, case):
+    repo, env = clamp_repo(tmp_path / "repo"), env_for(tmp_path / "home")
+    if case == "no engine":
+        env["DOCKER_HOST"] = f"unix://{tmp_path}/no-docker.sock"
+        args = ["--sandbox", "docker"]
+    else:
+        require_backend("bwrap")
+        args = ["--sandbox", "bwrap", "--setup", "echo broken; exit 3"]
+    result = repofix(env, "test", "--repo", str(repo), *args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("repofix: ") and ("Docker engine" in result.stderr or "exit 3" in result.stderr)
