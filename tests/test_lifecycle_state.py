@@ -19,10 +19,12 @@ from conftest import require_backend
 from test_agent_resume import sleeping_tree, wait_for
 from test_lifecycle_resume import CLI, ROOT, env_for
 
+from repofix.agent.trajectory import Trajectory
 from repofix.cli import main
 from repofix.runs import create_run, write_json_atomic
 from repofix.runs.listing import list_runs, prune
 from repofix.runs.owner import me, start_time
+from repofix.workspace import Workspace
 
 CHILD = """
 import sys, time
@@ -96,3 +98,16 @@ def test_killed_before_the_baseline_then_resumed(tmp_path):
     outcome = json.loads(resumed.stdout)
     assert outcome["status"] == "done" and outcome["tests_before"] == "1 passed, 2 failed of 3"
     assert status_of(home) == {run.run_id: "resolved"}
+
+
+def test_resume_of_a_run_still_running_is_refused_and_changes_nothing(tmp_path):
+    home = tmp_path / "home"
+    ws = Workspace.create(clamp_repo(tmp_path / "repo"), home=home, label="live")  # owned by this live process
+    Trajectory.start(ws.folder.trajectory_file, run_id=ws.run_id, mode="fix", task="", model="builtin", targets=[],
+                     settings={})
+    ws.folder.update_state(status="running")
+    before = {p.name: p.read_bytes() for p in ws.folder.root.iterdir() if p.is_file()}
+    refused = subprocess.run([*CLI, "resume", ws.run_id], env=env_for(home), capture_output=True, text=True,
+                             timeout=120, cwd=ROOT)
+    assert refused.returncode == 2 and f"is still running (process {os.getpid()})" in refused.stderr, refused.stderr
+    assert {p.name: p.read_bytes() for p in ws.folder.root.iterdir() if p.is_file()} == before
