@@ -104,3 +104,26 @@ def test_repofix_test_setup_problems_are_messages(tmp_path, case):
     result = repofix(env, "test", "--repo", str(repo), *args)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.startswith("repofix: ") and ("Docker engine" in result.stderr or "exit 3" in result.stderr)
+
+
+def test_a_read_only_run_folder_is_a_message(tmp_path):
+    require_backend("bwrap")
+    repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
+    env = env_for(home)
+    first = repofix(env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [WRONG_FIX, RIGHT_FIX]),
+                    "--sandbox", "bwrap", "--max-steps", "1")
+    assert first.returncode == 1, first.stderr
+    (run,) = list_runs(home)
+    runs = home / "runs"
+    if subprocess.run(["mount", "--bind", str(runs), str(runs)], capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount here (needs root)")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(runs)], check=True)
+        refused = repofix(env, "resume", run.run_id, "--max-steps", "3")
+    finally:
+        subprocess.run(["umount", "-l", str(runs)], check=False)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    (message,) = [line for line in refused.stderr.splitlines() if line.startswith("repofix:")]
+    assert "Read-only file system" in message and str(runs / run.run_id) in message
+    resumed = repofix(env, "resume", run.run_id, "--max-steps", "3", "--json")  # writable again: it goes on
+    assert resumed.returncode == 0 and json.loads(resumed.stdout)["status"] == "done", resumed.stderr
