@@ -175,7 +175,9 @@ def _one_line(error: Exception, tracker: Tracker | None) -> str:
 
 
 def _go_on(tracker: Tracker | None) -> str:
-    if tracker is None or tracker.run_id is None:
+    if tracker is None:  # not a run (`repofix show`)
+        return ""
+    if tracker.run_id is None:
         return " (the run had not started: nothing to resume)"
     return f"; the run is saved, go on with: repofix resume {tracker.run_id}"
 
