@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from repofix.agent.stopping import Tracker, go_on, on_signal, one_line
 from repofix.cli import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 from repofix.safetext import visible
 
@@ -99,33 +100,6 @@ def _run(request, display):
     return run_agent(request, progress=display)
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, handled like Ctrl-C: the run unwinds, saves its state and says how to go on."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _on_signal(signum, frame) -> None:
-    raise Interrupted(signum)
-
-
-class Tracker:
-    """The progress display, remembering which run it shows (for the `repofix resume` line)."""
-
-    def __init__(self, display, run_id: str | None = None):
-        self.display, self.run_id, self.started = display, run_id, False
-
-    def __call__(self, event: dict) -> None:
-        if event.get("event") == "workspace":
-            self.run_id, self.started = event["run_id"], True
-        self.display(event)
-
-    def close(self) -> None:
-        self.display.close()
-
-
 def guarded(action, *setup_errors, tracker: Tracker | None = None):
     """Run `action`; setup problems become a clear message and exit code 2. A run stopped by a signal
     or by a resource failure (full disk, read-only folder) is saved; the message says how to resume it."""
@@ -136,50 +110,24 @@ def guarded(action, *setup_errors, tracker: Tracker | None = None):
 
     if tracker is not None and threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, _on_signal)
+            signal.signal(sig, on_signal)
     try:
         return action()
     except KeyboardInterrupt as stop:
         signum = getattr(stop, "signum", signal.SIGINT)
         if tracker:
             tracker.close()
-        fail(f"stopped by {signal.Signals(signum).name}" + _go_on(tracker), code=128 + signum)
+        fail(f"stopped by {signal.Signals(signum).name}" + go_on(tracker), code=128 + signum)
     except OSError as error:  # ENOSPC, EROFS, EACCES...: the cause and the path, not a traceback
         if tracker:
             tracker.close()
         where = f": {error.filename}" if error.filename else ""
-        fail(f"{error.strerror or error}{where}" + _go_on(tracker))
+        fail(f"{error.strerror or error}{where}" + go_on(tracker))
     except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
         if tracker:
             tracker.close()
         started = tracker is not None and tracker.started  # a refusal before the run began has nothing to resume
-        fail(_one_line(error, tracker) + (_go_on(tracker) if started else ""))
-
-
-DISK_FULL = ("No space left on device", "Out of diskspace", "Disk quota exceeded")
-
-
-def _one_line(error: Exception, tracker: Tracker | None) -> str:
-    """A git failure carries git's whole stderr; a full disk says so, with the run folder, in one line."""
-    from repofix.workspace.errors import GitError
-
-    text = str(error)
-    if not isinstance(error, GitError):
-        return text
-    if any(sign in text for sign in DISK_FULL):
-        from repofix.runs import runs_dir
-
-        where = runs_dir() / tracker.run_id if tracker is not None and tracker.run_id else runs_dir()
-        return f"no space left on the device holding {where} (git could not write a checkpoint)"
-    return text.strip().splitlines()[0]
-
-
-def _go_on(tracker: Tracker | None) -> str:
-    if tracker is None:  # not a run (`repofix show`)
-        return ""
-    if tracker.run_id is None:
-        return " (the run had not started: nothing to resume)"
-    return f"; the run is saved, go on with: repofix resume {tracker.run_id}"
+        fail(one_line(error, tracker) + (go_on(tracker) if started else ""))
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> None:
