@@ -4,19 +4,25 @@ no temporary file is left behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+from agent_helpers import DIRECT_FIX, act, clamp_repo, script
+from conftest import require_backend
+from test_lifecycle_resume import env_for, repofix
 from test_workspace_support import make_repo, sh
 
-import repofix
+import repofix as package
+from repofix.runs.listing import list_runs
 from repofix.workspace import FileEntry, Workspace
 from repofix.workspace.deliver import deliver
 
-HERE = str(Path(repofix.__file__).resolve().parents[1])
+HERE = str(Path(package.__file__).resolve().parents[1])
 CHILD = """
 import sys, time
 from pathlib import Path
@@ -95,3 +101,32 @@ def test_a_branch_the_user_moved_on_is_not_reused(tmp_path):
     second = deliver(ws, task="Greet")
     assert second.branch == first.branch + "-2"
     assert sh(repo, "git", "log", "-1", "--format=%s", first.branch).strip() == "my own work on top"
+
+
+@pytest.mark.bwrap
+def test_killed_during_delivery_then_resumed_finishes_the_same_branch(tmp_path):
+    """The state a kill -9 between the branch update and the report leaves: the branch exists, the run
+    still says running (its owner is gone), a half-written patch lies in the run folder."""
+    require_backend("bwrap")
+    repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
+    env = env_for(home)
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX, act("submit", "Done.", summary="fixed")])
+    first = repofix(env, "fix", "--repo", str(repo), "-m", model, "--sandbox", "bwrap", "--json")
+    assert first.returncode == 0, first.stderr
+    branch, run_id = json.loads(first.stdout)["branch"], json.loads(first.stdout)["run_id"]
+    run_dir = home / "runs" / run_id
+    record = json.loads((run_dir / "trajectory.json").read_text())
+    for key in ("final_patch", "delivered", "reason", "message"):
+        record.pop(key, None)
+    (run_dir / "trajectory.json").write_text(json.dumps({**record, "status": "running"}))
+    state = json.loads((run_dir / "state.json").read_text())
+    (run_dir / "state.json").write_text(json.dumps({**state, "status": "running", "delivered": None,
+                                                    "owner": {"pid": 1, "start": -1}}))
+    (run_dir / "report.json").unlink()
+    (run_dir / "result.patch.tmp").write_text("half a pat")
+    assert [r.status for r in list_runs(home)] == ["interrupted"]
+    resumed = repofix(env, "resume", run_id, "--json")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert json.loads(resumed.stdout)["branch"] == branch
+    assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [f"refs/heads/{branch}"]
+    assert not list(run_dir.glob("*.tmp")) and [r.status for r in list_runs(home)] == ["resolved"]
