@@ -109,7 +109,7 @@ def guarded(action, *setup_errors, tracker: Tracker | None = None):
     from repofix.workspace import WorkspaceError
 
     if tracker is not None and threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGHUP):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, on_signal)
     try:
         return action()

@@ -3,7 +3,10 @@ it saves its state and closes its sandbox), and the message names the cause and 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+from pathlib import Path
 
 from repofix.runs import runs_dir
 from repofix.workspace.errors import GitError
@@ -18,7 +21,21 @@ class Interrupted(KeyboardInterrupt):
 
 
 def on_signal(signum, frame) -> None:
+    """Stop the command under way at once: our child processes (a sandbox's runner, whose namespace dies
+    with it; a git process, whose half-written objects resume drops) get SIGKILL, then the run unwinds."""
+    for child in children(os.getpid()):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
     raise Interrupted(signum)
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of `pid` (from /proc/<pid>/task/*/children)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(word) for word in (task / "children").read_text().split()]
+    return found
 
 
 class Tracker:
