@@ -19,6 +19,7 @@ from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings, load_settings
+from repofix.sandboxes import SandboxError
 
 DONE, NOT_DONE, ERROR = "done", "not_done", "error"
 
@@ -163,8 +164,6 @@ def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> Non
     """Record why a run stopped early. A signal or a resource failure (full disk, read-only folder, no
     sandbox engine) leaves it `interrupted`, to be resumed; anything else is an `error`. A full disk may
     refuse this record too: the error that stopped the run is the one to report, not this one."""
-    from repofix.sandboxes import SandboxError
-
     resumable = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError))
     status = "interrupted" if resumable else "error"
     with contextlib.suppress(OSError):
