@@ -164,6 +164,9 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
     if data.get("status") not in FINISHED or "progress" not in data:
         raise AgentSetupError(f"run {workspace.run_id} has not finished; `repofix resume {workspace.run_id}` "
                               "goes on with it")
+    if not data.get("messages"):  # it found nothing to do and never spoke to a model
+        raise AgentSetupError(f"run {workspace.run_id} ended without a conversation ({data.get('reason')}); "
+                              "start a new run with the instruction instead")
     steps = len(trajectory.steps)
     settings = _settings(data, max_steps=max_steps or steps + _settings(data).max_steps, max_cost=max_cost,
                          timeout=timeout)
