@@ -111,3 +111,21 @@ def test_resume_of_a_run_still_running_is_refused_and_changes_nothing(tmp_path):
                              timeout=120, cwd=ROOT)
     assert refused.returncode == 2 and f"is still running (process {os.getpid()})" in refused.stderr, refused.stderr
     assert {p.name: p.read_bytes() for p in ws.folder.root.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("status, command, said", [
+    ("running", ["continue", "RUN", "more"], "has not finished; `repofix resume"),
+    ("done", ["continue", "RUN", "more"], "ended without a conversation"),
+    ("done", ["resume", "RUN"], "already finished"),
+])
+def test_refused_commands_on_a_dead_run_change_nothing(tmp_path, status, command, said):
+    home = tmp_path / "home"
+    ws = Workspace.create(clamp_repo(tmp_path / "repo"), home=home, label="dead")
+    Trajectory.start(ws.folder.trajectory_file, run_id=ws.run_id, mode="fix", task="", model="builtin", targets=[],
+                     settings={}).save(status=status, reason="nothing_to_fix", progress={})
+    ws.folder.update_state(status="running" if status == "running" else "resolved", owner={"pid": 1, "start": -1})
+    before = {p.name: p.read_bytes() for p in ws.folder.root.iterdir() if p.is_file()}
+    refused = subprocess.run([*CLI, *[ws.run_id if word == "RUN" else word for word in command]], env=env_for(home),
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert refused.returncode == 2 and said in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+    assert {p.name: p.read_bytes() for p in ws.folder.root.iterdir() if p.is_file()} == before
