@@ -14,7 +14,8 @@ from repofix import __version__
 COMMANDS: dict[str, tuple[str, str] | str] = {
     "implement": ("repofix.agent.cli:implement", "Implement a feature, test-first; deliver a branch and a patch."),
     "fix": ("repofix.agent.cli:fix", "Make the failing tests pass, or fix a described bug."),
-    "resume": ("repofix.agent.cli:resume", "Continue a run that stopped, from its last checkpoint."),
+    "resume": ("repofix.agent.cli:resume", "Continue a stopped run (kill, limit, model error)."),
+    "continue": ("repofix.agent.cli:continue_", "Give a finished run a follow-up instruction (a new commit)."),
     "show": ("repofix.agent.cli:show", "Print a run's trajectory readably."),
     "test": ("repofix.testing.cli:test", "Run a repository's tests in a sandbox; print the baseline and feedback."),
     "demo": ("repofix.agent.cli:demo", "Try repofix offline on a small bundled project with a bug."),

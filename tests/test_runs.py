@@ -18,7 +18,7 @@ import repofix
 from repofix.cli import main
 from repofix.runs import create_run, open_run, read_json, write_json_atomic
 from repofix.runs.listing import list_runs, prune
-from repofix.runs.resume import resume_point
+from repofix.runs.resume import claim, resume_point
 from repofix.workspace import Workspace, WorkspaceError
 
 
@@ -117,6 +117,7 @@ def test_kill_9_mid_checkpoint_then_resume(tmp_path, delay):
     reported += [line.split() for line in child.stdout.read().splitlines()]
 
     ws2, point = resume_point(ws.run_id, home)
+    claim(ws2, point)
     checkpoints = {c.n: c.commit for c in ws2.store.list()}
     for n, commit in reported:  # every checkpoint the child finished survived
         assert checkpoints[int(n)] == commit

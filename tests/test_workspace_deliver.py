@@ -50,7 +50,11 @@ def test_branch_patch_and_report(run, tmp_path):
     sh(tmp_path, "git", "clone", "-q", str(repo), str(clone))
     (clone / "notes.txt").write_text("my uncommitted notes\n")
     sh(clone, "git", "apply", "--check", str(ws.folder.patch_file))
-    assert deliver(ws, task="Say hello instead of hi").branch == "repofix/say-hello-instead-of-hi-2"
+    again = deliver(ws, task="Say hello instead of hi")  # a resumed delivery: the same branch and commit
+    assert (again.branch, again.commit) == (delivery.branch, delivery.commit)
+    other = Workspace.create(repo, home=tmp_path / "home", label="other")  # another run: the next free name
+    other.store.commit_tree(f"{delivery.commit}^{{tree}}", parent=other.source.base, step=1, label="same change")
+    assert deliver(other, task="Say hello instead of hi").branch == "repofix/say-hello-instead-of-hi-2"
 
 
 def test_overlapping_uncommitted_work_is_said(run):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tempfile
 import warnings
@@ -19,6 +20,7 @@ from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.agent.verify import verification_tree
 from repofix.config import Settings, load_settings
+from repofix.sandboxes import SandboxError
 from repofix.testing import TestRun
 
 DONE, NOT_DONE, ERROR = "done", "not_done", "error"
@@ -164,8 +166,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         trajectory.save(messages, progress=state.to_dict())
         return finish(run, run_loop(run), request.instruction)
     except BaseException as error:
-        trajectory.save(status="error", reason=type(error).__name__, error=str(error))
-        workspace.folder.update_state(status="error", error=f"{type(error).__name__}: {error}")
+        mark_stopped(workspace, trajectory, error)
         raise
     finally:
         if sandbox is not None:
@@ -193,6 +194,17 @@ def baseline_problem(run: TestRun, state: Progress, goal: str | None) -> str:
     return (f"the test suite cannot run as it is, before any change ({run.status.value}: {detail}); "
             f"repofix needs a working test run to judge a fix. Fix the test setup, or give --test-cmd or "
             f"--setup, then run again.\n  $ {run.command}\n{tail}").rstrip()
+
+
+def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> None:
+    """Record why a run stopped early. A signal or a resource failure (full disk, read-only folder, no
+    sandbox engine) leaves it `interrupted`, to be resumed; anything else is an `error`. A full disk may
+    refuse this record too: the error that stopped the run is the one to report, not this one."""
+    resumable = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError))
+    status = "interrupted" if resumable else "error"
+    with contextlib.suppress(OSError):
+        trajectory.save(status=status, reason=type(error).__name__, error=str(error))
+        workspace.folder.update_state(status=status, error=f"{type(error).__name__}: {error}")
 
 
 def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Sequence[str] = ()) -> str | None:

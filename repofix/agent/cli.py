@@ -1,15 +1,18 @@
-"""`repofix implement`, `repofix fix`, `repofix resume` and `repofix show`.
+"""`repofix implement`, `repofix fix`, `repofix resume`, `repofix continue` and `repofix show`.
 
 Exit codes: 0 done, 1 not done, 2 usage or setup error."""
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import click
 
+from repofix.agent.stopping import Tracker, go_on, on_signal, one_line
 from repofix.cli import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 from repofix.safetext import visible
 
@@ -85,8 +88,8 @@ def start(instruction, mode, tests, keyword, tests_first, options) -> None:
         click.echo("WARNING: --sandbox none runs the model's commands on this machine without isolation.",
                    err=True)
     request.settings = settings
-    display = Display(settings.max_steps)
-    outcome = guarded(lambda: _run(request, display), AgentSetupError)
+    display = Tracker(Display(settings.max_steps))
+    outcome = guarded(lambda: _run(request, display), AgentSetupError, tracker=display)
     display.close()
     report(outcome, options["as_json"], options["apply_"])
 
@@ -97,22 +100,39 @@ def _run(request, display):
     return run_agent(request, progress=display)
 
 
-def guarded(action, *setup_errors):
-    """Run `action`; setup problems become a clear message and exit code 2."""
+def guarded(action, *setup_errors, tracker: Tracker | None = None):
+    """Run `action`; setup problems become a clear message and exit code 2. A run stopped by a signal
+    or by a resource failure (full disk, read-only folder) is saved; the message says how to resume it."""
     from repofix.config import SettingsError
     from repofix.models import ModelError
     from repofix.sandboxes import SandboxError
     from repofix.workspace import WorkspaceError
 
+    if tracker is not None and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
     try:
         return action()
+    except KeyboardInterrupt as stop:
+        signum = getattr(stop, "signum", signal.SIGINT)
+        if tracker:
+            tracker.close()
+        fail(f"stopped by {signal.Signals(signum).name}" + go_on(tracker), code=128 + signum)
+    except OSError as error:  # ENOSPC, EROFS, EACCES...: the cause and the path, not a traceback
+        if tracker:
+            tracker.close()
+        where = f": {error.filename}" if error.filename else ""
+        fail(f"{error.strerror or error}{where}" + go_on(tracker))
     except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
-        fail(str(error))
+        if tracker:
+            tracker.close()
+        started = tracker is not None and tracker.started  # a refusal before the run began has nothing to resume
+        fail(one_line(error, tracker) + (go_on(tracker) if started else ""))
 
 
-def fail(message: str) -> None:
+def fail(message: str, code: int = EXIT_USAGE) -> None:
     click.echo(visible(f"repofix: {message}"), err=True)
-    sys.exit(EXIT_USAGE)
+    sys.exit(code)
 
 
 def report(outcome, as_json: bool, apply_: bool) -> None:
@@ -134,6 +154,11 @@ def report(outcome, as_json: bool, apply_: bool) -> None:
     sys.exit(EXIT_DONE if outcome.status == "done" and not apply_error else EXIT_NOT_DONE)
 
 
+# How to go on after each resumable stop (the limit to raise).
+RESUME_HINTS = {"step_limit": " --max-steps N", "cost_limit": " --max-cost USD", "time_limit": " --timeout SECONDS",
+                "model_error": "   (once the model provider answers again)"}
+
+
 def summary_text(outcome, applied, apply_error, apply_) -> str:
     head = {"done": "DONE", "not_done": "NOT DONE"}.get(outcome.status, outcome.status.upper())
     lines = [f"{head} ({outcome.reason}): {outcome.message}",
@@ -149,6 +174,9 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     if outcome.patch_file:
         lines.append(f"  patch:      {outcome.patch_file}")
     lines.append(f"  trajectory: {outcome.trajectory_file}   (repofix show {outcome.run_id})")
+    hint = RESUME_HINTS.get(outcome.reason) if outcome.status != "done" else None
+    if hint is not None:
+        lines.append(f"  to go on:   repofix resume {outcome.run_id}{hint}")
     if applied:
         lines.append(f"  applied to your working tree: {', '.join(applied)}  (repofix undo reverses it)")
     if apply_error:
@@ -158,20 +186,52 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     return "\n".join(lines)
 
 
+def limit_options(function):
+    for option in reversed([
+        click.option("--model", "-m", default=None, help="Go on with another model than the recorded one."),
+        click.option("--max-steps", type=click.IntRange(1), default=None, help="A new step limit (total steps)."),
+        click.option("--max-cost", type=click.FloatRange(0), default=None, help="A new cost cap in USD (total)."),
+        click.option("--timeout", type=click.FloatRange(1), default=None, help="A new wall-time limit in seconds."),
+        click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout."),
+    ]):
+        function = option(function)
+    return function
+
+
 @click.command()
 @click.argument("run_id")
-@click.option("--model", "-m", default=None, help="Continue with another model than the recorded one.")
-@click.option("--max-steps", type=click.IntRange(1), default=None, help="A new step limit.")
-@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout.")
-def resume(run_id: str, model: str | None, max_steps: int | None, as_json: bool) -> None:
-    """Continue a run that stopped (crash, kill -9) from its last checkpoint."""
+@limit_options
+def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,
+           as_json: bool) -> None:
+    """Continue a run that stopped (kill, crash, a step/cost/time limit, a model error) from its best
+    checkpoint, with its conversation kept; raise the limit that stopped it."""
     from repofix.agent.api import AgentSetupError
     from repofix.agent.display import Display
     from repofix.agent.resume import resume_agent
 
-    display = Display(max_steps or 30)
-    outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, progress=display),
-                      AgentSetupError)
+    display = Tracker(Display(max_steps or 30), run_id)
+    outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, max_cost=max_cost,
+                                           timeout=timeout, progress=display), AgentSetupError, tracker=display)
+    display.close()
+    report(outcome, as_json, False)
+
+
+@click.command(name="continue")
+@click.argument("run_id")
+@click.argument("instruction")
+@limit_options
+def continue_(run_id: str, instruction: str, model: str | None, max_steps: int | None, max_cost: float | None,
+              timeout: float | None, as_json: bool) -> None:
+    """Give a finished run a follow-up instruction: a new phase from its final checkpoint, with its history,
+    delivered as a new commit on the same branch."""
+    from repofix.agent.api import AgentSetupError
+    from repofix.agent.display import Display
+    from repofix.agent.resume import continue_agent
+
+    display = Tracker(Display(max_steps or 30), run_id)
+    outcome = guarded(lambda: continue_agent(run_id, instruction, model=model, max_steps=max_steps,
+                                             max_cost=max_cost, timeout=timeout, progress=display), AgentSetupError,
+                      tracker=display)
     display.close()
     report(outcome, as_json, False)
 

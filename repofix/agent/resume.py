@@ -1,5 +1,9 @@
-"""Continuing a run that stopped (kill -9, crash, a limit): the workspace's latest checkpoint is
-put into a fresh sandbox, and the conversation, baseline and targets come from the trajectory."""
+"""Going on with a run that stopped. `resume_agent`: a kill, a crash, a limit (steps, cost, time) or a model
+error; the best checkpoint is put into a fresh sandbox and the conversation, baseline and targets come from
+the trajectory (a run killed before its baseline starts the baseline again). `continue_agent`: a new phase
+on a finished run, with a follow-up instruction, delivered as a new commit on the same branch.
+
+Every refusal happens before anything on disk changes; `claim` then makes this process the run's owner."""
 
 from __future__ import annotations
 
@@ -8,53 +12,196 @@ from collections.abc import Callable
 from pathlib import Path
 
 from repofix.agent.actions import openai_tools
-from repofix.agent.api import AgentOutcome, AgentSetupError, finish, open_run_sandbox
+from repofix.agent.api import (  # the same first prompt as a new run
+    AgentOutcome,
+    AgentRequest,
+    AgentSetupError,
+    _baseline_text,
+    _formats,
+    finish,
+    mark_stopped,
+    open_run_sandbox,
+    plan,
+)
 from repofix.agent.loop import run_loop
 from repofix.agent.progress import Progress
-from repofix.agent.run import AgentRun
+from repofix.agent.repomap import repo_map
+from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
+from repofix.runs.owner import alive
+from repofix.runs.resume import claim, resume_point
+
+# Stop reasons a resume can go on from (with raised limits where the limit is the reason).
+RESUMABLE = {"step_limit", "cost_limit", "time_limit", "model_error"}
+FINISHED = ("done", "not_done")
+
+
+def _open(run_id: str, home: str | None):
+    workspace, point = resume_point(run_id, home)
+    owner = point.state.get("owner")
+    if point.state.get("status") in ("created", "acquired", "running") and alive(owner):
+        raise AgentSetupError(f"run {workspace.run_id} is still running (process {owner['pid']}); "
+                              "stop it first (Ctrl-C or kill) and then resume it")
+    if not point.trajectory.exists():
+        raise AgentSetupError(f"run {workspace.run_id} has no trajectory (it stopped while its repository was "
+                              "being copied); start a new run instead")
+    return workspace, point, Trajectory.load(point.trajectory)
+
+
+def _settings(data: dict, **overrides) -> Settings:
+    settings = Settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()})
+    return settings.with_overrides(**overrides)
+
+
+def _check_limits(data: dict, settings: Settings, spent: float) -> None:
+    """A run stopped by a limit goes on only when that limit was raised (else it would stop at once)."""
+    steps = len(data["steps"])
+    if steps >= settings.max_steps:
+        raise AgentSetupError(f"run {data['run_id']} has used {steps} of its {settings.max_steps} steps; "
+                              f"raise the limit, e.g. --max-steps {steps + 10}")
+    if settings.max_cost is not None and spent >= settings.max_cost:
+        raise AgentSetupError(f"run {data['run_id']} has spent ${spent:.4f} of its ${settings.max_cost:.4f} cap; "
+                              f"raise the cap, e.g. --max-cost {max(spent * 2, spent + 1):.2f}")
+
+
+def _model(spec_override: str | None, data: dict, settings: Settings, spent: float, used: int):
+    from repofix.models import Budget, make_model
+
+    chosen = make_model(spec_override or data["model"], budget=Budget(max_cost=settings.max_cost, spent=spent),
+                        api_base=settings.api_base, price_file=settings.price_file,
+                        native_tools=settings.native_tools)
+    if spec_override is None and hasattr(chosen, "position"):  # scripted/replayed replies already used are skipped
+        chosen.position = used
+    return chosen
 
 
 def resume_agent(run_id: str, *, model: str | None = None, home: str | None = None, max_steps: int | None = None,
+                 max_cost: float | None = None, timeout: float | None = None,
                  progress: Callable[[dict], None] | None = None) -> AgentOutcome:
-    from repofix.models import Budget, make_model
-    from repofix.runs.resume import resume_point
-
-    workspace, point = resume_point(run_id, home)
-    if not point.trajectory.exists():
-        raise AgentSetupError(f"run {run_id} has no trajectory to resume from (it stopped before its first step)")
-    trajectory = Trajectory.load(point.trajectory)
+    workspace, point, trajectory = _open(run_id, home)
     data = trajectory.data
-    if data.get("status") in ("done", "not_done"):
-        raise AgentSetupError(f"run {run_id} already finished ({data['status']}: {data.get('reason')}); "
-                              "start a new run instead")
-    if "progress" not in data or not data.get("messages"):
-        raise AgentSetupError(f"run {run_id} stopped before its baseline was recorded; start a new run instead")
-    settings = Settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()})
-    if max_steps is not None:
-        settings = settings.with_overrides(max_steps=max_steps)
+    status, reason = data.get("status"), data.get("reason")
+    if status == "done":
+        raise AgentSetupError(f"run {workspace.run_id} already finished (done: {reason}); give it a follow-up "
+                              f"with `repofix continue {workspace.run_id} \"INSTRUCTION\"`")
+    if status == "not_done" and reason not in RESUMABLE:
+        raise AgentSetupError(f"run {workspace.run_id} stopped because it was {reason} ({data.get('message', '')}); "
+                              f"`repofix continue {workspace.run_id} \"INSTRUCTION\"` can give it a new direction")
+    settings = _settings(data, max_steps=max_steps, max_cost=max_cost, timeout=timeout)
     spent = trajectory.totals()["cost"]
-    spec = model or data["model"]
-    chosen = make_model(spec, budget=Budget(max_cost=settings.max_cost, spent=spent),
-                        api_base=settings.api_base, price_file=settings.price_file,
-                        native_tools=settings.native_tools)
-    if model is None and hasattr(chosen, "position"):  # scripted/replayed replies already used are skipped
-        chosen.position = len(trajectory.steps)
+    _check_limits(data, settings, spent)
+    chosen = _model(model, data, settings, spent, len(trajectory.steps))
     notify = progress or (lambda event: None)
-    with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
-        sandbox = open_run_sandbox(settings, workspace.export(Path(tmp) / "tree"))
+    claim(workspace, point)  # from here on the run is ours and `running`
+    best = data.get("best_checkpoint", point.checkpoint) if status == "not_done" else point.checkpoint
+    sandbox = None
     try:
+        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+            tree = workspace.export(Path(tmp) / "tree", best)
+            sandbox = open_run_sandbox(settings, tree)
+            map_text = repo_map(tree, settings.map_tokens) if "progress" not in data else ""
+        if "progress" not in data or not data.get("messages"):
+            return _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text)
+        if best != point.checkpoint:  # the workspace's latest is worse than the best: make the best current
+            workspace.restore(sandbox, best, step=len(trajectory.steps), reason="resumed from the best checkpoint")
         state = Progress.from_dict(data["progress"])
         messages = list(data["messages"])
+        why = "was interrupted" if status != "not_done" else f"stopped ({reason}: {data.get('message', '')})"
         messages.append({"role": "user", "content": (
-            f"[repofix: this run was interrupted and has been resumed. The workspace is at checkpoint "
-            f"{point.checkpoint}; anything after your last observation was lost or kept as that checkpoint "
+            f"[repofix: this run {why} and has been resumed. The workspace is at checkpoint "
+            f"{workspace.current().n}; anything after your last observation was lost or kept as that checkpoint "
             "shows. Continue.]")})
         run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify,
                        step=len(trajectory.steps), spent=spent)
-        run.best = (state.score(), data.get("best_checkpoint", point.checkpoint))
-        trajectory.save(messages, status="running", resumed_at_step=run.step)
+        run.best = (state.score(), best)
+        trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
         return finish(run, run_loop(run), data.get("task", ""))
+    except BaseException as error:
+        mark_stopped(workspace, trajectory, error)
+        raise
     finally:
-        sandbox.close()
+        if sandbox is not None:
+            sandbox.close()
+
+
+def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
+    """The run was killed before its baseline was recorded: take it now, as a new run would."""
+    from repofix.testing import take_baseline
+
+    data = trajectory.data
+    request = AgentRequest(repo=workspace.source.location, instruction=data.get("task", ""),
+                           mode=data.get("mode", "fix"), targets=tuple(data.get("targets") or ()))
+    notify({"event": "baseline"})
+    baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
+                             log_dir=workspace.folder.root / "logs")
+    state = Progress.from_baseline(baseline.run, baseline.flaky)
+    goal = plan(state, request, settings)
+    notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
+    messages = [{"role": "system", "content": prompt("system", formats=_formats())}]
+    run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
+    if goal is None:
+        run.verified = True
+        run.stop("done", "no test fails and no task was described: nothing to fix")
+        return finish(run, "done", request.instruction)
+    messages.append({"role": "user", "content": prompt(
+        "task", mode=request.mode, task=request.instruction or "Make the failing tests pass.", goal=goal,
+        repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings))})
+    run.best = (state.score(), workspace.current().n)
+    trajectory.save(messages, status="running", progress=state.to_dict())
+    return finish(run, run_loop(run), request.instruction)
+
+
+def continue_agent(run_id: str, instruction: str, *, model: str | None = None, home: str | None = None,
+                   max_steps: int | None = None, max_cost: float | None = None, timeout: float | None = None,
+                   progress: Callable[[dict], None] | None = None) -> AgentOutcome:
+    """A follow-up on a finished run: the result so far becomes the new baseline (so what the first phase
+    fixed is protected), the model first writes failing tests for the follow-up, then makes them pass."""
+    if not instruction.strip():
+        raise AgentSetupError("give the follow-up instruction, e.g. repofix continue RUN \"also handle negatives\"")
+    workspace, point, trajectory = _open(run_id, home)
+    data = trajectory.data
+    if data.get("status") not in FINISHED or "progress" not in data:
+        raise AgentSetupError(f"run {workspace.run_id} has not finished; `repofix resume {workspace.run_id}` "
+                              "goes on with it")
+    if not data.get("messages"):  # it found nothing to do and never spoke to a model
+        raise AgentSetupError(f"run {workspace.run_id} ended without a conversation ({data.get('reason')}); "
+                              "start a new run with the instruction instead")
+    steps = len(trajectory.steps)
+    settings = _settings(data, max_steps=max_steps or steps + _settings(data).max_steps, max_cost=max_cost,
+                         timeout=timeout)
+    spent = trajectory.totals()["cost"]
+    _check_limits({**data, "reason": None}, settings, spent)
+    chosen = _model(model, data, settings, spent, steps)
+    notify = progress or (lambda event: None)
+    final = (data.get("delivered") or {}).get("checkpoint", point.checkpoint)
+    phases = [*data.get("phases", []), {"task": data.get("task", ""), "status": data.get("status"),
+                                        "reason": data.get("reason"), "steps": steps}]
+    claim(workspace, point)
+    sandbox = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+            sandbox = open_run_sandbox(settings, workspace.export(Path(tmp) / "tree", final))
+        if final != point.checkpoint:
+            workspace.restore(sandbox, final, step=steps, reason="continued from the delivered checkpoint")
+        before = Progress.from_dict(data["progress"])
+        state = Progress(command=before.command, baseline=dict(before.latest), flaky=set(before.flaky),
+                         latest=dict(before.latest), phase="red" if settings.tests_first is not False else "green")
+        goal = prompt("goal_red") if state.phase == "red" else prompt("goal_green", targets="(none named: keep "
+                                                                      "every passing test passing)")
+        messages = [*data["messages"], {"role": "user", "content": (
+            f"[repofix: the previous task is finished ({data.get('status')}: {data.get('reason')}). The workspace "
+            f"is at checkpoint {workspace.current().n}, and the tests stand at {state.summary()}; that is the new "
+            f"baseline.]\n\nNew task: {instruction}\n\n{goal}")}]
+        run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify,
+                       step=steps, spent=spent)
+        run.best = (state.score(), workspace.current().n)
+        trajectory.save(messages, status="running", reason=None, message="", task=instruction, phases=phases,
+                        progress=state.to_dict(), summary="")
+        return finish(run, run_loop(run), instruction)
+    except BaseException as error:
+        mark_stopped(workspace, trajectory, error)
+        raise
+    finally:
+        if sandbox is not None:
+            sandbox.close()

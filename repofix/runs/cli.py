@@ -24,13 +24,13 @@ def runs(ctx: click.Context, home: str | None) -> None:
     for run in found:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.created))
         checkpoint = "-" if run.checkpoint is None else f"#{run.checkpoint}"
-        click.echo(f"{run.run_id:<44} {run.status:<10} {checkpoint:>5}  {when}  {run.source}")
+        click.echo(f"{run.run_id:<44} {run.status:<11} {checkpoint:>5}  {when}  {run.source}")
 
 
 @runs.command()
 @click.option("--older-than", "days", type=float, default=14.0, show_default=True, help="age in days")
 @click.option("--keep", type=int, default=10, show_default=True, help="always keep this many newest runs")
-@click.option("--include-active", is_flag=True, help="also remove runs that did not finish")
+@click.option("--include-active", is_flag=True, help="also remove runs whose process is still running")
 @click.option("--dry-run", is_flag=True, help="only show what would be removed")
 @click.pass_context
 def prune(ctx: click.Context, days: float, keep: int, include_active: bool, dry_run: bool) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repofix.runs.owner import me
 from repofix.runs.state import read_json, write_json_atomic
 
 
@@ -98,7 +99,8 @@ def create_run(home: Path | str | None = None, label: str = "", run_id: str | No
     folder = RunFolder(runs_dir(home) / (run_id or new_run_id(label)))
     folder.root.mkdir(parents=True, exist_ok=False)
     write_json_atomic(folder.state_file, {"run_id": folder.run_id, "status": "created",
-                                          "created": time.time(), "updated": time.time(), "label": label})
+                                          "created": time.time(), "updated": time.time(), "label": label,
+                                          "owner": me()})
     return folder
 
 

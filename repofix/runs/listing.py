@@ -8,8 +8,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repofix.runs.folder import RunFolder, runs_dir
+from repofix.runs.owner import alive
 
 ACTIVE = {"created", "acquired", "running"}
+INTERRUPTED = "interrupted"
+
+
+def effective_status(state: dict) -> str:
+    """The recorded status, except that an active run whose owner process is gone (kill -9, crash,
+    power loss) is `interrupted`: nobody will ever update its state file again."""
+    status = state.get("status", "unknown")
+    if status in ACTIVE and not alive(state.get("owner")):
+        return INTERRUPTED
+    return status
 
 
 @dataclass(frozen=True)
@@ -36,7 +47,7 @@ def list_runs(home: Path | str | None = None, with_size: bool = False) -> list[R
         if not root.is_dir():
             continue
         state = RunFolder(root).read_state()
-        found.append(RunSummary(root.name, state.get("status", "unknown"), state.get("label", ""),
+        found.append(RunSummary(root.name, effective_status(state), state.get("label", ""),
                                 state.get("created", 0.0), state.get("updated", 0.0), state.get("checkpoint"),
                                 (state.get("source") or {}).get("location", ""),
                                 _size(root) if with_size else None))
@@ -46,7 +57,8 @@ def list_runs(home: Path | str | None = None, with_size: bool = False) -> list[R
 def prune(home: Path | str | None = None, *, older_than_days: float = 14.0, keep: int = 10,
           include_active: bool = False, dry_run: bool = False) -> list[str]:
     """Remove runs older than `older_than_days`, always keeping the newest `keep`; runs that look
-    active (created/acquired/running) stay unless `include_active`. Returns the removed ids."""
+    active (created/acquired/running with a live owner) stay unless `include_active`; interrupted runs are
+    old runs like any other. Returns the removed ids."""
     cutoff = time.time() - older_than_days * 86400
     removed = []
     for summary in list_runs(home)[keep:]:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repofix.runs.owner import me
+
 
 @dataclass(frozen=True)
 class ResumePoint:
@@ -27,17 +29,27 @@ def _drop_partial_objects(objects: Path) -> None:
 
 
 def resume_point(run_id: str, home: Path | str | None = None):
-    """Open the run's workspace and say where to continue. Returns (Workspace, ResumePoint)."""
+    """Open the run's workspace and say where to continue, changing nothing on disk (a refused resume must
+    leave the run as it was; `claim` makes it ours). Returns (Workspace, ResumePoint)."""
     from repofix.workspace.workspace import Workspace  # the workspace room needs git; import lazily
 
     ws = Workspace.open(run_id, home)
-    _drop_partial_objects(ws.folder.repo / ".git" / "objects")
     latest = ws.store.latest()
     state = ws.folder.read_state()
-    if state.get("checkpoint") != latest.n or state.get("status") != "running":
-        state = ws.folder.update_state(checkpoint=latest.n, status="running", resumed_from=latest.n)
-    ws.reset_ignores()
     steps = [c.step for c in ws.store.list() if c.step is not None]
     point = ResumePoint(ws.run_id, latest.n, latest.commit, max(steps) if steps else None, state,
                         ws.folder.trajectory_file)
     return ws, point
+
+
+def claim(ws, point: ResumePoint, **changes: Any) -> dict[str, Any]:
+    """Make this process the run's owner: drop what a killed writer left half-done, repair a state file
+    that lags one checkpoint behind, and mark the run running again."""
+    _drop_partial_objects(ws.folder.repo / ".git" / "objects")
+    for partial in ws.folder.root.glob("*.tmp"):  # result.patch.tmp, .state.json.*.tmp of a killed writer
+        partial.unlink(missing_ok=True)
+    for partial in ws.folder.root.glob(".*.tmp"):
+        partial.unlink(missing_ok=True)
+    ws.reset_ignores()
+    return ws.folder.update_state(checkpoint=point.checkpoint, status="running", resumed_from=point.checkpoint,
+                                  owner=me(), **changes)

@@ -29,13 +29,19 @@ def test(repo: Path, backend: str | None, test_cmd: str | None, setup: tuple[str
     Exit code 0 when every test passed, 1 when not (failures, crash, timeout, import or collection
     errors, nothing collected, missing runner), 2 on bad usage.
     """
-    from repofix.sandboxes import open_sandbox
+    from repofix.safetext import visible
+    from repofix.sandboxes import SandboxError, open_sandbox
     from repofix.testing.baseline import take_baseline
     from repofix.testing.done import done
     from repofix.testing.feedback import DEFAULT_BUDGET, condense
 
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="repofix-test-"))
-    with open_sandbox(repo.resolve(), backend=backend, setup=setup) as box:
+    try:  # no engine, a failing setup command, a full disk: a message and exit 2, not a traceback
+        box = open_sandbox(repo.resolve(), backend=backend, setup=setup)
+    except (SandboxError, OSError) as error:
+        click.echo(visible(f"repofix: {error}"), err=True)
+        raise SystemExit(2) from None
+    with box:
         baseline = take_baseline(box, test_cmd, reruns=reruns, timeout=timeout, log_dir=log_dir)
         run = baseline.run
         click.echo(f"$ {run.command}   (sandbox: {box.backend}, {run.duration:.1f}s)")

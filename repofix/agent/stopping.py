@@ -1,0 +1,75 @@
+"""How a run command that stops early says so: signals become an exception that unwinds the run (so
+it saves its state and closes its sandbox), and the message names the cause and the `repofix resume` line."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from pathlib import Path
+
+from repofix.runs import runs_dir
+from repofix.workspace.errors import GitError
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled like Ctrl-C: the run unwinds, saves its state and says how to go on."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def on_signal(signum, frame) -> None:
+    """Stop the command under way at once: our child processes (a sandbox's runner, whose namespace dies
+    with it; a git process, whose half-written objects resume drops) get SIGKILL, then the run unwinds."""
+    for child in children(os.getpid()):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+    raise Interrupted(signum)
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of `pid` (from /proc/<pid>/task/*/children)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(word) for word in (task / "children").read_text().split()]
+    return found
+
+
+class Tracker:
+    """The progress display, remembering which run it shows (for the `repofix resume` line)."""
+
+    def __init__(self, display, run_id: str | None = None):
+        self.display, self.run_id, self.started = display, run_id, False
+
+    def __call__(self, event: dict) -> None:
+        if event.get("event") == "workspace":
+            self.run_id, self.started = event["run_id"], True
+        self.display(event)
+
+    def close(self) -> None:
+        self.display.close()
+
+
+DISK_FULL = ("No space left on device", "Out of diskspace", "Disk quota exceeded")
+
+
+def one_line(error: Exception, tracker: Tracker | None) -> str:
+    """A git failure carries git's whole stderr; a full disk says so, with the run folder, in one line."""
+    text = str(error)
+    if not isinstance(error, GitError):
+        return text
+    if any(sign in text for sign in DISK_FULL):
+        where = runs_dir() / tracker.run_id if tracker is not None and tracker.run_id else runs_dir()
+        return f"no space left on the device holding {where} (git could not write a checkpoint)"
+    return text.strip().splitlines()[0]
+
+
+def go_on(tracker: Tracker | None) -> str:
+    if tracker is None:  # not a run (`repofix show`)
+        return ""
+    if tracker.run_id is None:
+        return " (the run had not started: nothing to resume)"
+    return f"; the run is saved, go on with: repofix resume {tracker.run_id}"
