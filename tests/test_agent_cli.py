@@ -103,6 +103,11 @@ def test_fix_json_apply_show_and_plain_progress(tmp_path, home):
     assert "-- step 1: view" in shown.output and "-- step 2: edit" in shown.output
     assert "Edit applied: pkg/mathx.py" in shown.output and "status done" in shown.output
 
+    undone = repofix("undo", "--repo", str(repo), home=home)  # says which run and which repository
+    assert undone.returncode == 0, undone.stderr
+    assert undone.stdout.strip() == f"undid the apply of run {outcome['run_id']} in {repo.resolve()}: 1 file(s) restored"
+    assert git(repo, "status", "--porcelain") == ""
+
 
 @pytest.mark.bwrap
 def test_not_done_exits_1_and_is_not_applied(tmp_path, home):

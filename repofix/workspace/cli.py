@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -86,4 +87,4 @@ def undo(repo: str, home: str | None) -> None:
         run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:
         raise click.ClickException(visible(str(exc))) from exc
-    click.echo(f"undid the apply of run {run_id}: {len(files)} file(s) restored")
+    click.echo(visible(f"undid the apply of run {run_id} in {Path(repo).resolve()}: {len(files)} file(s) restored"))
