@@ -91,3 +91,15 @@ def test_only_an_assignment_to_pytestmark_is_a_module_mark():
     marked = BEFORE.replace(b"import pytest\n", b"import pytest\npytestmark = pytest.mark.slow\n")
     marked = marked.replace(b"def test_add", b"@pytest.mark.skip\ndef test_add")
     assert weakened("tests/test_m.py", BEFORE, marked, None) == ["adds a skip/xfail to test_add"]
+
+
+def test_removing_a_skip_is_honest():
+    assert weakened("tests/test_m.py", SKIPPED_BEFORE, BEFORE, None) == []
+
+
+def test_a_skip_on_a_nested_class_under_a_skipped_class_counts():
+    nested = (b"import pytest\n\n@pytest.mark.skip\nclass TestOuter:\n    class TestInner:\n"
+              b"        def test_x(self):\n            assert f() == 1\n")
+    inner_skipped = nested.replace(b"    class TestInner:", b"    @pytest.mark.skip\n    class TestInner:")
+    assert weakened("tests/test_n.py", nested, inner_skipped, None) == [
+        "adds a skip/xfail to TestOuter::TestInner::test_x"]
