@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import configparser
 import re
+import sys
 from typing import Any
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
+    import tomli as tomllib
 
 from repofix.workspace.testguard import is_test_file
 
