@@ -9,7 +9,7 @@ import json
 import pytest
 from openai_server import OpenAIServer, auth_error, text
 
-from repofix.models import Budget, CostLimitExceeded, ModelAuthError
+from repofix.models import Budget, CostLimitExceeded, ModelAuthError, ModelGaveUp
 from repofix.models.chain import ChainModel
 from repofix.models.litellm_model import LiteLLMModel
 from repofix.models.scripted import ScriptedModel
@@ -72,3 +72,12 @@ def test_a_chain_does_switch_when_a_model_gives_up():
     chain = ChainModel([ScriptedModel([{"give_up": True, "content": "no idea"}]), ScriptedModel(["here"])])
     reply = chain.query(USER)
     assert reply.content == "here" and chain.current == 1 and "gave up (no idea)" in reply.notes[0]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_when_every_model_gives_up_the_chain_says_so_with_the_last_reason(size):
+    models = [ScriptedModel([{"give_up": True, "content": f"stuck {n}"}]) for n in range(size)]
+    chain = ChainModel(models)
+    with pytest.raises(ModelGaveUp, match=rf"every model in the chain .* gave up; the last said: stuck {size - 1}$"):
+        chain.query(USER)
+    assert chain.current == size - 1 and all(m.remaining == 0 for m in models)
