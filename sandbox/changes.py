@@ -190,7 +190,12 @@ def write_files(root, files, payload):
             continue
         # A short name beside the file: the file's own name plus a suffix may pass the 255-byte limit
         temporary = os.path.join(os.path.dirname(full), ".repofix-tmp-%d" % os.getpid())
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, 0o755 if mode == 0o100755 else 0o644)
-        os.replace(temporary, full)
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(data)
+            os.chmod(temporary, 0o755 if mode == 0o100755 else 0o644)
+            os.replace(temporary, full)
+        except BaseException:  # a full disk: leave no half-written temporary for the next sync to pick up
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
+            raise

@@ -92,7 +92,7 @@ def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monk
                            Progress(1, quiet=True))
             result = store.latest()["env-hangs"]
         building.set()
-        watcher.join()
+        watcher.join()  # before any assertion: `seen` is complete and the thread is gone
         assert seen, "the hanging build's container was never seen"
         assert result.status is Status.ENV_FAILED
         assert "was stopped" in result.detail
@@ -102,4 +102,5 @@ def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monk
             time.sleep(1)
         assert build_containers() == []  # no build container left behind
     finally:
+        building.set()  # the watcher stops however the evaluation ended
         subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)

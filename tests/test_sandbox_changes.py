@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import backend_params
 
+from repofix.sandboxes import SandboxError
 from repofix.sandboxes.session import runner_dir
 
 sys.path.insert(0, str(runner_dir()))
@@ -123,3 +124,14 @@ def test_changes_through_a_sandbox_match_a_full_copy(make_sandbox, backend, tmp_
                                  "tests/other.py": (0o100644, False)}
     assert reported.deleted == ["pkg/__init__.py", "pkg/calc.py", "tests/test_calc.py"]
     assert not box.changes()
+
+
+@pytest.mark.parametrize("backend", backend_params(("docker", "bwrap")))
+def test_a_write_that_fills_the_disk_leaves_no_temporary_behind(make_sandbox, backend):
+    box = make_sandbox(backend)  # its workspace is a 64 MB tmpfs (TEST_LIMITS)
+    box.changes()
+    with pytest.raises(SandboxError, match="No space left"):
+        box.write_files({"pkg/big.bin": b"x" * (80 * 1024 * 1024)})
+    listed = box.run("ls -A pkg")
+    assert listed.ok and ".repofix-tmp" not in listed.stdout, listed.stdout
+    assert not any(".repofix-tmp" in path for path in box.changes().modified)
