@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,12 +133,12 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
                                   task=request.instruction, model=spec, targets=list(request.targets),
                                   settings=_public_settings(settings))
-    sandbox = None
-    try:  # a sandbox that cannot start ends the run as an error too, not as "running" forever
+    # a sandbox that cannot start ends the run as an error too, not as "running" forever
+    with stops_recorded(workspace, trajectory) as stack:
         with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
             tree = workspace.export(Path(tmp) / "tree")
             notify({"event": "sandbox", "backend": settings.sandbox or "auto"})
-            sandbox = open_run_sandbox(settings, tree)
+            sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
             map_text = repo_map(tree, settings.map_tokens)
         notify({"event": "baseline"})
         from repofix.testing import take_baseline
@@ -165,12 +165,6 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         run.best = (state.score(), workspace.current().n)
         trajectory.save(messages, progress=state.to_dict())
         return finish(run, run_loop(run), request.instruction)
-    except BaseException as error:
-        mark_stopped(workspace, trajectory, error)
-        raise
-    finally:
-        if sandbox is not None:
-            sandbox.close()
 
 
 def uncollected(run: TestRun) -> list[str]:
@@ -194,6 +188,18 @@ def baseline_problem(run: TestRun, state: Progress, goal: str | None) -> str:
     return (f"the test suite cannot run as it is, before any change ({run.status.value}: {detail}); "
             f"repofix needs a working test run to judge a fix. Fix the test setup, or give --test-cmd or "
             f"--setup, then run again.\n  $ {run.command}\n{tail}").rstrip()
+
+
+@contextlib.contextmanager
+def stops_recorded(workspace, trajectory: Trajectory) -> Iterator[contextlib.ExitStack]:
+    """The one way a run's body ends early (start, resume and continue alike): whatever stops it is
+    recorded by `mark_stopped`, then every sandbox entered on the yielded stack is closed."""
+    with contextlib.ExitStack() as stack:
+        try:
+            yield stack
+        except BaseException as error:
+            mark_stopped(workspace, trajectory, error)
+            raise
 
 
 def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> None:

@@ -7,6 +7,7 @@ Every refusal happens before anything on disk changes; `claim` then makes this p
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,9 +20,9 @@ from repofix.agent.api import (  # the same first prompt as a new run
     _baseline_text,
     _formats,
     finish,
-    mark_stopped,
     open_run_sandbox,
     plan,
+    stops_recorded,
 )
 from repofix.agent.loop import run_loop
 from repofix.agent.progress import Progress
@@ -95,11 +96,10 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
     notify = progress or (lambda event: None)
     claim(workspace, point)  # from here on the run is ours and `running`
     best = data.get("best_checkpoint", point.checkpoint) if status == "not_done" else point.checkpoint
-    sandbox = None
-    try:
+    with stops_recorded(workspace, trajectory) as stack:
         with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
             tree = workspace.export(Path(tmp) / "tree", best)
-            sandbox = open_run_sandbox(settings, tree)
+            sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
             map_text = repo_map(tree, settings.map_tokens) if "progress" not in data else ""
         if "progress" not in data or not data.get("messages"):
             return _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text)
@@ -117,12 +117,6 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
         run.best = (state.score(), best)
         trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
         return finish(run, run_loop(run), data.get("task", ""))
-    except BaseException as error:
-        mark_stopped(workspace, trajectory, error)
-        raise
-    finally:
-        if sandbox is not None:
-            sandbox.close()
 
 
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
@@ -178,10 +172,10 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
     phases = [*data.get("phases", []), {"task": data.get("task", ""), "status": data.get("status"),
                                         "reason": data.get("reason"), "steps": steps}]
     claim(workspace, point)
-    sandbox = None
-    try:
+    with stops_recorded(workspace, trajectory) as stack:
         with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
-            sandbox = open_run_sandbox(settings, workspace.export(Path(tmp) / "tree", final))
+            tree = workspace.export(Path(tmp) / "tree", final)
+            sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
         if final != point.checkpoint:
             workspace.restore(sandbox, final, step=steps, reason="continued from the delivered checkpoint")
         before = Progress.from_dict(data["progress"])
@@ -199,9 +193,3 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
         trajectory.save(messages, status="running", reason=None, message="", task=instruction, phases=phases,
                         progress=state.to_dict(), summary="")
         return finish(run, run_loop(run), instruction)
-    except BaseException as error:
-        mark_stopped(workspace, trajectory, error)
-        raise
-    finally:
-        if sandbox is not None:
-            sandbox.close()
