@@ -231,6 +231,8 @@ def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Seque
         return None
     if state.phase == "red":
         return prompt("goal_red")
+    if state.phase == "green" and not state.targets:  # tests first off: done only on `submit`
+        return prompt("goal_submit")
     listing = "\n".join(f"- {t}" for t in state.targets) or "(none named: keep every passing test passing)"
     return prompt("goal_fix" if state.phase == "fix" else "goal_green", targets=listing)
 

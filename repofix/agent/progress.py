@@ -4,14 +4,33 @@ the score used to find the best checkpoint."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from repofix.testing import Outcome, RunStatus, TestResult, TestRun, Verdict, done
 
-ASSERTION_LIKE = ("AssertionError", "assert ", "ImportError", "ModuleNotFoundError", "AttributeError",
-                  "NameError", "TypeError", "NotImplementedError", "cannot import name", "has no attribute")
 BROKEN_LIKE = ("SyntaxError", "IndentationError", "TabError")
+IMPORT_LIKE = ("ImportError", "ModuleNotFoundError", "cannot import name", "AttributeError", "has no attribute",
+               "NameError")  # a collection error on a name that does not exist yet
+CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+
+
+class RedJudgement(NamedTuple):
+    targets: list[str]  # collected test ids that fail as they should: empty when refused
+    reason: str = ""  # why the tests were refused
+    unimported: tuple[str, ...] = ()  # test modules that failed to import, typically on the task's new name
+    missing: tuple[str, str] = ("pkg.mod", "new_name")  # (module, name) the import error names, for the how-to
+
+
+def missing_name(run: TestRun, unimported: list[str]) -> tuple[str, str]:
+    """The (module, name) of the first `cannot import name 'x' from 'm'` among the unimported modules."""
+    for test_id in unimported:
+        result = run.results[test_id]
+        found = CANNOT_IMPORT.search(result.message + "\n" + result.traceback)
+        if found:
+            return found.group(2), found.group(1)
+    return ("pkg.mod", "new_name")
 
 
 def is_test_path(path: str) -> bool:
@@ -97,29 +116,36 @@ class Progress:
         return f"{passed} passed, {failed} failed" + (f" of {len(outcomes)}" if outcomes else "")
 
     # -- red phase ---------------------------------------------------------------------------
-    def judge_red(self, run: TestRun, changed_files: set[str]) -> tuple[list[str], str]:
-        """(new failing test ids, "") when the red-phase tests are acceptable, else ([], why not)."""
+    def judge_red(self, run: TestRun, changed_files: set[str]) -> RedJudgement:
+        """The new failing test ids when the red-phase tests are acceptable, else why not. Only test
+        ids that were collected count: a module that fails to import (the usual cause: a module-level
+        import of the name the task will add) has no test ids yet, so it is refused with a how-to
+        rather than becoming a target that no passing run could ever show."""
         new_files = {f for f in changed_files if is_test_path(f)}
         if not new_files:
-            return [], "no test file was added or changed"
+            return RedJudgement([], "no test file was added or changed")
         if not run.structured or run.status not in (RunStatus.COMPLETED, RunStatus.COLLECTION_ERROR):
-            return [], f"the tests did not run ({run.status.value}: {run.detail})"
-        failing, broken = [], []
+            return RedJudgement([], f"the tests did not run ({run.status.value}: {run.detail})")
+        failing, broken, unimported = [], [], []
         for test_id, result in run.results.items():
             if test_file(test_id) not in new_files or not result.outcome.bad:
                 continue
             text = result.message + "\n" + result.traceback
             if any(word in text for word in BROKEN_LIKE):
                 broken.append(f"{test_id}: {result.message.splitlines()[0] if result.message else 'syntax error'}")
-            elif result.phase == "collect" and not any(word in text for word in ASSERTION_LIKE):
-                broken.append(f"{test_id}: collection error: {result.message[:200]}")
+            elif result.phase == "collect" or "::" not in test_id:
+                first = next((line for line in result.message.splitlines() if line.strip()), "")
+                broken.append(f"{test_id}: collection error: {first[:200]}")
+                if any(word in text for word in IMPORT_LIKE):
+                    unimported.append(test_id)
             else:
                 failing.append(test_id)
         if broken:
-            return [], "some tests are broken rather than failing:\n" + "\n".join(broken[:10])
+            return RedJudgement([], "some tests are broken rather than failing:\n" + "\n".join(broken[:10]),
+                                tuple(unimported), missing_name(run, unimported))
         if not failing:
-            return [], "no new test fails; the tests must fail before the feature exists"
-        return failing, ""
+            return RedJudgement([], "no new test fails; the tests must fail before the feature exists")
+        return RedJudgement(failing, "")
 
     # -- persistence -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

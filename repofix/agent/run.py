@@ -170,7 +170,10 @@ class AgentRun:
         notes.append(condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
                               flaky=self.progress.flaky, workdir=self.sandbox.workdir))
         notes.append(self.judge_progress(synced.checkpoint.n))
-        if self.progress.verdict().done and not self.stop_reason:
+        if not self.progress.all_targets():  # tests first off: only `submit` says the task is complete
+            notes.append("No target tests: when the task is complete, `submit`; repofix then runs the full "
+                         "suite and checks that nothing that passed before fails.")
+        elif self.progress.verdict().done and not self.stop_reason:
             notes.append(self.verify())
         return "\n\n".join(n for n in notes if n)
 
@@ -242,9 +245,12 @@ class AgentRun:
         store = self.workspace.store
         changed = {path for path, _ in store.changed(store.get(0).commit, store.latest().commit)}
         run = self.run_tests()
-        failing, why_not = self.progress.judge_red(run, changed)
+        judged = self.progress.judge_red(run, changed)
+        failing = judged.targets
         if not failing:
-            return prompt("red_refused", reason=why_not)
+            module, name = judged.missing
+            return prompt("red_refused_import" if judged.unimported else "red_refused", reason=judged.reason,
+                          module=module, new_name=name)
         self.progress.targets = failing
         self.progress.phase = "green"
         self.progress.reference = self.workspace.current().n  # the accepted red tests count as the user's
