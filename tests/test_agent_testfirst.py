@@ -124,21 +124,27 @@ SUBMIT = act("submit", summary="wrap and clip_all")
 
 
 @pytest.mark.parametrize("backend", backend_params(("bwrap",)))
-@pytest.mark.parametrize("case", ["two edits then submit", "two edits, no submit", "submit with a regression"])
+@pytest.mark.parametrize("case", ["two edits then submit", "two edits, no submit", "submit with a regression",
+                                  "submit before any change"])
 def test_without_tests_first_only_a_verified_submit_is_done(tmp_path, repo, backend, case):
     require_backend(backend)
     replies, steps_limit = {"two edits then submit": ([HALF, REST, SUBMIT], "10"),
                             "two edits, no submit": ([HALF, REST], "2"),
-                            "submit with a regression": ([HALF, REST, BREAK, SUBMIT], "4")}[case]
+                            "submit with a regression": ([HALF, REST, BREAK, SUBMIT], "4"),
+                            "submit before any change": ([SUBMIT], "1")}[case]
     model = script(tmp_path / "s.yaml", replies)
     result, outcome = repofix("implement", "add wrap() and clip_all() to pkg.mathx", "--repo", str(repo),
                               "--model", model, "--sandbox", backend, "--no-tests-first", "--max-steps", steps_limit,
                               home=tmp_path / "home")
     steps = outcome["trajectory"]["steps"]
     first = steps[0]["observation"]
+    verifications = outcome["trajectory"].get("verifications", [])
+    if case == "submit before any change":  # the suite passes as it is: still no task done
+        assert "Submission not accepted: nothing has changed yet" in first and verifications == []
+        assert result.returncode == 1 and outcome["reason"] == "step_limit" and outcome["branch"] is None
+        return
     assert "No target tests: when the task is complete, `submit`" in first
     assert "done" not in first.lower() and "verified" not in first.lower()
-    verifications = outcome["trajectory"].get("verifications", [])
     if case == "two edits then submit":
         assert result.returncode == 0 and outcome["status"] == "done" and outcome["reason"] == "done", result.stderr
         assert len(steps) == 3 and [v["step"] for v in verifications] == [3] and verifications[0]["done"]

@@ -233,6 +233,8 @@ class AgentRun:
         self.after_change()
         if self.stop_reason == "done":
             return "Verified: done."
+        if not self.progress.all_targets() and not self.changed_files():  # no test can show a no-op is the task
+            return "Submission not accepted: nothing has changed yet. Implement the task, then `submit`."
         observation = self.verify()
         if self.stop_reason == "done":
             return observation
@@ -242,10 +244,8 @@ class AgentRun:
 
     def finish_red(self) -> str:
         self.after_change()
-        store = self.workspace.store
-        changed = {path for path, _ in store.changed(store.get(0).commit, store.latest().commit)}
         run = self.run_tests()
-        judged = self.progress.judge_red(run, changed)
+        judged = self.progress.judge_red(run, self.changed_files())
         failing = judged.targets
         if not failing:
             module, name = judged.missing
@@ -257,6 +257,11 @@ class AgentRun:
         self.best = (self.progress.score(), self.workspace.current().n)
         targets = "\n".join(f"- {t}" for t in failing)
         return prompt("red_accepted", count=len(failing), targets=targets)
+
+    def changed_files(self) -> set[str]:
+        """The files the run has changed so far (the latest checkpoint against the start)."""
+        store = self.workspace.store
+        return {path for path, _ in store.changed(store.get(0).commit, store.latest().commit)}
 
     def give_up(self, content: str) -> str:
         """Stop as `gave_up` with the model's reason: the last line of what it said."""
