@@ -102,6 +102,17 @@ def test_timeout_kills_a_setsid_child_too(make_sandbox, backend):
     assert count_sleepers(box) == 0
 
 
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_shell_timeout_keeps_the_python_namespace(make_sandbox, backend):
+    """A shell command's timeout kills that command's tree, not the persistent Python worker."""
+    box = make_sandbox(backend)
+    assert box.python("x = 41").ok
+    timed = box.run("sleep 1000 & sleep 1000", timeout=1)
+    assert timed.timed_out and count_sleepers(box) == 0
+    after = box.python("print(x + 1)")
+    assert after.stdout.strip() == "42" and not after.session_lost, after.output
+
+
 @pytest.fixture
 def host_server(listening):
     """A TCP server on the host's loopback, which the sandbox must not reach."""
