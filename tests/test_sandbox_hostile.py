@@ -166,6 +166,18 @@ def test_killing_every_process_is_survivable(make_sandbox, backend):
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
+def test_nothing_of_a_killed_session_outlives_its_restart(make_sandbox, backend):
+    """`kill -9 -1` spares the shell that calls it, which goes on without the runner it killed; the
+    restart ends it (Docker's container survives the runner, so its leftovers must be swept)."""
+    box = make_sandbox(backend)
+    with pytest.raises(RunnerDied):
+        box.run("kill -9 -1; sleep 1000", timeout=30)
+    box.restart()
+    assert count_sleepers(box) == 0
+    still_usable(box)
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
 def test_command_that_closes_stdout_early(make_sandbox, backend):
     box = make_sandbox(backend)
     result = box.run("exec 1>&-; sleep 0.2; echo on-stderr >&2", timeout=10)
