@@ -48,7 +48,7 @@ def restart_sandbox(run: AgentRun, died: RunnerDied) -> str:
     left = MAX_RESTARTS - len(done)
     when = f"after step {current.step}" if current.step else "the starting state"
     return (f"[repofix: {cause}; repofix restarted it from checkpoint {current.n} ({when}): "
-            "the repository's files are as that checkpoint holds them, and whatever this step changed is gone. "
+            "the repository's files are as that checkpoint holds them (changes made since are gone). "
             "Shell and Python state are gone (the working directory, exported variables, Python variables; the "
             "Python helpers are loaded again), and so are background processes and, on some backends, the logs "
             f"saved under /tmp. To stop one program, kill it by its pid. {left} more restart(s) are allowed in "
