@@ -135,8 +135,9 @@ def kill_all_except(keep):
     return len(killed)
 
 
-def collect(proc, pipes, cap, started, timeout, done=None, wake=None):
-    """Drain `pipes` into capped buffers until EOF and exit, or kill everything at the deadline.
+def collect(proc, pipes, cap, started, timeout, done=None, wake=None, keep=()):
+    """Drain `pipes` into capped buffers until EOF and exit, or at the deadline kill every process
+    but those in `keep` (a shell command's timeout spares the Python worker and its namespace).
 
     `done` (for the Python worker) is a callable telling when the step finished while the
     process and its pipes live on: then whatever is buffered is drained and the pipes stay open."""
@@ -177,7 +178,7 @@ def collect(proc, pipes, cap, started, timeout, done=None, wake=None):
             else:
                 selector.unregister(key.fileobj)
     if timed_out:
-        kill_all_except(set())
+        kill_all_except(set(keep))
     for pipe in pipes + ([wake] if wake is not None else []):
         try:
             selector.unregister(pipe)

@@ -88,7 +88,8 @@ class Session:
                     % (argv[0], error), "duration": time.monotonic() - started}
         if stdin:
             threading.Thread(target=feed, args=(proc.stdin, stdin), daemon=True).start()
-        result = collect(proc, [proc.stdout, proc.stderr], cap, started, request.get("timeout", 600))
+        result = collect(proc, [proc.stdout, proc.stderr], cap, started, request.get("timeout", 600),
+                         keep={self.python.pid})
         result["leftovers_killed"] = kill_all_except({self.python.pid})
         after = oom_kills()
         result["oom_killed"] = before is not None and after is not None and after > before

@@ -102,6 +102,17 @@ def test_timeout_kills_a_setsid_child_too(make_sandbox, backend):
     assert count_sleepers(box) == 0
 
 
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_shell_timeout_keeps_the_python_namespace(make_sandbox, backend):
+    """A shell command's timeout kills that command's tree, not the persistent Python worker."""
+    box = make_sandbox(backend)
+    assert box.python("x = 41").ok
+    timed = box.run("sleep 1000 & sleep 1000", timeout=1)
+    assert timed.timed_out and count_sleepers(box) == 0
+    after = box.python("print(x + 1)")
+    assert after.stdout.strip() == "42" and not after.session_lost, after.output
+
+
 @pytest.fixture
 def host_server(listening):
     """A TCP server on the host's loopback, which the sandbox must not reach."""
@@ -151,6 +162,18 @@ def test_killing_every_process_is_survivable(make_sandbox, backend):
         box.run("kill -9 -1; pkill -9 -P 1; sleep 1", timeout=10)
     except RunnerDied:
         pass  # the runner was among the victims: reported, and restartable
+    still_usable(box)
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_nothing_of_a_killed_session_outlives_its_restart(make_sandbox, backend):
+    """`kill -9 -1` spares the shell that calls it, which goes on without the runner it killed; the
+    restart ends it (Docker's container survives the runner, so its leftovers must be swept)."""
+    box = make_sandbox(backend)
+    with pytest.raises(RunnerDied):
+        box.run("kill -9 -1; sleep 1000", timeout=30)
+    box.restart()
+    assert count_sleepers(box) == 0
     still_usable(box)
 
 

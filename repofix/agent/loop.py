@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 
 from repofix.agent.actions import Action, FormatError, parse_action
+from repofix.agent.recover import restart_sandbox
 from repofix.agent.run import AgentRun, StopRun
+from repofix.sandboxes import RunnerDied
 
 
 def run_loop(run: AgentRun) -> str:
@@ -26,7 +28,10 @@ def run_loop(run: AgentRun) -> str:
         elif isinstance(action := parse_action(reply), FormatError):
             observation = run.format_error(action)  # three in a row stop the run
         else:
-            observation = run.execute(action)  # sync, checkpoint, guards, tests, feedback
+            try:
+                observation = run.execute(action)  # sync, checkpoint, guards, tests, feedback
+            except RunnerDied as died:  # the step killed every process, the session runner too
+                observation = restart_sandbox(run, died)  # from the current checkpoint; a limit stops it
         run.record(reply, action, observation, time.monotonic() - began)  # trajectory saved here
         if run.stop_reason:  # done (verified), gave up, stuck, format errors
             return run.stop_reason

@@ -81,6 +81,10 @@ class Observer:
         self._names.add(name)
         return f"{self.directory}/{name}"
 
+    def sandbox_restarted(self) -> None:
+        """The sandbox's runner was restarted: its /tmp may be a new one, so the log folder is made again."""
+        self._made = False
+
     def is_log(self, path: str) -> bool:
         return path.startswith(self.directory + "/") and ".." not in path.split("/")
 

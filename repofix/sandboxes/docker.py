@@ -165,6 +165,13 @@ class DockerSandbox(RunnerSandbox):
         if self.container.status != "running":
             raise SandboxError(f"the sandbox container {self.container.name} is {self.container.status}; "
                                "open a new sandbox")
+        if self._client is not None:
+            self._client.kill()
+            self._client = None
+        # The container outlives the runner, and so may what the old session started (the shell that
+        # ran `kill -9 -1` survives its own call): none of it is the new runner's to reap, so every
+        # process of the sandbox user ends first (the keep-alive runs as root and stays).
+        self.container.exec_run(["sh", "-c", "kill -9 -1"], user="1000:1000")
         super().restart()
 
     def network_connected(self) -> bool:
