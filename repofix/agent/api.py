@@ -128,6 +128,8 @@ def pin_interpreter(settings: Settings, repo: Path | str) -> tuple[Settings, str
                           "own Python" if settings.python else "")
     local = Path(str(repo)) if Path(str(repo)).is_dir() else None
     chosen = interpreter.choose(settings.python, local)
+    if chosen.fallback:  # the machine's python3: found again the same way, nothing to record
+        return settings, ""
     return dataclasses.replace(settings, python=chosen.executable), ""
 
 

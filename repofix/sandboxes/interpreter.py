@@ -25,7 +25,7 @@ import re
 import shutil
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repofix.repofiles import read_inside
@@ -49,6 +49,7 @@ class Interpreter:
     version: str  # "3.11", from the standard library's folder name
     venv: str | None = None  # the virtual environment's folder, as named
     binds: tuple[tuple[str, str], ...] = ()  # (host folder, path in the sandbox), bound read-only
+    fallback: bool = False  # the system's python3: nothing the user or the project chose
 
     @property
     def bin_dir(self) -> str:
@@ -79,11 +80,12 @@ def system_python() -> Interpreter:
     found = shutil.which("python3")
     if found and _is_binary(os.path.realpath(found)):
         try:
-            return inspect(Path(found), "the system python3 (first on PATH)")
+            return replace(inspect(Path(found), "the system python3 (first on PATH)"), fallback=True)
         except InterpreterError:
             pass  # not usable as a whole (no standard library beside it): fall back below
     base = getattr(sys, "_base_executable", None) or sys.executable  # repofix's own venv -> its base
-    return inspect(Path(base), "the Python repofix runs on (python3 on PATH is not an interpreter)")
+    chosen = inspect(Path(base), "the Python repofix runs on (python3 on PATH is not an interpreter)")
+    return replace(chosen, fallback=True)
 
 
 def inspect(path: Path, origin: str, inside: Path | None = None) -> Interpreter:
