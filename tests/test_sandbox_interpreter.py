@@ -174,6 +174,10 @@ BAD_VENVS = {
         lambda repo: (_link(repo, os.path.realpath(sys.executable)),
                       (repo / ".venv" / "pyvenv.cfg").write_text("home = /root/bin\n")),
         "holds no Python 3 standard library"),
+    "cfg is a link to a host file": (
+        lambda repo: (_link(repo, os.path.realpath(sys.executable)),
+                      (repo / ".venv" / "pyvenv.cfg").symlink_to("/etc/hostname")),
+        "pyvenv.cfg names no `home`"),
 }
 
 
@@ -187,6 +191,9 @@ def test_a_bad_project_venv_is_a_clear_error_and_exit_2(tmp_path, repofix_in_tmp
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert message in result.stderr and "Traceback" not in result.stderr
         assert str(repo / ".venv" / "bin" / "python") in result.stderr
+    doctor = repofix(repofix_in_tmp, "sandbox", "doctor", cwd=repo)
+    assert f"python  unusable     python interpreter {repo / '.venv' / 'bin' / 'python'}" in doctor.stdout
+    assert message in doctor.stdout and "Traceback" not in doctor.stderr
 
 
 def test_the_base_installation_of_a_repository_venv_is_checked_not_trusted(tmp_path):

@@ -113,8 +113,9 @@ def inspect(path: Path, origin: str, inside: Path | None = None) -> Interpreter:
         home = _venv_home(venv, inside)
         if home is None:
             raise InterpreterError(f"python interpreter {shown}: {venv}/pyvenv.cfg names no `home` (the "
-                                   "folder of the Python the environment was made from)")
-        base_named = Path(home).absolute().parent
+                                   "folder of the Python the environment was made from), or is not a regular file "
+                                   "of the repository")
+        base_named = Path(os.path.normpath(Path(home).parent))  # no ".." in a path bound in the sandbox
     else:
         base_named = Path(real).parent.parent
     base = os.path.realpath(base_named)
@@ -165,10 +166,12 @@ def _venv_home(venv: Path, inside: Path | None) -> str | None:
 
 
 def _stdlib_version(base: str) -> str | None:
-    lib = Path(base) / "lib"
-    versions = sorted((m.group(1) for m in (re.fullmatch(r"python(3\.\d+)", p.name) for p in _listdir(lib))
-                       if m and (lib / m.group(0) / "os.py").is_file()), key=lambda v: int(v.split(".")[1]))
-    return versions[-1] if versions else None
+    """X.Y of the standard library under `base` (lib/, or lib64/ as Fedora and SUSE place it)."""
+    versions = []
+    for lib in (Path(base) / "lib", Path(base) / "lib64"):
+        matches = (re.fullmatch(r"python(3\.\d+)", p.name) for p in _listdir(lib))
+        versions += [m.group(1) for m in matches if m and (lib / m.group(0) / "os.py").is_file()]
+    return max(versions, key=lambda v: int(v.split(".")[1])) if versions else None
 
 
 def _listdir(folder: Path) -> list[Path]:
