@@ -99,9 +99,9 @@ def project(root: Path, bug: bool = False) -> Path:
     return repo
 
 
-def repofix(command: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+def repofix(command: Path, *args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_") and k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(REPOFIX_HOME=str(cwd.parent / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env.update(REPOFIX_HOME=str(cwd.parent / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True", **extra)
     return subprocess.run([str(command), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -114,7 +114,7 @@ def test_tests_run_in_the_projects_venv_though_repofix_lives_in_a_venv_under_tmp
     assert "Traceback" not in result.stderr
 
 
-def test_python_option_chooses_an_environment_outside_the_repository(tmp_path, wheel, repofix_in_tmp):
+def test_python_option_or_the_active_venv_chooses_an_environment_outside_the_repository(tmp_path, wheel, repofix_in_tmp):
     repo = project(tmp_path / "proj")
     python = make_venv(tmp_path / "envs" / "proj", wheel)
     without = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", cwd=repo)
@@ -122,6 +122,8 @@ def test_python_option_chooses_an_environment_outside_the_repository(tmp_path, w
     assert "helperlib" in without.stdout
     chosen = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", "--python", str(python), cwd=repo)
     assert chosen.returncode == 0, chosen.stdout + chosen.stderr
+    active = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", cwd=repo, VIRTUAL_ENV=str(python.parents[1]))
+    assert active.returncode == 0, active.stdout + active.stderr
 
 
 def test_a_fix_run_uses_the_projects_venv_in_its_sandbox_and_in_the_verification(tmp_path, wheel, repofix_in_tmp):
