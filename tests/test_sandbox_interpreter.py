@@ -12,8 +12,10 @@ project's own venv."""
 from __future__ import annotations
 
 import base64
+import glob
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -21,8 +23,9 @@ from pathlib import Path
 
 import pytest
 from agent_helpers import DIRECT_FIX, clamp_repo, script
+from conftest import require_backend
 
-from repofix.sandboxes import interpreter
+from repofix.sandboxes import interpreter, open_sandbox
 from repofix.sandboxes.interpreter import InterpreterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,6 +75,7 @@ def wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def repofix_in_tmp(tmp_path_factory) -> Path:
     """repofix installed in a venv under /tmp: its `repofix` command."""
+    require_backend("bwrap")
     venv = tmp_path_factory.mktemp("repofix-venv")
     assert str(venv).startswith("/tmp/")
     python = make_venv(venv)
@@ -220,3 +224,29 @@ def test_an_ordinary_repository_venv_binds_only_the_venv_and_its_base(tmp_path):
     expected |= set() if interpreter._system(base) else {(base, base)}
     assert set(chosen.binds) == expected
     assert chosen.env()["PATH"].startswith(f"{repo / '.venv' / 'bin'}:")
+
+
+PYENV_PYTHONS = sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.*/bin/python3.*[0-9]")))
+
+
+@pytest.mark.skipif(not PYENV_PYTHONS, reason="no pyenv Pythons to try the session runner on")
+@pytest.mark.parametrize("python", PYENV_PYTHONS, ids=lambda path: Path(path).name)
+def test_the_session_runner_starts_on_every_python_3_at_hand(python):
+    """The runner is sent over stdin and runs on the chosen interpreter, whatever its version (its bytecode
+    is for repofix's own Python; another version compiles the bundled sources)."""
+    require_backend("bwrap")
+    with open_sandbox(None, backend="bwrap", python=python) as box:
+        result = box.run(["python", "-c", "import sys; print(sys.version_info[:2])"])
+        state = box.python("x = 41")
+        again = box.python("print(x + 1)")
+    version = re.search(r"python(3\.\d+)$", python).group(1)
+    assert result.stdout.strip() == str(tuple(int(part) for part in version.split(".")))
+    assert state.ok and again.stdout.strip() == "42"
+
+
+def test_python_2_is_refused_with_its_reason():
+    old = sorted(glob.glob(str(Path.home() / ".pyenv/versions/2.*/bin/python2.*[0-9]")))
+    if not old:
+        pytest.skip("no Python 2 at hand")
+    with pytest.raises(InterpreterError, match="holds no Python 3 standard library"):
+        interpreter.choose(old[0])
