@@ -250,3 +250,15 @@ def test_python_2_is_refused_with_its_reason():
         pytest.skip("no Python 2 at hand")
     with pytest.raises(InterpreterError, match="holds no Python 3 standard library"):
         interpreter.choose(old[0])
+
+
+def test_python_names_the_chosen_interpreter_outside_a_venv():
+    """Debian's /usr/bin has python3 but no `python`, which test commands call: the sandbox has both."""
+    require_backend("bwrap")
+    if not os.path.exists("/usr/bin/python3") or os.path.lexists("/usr/bin/python"):
+        pytest.skip("needs a /usr/bin/python3 without /usr/bin/python beside it (Debian's layout)")
+    chosen = os.path.realpath("/usr/bin/python3")
+    with open_sandbox(None, backend="bwrap", python=chosen) as box:
+        result = box.run("python -c 'import sys; print(sys.executable)'; python3 -c 'import sys; print(sys.prefix)'")
+    assert result.ok, result.output
+    assert result.stdout.split() == [f"{interpreter.NAMES_DIR}/python", "/usr"]

@@ -65,6 +65,9 @@ class BwrapSandbox(RunnerSandbox):
             (self.scratch / name).chmod(0o644)  # read by the sandbox user, whatever the umask
         if seccomp.supported():
             (self.scratch / "seccomp.bpf").write_bytes(seccomp.program())
+        (self.scratch / "python-names").mkdir()
+        for name in ("python", "python3"):  # a venv has both; /usr/bin/python3.11 may have neither beside it
+            (self.scratch / "python-names" / name).symlink_to(self.interpreter.executable)
         self.home_dir: Path | None = None  # set by setup(): a host home bound read-only afterwards
         self.cgroup: cgroups.CgroupLimits | None = None
         self._userns_fd: int | None = None
@@ -122,6 +125,8 @@ class BwrapSandbox(RunnerSandbox):
             args += ["--size", str(lim.home_mb << 20), "--perms", "0755", "--tmpfs", "/home/sandbox"]
         for source, dest in self.interpreter.binds:  # the project's Python, after /tmp: a venv may live there
             args += [*_traversable(dest), "--ro-bind", source, dest]
+        args += [*_traversable(interpreter.NAMES_DIR), "--ro-bind", str(self.scratch / "python-names"),
+                 interpreter.NAMES_DIR]
         if self.cgroup is not None:
             args += [*_traversable(self.cgroup.memory_mount),
                      "--ro-bind", str(self.cgroup.memory_dir), self.cgroup.memory_mount]

@@ -36,6 +36,7 @@ SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
 # The session runner (sandbox/runner.py and its siblings) uses nothing newer (checked with vermin).
 RUNNER_MIN_PYTHON = (3, 5)
 REPO_VENVS = (".venv", "venv")
+NAMES_DIR = "/opt/repofix-python/bin"  # in the sandbox: `python` and `python3` for an interpreter outside a venv
 
 
 class InterpreterError(SandboxError):
@@ -57,8 +58,10 @@ class Interpreter:
         return str(Path(self.venv) / "bin") if self.venv else str(Path(self.executable).parent)
 
     def env(self) -> dict[str, str]:
-        extra = {"PATH": f"{self.bin_dir}:/usr/local/bin:/usr/bin:/bin"}
-        return {**extra, "VIRTUAL_ENV": self.venv} if self.venv else extra
+        if self.venv:
+            return {"PATH": f"{self.bin_dir}:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": self.venv}
+        # Debian's /usr/bin has python3 only: `python` (what test commands call) comes from NAMES_DIR
+        return {"PATH": f"{self.bin_dir}:{NAMES_DIR}:/usr/local/bin:/usr/bin:/bin"}
 
 
 def choose(python: str | None, repo: Path | None = None) -> Interpreter:
