@@ -1,7 +1,7 @@
 """The daemonless backend: bubblewrap namespaces. Starts in milliseconds, no network, only the
 workspace (a size-limited tmpfs), /tmp and the home folder writable, the host's files hidden but
-for the system directories and the project's Python installation (`interpreter.py`), bound read-only. A seccomp filter
-(`seccomp.py`) denies new namespaces, mounts, the keyring, ptrace, kernel modules and the like, and
+for the system directories and the project's Python (`interpreter.py`), bound read-only. A seccomp
+filter (`seccomp.py`) denies new namespaces, mounts, the keyring, ptrace, kernel modules and the like, and
 nested user namespaces are disabled.
 
 Run by root, the sandbox user is an unprivileged uid on the host (`userns.HOST_UID`), never root: the
