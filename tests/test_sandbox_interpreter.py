@@ -25,6 +25,7 @@ import pytest
 from agent_helpers import DIRECT_FIX, clamp_repo, script
 from conftest import require_backend
 
+from repofix.config import load_settings
 from repofix.sandboxes import interpreter, open_sandbox
 from repofix.sandboxes.interpreter import InterpreterError
 
@@ -262,3 +263,17 @@ def test_python_names_the_chosen_interpreter_outside_a_venv():
         result = box.run("python -c 'import sys; print(sys.executable)'; python3 -c 'import sys; print(sys.prefix)'")
     assert result.ok, result.output
     assert result.stdout.split() == [f"{interpreter.NAMES_DIR}/python", "/usr"]
+
+
+def test_the_python_setting_is_the_users_and_a_repository_sets_it_only_when_trusted(tmp_path, monkeypatch):
+    """The interpreter decides which host folders the sandbox sees: a repository's config cannot choose it."""
+    monkeypatch.delenv("REPOFIX_PYTHON", raising=False)
+    monkeypatch.setenv("REPOFIX_CONFIG", str(tmp_path / "none.toml"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".repofix.toml").write_text('python = "/opt/elsewhere/bin/python3"\n')
+    untrusted = load_settings(repo)
+    assert untrusted.python is None and "python" in " ".join(untrusted.notices)
+    assert load_settings(repo, trust_repo=True).python == "/opt/elsewhere/bin/python3"
+    monkeypatch.setenv("REPOFIX_PYTHON", "/usr/bin/python3")
+    assert load_settings(repo).python == "/usr/bin/python3"
