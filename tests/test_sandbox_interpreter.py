@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from agent_helpers import DIRECT_FIX, clamp_repo, script
+from agent_helpers import DIRECT_FIX, act, clamp_repo, script
 from conftest import require_backend
 
 from repofix.config import load_settings
@@ -106,7 +106,8 @@ def project(root: Path, bug: bool = False) -> Path:
 
 def repofix(command: Path, *args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_") and k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(REPOFIX_HOME=str(cwd.parent / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True", **extra)
+    env.update(REPOFIX_HOME=str(cwd.parent / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env.update(extra)
     return subprocess.run([str(command), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -138,6 +139,22 @@ def test_a_fix_run_uses_the_projects_venv_in_its_sandbox_and_in_the_verification
     result = repofix(repofix_in_tmp, "fix", "--sandbox", "bwrap", "--model", model, cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "DONE" in result.stdout + result.stderr
+
+
+def test_a_resumed_run_keeps_the_interpreter_its_start_chose(tmp_path, wheel, repofix_in_tmp):
+    """Resumed from another folder (no .venv there), the run still tests in the checkout's .venv."""
+    repo = project(tmp_path / "proj", bug=True)
+    make_venv(repo / ".venv", wheel)
+    home = str(tmp_path / "home")
+    look = script(tmp_path / "look.yaml", [act("view", path="pkg/mathx.py")])
+    first = repofix(repofix_in_tmp, "fix", "--sandbox", "bwrap", "--model", look, "--max-steps", "1", cwd=repo,
+                    REPOFIX_HOME=home)
+    assert first.returncode == 1, first.stdout + first.stderr
+    run_id = next(Path(home).glob("runs/*")).name
+    fix = script(tmp_path / "fix.yaml", [DIRECT_FIX])
+    resumed = repofix(repofix_in_tmp, "resume", run_id, "--model", fix, "--max-steps", "3", cwd=tmp_path,
+                      REPOFIX_HOME=home)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
 
 
 def test_docker_refuses_the_python_option(tmp_path, repofix_in_tmp):
