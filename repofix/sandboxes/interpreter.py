@@ -25,6 +25,8 @@ import re
 import shutil
 import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -70,13 +72,24 @@ def choose(python: str | None, repo: Path | None = None) -> Interpreter:
         return inspect(Path(python).expanduser().absolute(), "--python")
     active = os.environ.get("VIRTUAL_ENV")
     if active:
-        return inspect(Path(active) / "bin" / "python", "the active virtual environment ($VIRTUAL_ENV)")
+        with _hint("deactivate it, or choose the interpreter with --python"):
+            return inspect(Path(active) / "bin" / "python", "the active virtual environment ($VIRTUAL_ENV)")
     if repo is not None:
         for name in REPO_VENVS:
             candidate = Path(repo).absolute() / name
             if os.path.lexists(candidate / "pyvenv.cfg") or os.path.lexists(candidate / "bin" / "python"):
-                return inspect(candidate / "bin" / "python", f"the repository's {name}", inside=Path(repo))
+                with _hint("choose the interpreter with --python"):
+                    return inspect(candidate / "bin" / "python", f"the repository's {name}", inside=Path(repo))
     return system_python()
+
+
+@contextmanager
+def _hint(advice: str) -> Iterator[None]:
+    """Say what to do when an interpreter the user did not name cannot be used."""
+    try:
+        yield
+    except InterpreterError as error:
+        raise InterpreterError(f"{error}; or {advice}") from None
 
 
 def system_python() -> Interpreter:
