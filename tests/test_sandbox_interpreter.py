@@ -294,3 +294,12 @@ def test_the_python_setting_is_the_users_and_a_repository_sets_it_only_when_trus
     assert load_settings(repo, trust_repo=True).python == "/opt/elsewhere/bin/python3"
     monkeypatch.setenv("REPOFIX_PYTHON", "/usr/bin/python3")
     assert load_settings(repo).python == "/usr/bin/python3"
+
+
+def test_an_environment_named_through_a_folder_the_sandbox_owns_is_refused(tmp_path, monkeypatch):
+    """Bound at a path under /proc (or /workspace, /home/sandbox, /etc, /dev) it would be hidden or hide
+    the sandbox's own folder: refused with the reason, not a runner that cannot start."""
+    make_venv(tmp_path / "env")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InterpreterError, match="is where the sandbox has its own /workspace"):
+        interpreter.choose("/proc/self/cwd/env/bin/python")

@@ -31,13 +31,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repofix.repofiles import read_inside
-from repofix.sandboxes.base import SandboxError
+from repofix.sandboxes.base import WORKDIR, SandboxError
 
 # Bound read-only by the bwrap backend anyway: nothing under them needs a bind of its own.
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/lib32", "/libx32")
 # The session runner (sandbox/runner.py and its siblings) uses nothing newer (checked with vermin).
 RUNNER_MIN_PYTHON = (3, 5)
 REPO_VENVS = (".venv", "venv")
+# The sandbox's own folders: a bind there would hide them or be hidden (/workspace is mounted later).
+RESERVED = (WORKDIR, "/home/sandbox", "/proc", "/dev", "/etc", "/opt/repofix-python")
 NAMES_DIR = "/opt/repofix-python/bin"  # in the sandbox: `python` and `python3` for an interpreter outside a venv
 
 
@@ -149,8 +151,11 @@ def inspect(path: Path, origin: str, inside: Path | None = None) -> Interpreter:
     if venv is not None:
         binds.append((os.path.realpath(venv), str(venv)))
     binds = [pair for i, pair in enumerate(binds) if not _system(pair[1]) and pair not in binds[:i]]
-    for source, _ in binds:
+    for source, dest in binds:
         _refuse_broad(source, shown)
+        if any(_under(dest, folder) for folder in RESERVED):
+            raise InterpreterError(f"python interpreter {shown}: {dest} is where the sandbox has its own "
+                                   f"{', '.join(RESERVED)}; use an environment elsewhere")
     executable = str(path) if venv is not None else real
     return Interpreter(executable, origin, version, str(venv) if venv else None, tuple(binds))
 
