@@ -125,8 +125,7 @@ def inspect(path: Path, origin: str, inside: Path | None = None) -> Interpreter:
         where = os.path.realpath(venv) if venv else real
         if not where.startswith(top + os.sep):
             raise InterpreterError(f"python interpreter {shown}: leads out of the repository (to {where}); "
-                                   "repofix binds only a virtual environment that is inside it. Pass --python "
-                                   "to choose an interpreter yourself")
+                                   "repofix binds only a virtual environment that is inside it")
     if venv is not None:
         home = _venv_home(venv, inside)
         if home is None:
