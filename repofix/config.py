@@ -35,6 +35,7 @@ class Settings:
     native_tools: bool | None = None  # None: native tool calls when LiteLLM says the model supports them
     sandbox: str | None = None  # docker | bwrap | none; None: docker if it answers, else bwrap
     image: str | None = None  # Docker image for the sandbox
+    python: str | None = None  # bwrap: the project's interpreter (default: $VIRTUAL_ENV, the repo's .venv, python3)
     max_steps: int = 30
     max_cost: float | None = 2.0  # USD per run
     timeout: float = 1800.0  # wall time of a whole run, seconds

@@ -41,6 +41,7 @@ class AgentRequest:
     max_cost: float | None = None
     timeout: float | None = None
     test_cmd: str | None = None
+    python: str | None = None  # bwrap: the project's interpreter (--python)
     targets: tuple[str, ...] = ()  # test ids the task names (fix -k / node ids)
     tests_first: bool | None = None
     rev: str | None = None
@@ -73,7 +74,7 @@ def resolve_settings(request: AgentRequest) -> Settings:
     local = Path(request.repo) if Path(str(request.repo)).is_dir() else None
     overrides = dict(model=request.model, sandbox=request.sandbox, max_steps=request.max_steps,
                      max_cost=request.max_cost, timeout=request.timeout, test_cmd=request.test_cmd,
-                     tests_first=request.tests_first)
+                     tests_first=request.tests_first, python=request.python)
     base = request.settings or load_settings(local, trust_repo=request.trust_repo_config)
     return base.with_overrides(**overrides)
 
@@ -105,10 +106,31 @@ def open_run_sandbox(settings: Settings, tree: Path):
     limits = Limits(timeout=settings.command_timeout)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the CLI prints its own warning for --sandbox none
-        box = open_sandbox(tree, backend=settings.sandbox, limits=limits, setup=settings.setup, image=settings.image)
+        box = open_sandbox(tree, backend=settings.sandbox, limits=limits, setup=settings.setup, image=settings.image,
+                           python=settings.python)
     box.changes()  # what setup wrote is the starting state, not a change
     execute.preload_helpers(box)
     return box
+
+
+def pin_interpreter(settings: Settings, repo: Path | str) -> tuple[Settings, str]:
+    """For bwrap, choose the project's interpreter once, from the user's checkout (the sandbox gets a
+    copy without its .venv): the verification sandbox and a resumed run use the same one. A bad choice
+    stops here, before anything is made. Returns the settings and a note for the user."""
+    from repofix.sandboxes import choose_backend, interpreter
+
+    try:
+        backend = choose_backend(settings.sandbox)
+    except SandboxError:
+        return settings, ""  # opening the sandbox says why, in the run's record
+    if backend != "bwrap":
+        return settings, (f"python = {settings.python} is for the bwrap sandbox; the {backend} sandbox runs its "
+                          "own Python" if settings.python else "")
+    local = Path(str(repo)) if Path(str(repo)).is_dir() else None
+    chosen = interpreter.choose(settings.python, local)
+    if chosen.fallback:  # the machine's python3: found again the same way, nothing to record
+        return settings, ""
+    return dataclasses.replace(settings, python=chosen.executable), ""
 
 
 def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = None) -> AgentOutcome:
@@ -119,7 +141,8 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     settings = resolve_settings(request)
     spec, note = choose_model_spec(settings, request.mode, described=bool(request.instruction.strip()))
     notify = progress or (lambda event: None)
-    for line in [*settings.notices, note]:
+    settings, python_note = pin_interpreter(settings, request.repo)
+    for line in [*settings.notices, note, python_note]:
         if line:
             notify({"event": "note", "message": line})
     model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,

@@ -34,6 +34,8 @@ def run_options(function):
         click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None,
                      help="Sandbox backend (default: docker if its engine answers, else bwrap)."),
         click.option("--test-cmd", default=None, help="Test command (default: pytest, detected)."),
+        click.option("--python", default=None, help="bwrap sandbox: the project's Python interpreter (default: "
+                     "$VIRTUAL_ENV, else the repository's .venv, else python3). Env: REPOFIX_PYTHON."),
         click.option("--setup", multiple=True, help="Setup command run with network before the run "
                      "(repeatable), e.g. --setup 'pip install -e .'"),
         click.option("--apply", "apply_", is_flag=True, help="Apply the result to your working tree "
@@ -81,9 +83,13 @@ def start(instruction, mode, tests, keyword, tests_first, options) -> None:
             model=options["model"], api_base=options["api_base"], price_file=options["price_file"],
             max_steps=options["max_steps"], max_cost=options["max_cost"], timeout=options["timeout"],
             sandbox=options["sandbox"], test_cmd=options["test_cmd"], setup=options["setup"] or None,
+            python=options.get("python"),
             extra={"keyword": keyword} if keyword else None)
     except ValueError as error:
         fail(str(error))
+    if options.get("python") and settings.sandbox in ("docker", "none"):
+        fail(f"--python chooses the bwrap sandbox's interpreter; the {settings.sandbox} sandbox runs its own "
+             "Python (use --sandbox bwrap, or leave --python out)")
     if settings.sandbox == "none":
         click.echo("WARNING: --sandbox none runs the model's commands on this machine without isolation.",
                    err=True)

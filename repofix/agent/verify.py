@@ -98,7 +98,7 @@ def verify_checkpoint(settings: Settings, workspace: Workspace, progress: Progre
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the run already warned about --sandbox none
             box = open_sandbox(start, backend=backend, limits=Limits(timeout=settings.command_timeout),
-                               setup=settings.setup, image=settings.image)
+                               setup=settings.setup, image=settings.image, python=settings.python)
     with box:
         _write_incremental(box, plan.files)
         run = run_tests(box, progress.command or settings.test_cmd, timeout=settings.test_timeout,

@@ -49,10 +49,13 @@ def choose_backend(requested: str | None = None) -> str:
 
 
 def open_sandbox(source: Path | str | None, backend: str | None = None, limits: Limits | None = None,
-                 setup: Sequence[str] = (), image: str | None = None) -> Sandbox:
+                 setup: Sequence[str] = (), image: str | None = None, python: str | None = None,
+                 repo: Path | None = None) -> Sandbox:
     """Start a sandbox holding a copy of `source` (a directory) at `sandbox.workdir`.
 
-    `setup` commands run with network before anything else; afterwards the network is cut."""
+    `setup` commands run with network before anything else; afterwards the network is cut. bwrap runs
+    the interpreter `python`, else the one `interpreter.choose` finds for `repo` (the user's checkout,
+    which `source` may be a copy of); Docker runs its image's Python and ignores both."""
     name = choose_backend(backend)
     source = Path(source) if source is not None else None
     if source is not None and not source.is_dir():
@@ -62,9 +65,10 @@ def open_sandbox(source: Path | str | None, backend: str | None = None, limits: 
 
         return DockerSandbox(source, limits, setup=setup, image=image)
     if name == "bwrap":
+        from repofix.sandboxes import interpreter
         from repofix.sandboxes.bwrap import BwrapSandbox
 
-        return BwrapSandbox(source, limits, setup=setup)
+        return BwrapSandbox(source, limits, setup=setup, python=interpreter.choose(python, repo))
     from repofix.sandboxes.local import LocalSandbox
 
     return LocalSandbox(source, limits, setup=setup)

@@ -1,7 +1,7 @@
 """The daemonless backend: bubblewrap namespaces. Starts in milliseconds, no network, only the
 workspace (a size-limited tmpfs), /tmp and the home folder writable, the host's files hidden but
-for the system directories and the Python installation, bound read-only. A seccomp filter
-(`seccomp.py`) denies new namespaces, mounts, the keyring, ptrace, kernel modules and the like, and
+for the system directories and the project's Python (`interpreter.py`), bound read-only. A seccomp
+filter (`seccomp.py`) denies new namespaces, mounts, the keyring, ptrace, kernel modules and the like, and
 nested user namespaces are disabled.
 
 Run by root, the sandbox user is an unprivileged uid on the host (`userns.HOST_UID`), never root: the
@@ -21,15 +21,15 @@ import os
 import shlex
 import shutil
 import stat
-import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from repofix.sandboxes import cleanup, seccomp, slirp, userns
+from repofix.sandboxes import cleanup, interpreter, seccomp, slirp, userns
 from repofix.sandboxes import limits as cgroups
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
+from repofix.sandboxes.interpreter import Interpreter
 from repofix.sandboxes.session import RunnerClient
 
 PASSWD = "root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/home/sandbox:/bin/bash\n"
@@ -52,10 +52,12 @@ def available() -> str | None:
 class BwrapSandbox(RunnerSandbox):
     backend = "bwrap"
 
-    def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = ()):
+    def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = (),
+                 python: Interpreter | None = None):
         reason = available()
         if reason:
             raise SandboxError(reason)
+        self.interpreter = python or interpreter.choose(None)  # checked before anything is made
         self.id = uuid.uuid4().hex[:12]
         self.scratch = cleanup.new_scratch("bwrap-")
         for name, text in (("passwd", PASSWD), ("group", GROUP), ("resolv.conf", slirp.RESOLV_CONF)):
@@ -63,6 +65,9 @@ class BwrapSandbox(RunnerSandbox):
             (self.scratch / name).chmod(0o644)  # read by the sandbox user, whatever the umask
         if seccomp.supported():
             (self.scratch / "seccomp.bpf").write_bytes(seccomp.program())
+        (self.scratch / "python-names").mkdir()
+        for name in ("python", "python3"):  # a venv has both; /usr/bin/python3.11 may have neither beside it
+            (self.scratch / "python-names" / name).symlink_to(self.interpreter.executable)
         self.home_dir: Path | None = None  # set by setup(): a host home bound read-only afterwards
         self.cgroup: cgroups.CgroupLimits | None = None
         self._userns_fd: int | None = None
@@ -76,7 +81,7 @@ class BwrapSandbox(RunnerSandbox):
         except BaseException:
             self.close()
             raise
-        self.env = dict(BASE_ENV, PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin")
+        self.env = dict(BASE_ENV, **self.interpreter.env())
         self._prepare(source, setup)
 
     def _bwrap_args(self, network: bool, home_writable: bool) -> list[str]:
@@ -112,15 +117,16 @@ class BwrapSandbox(RunnerSandbox):
         if network:
             args += ["--ro-bind", str(self.scratch / "resolv.conf"), "/etc/resolv.conf",
                      "--ro-bind-try", "/etc/hosts", "/etc/hosts"]
-        for prefix in {sys.base_prefix, sys.prefix}:  # the Python installation (and its test tools)
-            if not prefix.startswith("/usr"):
-                args += [*_traversable(prefix), "--ro-bind", prefix, prefix]
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--size", str(lim.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
         if self.home_dir is not None:
             args += ["--bind" if home_writable else "--ro-bind", str(self.home_dir), "/home/sandbox"]
         else:
             args += ["--size", str(lim.home_mb << 20), "--perms", "0755", "--tmpfs", "/home/sandbox"]
+        for source, dest in self.interpreter.binds:  # the project's Python, after /tmp: a venv may live there
+            args += [*_traversable(dest), "--ro-bind", source, dest]
+        args += [*_traversable(interpreter.NAMES_DIR), "--ro-bind", str(self.scratch / "python-names"),
+                 interpreter.NAMES_DIR]
         if self.cgroup is not None:
             args += [*_traversable(self.cgroup.memory_mount),
                      "--ro-bind", str(self.cgroup.memory_dir), self.cgroup.memory_mount]
@@ -141,7 +147,7 @@ class BwrapSandbox(RunnerSandbox):
             owned += ["/home/sandbox"] if self.home_dir is None else []
             take = f"chown 1000:1000 {' '.join(owned)} && " if owned else ""
             args += ["sh", "-c", f'{take}exec "$@"', "sh", *DROP]
-        args += [sys.executable, "-u"]
+        args += [self.interpreter.executable, "-u"]
         # The launcher joins the cgroup before exec (so not one process of the sandbox starts outside
         # it) and opens the seccomp program and the info file for bwrap.
         steps = [f'echo $$ > "{path}"' for path in (self.cgroup.procs_files if self.cgroup else [])]

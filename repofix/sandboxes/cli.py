@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -15,8 +16,10 @@ def sandbox() -> None:
 
 
 @sandbox.command()
-def doctor() -> None:
-    """Report which sandbox backends work on this machine, and why not."""
+@click.option("--python", "python", default=None, help="Check this interpreter instead of the one a run would choose.")
+def doctor(python: str | None) -> None:
+    """Report which sandbox backends work on this machine, and why not; and which Python a bwrap run in
+    the current folder would use, and whether pytest imports there."""
     from repofix.sandboxes import bwrap, docker, limits, open_sandbox
 
     problems = {"docker": docker.available(), "bwrap": bwrap.available()}
@@ -37,8 +40,37 @@ def doctor() -> None:
     if problems["bwrap"] is None and not limits.can_limit():
         click.echo("        note: bwrap cannot cap memory or pids here (needs root or a delegated cgroup)")
     click.echo("none    ok           no isolation; only with an explicit --sandbox none")
+    click.echo(_python_report(python, bwrap_works=problems["bwrap"] is None))
     if all(problems.values()):
         raise SystemExit(2)
+
+
+def _python_report(python: str | None, bwrap_works: bool) -> str:
+    """The interpreter a bwrap run here would use, and whether pytest imports in it, tried in the sandbox."""
+    from repofix.config import SettingsError, load_settings
+    from repofix.safetext import visible
+    from repofix.sandboxes import SandboxError, interpreter, open_sandbox
+
+    here = Path.cwd()
+    try:
+        chosen = interpreter.choose(python or load_settings(here).python, here)
+    except (SandboxError, SettingsError) as error:
+        return visible(f"python  unusable     {error}")
+    line = f"python  {chosen.executable} (Python {chosen.version}, {chosen.origin})"
+    if not bwrap_works:
+        return visible(f"{line}\n        pytest: not checked (bwrap does not work here)")
+    probe = "import pytest, sys; print(pytest.__version__, sys.executable)"
+    try:
+        with open_sandbox(None, backend="bwrap", python=chosen.executable) as box:
+            result = box.run(["python", "-c", probe], timeout=60)
+    except SandboxError as error:
+        return visible(f"{line}\n        pytest: not checked, the sandbox did not start: {error}")
+    if result.ok:
+        version = result.stdout.split()[0] if result.stdout.split() else "?"
+        return visible(f"{line}\n        pytest {version} importable in the sandbox")
+    last = (result.output.strip().splitlines() or ["(no output)"])[-1]
+    return visible(f"{line}\n        pytest NOT importable in the sandbox ({last[:300]}): install it in that "
+                   "environment, or choose another with --python")
 
 
 @sandbox.command()
