@@ -31,19 +31,27 @@ def run(tmp_path, make_sandbox):
     return make
 
 
-def test_branch_patch_and_report(run, tmp_path):
-    repo, ws = run()
+@pytest.mark.parametrize("dirty", [False, True])
+def test_branch_patch_and_report(run, tmp_path, dirty):
+    repo, ws = run(dirty=dirty)
     before = repo_fingerprint(repo)
     delivery = deliver(ws, task="Say hello instead of hi", summary="Changed the greeting.")
-    assert delivery.branch == "repofix/say-hello-instead-of-hi" and not delivery.includes_uncommitted
+    assert delivery.branch == "repofix/say-hello-instead-of-hi" and delivery.includes_uncommitted == dirty
     after = repo_fingerprint(repo)
     assert after["refs"] == before["refs"] + f"refs/heads/{delivery.branch} {delivery.commit}\n"
     assert {k: v for k, v in after.items() if k != "refs"} == {k: v for k, v in before.items() if k != "refs"}
-    assert sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
+    below = sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip()
+    assert below == (delivery.snapshot if dirty else sh(repo, "git", "rev-parse", "HEAD").strip())
     message = sh(repo, "git", "log", "-1", "--format=%B", delivery.branch)
     assert message.startswith("Say hello instead of hi\n\nChanged the greeting.") and f"Repofix-Run: {ws.run_id}" in message
-    changed = sh(repo, "git", "diff", "--name-status", "HEAD", delivery.branch).split()
-    assert changed == ["M", "app.py", "A", "new.py", "D", "old.txt"]  # the user's notes are not in it
+    changed = sh(repo, "git", "diff", "--name-status", f"{delivery.branch}^", delivery.branch).split()
+    assert changed == ["M", "app.py", "A", "new.py", "D", "old.txt"] == \
+        [x for f in delivery.files for x in ({"app.py": "M", "new.py": "A", "old.txt": "D"}[f], f)]
+    if dirty:  # the user's notes are the commit below, on their HEAD, labelled as theirs
+        assert sh(repo, "git", "diff", "--name-status", "HEAD", below).split() == ["M", "notes.txt"]
+        assert sh(repo, "git", "rev-parse", f"{below}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
+        assert sh(repo, "git", "log", "-1", "--format=%s", below).strip() == \
+            f"repofix: snapshot of uncommitted work at start of run {ws.run_id}"
     report = json.loads(ws.folder.report_file.read_text())
     assert report["status"] == "resolved" and report["branch"] == delivery.branch and report["checkpoint"]["n"] == 1
     clone = tmp_path / "clone"
@@ -57,11 +65,15 @@ def test_branch_patch_and_report(run, tmp_path):
     assert deliver(other, task="Say hello instead of hi").branch == "repofix/say-hello-instead-of-hi-2"
 
 
-def test_overlapping_uncommitted_work_is_said(run):
+def test_a_fix_that_edits_uncommitted_work_is_its_own_commit(run):
     repo, ws = run(edit_notes=True)
     delivery = deliver(ws, task="greet")
-    assert delivery.includes_uncommitted
-    assert "my uncommitted notes" in sh(repo, "git", "show", f"{delivery.branch}:notes.txt")
+    assert delivery.includes_uncommitted and "notes.txt" in delivery.files
+    assert sh(repo, "git", "show", f"{delivery.snapshot}:notes.txt") == "my uncommitted notes\n"
+    assert sh(repo, "git", "show", f"{delivery.branch}:notes.txt") == "my uncommitted notes\nagent\n"
+    assert "+agent" in sh(repo, "git", "show", delivery.branch, "--", "notes.txt")
+    again = deliver(ws, task="greet")  # delivered again: the very same two commits
+    assert (again.branch, again.commit, again.snapshot) == (delivery.branch, delivery.commit, delivery.snapshot)
 
 
 def test_apply_and_undo(run):
