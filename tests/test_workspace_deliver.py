@@ -4,6 +4,8 @@ user's work, and undo that only reverses an apply nobody touched since."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 from test_workspace_support import make_repo, repo_fingerprint, sh
@@ -137,3 +139,20 @@ def test_apply_never_writes_through_a_symlinked_folder(tmp_path, make_sandbox):
     with pytest.raises(ApplyRefused, match="outside"):
         apply_to_worktree(ws, home=tmp_path / "home")
     assert (outside / "a.py").read_text() == "a = 1\n"
+
+
+def test_an_edit_in_the_second_of_the_commit_is_in_the_snapshot(tmp_path):
+    """A same-size edit made in the second `git commit` wrote the index: git calls such an entry racily
+    clean and re-reads the file, as long as the copy of the index repofix works with keeps its time."""
+    moment = time.time_ns() - 10**10  # some seconds ago: the file written, committed and edited then
+    repo = tmp_path / "user"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg/mod.py").write_text("x = a * b\n")
+    os.utime(repo / "pkg/mod.py", ns=(moment, moment))
+    make_repo(repo, {})  # git init, add, commit: the index entry records that moment
+    sh(repo, "git", "config", "core.trustctime", "false")  # the file's ctime is not ours to set
+    (repo / "pkg/mod.py").write_text("x = a + b\n")
+    for path in (repo / "pkg/mod.py", repo / ".git" / "index"):
+        os.utime(path, ns=(moment, moment))
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    assert ws.source.dirty and sh(ws.folder.repo, "git", "show", f"{ws.source.base}:pkg/mod.py") == "x = a + b\n"
