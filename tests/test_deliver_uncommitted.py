@@ -110,13 +110,14 @@ def test_branch_holds_the_snapshot_then_exactly_the_fix(tmp_path, case):
         run_id = json.loads((tmp_path / "home" / "runs" / only(tmp_path) / "report.json").read_text())["run_id"]
         assert git(repo, "log", "-1", "--format=%s", snapshot).strip() == \
             f"repofix: snapshot of uncommitted work at start of run {run_id}"
-        assert f"2 commits: {snapshot[:12]} your uncommitted work" in out
+        assert f"  commits:    2 on your HEAD: {snapshot[:12]} your uncommitted work at the start (snapshot), " \
+               f"{git(repo, 'rev-parse', branch).strip()[:12]} the fix\n" in out
         report = json.loads((tmp_path / "home" / "runs" / run_id / "report.json").read_text())
         assert report["snapshot"] == snapshot and report["includes_uncommitted"] and report["files"] == ["pkg/pricing.py"]
         shown = repofix(env_for(tmp_path / "home"), "show", run_id)
-        assert f"2 commits: {snapshot[:12]}" in shown.stdout and "files:      pkg/pricing.py" in shown.stdout
+        assert f"2 on your HEAD: {snapshot[:12]}" in shown.stdout and "files:      pkg/pricing.py" in shown.stdout
     else:
-        assert git(repo, "rev-parse", f"{branch}^").strip() == head and "2 commits" not in out
+        assert git(repo, "rev-parse", f"{branch}^").strip() == head and "commits:" not in out
     if case == "cancels_out":  # honest: against HEAD the branch only adds the notes, and says why
         assert git(repo, "diff", "--name-only", head, branch).split() == ["notes/todo.md"]
     # the user's branch, index and working tree as they were

@@ -10,7 +10,7 @@ import time
 import pytest
 from test_workspace_support import make_repo, repo_fingerprint, sh
 
-from repofix.workspace import ApplyRefused, Workspace
+from repofix.workspace import ApplyRefused, FileEntry, Workspace
 from repofix.workspace.deliver import apply_to_worktree, deliver, undo_apply
 
 
@@ -156,3 +156,21 @@ def test_an_edit_in_the_second_of_the_commit_is_in_the_snapshot(tmp_path):
         os.utime(path, ns=(moment, moment))
     ws = Workspace.create(repo, home=tmp_path / "home")
     assert ws.source.dirty and sh(ws.folder.repo, "git", "show", f"{ws.source.base}:pkg/mod.py") == "x = a + b\n"
+
+
+def test_uncommitted_work_in_a_repository_with_a_submodule(tmp_path):
+    """The run sees the submodule's files inlined; the branch keeps it a submodule: the snapshot holds the
+    user's tree (the gitlink included) and the fix commit only the run's change."""
+    lib = make_repo(tmp_path / "lib", {"lib.py": "LIB = 1\n"})
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n"})
+    sh(repo, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sh(repo, "git", "commit", "-qm", "add submodule")
+    (repo / "notes.txt").write_text("my uncommitted notes\n")
+    ws = Workspace.create(repo, home=tmp_path / "home", local_submodules=True)
+    assert sh(ws.folder.repo, "git", "show", f"{ws.source.base}:vendor/lib/lib.py") == "LIB = 1\n"
+    ws.store.commit_files({"app.py": FileEntry(0o100644, b"print('hello')\n")}, step=1)
+    delivery = deliver(ws, task="greet")
+    assert delivery.files == ["app.py"] and delivery.snapshot
+    assert sh(repo, "git", "show", "--format=", "--name-only", delivery.branch).split() == ["app.py"]
+    assert sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split() == ["notes.txt"]
+    assert sh(repo, "git", "ls-tree", delivery.branch, "vendor/lib").startswith("160000 commit ")

@@ -191,8 +191,8 @@ def branch_lines(branch: str | None, commit: str | None, snapshot: str | None) -
         return []
     lines = [f"  branch:     {branch}  (your branch, index and working tree are untouched)"]
     if snapshot and commit:
-        lines.append(f"              2 commits: {snapshot[:12]} your uncommitted work as the run found it "
-                     f"(a snapshot), then {commit[:12]} the fix (files: only what the fix changed)")
+        lines.append(f"  commits:    2 on your HEAD: {snapshot[:12]} your uncommitted work at the start (snapshot), "
+                     f"{commit[:12]} the fix")
     return lines
 
 
