@@ -174,3 +174,14 @@ def test_uncommitted_work_in_a_repository_with_a_submodule(tmp_path):
     assert sh(repo, "git", "show", "--format=", "--name-only", delivery.branch).split() == ["app.py"]
     assert sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split() == ["notes.txt"]
     assert sh(repo, "git", "ls-tree", delivery.branch, "vendor/lib").startswith("160000 commit ")
+
+
+def test_a_repository_without_commits_gets_the_snapshot_as_its_root(tmp_path):
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n", "notes.txt": "notes\n"}, commit=False)
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    ws.store.commit_files({"app.py": FileEntry(0o100644, b"print('hello')\n")}, step=1)
+    delivery = deliver(ws, task="greet")
+    assert delivery.files == ["app.py"] and delivery.snapshot
+    assert sh(repo, "git", "rev-list", delivery.branch).split() == [delivery.commit, delivery.snapshot]
+    assert sorted(sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split()) == ["app.py", "notes.txt"]
+    assert sh(repo, "git", "show", f"{delivery.branch}:app.py") == "print('hello')\n"
