@@ -72,14 +72,20 @@ def test_six_concurrent_deliveries_get_six_branches(tmp_path):
     assert sh(repo, "git", "status", "--porcelain") == ""
 
 
-def test_delivery_again_and_a_follow_up_stay_on_one_branch(tmp_path):
+@pytest.mark.parametrize("dirty", [False, True], ids=["clean", "uncommitted-work"])
+def test_delivery_again_and_a_follow_up_stay_on_one_branch(tmp_path, dirty):
     repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n"})
+    if dirty:  # the run starts from uncommitted work: the branch holds it as a snapshot below the fix
+        (repo / "notes.txt").write_text("my notes\n")
     ws = Workspace.create(repo, home=tmp_path / "home", label="greet")
     change(ws, "hello\n")
     first = deliver(ws, task="Greet")
+    assert (first.snapshot is not None) == dirty
     ws.folder.update_state(delivered=None)  # killed after the branch was made, before the state said so
     again = deliver(ws, task="Greet")
-    assert (again.branch, again.commit) == (first.branch, first.commit)
+    assert (again.branch, again.commit, again.snapshot) == (first.branch, first.commit, first.snapshot)
+    below = sh(repo, "git", "rev-parse", f"{first.branch}^").strip()
+    assert below == (first.snapshot or sh(repo, "git", "rev-parse", "HEAD").strip())
     change(ws, "hello, and negatives\n", step=2)  # a `continue` phase: a new commit on the same branch
     follow = deliver(ws, task="Also greet negatives")
     assert follow.branch == first.branch and follow.commit != first.commit
@@ -87,6 +93,8 @@ def test_delivery_again_and_a_follow_up_stay_on_one_branch(tmp_path):
     assert sh(repo, "git", "show", f"{follow.branch}:greeting.txt") == "hello, and negatives\n"
     assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == \
         [f"refs/heads/{first.branch}"]
+    assert follow.snapshot == first.snapshot  # the one snapshot, not a second copy of the user's work
+    assert sh(repo, "git", "rev-list", "--count", f"HEAD..{follow.branch}").strip() == ("3" if dirty else "2")
 
 
 def test_a_branch_the_user_moved_on_is_not_reused(tmp_path):
@@ -104,11 +112,14 @@ def test_a_branch_the_user_moved_on_is_not_reused(tmp_path):
 
 
 @pytest.mark.bwrap
-def test_killed_during_delivery_then_resumed_finishes_the_same_branch(tmp_path):
+@pytest.mark.parametrize("dirty", [False, True], ids=["clean", "uncommitted-work"])
+def test_killed_during_delivery_then_resumed_finishes_the_same_branch(tmp_path, dirty):
     """The state a kill -9 between the branch update and the report leaves: the branch exists, the run
     still says running (its owner is gone), a half-written patch lies in the run folder."""
     require_backend("bwrap")
     repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
+    if dirty:
+        (repo / "NOTES.md").write_text("my notes, never committed\n")
     env = env_for(home)
     model = script(tmp_path / "s.yaml", [DIRECT_FIX, act("submit", "Done.", summary="fixed")])
     first = repofix(env, "fix", "--repo", str(repo), "-m", model, "--sandbox", "bwrap", "--json")
@@ -128,5 +139,8 @@ def test_killed_during_delivery_then_resumed_finishes_the_same_branch(tmp_path):
     resumed = repofix(env, "resume", run_id, "--json")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert json.loads(resumed.stdout)["branch"] == branch
+    assert {k: json.loads(resumed.stdout)[k] for k in ("commit", "snapshot")} == \
+        {k: json.loads(first.stdout)[k] for k in ("commit", "snapshot")}  # the same commits, not new ones
+    assert sh(repo, "git", "rev-list", "--count", f"HEAD..{branch}").strip() == ("2" if dirty else "1")
     assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [f"refs/heads/{branch}"]
     assert not list(run_dir.glob("*.tmp")) and [r.status for r in list_runs(home)] == ["resolved"]

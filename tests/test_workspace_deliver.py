@@ -4,11 +4,13 @@ user's work, and undo that only reverses an apply nobody touched since."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 from test_workspace_support import make_repo, repo_fingerprint, sh
 
-from repofix.workspace import ApplyRefused, Workspace
+from repofix.workspace import ApplyRefused, FileEntry, Workspace
 from repofix.workspace.deliver import apply_to_worktree, deliver, undo_apply
 
 
@@ -31,19 +33,27 @@ def run(tmp_path, make_sandbox):
     return make
 
 
-def test_branch_patch_and_report(run, tmp_path):
-    repo, ws = run()
+@pytest.mark.parametrize("dirty", [False, True])
+def test_branch_patch_and_report(run, tmp_path, dirty):
+    repo, ws = run(dirty=dirty)
     before = repo_fingerprint(repo)
     delivery = deliver(ws, task="Say hello instead of hi", summary="Changed the greeting.")
-    assert delivery.branch == "repofix/say-hello-instead-of-hi" and not delivery.includes_uncommitted
+    assert delivery.branch == "repofix/say-hello-instead-of-hi" and delivery.includes_uncommitted == dirty
     after = repo_fingerprint(repo)
     assert after["refs"] == before["refs"] + f"refs/heads/{delivery.branch} {delivery.commit}\n"
     assert {k: v for k, v in after.items() if k != "refs"} == {k: v for k, v in before.items() if k != "refs"}
-    assert sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
+    below = sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip()
+    assert below == (delivery.snapshot if dirty else sh(repo, "git", "rev-parse", "HEAD").strip())
     message = sh(repo, "git", "log", "-1", "--format=%B", delivery.branch)
     assert message.startswith("Say hello instead of hi\n\nChanged the greeting.") and f"Repofix-Run: {ws.run_id}" in message
-    changed = sh(repo, "git", "diff", "--name-status", "HEAD", delivery.branch).split()
-    assert changed == ["M", "app.py", "A", "new.py", "D", "old.txt"]  # the user's notes are not in it
+    changed = sh(repo, "git", "diff", "--name-status", f"{delivery.branch}^", delivery.branch).split()
+    assert changed == ["M", "app.py", "A", "new.py", "D", "old.txt"] == \
+        [x for f in delivery.files for x in ({"app.py": "M", "new.py": "A", "old.txt": "D"}[f], f)]
+    if dirty:  # the user's notes are the commit below, on their HEAD, labelled as theirs
+        assert sh(repo, "git", "diff", "--name-status", "HEAD", below).split() == ["M", "notes.txt"]
+        assert sh(repo, "git", "rev-parse", f"{below}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
+        assert sh(repo, "git", "log", "-1", "--format=%s", below).strip() == \
+            f"repofix: snapshot of uncommitted work at start of run {ws.run_id}"
     report = json.loads(ws.folder.report_file.read_text())
     assert report["status"] == "resolved" and report["branch"] == delivery.branch and report["checkpoint"]["n"] == 1
     clone = tmp_path / "clone"
@@ -57,11 +67,15 @@ def test_branch_patch_and_report(run, tmp_path):
     assert deliver(other, task="Say hello instead of hi").branch == "repofix/say-hello-instead-of-hi-2"
 
 
-def test_overlapping_uncommitted_work_is_said(run):
+def test_a_fix_that_edits_uncommitted_work_is_its_own_commit(run):
     repo, ws = run(edit_notes=True)
     delivery = deliver(ws, task="greet")
-    assert delivery.includes_uncommitted
-    assert "my uncommitted notes" in sh(repo, "git", "show", f"{delivery.branch}:notes.txt")
+    assert delivery.includes_uncommitted and "notes.txt" in delivery.files
+    assert sh(repo, "git", "show", f"{delivery.snapshot}:notes.txt") == "my uncommitted notes\n"
+    assert sh(repo, "git", "show", f"{delivery.branch}:notes.txt") == "my uncommitted notes\nagent\n"
+    assert "+agent" in sh(repo, "git", "show", delivery.branch, "--", "notes.txt")
+    again = deliver(ws, task="greet")  # delivered again: the very same two commits
+    assert (again.branch, again.commit, again.snapshot) == (delivery.branch, delivery.commit, delivery.snapshot)
 
 
 def test_apply_and_undo(run):
@@ -125,3 +139,49 @@ def test_apply_never_writes_through_a_symlinked_folder(tmp_path, make_sandbox):
     with pytest.raises(ApplyRefused, match="outside"):
         apply_to_worktree(ws, home=tmp_path / "home")
     assert (outside / "a.py").read_text() == "a = 1\n"
+
+
+def test_an_edit_in_the_second_of_the_commit_is_in_the_snapshot(tmp_path):
+    """A same-size edit made in the second `git commit` wrote the index: git calls such an entry racily
+    clean and re-reads the file, as long as the copy of the index repofix works with keeps its time."""
+    moment = time.time_ns() - 10**10  # some seconds ago: the file written, committed and edited then
+    repo = tmp_path / "user"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg/mod.py").write_text("x = a * b\n")
+    os.utime(repo / "pkg/mod.py", ns=(moment, moment))
+    make_repo(repo, {})  # git init, add, commit: the index entry records that moment
+    sh(repo, "git", "config", "core.trustctime", "false")  # the file's ctime is not ours to set
+    (repo / "pkg/mod.py").write_text("x = a + b\n")
+    for path in (repo / "pkg/mod.py", repo / ".git" / "index"):
+        os.utime(path, ns=(moment, moment))
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    assert ws.source.dirty and sh(ws.folder.repo, "git", "show", f"{ws.source.base}:pkg/mod.py") == "x = a + b\n"
+
+
+def test_uncommitted_work_in_a_repository_with_a_submodule(tmp_path):
+    """The run sees the submodule's files inlined; the branch keeps it a submodule: the snapshot holds the
+    user's tree (the gitlink included) and the fix commit only the run's change."""
+    lib = make_repo(tmp_path / "lib", {"lib.py": "LIB = 1\n"})
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n"})
+    sh(repo, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sh(repo, "git", "commit", "-qm", "add submodule")
+    (repo / "notes.txt").write_text("my uncommitted notes\n")
+    ws = Workspace.create(repo, home=tmp_path / "home", local_submodules=True)
+    assert sh(ws.folder.repo, "git", "show", f"{ws.source.base}:vendor/lib/lib.py") == "LIB = 1\n"
+    ws.store.commit_files({"app.py": FileEntry(0o100644, b"print('hello')\n")}, step=1)
+    delivery = deliver(ws, task="greet")
+    assert delivery.files == ["app.py"] and delivery.snapshot
+    assert sh(repo, "git", "show", "--format=", "--name-only", delivery.branch).split() == ["app.py"]
+    assert sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split() == ["notes.txt"]
+    assert sh(repo, "git", "ls-tree", delivery.branch, "vendor/lib").startswith("160000 commit ")
+
+
+def test_a_repository_without_commits_gets_the_snapshot_as_its_root(tmp_path):
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n", "notes.txt": "notes\n"}, commit=False)
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    ws.store.commit_files({"app.py": FileEntry(0o100644, b"print('hello')\n")}, step=1)
+    delivery = deliver(ws, task="greet")
+    assert delivery.files == ["app.py"] and delivery.snapshot
+    assert sh(repo, "git", "rev-list", delivery.branch).split() == [delivery.commit, delivery.snapshot]
+    assert sorted(sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split()) == ["app.py", "notes.txt"]
+    assert sh(repo, "git", "show", f"{delivery.branch}:app.py") == "print('hello')\n"

@@ -14,6 +14,7 @@ from typing import Any
 from repofix.agent import execute
 from repofix.agent.actions import openai_tools
 from repofix.agent.loop import run_loop
+from repofix.agent.observe import Observer
 from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
@@ -68,6 +69,8 @@ class AgentOutcome:
     trajectory_file: str | None = None
     checkpoint: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    commit: str | None = None  # the fix commit at the branch's tip
+    snapshot: str | None = None  # below it, the user's uncommitted work the run started from (if any)
 
 
 def resolve_settings(request: AgentRequest) -> Settings:
@@ -181,7 +184,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
             trajectory.save(status="done", reason="nothing_to_fix", message=message, progress=state.to_dict())
             return _outcome(workspace, trajectory, state, "done", "nothing_to_fix", message, None, state.summary())
         first = prompt("task", mode=request.mode, task=request.instruction or "Make the failing tests pass.",
-                       goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings))
+                       goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))
         messages = [{"role": "system", "content": prompt("system", formats=_formats())},
                     {"role": "user", "content": first}]
         run = AgentRun(settings, model, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
@@ -302,7 +305,8 @@ def _outcome(workspace, trajectory, state, status, reason, message, delivery, af
         summary=trajectory.data.get("summary") or "", steps=run.step if run else 0,
         branch=delivery.branch if delivery else None, patch_file=delivery.patch if delivery else None,
         trajectory_file=str(trajectory.path), checkpoint=delivery.checkpoint if delivery else None,
-        extra=_token_counts(trajectory))
+        extra=_token_counts(trajectory), commit=delivery.commit if delivery else None,
+        snapshot=delivery.snapshot if delivery else None)
 
 
 def _token_counts(trajectory: Trajectory) -> dict[str, int]:
@@ -312,10 +316,12 @@ def _token_counts(trajectory: Trajectory) -> dict[str, int]:
             "cached_tokens": int(totals["cached_tokens"]), "cache_write_tokens": int(totals["cache_write_tokens"])}
 
 
-def _baseline_text(run, state: Progress, settings: Settings) -> str:
+def _baseline_text(run, state: Progress, settings: Settings, sandbox) -> str:
+    """The baseline for the first prompt; its "Full log:" is a file in the model's sandbox."""
     from repofix.testing import condense
 
-    return condense(run, None, budget=settings.feedback_tokens // 2, flaky=state.flaky)
+    readable = Observer(sandbox, settings.observation_tokens).test_log(run, 0, "baseline")
+    return condense(readable, None, budget=settings.feedback_tokens // 2, flaky=state.flaky)
 
 
 def _formats() -> str:

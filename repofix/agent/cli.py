@@ -175,8 +175,7 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     if (outcome.extra or {}).get("test_infra_not_counted"):
         lines.append(f"  not counted: the model changed test infrastructure, the verdict used yours: "
                      f"{', '.join(outcome.extra['test_infra_not_counted'])}")
-    if outcome.branch:
-        lines.append(f"  branch:     {outcome.branch}  (your branch, index and working tree are untouched)")
+    lines += branch_lines(outcome.branch, outcome.commit, outcome.snapshot)
     if outcome.patch_file:
         lines.append(f"  patch:      {outcome.patch_file}")
     lines.append(f"  trajectory: {outcome.trajectory_file}   (repofix show {outcome.run_id})")
@@ -190,6 +189,17 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
     elif apply_ and outcome.status != "done":
         lines.append("  not applied: the run is not done (the patch file holds the best checkpoint)")
     return "\n".join(lines)
+
+
+def branch_lines(branch: str | None, commit: str | None, snapshot: str | None) -> list[str]:
+    """Where the result went: the branch, and what its commits on the user's HEAD hold."""
+    if not branch:
+        return []
+    lines = [f"  branch:     {branch}  (your branch, index and working tree are untouched)"]
+    if snapshot and commit:
+        lines.append(f"  commits:    2 on your HEAD: {snapshot[:12]} your uncommitted work at the start (snapshot), "
+                     f"{commit[:12]} the fix")
+    return lines
 
 
 def limit_options(function):
@@ -292,6 +302,11 @@ def show(run_id: str, full: bool, messages: bool, as_json: bool) -> None:
     totals = data.get("totals", {})
     echo(f"\n{data.get('status')}: {data.get('message', '')}  total ${totals.get('cost', 0):.4f}, "
          f"tokens {token_line(totals)}")
+    delivered = data.get("delivered") or {}
+    if delivered.get("branch"):
+        echo(f"  files:      {', '.join(delivered.get('files') or []) or 'none changed'}")
+    for line in branch_lines(delivered.get("branch"), delivered.get("commit"), delivered.get("snapshot")):
+        echo(line)
 
 
 def token_line(counts: dict) -> str:

@@ -5,6 +5,7 @@ whole there (the sandbox's capped pipe never sees it) while the model reads its 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 
 from repofix.models.tokens import count_text, fit, head_tail
 from repofix.sandboxes import CommandResult, Sandbox
+from repofix.testing.model import TestRun
 
 LOG_DIR_NAME = "repofix-logs"
 # A file under the log directory, as named in observations (the history's records point at it too).
@@ -153,6 +155,11 @@ class Observer:
         if not saved.ok:
             raise RuntimeError(f"cannot save an observation to {log} in the sandbox: {saved.output[-300:]}")
         return log
+
+    def test_log(self, run: TestRun, step: int, kind: str = "tests") -> TestRun:
+        """`run` naming a copy of its full output inside the sandbox, for feedback that says "Full log:"
+        (the host's copy in the run folder, or the verification sandbox's, is out of the model's reach)."""
+        return dataclasses.replace(run, log_path=self.save(f"$ {run.command}\n{run.output}", step, kind))
 
     def view_log(self, path: str, start: int, end: int) -> str:
         """Lines start..end of a saved log, numbered, within the budget."""

@@ -140,7 +140,7 @@ def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map
         return finish(run, "done", request.instruction)
     messages.append({"role": "user", "content": prompt(
         "task", mode=request.mode, task=request.instruction or "Make the failing tests pass.", goal=goal,
-        repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings))})
+        repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))})
     run.best = (state.score(), workspace.current().n)
     trajectory.save(messages, status="running", progress=state.to_dict())
     return finish(run, run_loop(run), request.instruction)

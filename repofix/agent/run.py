@@ -144,11 +144,15 @@ class AgentRun:
         self.notify({"event": "tests", "step": self.step, "selection": len(tests)})
         run = run_tests(self.sandbox, self.progress.command or self.settings.test_cmd, tests=tuple(tests),
                         timeout=self.settings.test_timeout, log_dir=self.workspace.folder.root / "logs")
-        if self.observer is not None:  # the model can read the full log in the sandbox, not on the host
-            run.log_path = self.observer.save(f"$ {run.command}\n{run.output}", self.step, "tests")
+        run.log_path = self.readable(run, "tests").log_path
         self.progress.update(run)
         self.notify({"event": "tested", "step": self.step, "summary": self.progress.summary()})
         return run
+
+    def readable(self, run: TestRun, kind: str) -> TestRun:
+        """`run` with its full output saved where the model can read it: in its sandbox, not on the host."""
+        self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
+        return self.observer.test_log(run, self.step, kind)
 
     # -- after a change ----------------------------------------------------------------------
     def after_change(self) -> str:
@@ -220,8 +224,8 @@ class AgentRun:
             self.stop("done", checked.verdict.reason + (f" ({checked.note})" if checked.note else ""))
             return (f"Full test run: {self.progress.summary()}. Verified in a fresh sandbox: the task's tests pass "
                     f"and nothing regressed: done.{note}")
-        report = condense(checked.run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
-                          flaky=self.progress.flaky)
+        report = condense(self.readable(checked.run, "verification"), self.progress.baseline_run(),
+                          budget=self.settings.feedback_tokens, flaky=self.progress.flaky)
         return ("Full test run in your sandbox: the done rule holds there, but not in repofix's independent "
                 "verification (a fresh sandbox with the user's test files and test configuration, a clean "
                 f"environment): {checked.verdict.reason}.{note}\n{report}")

@@ -58,7 +58,9 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
     with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
         index = Path(tmp) / "index"
         if seed_index is not None and seed_index.exists():
-            shutil.copyfile(seed_index, index)  # a copy: reuses the stat cache, the user's file untouched
+            # A copy (the user's file untouched) that keeps its time: git re-reads files changed in the second
+            # the index was written ("racily clean"); a fresh time would hide a same-size edit made then.
+            shutil.copy2(seed_index, index)
         env = {"GIT_INDEX_FILE": str(index), "GIT_OBJECT_DIRECTORY": str(store / ".git" / "objects"),
                "GIT_DIR": str(store / ".git") if alternates is None else "", **IDENTITY}
         if alternates is not None:

@@ -1,5 +1,7 @@
 """Delivering a run's result: a branch `repofix/<slug>` in the user's repository, a patch file and a JSON
-report in the run folder; or, on request, the change applied to the working tree (and undone again)."""
+report in the run folder; or, on request, the change applied to the working tree (and undone again).
+A run that started from uncommitted work delivers it as its own commit below the fix, so the fix commit
+holds exactly the run's change (the patch file and the `files` list say the same)."""
 
 from __future__ import annotations
 
@@ -26,8 +28,9 @@ class Delivery:
     report: str  # path of the JSON report
     branch: str | None  # the new branch in the user's repository (None for a plain folder)
     commit: str | None
-    includes_uncommitted: bool  # the commit also carries the user's uncommitted changes (they overlapped)
-    files: list[str]
+    includes_uncommitted: bool  # the branch carries the user's uncommitted work: `snapshot`, below the fix
+    files: list[str]  # what the fix changed (on top of the snapshot, when there is one)
+    snapshot: str | None = None  # the commit of the user's uncommitted work at the start of the run
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -65,34 +68,65 @@ def _reserve_branch(repo: Path, name: str, commit: str) -> str:
         candidate, i = f"{name}-{i}", i + 1
 
 
-def _commit_for_user(ws: Workspace, best_commit: str, message: str, parent: str | None = None) -> tuple[str, bool]:
-    """A commit on the user's HEAD (or on `parent`, this run's earlier delivery) holding only the run's change
-    (plus their uncommitted work only if the run's change cannot be separated from it)."""
+SNAPSHOT_TITLE = "repofix: snapshot of uncommitted work at start of run {run_id}"
+
+
+def _snapshot_commit(ws: Workspace) -> str | None:
+    """The user's uncommitted work the run started from, as a commit on their HEAD (None: they had none).
+    Its dates are the snapshot's own, so delivering again makes the very same commit."""
     src, repo = ws.source, ws.folder.repo
+    if not (src.dirty and src.user_repo):
+        return None
+    # base may be the snapshot with submodules inlined on top: the commit right above HEAD is the user's tree
+    chain = git(repo, "rev-list", "--first-parent", src.base, *(["--not", src.head] if src.head else []))
+    raw = chain.decode().split()[-1]
+    author, committer = git(repo, "show", "-s", "--format=%at%n%ct", raw).decode().split()
+    message = (f"{SNAPSHOT_TITLE.format(run_id=ws.run_id)}\n\nYour uncommitted and untracked files as the run found "
+               f"them, so that the commit above holds only the run's change.\n\nRepofix-Snapshot: {ws.run_id}\n")
+    env = {**IDENTITY, "GIT_AUTHOR_DATE": f"@{author} +0000", "GIT_COMMITTER_DATE": f"@{committer} +0000"}
+    parents = ["-p", src.head] if src.head else []
+    return git(repo, "commit-tree", f"{raw}^{{tree}}", *parents, input=message.encode(), env=env).decode().strip()
+
+
+def _fix_tree(ws: Workspace, best_commit: str, start: str) -> str:
+    """The tree of `start` (the user's HEAD or the snapshot) with the run's change on top."""
+    repo, base = ws.folder.repo, ws.source.base
     tree = git(repo, "rev-parse", f"{best_commit}^{{tree}}").decode().strip()
-    mixed = False
-    if src.dirty and src.head:
-        with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            git(repo, "read-tree", src.head, env=env)
-            patch = git(repo, "diff", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", src.base, best_commit)
-            try:
-                git(repo, "apply", "--cached", "--allow-empty", env=env, input=patch)
-                tree = git(repo, "write-tree", env=env).decode().strip()
-            except GitError:
-                mixed = True
+    if git(repo, "rev-parse", f"{start}^{{tree}}").decode().strip() == \
+            git(repo, "rev-parse", f"{base}^{{tree}}").decode().strip():
+        return tree  # the run started from exactly this tree
+    with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:  # submodules were inlined for the run
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git(repo, "read-tree", start, env=env)
+        patch = git(repo, "diff", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", base, best_commit)
+        try:
+            git(repo, "apply", "--cached", "--allow-empty", env=env, input=patch)
+            return git(repo, "write-tree", env=env).decode().strip()
+        except GitError:
+            return tree  # the change is inside an inlined submodule: the files as the run left them
+
+
+def _commit_for_user(ws: Workspace, best_commit: str, message: str, parent: str | None = None) -> tuple[str, str | None]:
+    """(the fix commit, the snapshot commit below it or None). The fix commit holds only the run's change: on
+    the user's HEAD, or on the snapshot of their uncommitted work when the run started from some (so a fix
+    that undoes an uncommitted change is seen as such), or on `parent`, this run's earlier delivery."""
+    src, repo = ws.source, ws.folder.repo
+    snapshot = _snapshot_commit(ws)
+    start = snapshot or src.head
+    tree = _fix_tree(ws, best_commit, start) if start else git(repo, "rev-parse", f"{best_commit}^{{tree}}").decode().strip()
     if parent is not None and git(repo, "rev-parse", f"{parent}^{{tree}}").decode().strip() == tree:
-        return parent, mixed  # delivered already (a resumed delivery): the same commit, not a second one
-    parent = parent or src.head
+        return parent, snapshot  # delivered already (a resumed delivery): the same commit, not a second one
+    parent = parent or start
     parents = ["-p", parent] if parent else []
     commit = git(repo, "commit-tree", tree, *parents, input=message.encode(), env=IDENTITY).decode().strip()
-    return commit, mixed
+    return commit, snapshot
 
 
 def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = "", status: str = "resolved",
             make_branch: bool = True, report_extra: dict[str, Any] | None = None) -> Delivery:
     """Write the patch and report for checkpoint `n` (default: the latest); with `make_branch`, also
-    add one commit on a new branch `repofix/<slug>` in the user's repository (nothing else changes there)."""
+    make a new branch `repofix/<slug>` in the user's repository (nothing else changes there): one commit
+    on their HEAD, or two when the run started from uncommitted work (that work, labelled, then the fix)."""
     best = ws.current() if n is None else ws.store.get(n)
     src = ws.source
     patch_text = ws.store.diff(src.base, best.commit)
@@ -103,15 +137,14 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
     finally:
         partial.unlink(missing_ok=True)
     files = sorted({row[0] for row in _rows(ws, best.commit)})
-    branch = commit = None
-    mixed = False
+    branch = commit = snapshot = None
     if make_branch and src.user_repo and files:
         user = Path(src.user_repo)
         title = task.strip().splitlines()[0][:72] if task.strip() else "repofix change"
         message = f"{title}\n\n{summary.strip()}\n\nRepofix-Run: {ws.run_id}\n" if summary.strip() else \
             f"{title}\n\nRepofix-Run: {ws.run_id}\n"
         earlier = _own_branch(user, ws.run_id, (ws.folder.read_state().get("delivered") or {}).get("branch"))
-        commit, mixed = _commit_for_user(ws, best.commit, message, parent=earlier[1] if earlier else None)
+        commit, snapshot = _commit_for_user(ws, best.commit, message, parent=earlier[1] if earlier else None)
         git(ws.folder.repo, "update-ref", f"refs/repofix-deliver/{ws.run_id}", commit)
         # The objects only (no ref of the user's changes here), then one atomic ref update.
         git(user, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", str(ws.folder.repo),
@@ -123,7 +156,7 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
             if commit != earlier[1]:
                 git(user, "update-ref", f"refs/heads/{branch}", commit, earlier[1])
     delivery = Delivery(ws.run_id, best.n, str(ws.folder.patch_file), str(ws.folder.report_file), branch, commit,
-                        mixed, files)
+                        snapshot is not None, files, snapshot)
     report = {**asdict(delivery), "task": task, "summary": summary, "status": status, "source": asdict(src),
               "checkpoint": asdict(best), "delivered": time.time(), **(report_extra or {})}
     write_json_atomic(ws.folder.report_file, report)
