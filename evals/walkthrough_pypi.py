@@ -215,7 +215,7 @@ def walkthrough(backends: list[str], cache: Path, log=print) -> tuple[list[Step]
         git(repo, "add", "-A")
         git(repo, "-c", "user.name=A User", "-c", "user.email=user@example.com", "commit", "-qm",
             f"{PROJECT} {VERSION} from its sdist")
-        clean_fail, clean_code, _, clean_summary = failing(clone(repo, "HEAD", tmp / "original"))
+        _, clean_code, _, clean_summary = failing(clone(repo, "HEAD", tmp / "original"))
         assert clean_code == 0, f"the project's own suite fails before any bug: {clean_summary}"
         broken = {}
         for bug in BUGS:  # each bug alone, on a scratch clone: which tests it breaks
@@ -251,9 +251,11 @@ def walkthrough(backends: list[str], cache: Path, log=print) -> tuple[list[Step]
                 if args[0] == "fix" and step.fixed and len(step.fixed) < len(BUGS):
                     for label in [b[0] for b in BUGS if b[0] not in step.fixed]:  # one at a time, by -k
                         name = sorted(broken[label])[0].split("::")[-1]
+                        user_before = state(repo)
                         k_step, k_out = run_step(backend, [*args, "-k", name], repo, tmp, env)
                         k_step.baseline = baseline
                         grade(k_step, k_out, repo, tmp, broken)
+                        k_step.untouched = state(repo) == user_before
                         log(f"{k_step.command}: exit {k_step.exit} {k_step.reason} {k_step.seconds:.1f} s\n{k_out}")
                         steps.append(k_step)
         facts = {"archive": archive.name, "clean_summary": clean_summary, "host_summary": host_summary,
@@ -297,7 +299,7 @@ def report(steps: list[Step], facts: dict, text: str) -> str:
                      for i, (label, rel, search, replace) in enumerate(BUGS, 1))
     details = "\n".join(f"- {s.backend}, `{s.command}`: {s.message}" + (f"; branch `{s.branch}`" if s.branch else "")
                         + (f"; leftovers: {s.leftovers}" if s.leftovers else "")
-                        + (f"; left on the host: {', '.join(s.kept)}" if s.kept else "")
+                        + (f"; its log folder kept on the host (by design; removed here): {', '.join(s.kept)}" if s.kept else "")
                         + (f"; regressions: {s.regressions}" if s.regressions else "") for s in steps)
     return f"""# Walkthrough: a real PyPI project, three planted bugs, docker and bwrap
 
