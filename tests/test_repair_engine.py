@@ -99,6 +99,28 @@ def test_a_candidate_that_breaks_a_passing_test_is_rejected(make_sandbox, tmp_pa
     assert sandbox.read_files(["sign.py"])["sign.py"] == SIGN.encode()
 
 
+STALLS_ONCE = ("import os\nimport time\n\n\ndef _stall_once():  # a load spike, the first time only\n"
+               "    marker = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.stalled')\n"
+               "    if not os.path.exists(marker):\n        open(marker, 'w').close()\n        time.sleep(6)\n\n\n"
+               "def sign(x):\n    if x > 0:\n        return 1\n    if x > 0:\n        _stall_once()\n"
+               "        return -1\n    return 0\n")
+STALLS_TESTS = "from sign import sign\n\ndef test_negative():\n    assert sign(-3) == -1\n\n" \
+               "def test_zero():\n    assert sign(0) == 0\n"
+
+
+def test_a_right_patch_whose_first_run_stalls_past_the_limit_is_still_found(make_sandbox, tmp_path: Path) -> None:
+    # Seen on toolz's sdist under a load of 15 on 2 cores: the right patch, ranked first, took 2.6 s
+    # against a 2 s limit once (the others 0.5 s) and the engine gave up.
+    root = project(tmp_path, {"sign.py": STALLS_ONCE, "test_sign.py": STALLS_TESTS})
+    sandbox = make_sandbox("none", source=root)
+    start = STALLS_ONCE.encode().rindex(b"x > 0") + 2
+    fixes = Mutation("sign.py", 11, "compare", "> -> <", (Edit(start, start + 1, "<"),), 1.0)
+    verdicts = Checker(sandbox).check([fixes], ["test_sign.py::test_negative"], ["test_sign.py::test_zero"],
+                                      timeout=2, full_timeout=30, seconds=60)
+    assert [(v.ok, v.stage) for v in verdicts] == [(True, "passing")]
+    assert sandbox.read_files(["sign.py"])["sign.py"] == STALLS_ONCE.encode()
+
+
 FIXTURE_TESTS = '''\
 import pytest
 from counter import count_words

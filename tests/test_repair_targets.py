@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from repofix.models.base import ModelReply
+from repofix.repair.engine import give_up_reason
 from repofix.repair.model import BuiltinModel, read_goal
 
 FILES = {
@@ -92,6 +93,21 @@ def test_giving_up_says_no_plausible_patch_among_n_candidates(tmp_path: Path) ->
     assert match and 0 < int(match[1]) < 1500, gave_up[0]
     assert "budget" not in gave_up[0]  # it ran out of candidates, far below its limits
     assert (repo / "greet.py").read_text() == files["greet.py"]
+
+
+@pytest.mark.parametrize(("out_of_time", "share", "ending"), [
+    (False, None, "suspicious lines"),
+    (False, 37.4, "suspicious lines"),  # out of candidates: no time is blamed, whatever the share
+    (True, None, "; the time budget (300 s) ran out"),
+    (True, 37.4, "; its share of the time (37 s of the 300 s budget) ran out"),  # 8 targets shared it
+])
+def test_the_give_up_reason_blames_the_limit_that_was_reached(out_of_time: bool, share: float | None,
+                                                             ending: str) -> None:
+    # Seen on toolz's sdist: one of 8 failing targets ran out of its 37 s share after 150 s of a
+    # 300 s budget, and the reason said the 300 s budget ran out.
+    why = give_up_reason(254, 26, out_of_time, 300.0, share)
+    assert why.startswith("no plausible patch among 254 candidates on 26 suspicious lines")
+    assert why.endswith(ending) and why.count("ran out") == out_of_time
 
 
 TASK = "# Task (fix)\n\n<<<TASK\n{task}\nTASK>>>\n\n{goal}\n\n# Repository map\n..."

@@ -55,7 +55,7 @@ def test_allocating_four_times_the_memory_limit_is_oom_killed(make_sandbox, back
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
-@pytest.mark.parametrize("where", ["/workspace/big", "/tmp/big", "/home/sandbox/big"])
+@pytest.mark.parametrize("where", ["/workspace/big", "/tmp/big", "/home/sandbox/big", "/dev/shm/big"])
 def test_filling_the_disk_stops_at_the_limit(make_sandbox, backend, where):
     box = make_sandbox(backend)
     result = box.run(f"dd if=/dev/zero of={where} bs=1M count=1000", timeout=60)

@@ -87,6 +87,18 @@ def test_tests_run_inside(make_sandbox, backend):
 
 
 @pytest.mark.parametrize("backend", ALL)
+def test_multiprocessing_locks_and_pools_work(make_sandbox, backend):
+    # Their semaphores live in a writable /dev/shm (toolz's own suite uses a Pool): without one,
+    # such tests fail in the sandbox only, and a repair run takes them for bugs.
+    box = make_sandbox(backend)
+    script = "import multiprocessing as m\nwith m.Pool(2) as pool:\n    print(m.Lock() is not None, pool.map(abs, [-1, -2]))"
+    result = box.run(["python3", "-c", script], timeout=60)
+    assert result.ok, result.output
+    assert result.stdout.strip() == "True [1, 2]"
+    assert box.run("touch /dev/shm/x && rm /dev/shm/x").ok
+
+
+@pytest.mark.parametrize("backend", ALL)
 def test_host_secrets_never_enter(tree, backend, monkeypatch):
     from conftest import require_backend
 

@@ -162,9 +162,12 @@ def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> t
     return max(2.0, 3 * fail_seconds + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
 
 
-def give_up_reason(tried: int, lines: int, out_of_time: bool, seconds: float) -> str:
-    """The true reason: candidates exhausted, or the time budget spent (never both claimed)."""
+def give_up_reason(tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None) -> str:
+    """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
+    the seconds this target was given of `seconds` when its share ran out, not the whole budget."""
     why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
+    if out_of_time and share is not None:
+        return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
     return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")
 
 

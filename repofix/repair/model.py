@@ -131,6 +131,7 @@ class BuiltinModel:
         self.also: dict[Mutation, int] = {}
         self.focus_tried = 0
         self.focus_deadline = 0.0
+        self.focus_share, self.focus_split = 0.0, 1  # seconds this target was given, of the time left
         self.timeouts = (5.0, 30.0)
         self.run_seconds = 0.0
         self.why = ""  # the reason it gave up, repeated if asked again
@@ -209,7 +210,9 @@ class BuiltinModel:
         self.stream = itertools.chain(pool.valid(singles), (m for m in pool.valid(
             pool.doubles(singles, self.budget.pair_lines, self.budget.max_pairs))))
         self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
-        self.focus_deadline = time.monotonic() + max(0.0, self._left()) / (1 + len(self.queue))
+        self.focus_split = 1 + len(self.queue)  # the targets the time left is shared among
+        self.focus_share = max(0.0, self._left()) / self.focus_split
+        self.focus_deadline = time.monotonic() + self.focus_share
         self.found, self.also, self.focus_tried = [], {}, 0
         return self._next_batch()
 
@@ -222,7 +225,9 @@ class BuiltinModel:
             self.batch = []
         if not self.batch:
             lines = sum(len(v) for v in self.pool.lines.values()) if self.pool else 0
-            why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds)
+            # a share smaller than the time left ran out, not the whole budget: say which
+            share = self.focus_share if self._left() > 0 and self.focus_split > 1 else None
+            why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds, share)
             if self.tried >= self.budget.max_candidates:
                 why += f"; the candidate limit ({self.budget.max_candidates}) was reached"
             self.stuck[self.focus] = why

@@ -117,7 +117,8 @@ class BwrapSandbox(RunnerSandbox):
         if network:
             args += ["--ro-bind", str(self.scratch / "resolv.conf"), "/etc/resolv.conf",
                      "--ro-bind-try", "/etc/hosts", "/etc/hosts"]
-        args += ["--proc", "/proc", "--dev", "/dev",
+        # A writable /dev/shm as Docker gives (64 MB): multiprocessing's locks and pools need it.
+        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--perms", "1777", "--tmpfs", "/dev/shm",
                  "--size", str(lim.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
         if self.home_dir is not None:
             args += ["--bind" if home_writable else "--ro-bind", str(self.home_dir), "/home/sandbox"]
