@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from repofix.agent.stopping import Tracker, go_on, on_signal, one_line
-from repofix.cli import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
+from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 from repofix.safetext import visible
 
 

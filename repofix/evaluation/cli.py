@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from repofix.exitcodes import EXIT_DONE, EXIT_INTERRUPTED, EXIT_NOT_DONE, EXIT_USAGE
 
 
 @click.group("eval")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-EXIT_INVALID = 2  # the same code as a usage error: the input, not the tool, is wrong
+from repofix.exitcodes import EXIT_USAGE as EXIT_INVALID  # the input, not the tool, is wrong
 
 _sources = click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 
