@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +61,52 @@ def test_layer_contracts_hold():
     done = subprocess.run([sys.executable, "-c", command, "--no-cache"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
+
+
+# Files other engineers were changing while the imports moved to module top (issue 15); their
+# function-level imports go when those changes land. Nothing may be added to this list.
+NOT_YET = {"repofix/agent/api.py", "repofix/agent/resume.py", "repofix/sandboxes/__init__.py"}
+
+
+def function_level_imports(source: str) -> list[str]:
+    """`from repofix... import` / `import repofix...` statements inside a function (a TYPE_CHECKING block
+    is not one: it never runs)."""
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                    [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+                if any(name == "repofix" or name.startswith("repofix.") for name in names):
+                    found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_function_level_import_is_found():
+    source = "import os\nfrom repofix import cli\n\ndef f():\n    from repofix.tasks import Task\n    import json\n"
+    assert function_level_imports(source) == ["line 5: from repofix.tasks import Task"]
+
+
+def test_repofix_modules_are_imported_at_module_top():
+    """The import graph stays visible (and lint-imports sees it as Python runs it). Lazy imports are for
+    heavy third-party libraries only: litellm, docker, yaml, matplotlib, ray (see CONTRIBUTING.md)."""
+    offenders = {}
+    for path in sorted((ROOT / "repofix").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        found = function_level_imports(path.read_text(encoding="utf-8"))
+        if found and name not in NOT_YET:
+            offenders[name] = found
+    assert offenders == {}
+
+
+def test_contributing_names_files_that_exist_and_the_readme_links_it():
+    """The room guide must not rot: every file it names exists (a path under repofix/ may omit it)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = {name for name in re.findall(r"`([\w./-]+\.(?:py|md|toml))`", text) if "<" not in name}
+    assert len(named) > 20
+    missing = sorted(name for name in named if not (ROOT / name).exists() and not (ROOT / "repofix" / name).exists())
+    assert missing == []
+    for name in re.findall(r"`([A-Z_]{4,})`", text):  # the tables a change adds a line to
+        assert re.search(rf"^{name}\b.*=", "\n".join(p.read_text() for p in (ROOT / "repofix").rglob("*.py")),
+                         re.MULTILINE), name
+    assert "(CONTRIBUTING.md)" in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -25,8 +25,9 @@ from repofix.models.base import (
     tool_message,
 )
 from repofix.models.chain import ChainModel
+from repofix.models.litellm_model import LiteLLMModel
 from repofix.models.providers import describe_missing_model
-from repofix.models.replay import load_replies
+from repofix.models.replay import load_replies, replay_model
 from repofix.models.scripted import ScriptedModel, ScriptExhausted
 
 __all__ = [
@@ -90,8 +91,6 @@ def make_model(
         if part.startswith("scripted:"):
             models.append(ScriptedModel.from_file(part.removeprefix("scripted:"), budget=budget))
         elif part.startswith("replay:"):
-            from repofix.models.replay import replay_model
-
             models.append(replay_model(part.removeprefix("replay:"), runs_dir=runs_dir, budget=budget))
         elif part in FACTORIES:
             models.append(FACTORIES[part](**builtin_options))
@@ -99,8 +98,6 @@ def make_model(
             raise ModelError("the built-in repair engine (`builtin`) is registered by the agent: import "
                              "repofix.agent before making it")
         else:
-            from repofix.models.litellm_model import LiteLLMModel
-
             models.append(
                 LiteLLMModel(
                     part,
