@@ -8,10 +8,6 @@ import time
 
 import click
 
-from repofix.sandboxes import bwrap, cleanup, docker, limits, open_sandbox
-from repofix.sandboxes.base import SandboxError
-from repofix.sandboxes.session import runner_dir
-
 
 @click.group()
 def sandbox() -> None:
@@ -21,6 +17,8 @@ def sandbox() -> None:
 @sandbox.command()
 def doctor() -> None:
     """Report which sandbox backends work on this machine, and why not."""
+    from repofix.sandboxes import bwrap, docker, limits, open_sandbox
+
     problems = {"docker": docker.available(), "bwrap": bwrap.available()}
     for name in ("docker", "bwrap"):
         if problems[name] is None:  # it should work: prove it with a real command
@@ -53,6 +51,9 @@ def doctor() -> None:
                    "when the base image is the default and missing).")
 def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
     """Build the Docker sandbox image from sandbox/Dockerfile."""
+    from repofix.sandboxes import docker
+    from repofix.sandboxes.session import runner_dir
+
     engine = docker.client()
     tag = tag or docker.DEFAULT_IMAGE
     folder = runner_dir()
@@ -84,6 +85,9 @@ def prune(dry_run: bool) -> None:
 
     Sandboxes end themselves when repofix dies (even by kill -9); this is for what a host reboot or a
     suspended engine left."""
+    from repofix.sandboxes import cleanup, docker
+    from repofix.sandboxes.base import SandboxError
+
     try:
         engine = docker.client()
     except SandboxError as error:
