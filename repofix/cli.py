@@ -8,6 +8,7 @@ import importlib
 import click
 
 from repofix import __version__
+from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 
 # name -> ("module:attribute" of a click command or group, one-line summary for `repofix --help`).
 # Rooms add their commands here; the summary lives here so `--help` imports no room at all.
@@ -30,8 +31,8 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
     "ci": ("repofix.ci.cli:ci", "Run as a GitHub Actions bot on pull requests: `ci run`, then `ci publish`."),
 }
 
-# Exit codes scripts can rely on (every command uses these).
-EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE = 0, 1, 2
+# Exit codes: repofix.exitcodes (a foundation module, so rooms need not import this one).
+__all__ = ["COMMANDS", "EXIT_DONE", "EXIT_NOT_DONE", "EXIT_USAGE", "main"]
 
 
 class LazyGroup(click.Group):

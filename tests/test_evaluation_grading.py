@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from repofix.evaluation.candidates import AgentUnavailable, GoldSource, load_agent
+from repofix.evaluation.candidates import GoldSource
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.model import Candidate, Status
@@ -169,15 +169,6 @@ def test_apply_patch_falls_back_to_fuzz_and_restore_puts_files_back(tmp_path):
     assert sorted(restore(tree, base, ["pkg/m.py", "pkg/new.py", "pkg/absent.py"])) == ["pkg/m.py", "pkg/new.py"]
     assert (tree / "pkg" / "m.py").read_text() == (base / "pkg" / "m.py").read_text()
     assert not (tree / "pkg" / "new.py").exists()
-
-
-def test_model_mode_without_an_agent_says_so(monkeypatch):
-    import sys
-    import types
-
-    monkeypatch.setitem(sys.modules, "repofix.agent", types.ModuleType("repofix.agent"))
-    with pytest.raises(AgentUnavailable, match="--predictions"):
-        load_agent()
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import pytest
 from openai_server import OpenAIServer, text
 
 from repofix.models import (
+    FACTORIES,
     Budget,
     ChainModel,
     CostLimitExceeded,
@@ -257,21 +259,21 @@ def test_make_model_without_a_spec_explains_what_to_set():
         assert word in describe_missing_model()
 
 
-def test_builtin_without_the_engine_names_its_issue(monkeypatch):
-    monkeypatch.setitem(sys.modules, "repofix.repair.model", None)  # as if the engine were not installed
-    with pytest.raises(NotImplementedError, match="issue 9"):
+def test_builtin_unregistered_says_who_registers_it(monkeypatch):
+    monkeypatch.delitem(FACTORIES, "builtin", raising=False)  # as before the agent room is imported
+    with pytest.raises(ModelError, match="registered by the agent"):
         make_model("builtin")
 
 
-def test_builtin_with_the_engine_is_a_model():
+def test_builtin_is_registered_by_the_agent_and_is_a_model():
+    import repofix.agent  # noqa: F401  (registers `builtin`: the models room does not import repair)
     from repofix.models.base import Model
+    from repofix.repair.model import BuiltinModel
 
-    assert isinstance(make_model("builtin"), Model)
+    model = make_model("builtin")
+    assert isinstance(model, Model) and isinstance(model, BuiltinModel)
 
 
 def test_importing_models_does_not_import_litellm():
-    import subprocess
-    import sys
-
     code = "import sys, repofix.models; assert 'litellm' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

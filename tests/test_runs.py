@@ -18,8 +18,8 @@ import repofix
 from repofix.cli import main
 from repofix.runs import create_run, open_run, read_json, write_json_atomic
 from repofix.runs.listing import list_runs, prune
-from repofix.runs.resume import claim, resume_point
 from repofix.workspace import Workspace, WorkspaceError
+from repofix.workspace.resume import claim, resume_point
 
 
 def test_state_is_written_atomically(tmp_path):

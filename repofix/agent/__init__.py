@@ -5,12 +5,11 @@
 `run_agent` makes a workspace (checkpoints on the host), a sandbox, a baseline test run, then drives
 the model through `loop.run_loop` and delivers the best checkpoint with an honest status."""
 
+from repofix.agent.api import AgentOutcome, AgentRequest, AgentSetupError, run_agent
+from repofix.models import register_model
+from repofix.repair.model import make_builtin_model
+
 __all__ = ["AgentOutcome", "AgentRequest", "AgentSetupError", "run_agent"]
 
-
-def __getattr__(name: str):  # lazy, so `repofix --help` does not import the whole agent
-    if name in __all__:
-        from repofix.agent import api
-
-        return getattr(api, name)
-    raise AttributeError(name)
+# `--model builtin`: the repair engine is a room above models, so the agent (which uses both) plugs it in.
+register_model("builtin", make_builtin_model)

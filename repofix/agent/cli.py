@@ -5,16 +5,30 @@ Exit codes: 0 done, 1 not done, 2 usage or setup error."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 import click
 
+from repofix.agent.api import AgentRequest, AgentSetupError, resolve_settings, run_agent
+from repofix.agent.conversation import messages_json, render
+from repofix.agent.display import Display
+from repofix.agent.resume import continue_agent, resume_agent
 from repofix.agent.stopping import Tracker, go_on, on_signal, one_line
-from repofix.cli import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
+from repofix.agent.trajectory import Trajectory
+from repofix.config import SettingsError
+from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
+from repofix.models import ModelError
+from repofix.runs import open_run
 from repofix.safetext import visible
+from repofix.sandboxes import SandboxError
+from repofix.workspace import ApplyRefused, Workspace, WorkspaceError
+from repofix.workspace.deliver import apply_to_worktree
 
 
 def run_options(function):
@@ -72,9 +86,6 @@ def fix(description: str, tests: tuple[str, ...], keyword: str | None, tests_fir
 
 
 def start(instruction, mode, tests, keyword, tests_first, options) -> None:
-    from repofix.agent.api import AgentRequest, AgentSetupError, resolve_settings
-    from repofix.agent.display import Display
-
     request = AgentRequest(repo=options["repo"], instruction=instruction, mode=mode, targets=tuple(tests),
                            rev=options["rev"], tests_first=tests_first,
                            trust_repo_config=options.get("trust_repo_config"))
@@ -101,19 +112,12 @@ def start(instruction, mode, tests, keyword, tests_first, options) -> None:
 
 
 def _run(request, display):
-    from repofix.agent.api import run_agent
-
     return run_agent(request, progress=display)
 
 
 def guarded(action, *setup_errors, tracker: Tracker | None = None):
     """Run `action`; setup problems become a clear message and exit code 2. A run stopped by a signal
     or by a resource failure (full disk, read-only folder) is saved; the message says how to resume it."""
-    from repofix.config import SettingsError
-    from repofix.models import ModelError
-    from repofix.sandboxes import SandboxError
-    from repofix.workspace import WorkspaceError
-
     if tracker is not None and threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, on_signal)
@@ -145,9 +149,6 @@ def report(outcome, as_json: bool, apply_: bool) -> None:
     applied: list[str] = []
     apply_error = ""
     if apply_ and outcome.status == "done":
-        from repofix.workspace import ApplyRefused, Workspace
-        from repofix.workspace.deliver import apply_to_worktree
-
         try:
             applied = apply_to_worktree(Workspace.open(outcome.run_id), outcome.checkpoint)
         except ApplyRefused as error:
@@ -221,10 +222,6 @@ def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: floa
            as_json: bool) -> None:
     """Continue a run that stopped (kill, crash, a step/cost/time limit, a model error) from its best
     checkpoint, with its conversation kept; raise the limit that stopped it."""
-    from repofix.agent.api import AgentSetupError
-    from repofix.agent.display import Display
-    from repofix.agent.resume import resume_agent
-
     display = Tracker(Display(max_steps or 30), run_id)
     outcome = guarded(lambda: resume_agent(run_id, model=model, max_steps=max_steps, max_cost=max_cost,
                                            timeout=timeout, progress=display), AgentSetupError, tracker=display)
@@ -240,10 +237,6 @@ def continue_(run_id: str, instruction: str, model: str | None, max_steps: int |
               timeout: float | None, as_json: bool) -> None:
     """Give a finished run a follow-up instruction: a new phase from its final checkpoint, with its history,
     delivered as a new commit on the same branch."""
-    from repofix.agent.api import AgentSetupError
-    from repofix.agent.display import Display
-    from repofix.agent.resume import continue_agent
-
     display = Tracker(Display(max_steps or 30), run_id)
     outcome = guarded(lambda: continue_agent(run_id, instruction, model=model, max_steps=max_steps,
                                              max_cost=max_cost, timeout=timeout, progress=display), AgentSetupError,
@@ -259,16 +252,11 @@ def continue_(run_id: str, instruction: str, model: str | None, max_steps: int |
 @click.option("--json", "as_json", is_flag=True, help="With --messages: the messages as JSON, for scripts.")
 def show(run_id: str, full: bool, messages: bool, as_json: bool) -> None:
     """Print a run's trajectory readably, or (--messages) its whole conversation."""
-    from repofix.agent.trajectory import Trajectory
-    from repofix.runs import open_run
-
     folder = guarded(lambda: open_run(run_id))
     if not folder.trajectory_file.exists():
         fail(f"run {run_id} has no trajectory yet")
     data = Trajectory.load(folder.trajectory_file).data
     if messages or as_json:
-        from repofix.agent.conversation import messages_json, render
-
         conversation = data.get("messages") or []
         if as_json:  # json.dumps escapes every control character; ensure_ascii the rest
             click.echo(json.dumps(messages_json(conversation), indent=2))
@@ -327,10 +315,6 @@ def token_line(counts: dict) -> str:
 def demo(model: str | None, sandbox: str | None, dest: Path | None) -> None:
     """Try repofix on a small bundled project with a bug: copies it into a fresh git repository and
     runs `repofix fix` there, delivering the fix as a branch."""
-    import shutil
-    import subprocess
-    import tempfile
-
     source = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
     if not source.is_dir():
         fail(f"the bundled example is missing ({source}); run the demo from a repofix checkout")

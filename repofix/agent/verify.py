@@ -18,6 +18,7 @@ from pathlib import Path
 
 from repofix.agent.progress import Progress
 from repofix.config import Settings
+from repofix.sandboxes import Limits, open_sandbox
 from repofix.testing import TestRun, Verdict, run_tests
 from repofix.testing.infra import has_sections, is_protected, pytest_settings, splice
 from repofix.workspace import Workspace
@@ -90,8 +91,6 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
 def verify_checkpoint(settings: Settings, workspace: Workspace, progress: Progress, n: int, backend: str,
                       reference: int = 0) -> Verification:
     """Run the full suite on checkpoint `n` in a fresh sandbox and judge it with the done rule."""
-    from repofix.sandboxes import Limits, open_sandbox
-
     plan = verification_tree(workspace, n, reference)
     with tempfile.TemporaryDirectory(prefix="repofix-verify-") as tmp:
         start = workspace.export(Path(tmp) / "tree", 0)

@@ -8,6 +8,17 @@ from pathlib import Path
 
 import click
 
+from repofix.ci.artifact import ArtifactError
+from repofix.ci.events import EventError, load_event
+from repofix.ci.github import GitHub, GitHubError
+from repofix.ci.gitops import default_remote
+from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
+from repofix.ci.runstage import RunSettings, run_stage
+from repofix.ci.sanitize import redact, secrets_from_env
+from repofix.ci.worker import WorkRequest, agent_work, run_in_worker
+from repofix.config import SettingsError
+from repofix.workspace.errors import GitError
+
 DEFAULT_ARTIFACT = "repofix-artifact"
 
 
@@ -24,30 +35,6 @@ def _run_url() -> str:
 def _allow_list(values: tuple[str, ...]) -> list[str]:
     raw = list(values) or [os.environ.get("REPOFIX_ALLOW", "")]
     return [name.strip().lstrip("@") for value in raw for name in value.replace("\n", ",").split(",") if name.strip()]
-
-
-def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, max_steps: int | None,
-               max_cost: float | None, timeout: float | None, test_cmd: str | None, allow_unsandboxed: bool = False):
-    """The `work` function `ci run` calls: the agent loop on the PR head checkout.
-
-    Settings come from `config_dir` (the workflow's checkout of the base branch), never from the PR
-    head: a pull request must not choose its own sandbox, setup commands or model endpoint."""
-    from repofix.agent import AgentRequest, run_agent
-    from repofix.config import load_settings
-
-    settings = load_settings(config_dir)
-    if (sandbox or settings.sandbox) == "none" and not allow_unsandboxed:
-        # Without isolation the PR's code could read this process's tokens (e.g. from /proc).
-        raise click.UsageError("the `none` sandbox would let the pull request's code read the workflow's "
-                               "credentials; use docker or bwrap, or pass --allow-unsandboxed (trusted code only)")
-
-    def work(checkout: Path, instruction: str, mode: str, progress):
-        request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
-                               max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd,
-                               settings=settings)
-        return run_agent(request, progress=progress)
-
-    return work
 
 
 @click.group()
@@ -90,14 +77,6 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
         test_cmd: str | None, config_dir: Path, allow_unsandboxed: bool) -> None:
     """Read the GitHub event, check who asked, run the agent on the PR head and write the artifact.
     Needs only a read-only token ($GITHUB_TOKEN)."""
-    from repofix.ci.events import EventError, load_event
-    from repofix.ci.github import GitHub, GitHubError
-    from repofix.ci.gitops import default_remote
-    from repofix.ci.runstage import RunSettings, run_stage
-    from repofix.ci.sanitize import redact, secrets_from_env
-    from repofix.ci.worker import WorkRequest, run_in_worker
-    from repofix.config import SettingsError
-
     secrets = secrets_from_env()
     try:  # bad settings fail here, before any API call; the worker process reads them again
         agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
@@ -133,14 +112,6 @@ def publish(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple
     """Validate the artifact of `ci run` and publish it: push a commit to a same-repository PR, or
     suggest the patch on a fork PR; update repofix's comment. Needs a token that may write. The event,
     the requester's permission and the pull request are checked again here, on GitHub."""
-    from repofix.ci.artifact import ArtifactError
-    from repofix.ci.events import EventError, load_event
-    from repofix.ci.github import GitHub, GitHubError
-    from repofix.ci.gitops import default_remote
-    from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
-    from repofix.ci.sanitize import redact, secrets_from_env
-    from repofix.workspace.errors import GitError
-
     secrets = secrets_from_env()
     try:
         event = load_event()

@@ -17,8 +17,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import click
+
+from repofix.agent import AgentRequest, run_agent
 from repofix.ci.runstage import WorkError
 from repofix.ci.sanitize import is_secret_name
+from repofix.config import load_settings
 
 _MODEL_KEYS = ("_API_KEY", "_API_BASE")  # the host calls the model, so the worker keeps these
 
@@ -82,9 +86,28 @@ def run_in_worker(request: WorkRequest, folder: Path, progress: Callable[[dict[s
     return WorkOutcome(**{name: value for name, value in answer.items() if name in known})
 
 
-def _work(request: WorkRequest, answer_file: Path) -> None:
-    from repofix.ci.cli import agent_work  # the agent and its sandboxes load only here
+def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, max_steps: int | None,
+               max_cost: float | None, timeout: float | None, test_cmd: str | None, allow_unsandboxed: bool = False):
+    """The `work` function `ci run` calls: the agent loop on the PR head checkout.
 
+    Settings come from `config_dir` (the workflow's checkout of the base branch), never from the PR
+    head: a pull request must not choose its own sandbox, setup commands or model endpoint."""
+    settings = load_settings(config_dir)
+    if (sandbox or settings.sandbox) == "none" and not allow_unsandboxed:
+        # Without isolation the PR's code could read this process's tokens (e.g. from /proc).
+        raise click.UsageError("the `none` sandbox would let the pull request's code read the workflow's "
+                               "credentials; use docker or bwrap, or pass --allow-unsandboxed (trusted code only)")
+
+    def work(checkout: Path, instruction: str, mode: str, progress):
+        request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
+                               max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd,
+                               settings=settings)
+        return run_agent(request, progress=progress)
+
+    return work
+
+
+def _work(request: WorkRequest, answer_file: Path) -> None:
     seen: dict[str, Any] = {}
 
     def progress(event: dict[str, Any]) -> None:  # names and counts only, never command text or output

@@ -6,16 +6,15 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from repofix.agent import AgentRequest, run_agent
+from repofix.config import load_settings
 from repofix.evaluation.model import Candidate
+from repofix.evaluation.repositories import checkout
 from repofix.tasks import Task, TasksError
-
-
-class AgentUnavailable(Exception):
-    """`--model` needs `repofix.agent.run_agent`, which this installation does not have."""
+from repofix.tasks.predictions import read_predictions
 
 
 class CandidateSource(Protocol):
@@ -47,8 +46,6 @@ class PredictionsSource:
     mode = "predictions"
 
     def __init__(self, path: Path):
-        from repofix.tasks.predictions import read_predictions
-
         self.path = path
         self.predictions = {p.instance_id: p for p in read_predictions(path)}
         names = sorted({p.model_name_or_path for p in self.predictions.values()})
@@ -66,16 +63,6 @@ class PredictionsSource:
         return Candidate(prediction.model_patch, prediction.model_name_or_path)
 
 
-def load_agent() -> Callable[..., Any]:
-    try:
-        from repofix.agent import run_agent
-    except ImportError as error:
-        raise AgentUnavailable(
-            "--model needs the repofix agent (repofix.agent.run_agent), which is not available in this "
-            f"installation ({error}). Grade an agent's output with --predictions FILE instead.") from None
-    return run_agent
-
-
 class AgentSource:
     """Runs the repofix agent on a fresh copy of each task's repository, in the task's environment
     (setup commands, image, test command), with the problem statement as its instruction. Its run
@@ -85,14 +72,9 @@ class AgentSource:
 
     def __init__(self, model: str, sandbox: str | None, home: Path, mirror: Path | None = None,
                  tests_first: bool | None = None):
-        self.run_agent = load_agent()
         self.name, self.sandbox, self.home, self.mirror, self.tests_first = model, sandbox, home, mirror, tests_first
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
-        from repofix.agent import AgentRequest
-        from repofix.config import load_settings
-        from repofix.evaluation.repositories import checkout
-
         workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
         started = time.monotonic()
         try:
@@ -103,7 +85,7 @@ class AgentSource:
                 setup=tuple(env.setup) or None, image=env.image)
             if budget is not None:  # never more than the evaluation has left
                 settings = settings.with_overrides(max_cost=min(budget, settings.max_cost or budget))
-            outcome = self.run_agent(AgentRequest(repo=repo, instruction=task.problem_statement, mode="fix",
+            outcome = run_agent(AgentRequest(repo=repo, instruction=task.problem_statement, mode="fix",
                                                   tests_first=self.tests_first, settings=settings))
         except Exception as error:  # the agent's failure is this task's error, not the evaluation's
             return Candidate("", self.name, seconds=time.monotonic() - started,

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 
-EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+from repofix import __version__
+from repofix.evaluation import candidates
+from repofix.evaluation.compare import load_summary, markdown
+from repofix.evaluation.environments import Environments
+from repofix.evaluation.progress import Progress
+from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable, import_ray
+from repofix.evaluation.report import write_reports
+from repofix.evaluation.runner import RunOptions, run_evaluation
+from repofix.evaluation.store import ResultsStore, StoreError
+from repofix.exitcodes import EXIT_DONE, EXIT_INTERRUPTED, EXIT_NOT_DONE, EXIT_USAGE
+from repofix.sandboxes import Limits, SandboxError, choose_backend
+from repofix.tasks import TasksError, load_tasks, write_atomic
+from repofix.tasks.predictions import Prediction, write_predictions
 
 
 @click.group("eval")
@@ -63,15 +76,9 @@ def run_command(ctx: click.Context, specs: tuple[Path, ...], mode: str | None, p
     complete and, for --gold, every task resolved / for --empty, none did; 1 otherwise; 2 for
     bad usage; 130 when interrupted (finished tasks are kept: continue with --resume).
     """
-    from repofix.evaluation import candidates
-    from repofix.sandboxes import SandboxError, choose_backend
-    from repofix.tasks import TasksError, load_tasks
-
     if address and executor != "ray":
         _fail("--address needs --executor ray")
     if executor == "ray":
-        from repofix.evaluation.ray_executor import RayUnavailable, import_ray
-
         try:
             import_ray()
         except RayUnavailable as error:
@@ -110,7 +117,7 @@ def run_command(ctx: click.Context, specs: tuple[Path, ...], mode: str | None, p
             tasks = [t for t in tasks if source.covers(t)]
         else:
             source = candidates.AgentSource(model, backend, out_dir / "agent", mirror)
-    except (TasksError, candidates.AgentUnavailable, SandboxError) as error:
+    except (TasksError, SandboxError) as error:
         _fail(str(error))
     if limit:
         tasks = tasks[:limit]
@@ -123,17 +130,6 @@ def run_command(ctx: click.Context, specs: tuple[Path, ...], mode: str | None, p
 
 def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_errors, timeout, max_cost,
          quiet, mirror, ray=None) -> int:
-    import warnings
-
-    from repofix import __version__
-    from repofix.evaluation.environments import Environments
-    from repofix.evaluation.progress import Progress
-    from repofix.evaluation.report import write_reports
-    from repofix.evaluation.runner import RunOptions, run_evaluation
-    from repofix.evaluation.store import ResultsStore
-    from repofix.sandboxes import Limits
-    from repofix.tasks.predictions import Prediction, write_predictions
-
     store = ResultsStore(out_dir)
     meta = store.get_meta()
     wanted = {"mode": source.mode, "model_name": source.name, "task_ids": [t.id for t in tasks]}
@@ -158,8 +154,6 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
     environments = Environments(backend, Limits(cpus=1.0 if jobs > 1 else 2.0), out_dir / "logs", echo=progress.note)
     executor = None
     if ray is not None:
-        from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable
-
         executor = RayExecutor(ray[0], backend, Limits(cpus=1.0), out_dir, slots=ray[1], task_limit=ray[2],
                                note=progress.note)
         try:
@@ -203,9 +197,6 @@ def _run(tasks, source, backend, out_dir: Path, specs, *, jobs, resume, retry_er
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def report_command(run_dir: Path) -> None:
     """Write report.md, report.json and chart.png of a run folder again from its results."""
-    from repofix.evaluation.report import write_reports
-    from repofix.evaluation.store import StoreError
-
     try:
         summary, note = write_reports(run_dir)
     except StoreError as error:
@@ -221,10 +212,6 @@ def report_command(run_dir: Path) -> None:
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Also write the table here.")
 def compare_command(a: Path, b: Path, out_file: Path | None) -> None:
     """Compare two runs (run folders) on the same task set, task by task."""
-    from repofix.evaluation.compare import load_summary, markdown
-    from repofix.evaluation.store import StoreError
-    from repofix.tasks import write_atomic
-
     try:
         text = markdown(load_summary(a), load_summary(b), str(a), str(b))
     except StoreError as error:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from repofix.gitsafe import argv, git_env
 from repofix.sandboxes import Limits, Sandbox, open_sandbox
+from repofix.sandboxes.docker import DEFAULT_IMAGE
 from repofix.tasks import Task
 
 ENV_REPO = "repofix-env"  # images are tagged repofix-env:<recipe hash>
@@ -126,8 +127,6 @@ class Environments:
             yield box
 
     def describe(self, task: Task) -> str:
-        from repofix.sandboxes.docker import DEFAULT_IMAGE
-
         if self.backend != "docker":
             return self.backend
         env = task.environment
@@ -135,8 +134,6 @@ class Environments:
 
     # -- docker images ------------------------------------------------------------------------
     def image_for(self, task: Task, base: Path) -> str:
-        from repofix.sandboxes.docker import DEFAULT_IMAGE
-
         if task.environment.image:
             image = task.environment.image
         elif not task.environment.setup:
@@ -150,8 +147,6 @@ class Environments:
         return image
 
     def _recipe_tag(self, task: Task) -> str:
-        from repofix.sandboxes.docker import DEFAULT_IMAGE
-
         if self._base_id is None:  # the base image's id is part of every recipe: a rebuilt base means new images
             self._base_id = _image_id(DEFAULT_IMAGE) or DEFAULT_IMAGE
         return f"{ENV_REPO}:{recipe_hash(self._base_id, task)}"
@@ -171,8 +166,6 @@ class Environments:
                 raise
 
     def _build(self, tag: str, task: Task, base: Path) -> None:
-        from repofix.sandboxes.docker import DEFAULT_IMAGE
-
         log = self.log_dir / f"build-{tag.split(':')[1]}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self.echo(f"building environment {tag} for {repo_identity(task)} ({len(task.environment.setup)} "

@@ -36,7 +36,7 @@ from repofix.evaluation.swebench_verdict import (
 )
 from repofix.sandboxes import Sandbox, cleanup
 from repofix.tasks import Task
-from repofix.testing import RunStatus, TestRun, done
+from repofix.testing import RunStatus, TestRun, done, run_tests
 
 # Test runs that say nothing about the candidate: the harness or the task is broken.
 _INFRA_RUNS = {RunStatus.RUNNER_MISSING: Status.ERROR, RunStatus.INTERNAL_ERROR: Status.ERROR,
@@ -46,8 +46,6 @@ _INFRA_RUNS = {RunStatus.RUNNER_MISSING: Status.ERROR, RunStatus.INTERNAL_ERROR:
 def run_task_tests(box: Sandbox, task: Task, *, timeout: float, log_dir: Path | None) -> TestRun:
     """The one step that runs tests: the testing room's runner and JUnit parser. SWE-bench rows
     run their eval_script's command, with `-rA` for the log parser."""
-    from repofix.testing import run_tests
-
     command = test_command(task) if parser_name(task) else task.test_cmd
     return run_tests(box, command, timeout=timeout, log_dir=log_dir)
 

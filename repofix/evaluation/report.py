@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from repofix.evaluation.chart import ChartUnavailable, draw_chart
 from repofix.evaluation.model import Status, TaskResult
 from repofix.evaluation.store import ResultsStore, open_existing
 from repofix.tasks import write_atomic
@@ -157,8 +158,6 @@ def _invalid_text(invalid: dict[str, str]) -> str:
 def write_reports(out_dir: Path, store: ResultsStore | None = None) -> tuple[dict[str, Any], str]:
     """Write report.json, report.md and chart.png into `out_dir`; returns the summary and a note
     about the chart ("" when it was drawn)."""
-    from repofix.evaluation.chart import ChartUnavailable, draw_chart
-
     own = store is None
     store = store or open_existing(out_dir)
     try:

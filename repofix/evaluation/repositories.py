@@ -15,6 +15,8 @@ from pathlib import Path
 
 from repofix.gitsafe import argv, git_env
 from repofix.tasks import Task, TasksError, materialize
+from repofix.workspace import WorkspaceError
+from repofix.workspace.acquire import acquire_into
 
 
 def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
@@ -22,9 +24,6 @@ def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
     source = task.repo.github or task.repo.url
     if source is None:
         return materialize(task, dest)
-    from repofix.workspace import WorkspaceError
-    from repofix.workspace.acquire import acquire_into
-
     with tempfile.TemporaryDirectory(prefix="repofix-mirror-") as view:
         try:
             found = acquire_into(source, dest, rev=task.base_commit, mirror=_mirror_view(mirror, task, Path(view)))

@@ -18,6 +18,7 @@ from repofix.evaluation.executors import Budget, Executor, LocalExecutor, TaskWo
 from repofix.evaluation.model import TaskResult
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.store import ResultsStore
+from repofix.sandboxes import cleanup
 from repofix.tasks import Task, write_atomic
 
 __all__ = ["RunOptions", "RunOutcome", "pending", "run_evaluation", "task_folder", "write_task_files"]
@@ -55,8 +56,6 @@ def run_evaluation(tasks: list[Task], source: CandidateSource, store: ResultsSto
                    out_dir: Path, options: RunOptions, progress: Progress,
                    executor: Executor | None = None) -> RunOutcome:
     """Run the pending tasks through `executor` (default: `options.jobs` local threads)."""
-    from repofix.sandboxes import cleanup
-
     cleanup.install_signal_handlers()  # workers open the sandboxes; Python allows handlers only here
     finished = store.latest()
     todo = pending(tasks, finished, options.retry_errors)

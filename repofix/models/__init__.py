@@ -7,6 +7,7 @@ of these (`builtin,openai/gpt-4o`). Importing this package is cheap: LiteLLM loa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,9 @@ from repofix.models.base import (
     tool_message,
 )
 from repofix.models.chain import ChainModel
+from repofix.models.litellm_model import LiteLLMModel
 from repofix.models.providers import describe_missing_model
-from repofix.models.replay import load_replies
+from repofix.models.replay import load_replies, replay_model
 from repofix.models.scripted import ScriptedModel, ScriptExhausted
 
 __all__ = [
@@ -46,8 +48,19 @@ __all__ = [
     "describe_missing_model",
     "load_replies",
     "make_model",
+    "register_model",
     "tool_message",
 ]
+
+
+# Models that rooms above this one provide, by spec name: the agent registers `builtin` (the repair
+# engine), so this room never imports the repair room, which builds on it.
+FACTORIES: dict[str, Callable[..., Model]] = {}
+
+
+def register_model(name: str, factory: Callable[..., Model]) -> None:
+    """Make `make_model(name, **options)` return `factory(**options)` (options: make_model's extra keywords)."""
+    FACTORIES[name] = factory
 
 
 def make_model(
@@ -78,14 +91,13 @@ def make_model(
         if part.startswith("scripted:"):
             models.append(ScriptedModel.from_file(part.removeprefix("scripted:"), budget=budget))
         elif part.startswith("replay:"):
-            from repofix.models.replay import replay_model
-
             models.append(replay_model(part.removeprefix("replay:"), runs_dir=runs_dir, budget=budget))
+        elif part in FACTORIES:
+            models.append(FACTORIES[part](**builtin_options))
         elif part == "builtin":
-            models.append(_builtin(builtin_options))
+            raise ModelError("the built-in repair engine (`builtin`) is registered by the agent: import "
+                             "repofix.agent before making it")
         else:
-            from repofix.models.litellm_model import LiteLLMModel
-
             models.append(
                 LiteLLMModel(
                     part,
@@ -116,17 +128,3 @@ def check_credentials(model: Model) -> None:
                 f"{verb} not set. Set it (export {keys[0]}=...), or give --api-base for an OpenAI-compatible "
                 "server. Nothing was started."
             )
-
-
-def _builtin(options: dict[str, Any]) -> Model:
-    """The offline repair engine (issue 9) provides `repofix.repair.model.make_builtin_model(**options)`."""
-    try:
-        from repofix.repair.model import make_builtin_model
-    except ModuleNotFoundError as error:
-        if error.name and error.name.startswith("repofix.repair"):
-            raise NotImplementedError(
-                "the built-in repair engine (`--model builtin`, issue 9) is not available in this version; "
-                "use a LiteLLM model such as openai/gpt-4o"
-            ) from error
-        raise
-    return make_builtin_model(**options)

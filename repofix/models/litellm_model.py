@@ -28,6 +28,7 @@ from repofix.models.base import (
     ToolCall,
     parse_arguments,
 )
+from repofix.models.litellm_import import import_litellm
 from repofix.models.pricing import Price, find_price, load_price_file
 from repofix.models.providers import PROVIDER_KEYS, key_hint
 from repofix.models.tokens import WINDOW_MARGIN, count_messages
@@ -44,15 +45,6 @@ _NO_KEY_CHECK = {"ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio", "l
 _MISSING_KEY = re.compile(r"\bmissing\b[\w ]{0,30}?\b(credentials|api[ _-]?key)\b|api_key client option must be set",
                           re.IGNORECASE)
 _SECRET_KEYS = {"api_key", "apikey", "api-key", "x-api-key", "authorization", "access_token", "secret"}
-
-
-def import_litellm() -> Any:
-    """LiteLLM, configured to work offline. Call only where a model is really used."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on every error
-    return litellm
 
 
 class LiteLLMModel:

@@ -13,14 +13,14 @@ import functools
 import json
 from typing import Any
 
+from repofix.models.litellm_import import import_litellm
+
 TOKENIZER_MODEL = "gpt-4o"
 WINDOW_MARGIN = 0.9  # share of a model's context window repofix fills at most
 
 
 @functools.cache
 def _litellm() -> Any:
-    from repofix.models.litellm_model import import_litellm
-
     return import_litellm()
 
 

@@ -1,4 +1,5 @@
-"""The record of runs on disk: run folders, atomic state files, listing, pruning, resume bookkeeping."""
+"""The record of runs on disk: run folders, atomic state files, owners, listing and pruning (the bottom of
+the house: it imports no other room; resume bookkeeping, which reads checkpoints, is workspace/resume.py)."""
 
 from repofix.runs.folder import RunFolder, RunNotFound, create_run, open_run, repofix_home, runs_dir
 from repofix.runs.state import read_json, write_json_atomic

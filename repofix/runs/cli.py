@@ -6,6 +6,9 @@ import time
 
 import click
 
+from repofix.runs.listing import list_runs
+from repofix.runs.listing import prune as do_prune
+
 
 @click.group(invoke_without_command=True)
 @click.option("--home", type=click.Path(), default=None, help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
@@ -15,8 +18,6 @@ def runs(ctx: click.Context, home: str | None) -> None:
     ctx.obj = {"home": home}
     if ctx.invoked_subcommand is not None:
         return
-    from repofix.runs.listing import list_runs
-
     found = list_runs(home)
     if not found:
         click.echo("no runs yet")
@@ -35,8 +36,6 @@ def runs(ctx: click.Context, home: str | None) -> None:
 @click.pass_context
 def prune(ctx: click.Context, days: float, keep: int, include_active: bool, dry_run: bool) -> None:
     """Remove old run folders (and their checkpoints)."""
-    from repofix.runs.listing import prune as do_prune
-
     removed = do_prune(ctx.obj["home"], older_than_days=days, keep=keep, include_active=include_active,
                        dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"

@@ -1,55 +1,8 @@
-"""Resume bookkeeping: where a run that stopped (crash, kill -9, limit) picks up again.
+"""Moved to `repofix.workspace.resume`, beside the checkpoint store it reads (runs is the lower room).
 
-The checkpoint refs are the truth: a ref exists only once its objects do. state.json may lag one
-checkpoint behind (killed between the ref update and the state rename); `resume_point` repairs that."""
+Kept only for repofix/agent/resume.py, which was being edited in parallel (issue 15); once it imports
+`repofix.workspace.resume`, delete this file and its `ignore_imports` entry in pyproject.toml."""
 
-from __future__ import annotations
+from repofix.workspace.resume import ResumePoint, claim, resume_point
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-from repofix.runs.owner import me
-
-
-@dataclass(frozen=True)
-class ResumePoint:
-    run_id: str
-    checkpoint: int  # the latest complete checkpoint: seed the new sandbox with it
-    commit: str
-    step: int | None  # the step that made it; the loop continues after it
-    state: dict[str, Any]
-    trajectory: Path  # the agent's record (may not exist yet)
-
-
-def _drop_partial_objects(objects: Path) -> None:
-    """Temporary files of a git process killed mid-write; nothing refers to them."""
-    for partial in [*objects.glob("pack/tmp_*"), *objects.glob("??/tmp_obj_*"), *objects.glob("tmp_obj_*")]:
-        partial.unlink(missing_ok=True)
-
-
-def resume_point(run_id: str, home: Path | str | None = None):
-    """Open the run's workspace and say where to continue, changing nothing on disk (a refused resume must
-    leave the run as it was; `claim` makes it ours). Returns (Workspace, ResumePoint)."""
-    from repofix.workspace.workspace import Workspace  # the workspace room needs git; import lazily
-
-    ws = Workspace.open(run_id, home)
-    latest = ws.store.latest()
-    state = ws.folder.read_state()
-    steps = [c.step for c in ws.store.list() if c.step is not None]
-    point = ResumePoint(ws.run_id, latest.n, latest.commit, max(steps) if steps else None, state,
-                        ws.folder.trajectory_file)
-    return ws, point
-
-
-def claim(ws, point: ResumePoint, **changes: Any) -> dict[str, Any]:
-    """Make this process the run's owner: drop what a killed writer left half-done, repair a state file
-    that lags one checkpoint behind, and mark the run running again."""
-    _drop_partial_objects(ws.folder.repo / ".git" / "objects")
-    for partial in ws.folder.root.glob("*.tmp"):  # result.patch.tmp, .state.json.*.tmp of a killed writer
-        partial.unlink(missing_ok=True)
-    for partial in ws.folder.root.glob(".*.tmp"):
-        partial.unlink(missing_ok=True)
-    ws.reset_ignores()
-    return ws.folder.update_state(checkpoint=point.checkpoint, status="running", resumed_from=point.checkpoint,
-                                  owner=me(), **changes)
+__all__ = ["ResumePoint", "claim", "resume_point"]

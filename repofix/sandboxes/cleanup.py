@@ -16,6 +16,8 @@ import time
 import weakref
 from pathlib import Path
 
+from repofix.sandboxes import limits
+
 LABEL = "org.repofix.sandbox"  # on every container and volume repofix creates
 _live: weakref.WeakSet = weakref.WeakSet()
 _installed = False
@@ -163,7 +165,5 @@ def prune(docker_client=None, dry_run: bool = False) -> list[str]:
                 volume.remove(force=True)
             removed.append(f"volume {volume.name}")
     removed += reap_dead_scratch(dry_run)
-    from repofix.sandboxes import limits
-
     removed += limits.prune_cgroups(dry_run=dry_run)
     return removed

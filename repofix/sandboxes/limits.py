@@ -6,6 +6,7 @@ isolates files, network and processes but cannot cap memory or pids, and says so
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from repofix.sandboxes.base import Limits
@@ -80,8 +81,6 @@ def _kill_and_remove(folder: Path) -> None:
                 os.kill(pid, 9)
             except ProcessLookupError:
                 pass
-        import time
-
         time.sleep(0.01)
     try:
         folder.rmdir()
@@ -92,8 +91,6 @@ def _kill_and_remove(folder: Path) -> None:
 def prune_cgroups(min_age: float = 60.0, dry_run: bool = False) -> list[str]:
     """Remove repofix cgroups whose processes are all gone (left by a crashed run). Young ones are
     kept: a sandbox that is starting has created its cgroup but not joined it yet."""
-    import time
-
     removed = []
     for parent in (ROOT / "repofix", ROOT / "memory" / "repofix", ROOT / "pids" / "repofix"):
         if not parent.is_dir() or not os.access(parent, os.W_OK):

@@ -6,6 +6,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
 from repofix.gitsafe import argv, git_env
 from repofix.tasks.model import Task
 
@@ -14,9 +17,6 @@ Problem = tuple[str, str]
 
 def diff_problem(text: str) -> str | None:
     """Why `text` is not a usable unified diff, or None when it is one."""
-    from unidiff import PatchSet
-    from unidiff.errors import UnidiffParseError
-
     try:
         patch_set = PatchSet(text)
     except UnidiffParseError as error:
@@ -28,8 +28,6 @@ def diff_problem(text: str) -> str | None:
 
 def diff_paths(text: str) -> list[str]:
     """The repository paths a diff touches (source and target names, without a/ b/ prefixes)."""
-    from unidiff import PatchSet
-
     paths: list[str] = []
     for patched in PatchSet(text):
         for name in (patched.source_file, patched.target_file):

@@ -8,15 +8,19 @@ from pathlib import Path
 
 import click
 
-EXIT_INVALID = 2  # the same code as a usage error: the input, not the tool, is wrong
+from repofix.exitcodes import EXIT_USAGE as EXIT_INVALID  # the input, not the tool, is wrong
+from repofix.tasks.errors import display_path
+from repofix.tasks.files import write_atomic
+from repofix.tasks.humanevalfix import read_humanevalfix
+from repofix.tasks.load import load_tasks
+from repofix.tasks.model import TasksError, spec_json_schema
+from repofix.tasks.swebench import read_swebench, write_swebench
+from repofix.tasks.writer import write_task_dir
 
 _sources = click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 
 
 def _load(sources: tuple[Path, ...], check: bool = True):
-    from repofix.tasks.load import load_tasks
-    from repofix.tasks.model import TasksError
-
     try:
         return load_tasks(sources, check=check)
     except TasksError as error:
@@ -34,8 +38,6 @@ def tasks() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per task instead of a table.")
 def list_(sources: tuple[Path, ...], as_json: bool) -> None:
     """List the tasks in spec files, folders of specs, or SWE-bench/HumanEvalFix JSONL files."""
-    from repofix.tasks.specs import display_path
-
     found = _load(sources, check=False)
     if as_json:
         for task in found:
@@ -75,8 +77,6 @@ _limit = click.option("--limit", type=click.IntRange(min=1), help="Only the firs
 
 
 def _write(found, output: Path, limit: int | None) -> None:
-    from repofix.tasks.writer import write_task_dir
-
     chosen = found[:limit] if limit else found
     for task in chosen:
         write_task_dir(task, output)
@@ -89,9 +89,6 @@ def _write(found, output: Path, limit: int | None) -> None:
 @_limit
 def import_swebench(file: Path, output: Path, limit: int | None) -> None:
     """SWE-bench rows (.jsonl, .json or .parquet) -> spec folders."""
-    from repofix.tasks.model import TasksError
-    from repofix.tasks.swebench import read_swebench
-
     try:
         found = read_swebench(file)
     except TasksError as error:
@@ -113,9 +110,6 @@ def import_swebench(file: Path, output: Path, limit: int | None) -> None:
 )
 def import_humanevalfix(file: Path, output: Path, limit: int | None, tests: str) -> None:
     """HumanEvalFix rows (HumanEvalPack JSONL) -> tiny repositories as spec folders."""
-    from repofix.tasks.humanevalfix import read_humanevalfix
-    from repofix.tasks.model import TasksError
-
     try:
         found = read_humanevalfix(file, tests=tests)  # type: ignore[arg-type]
     except TasksError as error:
@@ -135,9 +129,6 @@ def import_humanevalfix(file: Path, output: Path, limit: int | None, tests: str)
 )
 def export(sources: tuple[Path, ...], output: Path) -> None:
     """Write tasks as SWE-bench rows (tasks on GitHub only)."""
-    from repofix.tasks.model import TasksError
-    from repofix.tasks.swebench import write_swebench
-
     found = _load(sources)
     try:
         write_swebench(output, found)
@@ -153,12 +144,8 @@ def export(sources: tuple[Path, ...], output: Path) -> None:
 )
 def schema(output: Path | None) -> None:
     """Print the JSON Schema of task spec files (committed as task_specs/schema.json)."""
-    from repofix.tasks.model import spec_json_schema
-
     text = json.dumps(spec_json_schema(), indent=2) + "\n"
     if output is None:
         click.echo(text, nl=False)
     else:
-        from repofix.tasks.files import write_atomic
-
         write_atomic(output, text)

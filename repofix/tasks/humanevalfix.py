@@ -24,8 +24,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from repofix.tasks.errors import display_path
 from repofix.tasks.model import Task, TasksError
-from repofix.tasks.specs import display_path
 
 Visibility = Literal["hidden", "visible"]
 _REQUIRED = ("task_id", "prompt", "buggy_solution", "canonical_solution", "test", "entry_point")

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repofix.tasks.errors import display_path
 from repofix.tasks.files import write_atomic
 from repofix.tasks.model import TasksError
-from repofix.tasks.specs import display_path
 
 
 @dataclass(frozen=True)

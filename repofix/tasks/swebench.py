@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from repofix.tasks.errors import SpecError, SpecIssue, display_path, explain_error
 from repofix.tasks.files import write_atomic
 from repofix.tasks.model import Task, TasksError
-from repofix.tasks.specs import SpecError, SpecIssue, display_path, explain_error
 
 # Row fields that map onto Task fields; everything else goes to Task.extra.
 _MAPPED = {

@@ -11,27 +11,15 @@ Public API:
     condense(current, baseline=None, *, budget=4000, flaky=(), workdir="") -> str
 """
 
+from repofix.testing.baseline import Baseline, find_flaky, take_baseline
 from repofix.testing.done import Verdict, done
+from repofix.testing.feedback import condense
 from repofix.testing.junit import ReportError, parse_junit
 from repofix.testing.model import Frame, Outcome, RunStatus, TestResult, TestRun
+from repofix.testing.runner import run_tests
+from repofix.testing.selection import select_tests
 
 __all__ = [
     "Baseline", "Frame", "Outcome", "ReportError", "RunStatus", "TestResult", "TestRun", "Verdict",
     "condense", "done", "find_flaky", "parse_junit", "run_tests", "select_tests", "take_baseline",
 ]
-
-
-def __getattr__(name: str):  # the sandbox-facing parts load on first use
-    if name in ("run_tests",):
-        from repofix.testing.runner import run_tests
-        return run_tests
-    if name in ("take_baseline", "find_flaky", "Baseline"):
-        from repofix.testing import baseline
-        return getattr(baseline, name)
-    if name == "select_tests":
-        from repofix.testing.selection import select_tests
-        return select_tests
-    if name == "condense":
-        from repofix.testing.feedback import condense
-        return condense
-    raise AttributeError(name)

@@ -9,14 +9,15 @@ from pathlib import Path
 import click
 
 from repofix.safetext import visible
+from repofix.workspace.apply import undo_apply
+from repofix.workspace.errors import WorkspaceError
+from repofix.workspace.workspace import Workspace
 
 _home = click.option("--home", type=click.Path(), default=None,
                      help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
 
 
 def _open(run: str, home: str | None):
-    from repofix.workspace.workspace import Workspace
-
     try:
         return Workspace.open(run, home)
     except LookupError as exc:  # RunNotFound, or a run that never got a workspace
@@ -44,8 +45,6 @@ def checkpoints(run: str, home: str | None) -> None:
 @_home
 def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
     """Show the change from the run's start (or --from M) to checkpoint N (default: the latest)."""
-    from repofix.workspace.errors import WorkspaceError
-
     ws = _open(run, home)
     try:
         new = ws.current() if n is None else ws.store.get(n)
@@ -63,8 +62,6 @@ def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
 @_home
 def restore(run: str, n: int, home: str | None) -> None:
     """Make checkpoint N the run's current state (a resumed run continues from it)."""
-    from repofix.workspace.errors import WorkspaceError
-
     ws = _open(run, home)
     try:
         result = ws.restore(None, n, reason="requested from the command line")
@@ -80,9 +77,6 @@ def restore(run: str, n: int, home: str | None) -> None:
 @_home
 def undo(repo: str, home: str | None) -> None:
     """Reverse the last `--apply` in this repository, only if none of its files changed since."""
-    from repofix.workspace.apply import undo_apply
-    from repofix.workspace.errors import WorkspaceError
-
     try:
         run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:

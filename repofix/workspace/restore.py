@@ -98,7 +98,7 @@ def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None 
             _write_full(ws, sandbox, target)
         if with_git and _needs_git(sandbox):
             with tempfile.TemporaryDirectory(prefix="repofix-git-") as tmp:
-                ws._make_git(Path(tmp))
+                ws.make_git(Path(tmp))
                 sandbox.copy_in(Path(tmp))
             problems.append("the repository's .git folder was missing and was recreated")
         # No second scan to forget our own writes: the next sync reads them, finds exactly what the

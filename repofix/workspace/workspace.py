@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from repofix.runs.folder import RunFolder, create_run, open_run
 from repofix.safetext import visible_path
@@ -16,10 +16,9 @@ from repofix.workspace.acquire import Source, acquire_into
 from repofix.workspace.git import git
 from repofix.workspace.ignore import ignored, reset_ignore_files, update_ignore_files
 from repofix.workspace.paths import path_problem
+from repofix.workspace.restore import RestoreResult
+from repofix.workspace.restore import restore as restore_checkpoint
 from repofix.workspace.store import Checkpoint, CheckpointStore, FileEntry, blob_id, git_mode
-
-if TYPE_CHECKING:
-    from repofix.workspace.restore import RestoreResult
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 
@@ -94,12 +93,13 @@ class Workspace:
         checkpoint = self.current() if n is None else self.store.get(n)
         self.store.materialize(checkpoint.commit, dest)
         if with_git:
-            self._make_git(dest)
+            self.make_git(dest)
         if self.folder.read_state().get("sandbox_git") != with_git:
             self.folder.update_state(sandbox_git=with_git)  # restore recreates .git only if there was one
         return dest
 
-    def _make_git(self, dest: Path) -> None:
+    def make_git(self, dest: Path) -> None:
+        """A .git in `dest` holding only the base commit, as the sandbox starts with (restore uses it too)."""
         git(None, "init", "--quiet", str(dest))
         git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", "--", str(self.folder.repo),
             f"+refs/repofix-base/{self.run_id}:refs/heads/repofix-base")
@@ -193,9 +193,7 @@ class Workspace:
     def restore(self, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
                 reason: str = "", rescue_first: bool = True) -> RestoreResult:
         """Put checkpoint `n` back (see `repofix.workspace.restore`)."""
-        from repofix.workspace.restore import restore
-
-        return restore(self, sandbox, n, step=step, full=full, reason=reason, rescue_first=rescue_first)
+        return restore_checkpoint(self, sandbox, n, step=step, full=full, reason=reason, rescue_first=rescue_first)
 
     def reset_ignores(self) -> None:
         reset_ignore_files(self.folder.repo, self.current().commit)
