@@ -11,13 +11,13 @@ processes and anything it left in /tmp or the home folder play no part."""
 
 from __future__ import annotations
 
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from repofix.agent.progress import Progress
 from repofix.config import Settings
+from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.testing import TestRun, Verdict, run_tests
 from repofix.testing.infra import has_sections, is_protected, pytest_settings, splice
 from repofix.workspace import Workspace
@@ -93,7 +93,7 @@ def verify_checkpoint(settings: Settings, workspace: Workspace, progress: Progre
     from repofix.sandboxes import Limits, open_sandbox
 
     plan = verification_tree(workspace, n, reference)
-    with tempfile.TemporaryDirectory(prefix="repofix-verify-") as tmp:
+    with owned_tempdir("verify-") as tmp:
         start = workspace.export(Path(tmp) / "tree", 0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the run already warned about --sandbox none

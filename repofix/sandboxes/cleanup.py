@@ -7,6 +7,7 @@ owner, an owner being a pid and its start time, so a reused pid is not mistaken 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import signal
@@ -14,6 +15,7 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 LABEL = "org.repofix.sandbox"  # on every container and volume repofix creates
@@ -37,6 +39,18 @@ def new_scratch(prefix: str) -> Path:
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_root()))
     (path / "owner.pid").write_text(owner_id())
     return path
+
+
+@contextlib.contextmanager
+def owned_tempdir(prefix: str) -> Iterator[Path]:
+    """A temporary folder for a copy of the repository on its way into a sandbox, kept with the scratch
+    folders and owned like them: removed on exit, or, if this process is killed, by the next repofix start
+    (a plain temporary folder would keep the copy for good)."""
+    path = new_scratch(prefix)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def owner_id(pid: int | None = None) -> str:
