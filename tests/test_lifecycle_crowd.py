@@ -16,6 +16,7 @@ from test_lifecycle_resume import CLI, ROOT, env_for
 
 from repofix.runs.listing import list_runs
 
+pytestmark = pytest.mark.slow
 CROWD = 6
 
 
@@ -24,7 +25,7 @@ def own_fix(i: int) -> dict:
         "pkg/mathx.py", "    if x < hi:\n        return hi", f"    if x > hi:  # the fix of run {i}\n        return hi"))
 
 
-@pytest.mark.parametrize("backend", backend_params(("bwrap",)))
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "docker")))
 def test_six_runs_at_once_get_six_branches_each_with_its_own_commit(tmp_path, backend):
     require_backend(backend)
     repo, home, scratch = clamp_repo(tmp_path / "repo"), tmp_path / "home", tmp_path / "scratch"

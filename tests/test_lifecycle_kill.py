@@ -28,6 +28,7 @@ from test_lifecycle_resume import CLI, ROOT, env_for
 
 from repofix.runs.listing import list_runs
 
+pytestmark = pytest.mark.slow
 SUBMIT = act("submit", "Done.", summary="fixed the upper bound")
 SHIM = """#!/bin/sh
 # A gate for the kill tests: pause once at the git command matching $RF_GATE_GIT (before it runs, or
@@ -87,7 +88,7 @@ class Gate:
 
 
 def keep_open(gate: Gate, finished: threading.Event) -> None:
-    while not finished.wait(0.1):
+    while not finished.wait(0.25):
         gate.open()
 
 
@@ -187,3 +188,35 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
     assert not sandbox_processes(scratch) and not list(scratch.iterdir())
     assert not list((home / "runs" / run.run_id).glob("*.tmp"))
     assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_killed_while_the_repository_is_copied_is_clearly_not_resumable(tmp_path):
+    """Before the run has a workspace (its clone under way) there is nothing to resume: `resume` says so and
+    what to do, changes nothing; `runs prune` removes the run."""
+    gate = Gate(tmp_path)
+    host = {**gate.env("checkpoint"), "RF_GATE_GIT": "* clone --quiet *"}
+    repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
+    env = env_for(home, REPOFIX_SCRATCH=str(tmp_path / "scratch"), **host)
+    first = subprocess.Popen([*CLI, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]),
+                              "--sandbox", "bwrap"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             cwd=ROOT, start_new_session=True)
+    try:
+        assert settle(lambda: gate.pids() or first.poll() is not None, 300) and first.poll() is None
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        gate.open()
+    (run,) = list_runs(home)
+    assert run.status == "interrupted"
+    before = sorted((p.name, p.read_bytes()) for p in (home / "runs" / run.run_id).iterdir() if p.is_file())
+    refused = subprocess.run([*CLI, "resume", run.run_id], env=env, capture_output=True, text=True, timeout=120,
+                             cwd=ROOT)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "stopped while its repository was being copied" in refused.stderr and "start the task again" in \
+        refused.stderr
+    assert sorted((p.name, p.read_bytes()) for p in (home / "runs" / run.run_id).iterdir() if p.is_file()) == before
+    pruned = subprocess.run([*CLI, "runs", "prune", "--keep", "0", "--older-than", "0"], env=env, capture_output=True,
+                            text=True, timeout=120, cwd=ROOT)
+    assert pruned.returncode == 0 and run.run_id in pruned.stdout and not (home / "runs" / run.run_id).exists()

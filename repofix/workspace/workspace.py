@@ -76,7 +76,10 @@ class Workspace:
         folder = open_run(run_id, home)
         state = folder.read_state()
         if "source" not in state:
-            raise LookupError(f"run {folder.run_id} has no workspace (status {state.get('status')})")
+            # Stopped (a kill, a crash) while its repository was being copied: nothing ran, nothing to resume.
+            raise LookupError(f"run {folder.run_id} has no workspace: it stopped while its repository was being "
+                              f"copied, before anything ran (status {state.get('status')}); start the task again "
+                              "(`repofix runs prune` removes this run)")
         return cls(folder, Source(**state["source"]), state.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES))
 
     @property
