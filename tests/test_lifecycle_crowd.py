@@ -6,6 +6,7 @@ user's checkout)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -15,6 +16,8 @@ from test_lifecycle_kill import SUBMIT, branches, containers_of, sandbox_process
 from test_lifecycle_resume import CLI, ROOT, env_for
 
 from repofix.runs.listing import list_runs
+from repofix.sandboxes import cleanup
+from repofix.sandboxes.docker import DEFAULT_IMAGE
 
 pytestmark = pytest.mark.slow
 CROWD = 6
@@ -53,3 +56,33 @@ def test_six_runs_at_once_get_six_branches_each_with_its_own_commit(tmp_path, ba
     assert git(repo, "status", "--porcelain") == "" and git(repo, "rev-parse", "HEAD").strip() == head
     assert not sandbox_processes(scratch) and not list(scratch.iterdir())
     assert not (containers_of(*(run.pid for run in crowd)) if backend == "docker" else [])
+
+
+@pytest.mark.docker
+def test_a_container_removed_while_the_reaper_lists_them_is_skipped(monkeypatch):
+    """What the crowd met on docker: a run starting its first sandbox lists repofix's containers while
+    another run's container removes itself; inspecting the vanished one failed the starting run (404)."""
+    require_backend("docker")
+    import docker
+
+    engine = docker.from_env()
+    name = f"repofix-crowd-{os.getpid()}"
+    gone = engine.containers.create(DEFAULT_IMAGE, ["sleep", "infinity"], name=name,
+                                    labels={cleanup.LABEL: name, "org.repofix.owner": cleanup.owner_id(),
+                                            "org.repofix.host": os.uname().nodename})
+    listing = engine.api.containers
+
+    def list_then_remove_one(*args, **kwargs):  # the other run's container goes right after the listing
+        found = listing(*args, **kwargs)
+        engine.api.remove_container(gone.id, force=True)
+        return found
+
+    monkeypatch.setattr(engine.api, "containers", list_then_remove_one)
+    try:
+        assert name not in " ".join(cleanup.reap_dead_containers(engine))
+        engine.containers.create(DEFAULT_IMAGE, ["sleep", "infinity"], name=name, labels=gone.labels)
+        gone = engine.containers.get(name)
+        assert name not in " ".join(cleanup.prune(engine, dry_run=True))
+    finally:
+        for container in docker.from_env().containers.list(all=True, filters={"name": name}):
+            container.remove(force=True)

@@ -97,7 +97,8 @@ def containers_of(*owners: int) -> list[str]:
 
     engine = docker.from_env()
     return [c.name for owner in owners
-            for c in engine.containers.list(all=True, filters={"label": f"org.repofix.owner-pid={owner}"})]
+            for c in engine.containers.list(all=True, filters={"label": f"org.repofix.owner-pid={owner}"},
+                                                 ignore_removed=True)]
 
 
 def sandbox_processes(scratch: Path) -> list[int]:

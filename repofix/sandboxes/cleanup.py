@@ -148,7 +148,8 @@ def reap_dead_containers(docker_client) -> list[str]:
     import docker.errors
 
     removed = []
-    for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
+    # ignore_removed: another repofix's container may be removed between the listing and its inspection
+    for container in docker_client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         owner = container.labels.get("org.repofix.owner")
         if owner and container.labels.get("org.repofix.host") == os.uname().nodename and not owner_alive(owner):
             try:
@@ -164,13 +165,18 @@ def prune(docker_client=None, dry_run: bool = False) -> list[str]:
     whose owner is dead, and empty cgroups."""
     removed = []
     if docker_client is not None:
-        for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
+        import docker.errors
+
+        for container in docker_client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
             owner = container.labels.get("org.repofix.owner", container.labels.get("org.repofix.owner-pid", ""))
             if owner.split(" ")[0] != str(os.getpid()) and owner_alive(owner) and \
                     container.labels.get("org.repofix.host") == os.uname().nodename:
                 continue  # a live repofix on this host still uses it
             if not dry_run:
-                container.remove(force=True)
+                try:
+                    container.remove(force=True)
+                except docker.errors.NotFound:  # gone meanwhile (its own --rm, another repofix)
+                    continue
             removed.append(f"container {container.name}")
         for volume in docker_client.volumes.list(filters={"label": LABEL}):
             if not dry_run:
