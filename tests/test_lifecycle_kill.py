@@ -11,6 +11,7 @@ it meets (kills its sleep), so the resumed run is the product's ordinary path.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -36,7 +37,6 @@ SHIM = """#!/bin/sh
 case "$*" in
   $RF_GATE_GIT)
     if mkdir "$RF_GATE_DIR/used" 2>/dev/null; then
-      echo $$ > "$RF_GATE_DIR/shim.pid"
       if [ "$RF_GATE_AFTER" = 1 ]; then "$RF_REAL_GIT" "$@"; code=$?; sleep "$RF_GATE"; exit $code; fi
       sleep "$RF_GATE"
     fi;;
@@ -65,14 +65,19 @@ class Gate:
         return [pid for pid, (_, state, args) in processes().items() if args == f"sleep {self.value}" and state != "Z"]
 
     def open(self) -> None:
-        """Let whatever waits at the gate go on (the host shim is killed first, so its git never runs)."""
-        shim = self.dir / "shim.pid"
-        if shim.exists():
-            with_pid = int(shim.read_text())
-            if with_pid in processes():
-                os.kill(with_pid, signal.SIGKILL)
+        """Let whatever waits at the gate go on: its sleep ends."""
         for pid in self.pids():
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it may end by itself meanwhile
+                os.kill(pid, signal.SIGKILL)
+
+    def remove_host_gate(self) -> None:
+        """After repofix is killed: the git waiting at the host gate goes too (killed before its sleep, so
+        its git never runs). Only then: a shim of a running repofix may be between its check and its exec."""
+        shim = str(self.dir / "bin" / "git")
+        for pid in [pid for pid, (_, _, args) in processes().items() if shim in args]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.open()
 
     def env(self, phase: str) -> dict[str, str]:
         if phase not in HOST_GATES:
@@ -159,7 +164,7 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
         if first.poll() is None:
             first.kill()
         if phase in HOST_GATES:
-            gate.open()  # the test's own gate on the host, not a sandbox: the test removes it
+            gate.remove_host_gate()  # the test's own gate on the host, not a sandbox: the test removes it
     assert settle(lambda: not (containers_of(first.pid) if backend == "docker" else [])
                   and not sandbox_processes(scratch) and not alive(tree) and not gate.pids()), \
         (containers_of(first.pid) if backend == "docker" else [], sandbox_processes(scratch), alive(tree))
@@ -208,7 +213,7 @@ def test_killed_while_the_repository_is_copied_is_clearly_not_resumable(tmp_path
     finally:
         if first.poll() is None:
             first.kill()
-        gate.open()
+        gate.remove_host_gate()
     (run,) = list_runs(home)
     assert run.status == "interrupted"
     before = sorted((p.name, p.read_bytes()) for p in (home / "runs" / run.run_id).iterdir() if p.is_file())
