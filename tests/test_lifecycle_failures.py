@@ -125,3 +125,16 @@ def test_a_read_only_run_folder_is_a_message(tmp_path):
     assert "Read-only file system" in message and str(runs / run.run_id) in message
     resumed = repofix(env, "resume", run.run_id, "--max-steps", "3", "--json")  # writable again: it goes on
     assert resumed.returncode == 0 and json.loads(resumed.stdout)["status"] == "done", resumed.stderr
+
+
+def test_the_default_sandbox_says_once_that_it_falls_back_to_bwrap(tmp_path):
+    require_backend("bwrap")
+    repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
+    env = env_for(home, DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock")  # no engine answers there
+    model = script(tmp_path / "s.yaml", [WRONG_FIX, RIGHT_FIX])
+    run = repofix(env, "fix", "--repo", str(repo), "-m", model, "--json")  # no --sandbox: the default
+    assert run.returncode == 0 and json.loads(run.stdout)["status"] == "done", run.stdout + run.stderr
+    said = [line for line in run.stderr.splitlines() if line.startswith("sandbox:")]
+    assert len(said) == 1 and "no Docker engine answers" in said[0] and said[0].endswith("; using bwrap"), said
+    assert "says so in one line on stderr (`sandbox: Docker is not usable (...); using bwrap`)" in \
+        (ROOT / "README.md").read_text()

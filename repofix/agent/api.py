@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from repofix.agent.trajectory import Trajectory
 from repofix.agent.verify import verification_tree
 from repofix.config import Settings, load_settings
 from repofix.sandboxes import SandboxError
+from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.testing import TestRun
 
 DONE, NOT_DONE, ERROR = "done", "not_done", "error"
@@ -161,7 +161,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
                                   settings=_public_settings(settings))
     # a sandbox that cannot start ends the run as an error too, not as "running" forever
     with stops_recorded(workspace, trajectory) as stack:
-        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+        with owned_tempdir("tree-") as tmp:
             tree = workspace.export(Path(tmp) / "tree")
             notify({"event": "sandbox", "backend": settings.sandbox or "auto"})
             sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))

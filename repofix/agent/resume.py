@@ -8,7 +8,6 @@ Every refusal happens before anything on disk changes; `claim` then makes this p
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
 from repofix.runs.owner import alive
 from repofix.runs.resume import claim, resume_point
+from repofix.sandboxes.cleanup import owned_tempdir
 
 # Stop reasons a resume can go on from (with raised limits where the limit is the reason).
 RESUMABLE = {"step_limit", "cost_limit", "time_limit", "model_error"}
@@ -97,7 +97,7 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
     claim(workspace, point)  # from here on the run is ours and `running`
     best = data.get("best_checkpoint", point.checkpoint) if status == "not_done" else point.checkpoint
     with stops_recorded(workspace, trajectory) as stack:
-        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+        with owned_tempdir("tree-") as tmp:
             tree = workspace.export(Path(tmp) / "tree", best)
             sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
             map_text = repo_map(tree, settings.map_tokens) if "progress" not in data else ""
@@ -173,7 +173,7 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
                                         "reason": data.get("reason"), "steps": steps}]
     claim(workspace, point)
     with stops_recorded(workspace, trajectory) as stack:
-        with tempfile.TemporaryDirectory(prefix="repofix-tree-") as tmp:
+        with owned_tempdir("tree-") as tmp:
             tree = workspace.export(Path(tmp) / "tree", final)
             sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
         if final != point.checkpoint:

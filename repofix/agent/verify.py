@@ -11,7 +11,6 @@ processes and anything it left in /tmp or the home folder play no part."""
 
 from __future__ import annotations
 
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 from repofix.agent.progress import Progress
 from repofix.config import Settings
 from repofix.sandboxes import Limits, open_sandbox
+from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.testing import TestRun, Verdict, run_tests
 from repofix.testing.infra import has_sections, is_protected, pytest_settings, splice
 from repofix.workspace import Workspace
@@ -92,7 +92,7 @@ def verify_checkpoint(settings: Settings, workspace: Workspace, progress: Progre
                       reference: int = 0) -> Verification:
     """Run the full suite on checkpoint `n` in a fresh sandbox and judge it with the done rule."""
     plan = verification_tree(workspace, n, reference)
-    with tempfile.TemporaryDirectory(prefix="repofix-verify-") as tmp:
+    with owned_tempdir("verify-") as tmp:
         start = workspace.export(Path(tmp) / "tree", 0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the run already warned about --sandbox none

@@ -7,9 +7,11 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from repofix.safetext import visible
 from repofix.sandboxes.base import (
     WORKDIR,
     Changes,
@@ -40,12 +42,26 @@ def choose_backend(requested: str | None = None) -> str:
         return "docker"
     bwrap_problem = bwrap.available()
     if bwrap_problem is None:
+        _say_once(f"sandbox: Docker is not usable ({docker_problem.rstrip('.')}); using bwrap")
         return "bwrap"
     raise SandboxError(
         "no sandbox is available.\n"
         f"  docker: {docker_problem}\n  bwrap: {bwrap_problem}\n"
         "Install Docker and start its engine (then `repofix sandbox build`), or install bubblewrap "
         "(apt-get install bubblewrap). `--sandbox none` runs without isolation, at your own risk.")
+
+
+_said: set[str] = set()
+
+
+def _say_once(line: str) -> None:
+    """One line on stderr, once per process (a run opens several sandboxes); on a terminal it first clears
+    the progress display's status line, which the display then draws again below it."""
+    if line not in _said:
+        _said.add(line)
+        clear = "\r\033[K" if sys.stderr.isatty() else ""
+        sys.stderr.write(clear + visible(line, one_line=True) + "\n")
+        sys.stderr.flush()
 
 
 def open_sandbox(source: Path | str | None, backend: str | None = None, limits: Limits | None = None,

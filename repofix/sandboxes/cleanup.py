@@ -7,6 +7,7 @@ owner, an owner being a pid and its start time, so a reused pid is not mistaken 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import signal
@@ -14,6 +15,7 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 from repofix.sandboxes import limits
@@ -39,6 +41,18 @@ def new_scratch(prefix: str) -> Path:
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_root()))
     (path / "owner.pid").write_text(owner_id())
     return path
+
+
+@contextlib.contextmanager
+def owned_tempdir(prefix: str) -> Iterator[Path]:
+    """A temporary folder for a copy of the repository on its way into a sandbox, kept with the scratch
+    folders and owned like them: removed on exit, or, if this process is killed, by the next repofix start
+    (a plain temporary folder would keep the copy for good)."""
+    path = new_scratch(prefix)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def owner_id(pid: int | None = None) -> str:
@@ -136,7 +150,8 @@ def reap_dead_containers(docker_client) -> list[str]:
     import docker.errors
 
     removed = []
-    for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
+    # ignore_removed: another repofix's container may be removed between the listing and its inspection
+    for container in docker_client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         owner = container.labels.get("org.repofix.owner")
         if owner and container.labels.get("org.repofix.host") == os.uname().nodename and not owner_alive(owner):
             try:
@@ -152,13 +167,18 @@ def prune(docker_client=None, dry_run: bool = False) -> list[str]:
     whose owner is dead, and empty cgroups."""
     removed = []
     if docker_client is not None:
-        for container in docker_client.containers.list(all=True, filters={"label": LABEL}):
+        import docker.errors
+
+        for container in docker_client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
             owner = container.labels.get("org.repofix.owner", container.labels.get("org.repofix.owner-pid", ""))
             if owner.split(" ")[0] != str(os.getpid()) and owner_alive(owner) and \
                     container.labels.get("org.repofix.host") == os.uname().nodename:
                 continue  # a live repofix on this host still uses it
             if not dry_run:
-                container.remove(force=True)
+                try:
+                    container.remove(force=True)
+                except docker.errors.NotFound:  # gone meanwhile (its own --rm, another repofix)
+                    continue
             removed.append(f"container {container.name}")
         for volume in docker_client.volumes.list(filters={"label": LABEL}):
             if not dry_run:

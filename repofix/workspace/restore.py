@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from repofix.sandboxes.base import Sandbox, SandboxError
+from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.workspace.ignore import is_ignore_file
 from repofix.workspace.store import Checkpoint, FileEntry
 
@@ -56,7 +57,7 @@ def _write_full(ws: Workspace, sandbox: Sandbox, target: Checkpoint) -> None:
     result = sandbox.run(["sh", "-c", _WIPE], cwd=sandbox.workdir, timeout=300)
     if not result.ok:
         raise SandboxError(f"could not empty the sandbox's workspace for a restore: {result.output[-500:]}")
-    with tempfile.TemporaryDirectory(prefix="repofix-restore-") as tmp:
+    with owned_tempdir("restore-") as tmp:
         tree = Path(tmp) / "tree"
         ws.store.materialize(target.commit, tree)
         sandbox.copy_in(tree)

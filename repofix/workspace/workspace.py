@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from repofix.runs.folder import RunFolder, create_run, open_run
 from repofix.safetext import visible_path
 from repofix.sandboxes.base import Sandbox
+from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.workspace.acquire import Source, acquire_into
 from repofix.workspace.git import git
 from repofix.workspace.ignore import ignored, reset_ignore_files, update_ignore_files
@@ -75,7 +75,10 @@ class Workspace:
         folder = open_run(run_id, home)
         state = folder.read_state()
         if "source" not in state:
-            raise LookupError(f"run {folder.run_id} has no workspace (status {state.get('status')})")
+            # Stopped (a kill, a crash) while its repository was being copied: nothing ran, nothing to resume.
+            raise LookupError(f"run {folder.run_id} has no workspace: it stopped while its repository was being "
+                              f"copied, before anything ran (status {state.get('status')}); start the task again "
+                              "(`repofix runs prune` removes this run)")
         return cls(folder, Source(**state["source"]), state.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES))
 
     @property
@@ -108,7 +111,7 @@ class Workspace:
 
     def seed(self, sandbox: Sandbox, n: int | None = None, *, with_git: bool = True) -> None:
         """Copy checkpoint `n` (default: the latest) into a fresh sandbox's workspace."""
-        with tempfile.TemporaryDirectory(prefix="repofix-seed-") as tmp:
+        with owned_tempdir("seed-") as tmp:
             sandbox.copy_in(self.export(Path(tmp) / "tree", n, with_git=with_git))
         sandbox.changes()  # what we just copied is the known state, not a change
 
