@@ -16,6 +16,7 @@ import glob
 import hashlib
 import os
 import re
+import site
 import subprocess
 import sys
 import zipfile
@@ -90,6 +91,40 @@ def repofix_in_tmp(tmp_path_factory) -> Path:
     return command
 
 
+PYTEST_PARTS = ("pytest", "_pytest", "py", "pluggy", "iniconfig")
+
+
+@pytest.fixture(scope="module")
+def repofix_pipx_style(tmp_path_factory) -> Path:
+    """repofix in an isolated venv, as pipx installs it: its own dependencies but NOT pytest (nor the
+    project's packages). Its site-packages is built from the tests' own, every distribution linked in
+    except pytest and its parts, so no download is needed."""
+    require_backend("bwrap")
+    venv = tmp_path_factory.mktemp("pipx-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    linked = venv / "linked-site"
+    linked.mkdir()
+    for source in map(Path, sysconfig_site_dirs()):
+        for entry in source.iterdir():
+            stem = re.split(r"[-.]", entry.name, maxsplit=1)[0].lower()
+            if stem not in PYTEST_PARTS and not entry.name.endswith(".pth") and not (linked / entry.name).exists():
+                (linked / entry.name).symlink_to(entry)
+    (site / "repofix-deps.pth").write_text(f"{linked}\n{ROOT}\n")
+    command = venv / "bin" / "repofix"
+    command.write_text(f"#!{python}\nimport sys\nfrom repofix.cli import main\nsys.exit(main())\n")
+    command.chmod(0o755)
+    assert subprocess.run([str(python), "-c", "import pytest"], capture_output=True).returncode != 0
+    assert subprocess.run([str(python), "-c", "import repofix.cli, click"], capture_output=True).returncode == 0
+    return command
+
+
+def sysconfig_site_dirs() -> list[str]:
+    return [d for d in site.getsitepackages() if Path(d).is_dir()]
+
+
 def project(root: Path, bug: bool = False) -> Path:
     """The clamp project (with its bug, or fixed) plus a test that needs helperlib."""
     repo = clamp_repo(root)
@@ -118,6 +153,19 @@ def test_tests_run_in_the_projects_venv_though_repofix_lives_in_a_venv_under_tmp
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Baseline: 4 passed" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_repofix_installed_pipx_style_without_pytest_runs_the_projects_tests_in_its_venv(tmp_path, wheel,
+                                                                                          repofix_pipx_style):
+    """repofix's own environment has neither pytest nor helperlib; the project's .venv has both."""
+    repo = project(tmp_path / "proj")
+    make_venv(repo / ".venv", wheel)
+    result = repofix(repofix_pipx_style, "test", "--sandbox", "bwrap", cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Baseline: 4 passed" in result.stdout
+    doctor = repofix(repofix_pipx_style, "sandbox", "doctor", cwd=repo)
+    assert str(repo / ".venv") in doctor.stdout, doctor.stdout + doctor.stderr
+    assert "NOT importable" not in doctor.stdout
 
 
 def test_python_option_or_the_active_venv_chooses_an_environment_outside_the_repository(tmp_path, wheel, repofix_in_tmp):
