@@ -63,13 +63,6 @@ def test_layer_contracts_hold():
     assert "0 broken" in done.stdout
 
 
-# Files other engineers were changing while the imports moved to module top (issue 15); their
-# function-level imports go when those changes land. Nothing may be added to this list.
-NOT_YET = {"repofix/agent/api.py", "repofix/agent/resume.py", "repofix/sandboxes/__init__.py",
-           # changed on main by the interpreter (--python) work while this list was written
-           "repofix/sandboxes/cli.py", "repofix/testing/cli.py"}
-
-
 def function_level_imports(source: str) -> list[str]:
     """`from repofix... import` / `import repofix...` statements inside a function (a TYPE_CHECKING block
     is not one: it never runs)."""
@@ -96,7 +89,7 @@ def test_repofix_modules_are_imported_at_module_top():
     for path in sorted((ROOT / "repofix").rglob("*.py")):
         name = path.relative_to(ROOT).as_posix()
         found = function_level_imports(path.read_text(encoding="utf-8"))
-        if found and name not in NOT_YET:
+        if found:
             offenders[name] = found
     assert offenders == {}
 

@@ -20,9 +20,14 @@ from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.agent.verify import verification_tree
 from repofix.config import Settings, load_settings
-from repofix.sandboxes import SandboxError
+from repofix.edits import FORMATS
+from repofix.models import check_credentials, describe_missing_model, make_model
+from repofix.runs import runs_dir
+from repofix.sandboxes import Limits, SandboxError, choose_backend, interpreter, open_sandbox
 from repofix.sandboxes.cleanup import owned_tempdir
-from repofix.testing import TestRun
+from repofix.testing import RunStatus, TestRun, condense, take_baseline
+from repofix.workspace import Workspace
+from repofix.workspace.deliver import deliver
 
 DONE, NOT_DONE, ERROR = "done", "not_done", "error"
 
@@ -87,12 +92,7 @@ def choose_model_spec(settings: Settings, mode: str, described: bool = False) ->
     engine only makes failing tests pass: a feature or a described bug needs a language model."""
     if settings.model:
         return settings.model, ""
-    from repofix.models import describe_missing_model
 
-    try:
-        import repofix.repair.model  # noqa: F401
-    except ImportError:
-        raise AgentSetupError(describe_missing_model()) from None
     if mode != "fix":
         raise AgentSetupError(describe_missing_model() + "\n(The built-in repair engine only fixes bugs; "
                               "`implement` needs a language model.)")
@@ -104,8 +104,6 @@ def choose_model_spec(settings: Settings, mode: str, described: bool = False) ->
 
 
 def open_run_sandbox(settings: Settings, tree: Path):
-    from repofix.sandboxes import Limits, open_sandbox
-
     limits = Limits(timeout=settings.command_timeout)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the CLI prints its own warning for --sandbox none
@@ -120,7 +118,6 @@ def pin_interpreter(settings: Settings, repo: Path | str) -> tuple[Settings, str
     """For bwrap, choose the project's interpreter once, from the user's checkout (the sandbox gets a
     copy without its .venv): the verification sandbox and a resumed run use the same one. A bad choice
     stops here, before anything is made. Returns the settings and a note for the user."""
-    from repofix.sandboxes import choose_backend, interpreter
 
     try:
         backend = choose_backend(settings.sandbox)
@@ -138,8 +135,6 @@ def pin_interpreter(settings: Settings, repo: Path | str) -> tuple[Settings, str
 
 def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     """Run the agent on a new workspace; always returns an outcome (errors included) once the run exists."""
-    from repofix.models import check_credentials, make_model
-    from repofix.workspace import Workspace
 
     settings = resolve_settings(request)
     spec, note = choose_model_spec(settings, request.mode, described=bool(request.instruction.strip()))
@@ -167,7 +162,6 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
             sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
             map_text = repo_map(tree, settings.map_tokens)
         notify({"event": "baseline"})
-        from repofix.testing import take_baseline
 
         baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
                                  log_dir=workspace.folder.root / "logs")
@@ -202,7 +196,6 @@ def baseline_problem(run: TestRun, state: Progress, goal: str | None) -> str:
     """Why the suite as the user has it cannot judge a fix (a conftest that fails to import, nothing
     collected, no runner, only modules that fail to collect), or "" when it can. Only a red phase may
     start from no tests at all: its first job is to write them."""
-    from repofix.testing import RunStatus
 
     broken = uncollected(run)
     if run.status.ran_tests and (goal is not None or not broken):
@@ -265,7 +258,6 @@ def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Seque
 
 def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
     """Deliver the best checkpoint with an honest status, and write the final record."""
-    from repofix.workspace.deliver import deliver
 
     workspace, state = run.workspace, run.progress
     done = reason == "done" and run.verified  # only the independent verification says done
@@ -318,21 +310,16 @@ def _token_counts(trajectory: Trajectory) -> dict[str, int]:
 
 def _baseline_text(run, state: Progress, settings: Settings, sandbox) -> str:
     """The baseline for the first prompt; its "Full log:" is a file in the model's sandbox."""
-    from repofix.testing import condense
 
     readable = Observer(sandbox, settings.observation_tokens).test_log(run, 0, "baseline")
     return condense(readable, None, budget=settings.feedback_tokens // 2, flaky=state.flaky)
 
 
 def _formats() -> str:
-    from repofix.edits import FORMATS
-
     return FORMATS
 
 
 def _runs_dir(settings: Settings) -> Path:
-    from repofix.runs import runs_dir
-
     return runs_dir(settings.home)
 
 

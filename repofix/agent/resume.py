@@ -29,9 +29,11 @@ from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
+from repofix.models import Budget, make_model
 from repofix.runs.owner import alive
-from repofix.runs.resume import claim, resume_point
 from repofix.sandboxes.cleanup import owned_tempdir
+from repofix.testing import take_baseline
+from repofix.workspace.resume import claim, resume_point
 
 # Stop reasons a resume can go on from (with raised limits where the limit is the reason).
 RESUMABLE = {"step_limit", "cost_limit", "time_limit", "model_error"}
@@ -67,8 +69,6 @@ def _check_limits(data: dict, settings: Settings, spent: float) -> None:
 
 
 def _model(spec_override: str | None, data: dict, settings: Settings, spent: float, used: int):
-    from repofix.models import Budget, make_model
-
     chosen = make_model(spec_override or data["model"], budget=Budget(max_cost=settings.max_cost, spent=spent),
                         api_base=settings.api_base, price_file=settings.price_file,
                         native_tools=settings.native_tools)
@@ -121,7 +121,6 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
 
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
     """The run was killed before its baseline was recorded: take it now, as a new run would."""
-    from repofix.testing import take_baseline
 
     data = trajectory.data
     request = AgentRequest(repo=workspace.source.location, instruction=data.get("task", ""),

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from repofix.safetext import visible
+from repofix.sandboxes import bwrap, docker, interpreter
 from repofix.sandboxes.base import (
     WORKDIR,
     Changes,
@@ -22,6 +23,9 @@ from repofix.sandboxes.base import (
     Sandbox,
     SandboxError,
 )
+from repofix.sandboxes.bwrap import BwrapSandbox
+from repofix.sandboxes.docker import DockerSandbox
+from repofix.sandboxes.local import LocalSandbox
 
 BACKENDS = ("docker", "bwrap", "none")
 
@@ -35,8 +39,6 @@ def choose_backend(requested: str | None = None) -> str:
         if requested not in BACKENDS:
             raise SandboxError(f"unknown sandbox {requested!r}: choose one of {', '.join(BACKENDS)}")
         return requested
-    from repofix.sandboxes import bwrap, docker
-
     docker_problem = docker.available()
     if docker_problem is None:
         return "docker"
@@ -77,14 +79,7 @@ def open_sandbox(source: Path | str | None, backend: str | None = None, limits: 
     if source is not None and not source.is_dir():
         raise SandboxError(f"cannot start a sandbox for {source}: no such directory")
     if name == "docker":
-        from repofix.sandboxes.docker import DockerSandbox
-
         return DockerSandbox(source, limits, setup=setup, image=image)
     if name == "bwrap":
-        from repofix.sandboxes import interpreter
-        from repofix.sandboxes.bwrap import BwrapSandbox
-
         return BwrapSandbox(source, limits, setup=setup, python=interpreter.choose(python, repo))
-    from repofix.sandboxes.local import LocalSandbox
-
     return LocalSandbox(source, limits, setup=setup)

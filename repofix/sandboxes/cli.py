@@ -9,6 +9,11 @@ from pathlib import Path
 
 import click
 
+from repofix.config import SettingsError, load_settings
+from repofix.safetext import visible
+from repofix.sandboxes import SandboxError, bwrap, cleanup, docker, interpreter, limits, open_sandbox
+from repofix.sandboxes.session import runner_dir
+
 
 @click.group()
 def sandbox() -> None:
@@ -20,7 +25,6 @@ def sandbox() -> None:
 def doctor(python: str | None) -> None:
     """Report which sandbox backends work on this machine, and why not; and which Python a bwrap run in
     the current folder would use, and whether pytest imports there."""
-    from repofix.sandboxes import bwrap, docker, limits, open_sandbox
 
     problems = {"docker": docker.available(), "bwrap": bwrap.available()}
     for name in ("docker", "bwrap"):
@@ -47,9 +51,6 @@ def doctor(python: str | None) -> None:
 
 def _python_report(python: str | None, bwrap_works: bool) -> str:
     """The interpreter a bwrap run here would use, and whether pytest imports in it, tried in the sandbox."""
-    from repofix.config import SettingsError, load_settings
-    from repofix.safetext import visible
-    from repofix.sandboxes import SandboxError, interpreter, open_sandbox
 
     here = Path.cwd()
     try:
@@ -83,8 +84,6 @@ def _python_report(python: str | None, bwrap_works: bool) -> str:
                    "when the base image is the default and missing).")
 def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
     """Build the Docker sandbox image from sandbox/Dockerfile."""
-    from repofix.sandboxes import docker
-    from repofix.sandboxes.session import runner_dir
 
     engine = docker.client()
     tag = tag or docker.DEFAULT_IMAGE
@@ -117,8 +116,6 @@ def prune(dry_run: bool) -> None:
 
     Sandboxes end themselves when repofix dies (even by kill -9); this is for what a host reboot or a
     suspended engine left."""
-    from repofix.sandboxes import cleanup, docker
-    from repofix.sandboxes.base import SandboxError
 
     try:
         engine = docker.client()

@@ -7,6 +7,13 @@ from pathlib import Path
 
 import click
 
+from repofix.config import SettingsError, load_settings
+from repofix.safetext import visible
+from repofix.sandboxes import SandboxError, choose_backend, open_sandbox
+from repofix.testing.baseline import take_baseline
+from repofix.testing.done import done
+from repofix.testing.feedback import DEFAULT_BUDGET, condense
+
 
 @click.command()
 @click.option("--repo", "repo", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
@@ -31,12 +38,6 @@ def test(repo: Path, backend: str | None, test_cmd: str | None, setup: tuple[str
     Exit code 0 when every test passed, 1 when not (failures, crash, timeout, import or collection
     errors, nothing collected, missing runner), 2 on bad usage.
     """
-    from repofix.config import SettingsError, load_settings
-    from repofix.safetext import visible
-    from repofix.sandboxes import SandboxError, choose_backend, open_sandbox
-    from repofix.testing.baseline import take_baseline
-    from repofix.testing.done import done
-    from repofix.testing.feedback import DEFAULT_BUDGET, condense
 
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="repofix-test-"))
     try:  # no engine, a bad interpreter, a failing setup command, a full disk: a message and exit 2
