@@ -180,8 +180,7 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
         before = Progress.from_dict(data["progress"])
         state = Progress(command=before.command, baseline=dict(before.latest), flaky=set(before.flaky),
                          latest=dict(before.latest), phase="red" if settings.tests_first is not False else "green")
-        goal = prompt("goal_red") if state.phase == "red" else prompt("goal_green", targets="(none named: keep "
-                                                                      "every passing test passing)")
+        goal = prompt("goal_red") if state.phase == "red" else prompt("goal_submit")  # no targets: done on submit
         messages = [*data["messages"], {"role": "user", "content": (
             f"[repofix: the previous task is finished ({data.get('status')}: {data.get('reason')}). The workspace "
             f"is at checkpoint {workspace.current().n}, and the tests stand at {state.summary()}; that is the new "
