@@ -68,11 +68,12 @@ def test_usage_and_setup_errors_exit_2(tmp_path, home, monkeypatch, case):
     assert "Traceback" not in result.output
 
 
-def test_no_model_and_no_builtin_engine_names_the_settings(tmp_path, home, monkeypatch):
-    """Without the built-in repair engine, `fix` with no model stops with a message to act on."""
-    monkeypatch.setitem(sys.modules, "repofix.repair.model", None)  # as if the engine were not installed
+@pytest.mark.parametrize("args", [["implement", "add wrap()"], ["fix", "the clamp is wrong above hi"]])
+def test_no_model_for_a_task_the_builtin_engine_cannot_do_names_the_settings(tmp_path, home, args):
+    """`implement`, or `fix` with a description, and no model: a message to act on, nothing started (the
+    built-in engine ships with repofix and only makes failing tests pass)."""
     repo = clamp_repo(tmp_path / "repo")
-    result = CliRunner().invoke(main, ["fix", "--repo", str(repo), "--sandbox", "bwrap"])
+    result = CliRunner().invoke(main, [*args, "--repo", str(repo), "--sandbox", "bwrap"])
     assert result.exit_code == 2, result.output
     assert "No model configured" in result.output
     assert "REPOFIX_MODEL" in result.output and "OPENAI_API_KEY" in result.output and "--model" in result.output
