@@ -45,14 +45,17 @@ TARGETS = [
     Target("test guard", "repofix/workspace/testguard.py", ("weakened", "test_shapes", "_shape", "_collect", "_is_skip"),
            ("tests/test_workspace_testguard.py",)),
     Target("cost cap", "repofix/models/base.py", ("check", "add"),
-           ("tests/test_models_limits.py", "tests/test_models_litellm.py")),
+           ("tests/test_models_limits.py", "tests/test_models_litellm.py", "tests/test_models_money.py")),
     Target("model chain", "repofix/models/chain.py", ("query",), ("tests/test_models_limits.py",)),
-    Target("pricing", "repofix/models/pricing.py", (), ("tests/test_models_litellm.py", "tests/test_models_limits.py")),
+    Target("pricing", "repofix/models/pricing.py", (),
+           ("tests/test_models_litellm.py", "tests/test_models_limits.py", "tests/test_models_money.py")),
     Target("flaky", "repofix/testing/baseline.py", ("find_flaky", "flipped"),
-           ("tests/test_testing_flaky_crash.py", "tests/test_testing_flaky.py")),
+           ("tests/test_testing_flaky_crash.py", "tests/test_testing_flaky.py", "tests/test_testing_flaky_edges.py")),
     Target("guards", "repofix/workspace/guards.py", ("check_change", "_outside", "_link_escapes"),
-           ("tests/test_workspace_guards.py",)),
-    Target("CI sanitising", "repofix/ci/sanitize.py", (), ("tests/test_ci_sanitize.py",)),
+           ("tests/test_workspace_guards.py", "tests/test_workspace_guards_edges.py")),
+    Target("CI sanitising", "repofix/ci/sanitize.py", (), ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py")),
+    Target("path filters", "repofix/workspace/paths.py", (),
+           ("tests/test_workspace_paths.py", "tests/test_workspace_paths_edges.py")),
 ]
 
 

@@ -89,10 +89,27 @@ def perturb(lines: list[str], how: str, amount: int) -> list[str]:
 HOW = ["none", "shift", "no_numbers", "indent", "tabs", "trailing", "drop", "lost_context", "blank"]
 
 
-def check(text: str, before: list[str], after: list[str]) -> None:
+# Perturbations an edit must survive, not merely may: where only one reading is possible (see
+# placeable), a correct diff, one with wrong line numbers, or one with trailing whitespace added is
+# always applied. (Without this, a locator that refused everything would pass every property here.)
+MUST_APPLY = ("none", "shift", "trailing")
+
+
+def count(lines: list[str], part: list[str]) -> int:
+    return sum(lines[s : s + len(part)] == part for s in range(len(lines)))
+
+
+def placeable(lines: list[str], old: list[str], new: list[str]) -> bool:
+    """The old lines (some non-blank) occur once in the file and the new ones nowhere: no other place
+    and no "already applied" reading compete, so a refusal would be the locator's failure."""
+    return any(t.strip() for t in old) and count(lines, old) == 1 and count(lines, new) == 0
+
+
+def check(text: str, before: list[str], after: list[str], must_apply: bool = False) -> None:
     original = "".join(t + "\n" for t in before)
     intended = "".join(t + "\n" for t in after)
     result = apply_edit(text, {"f.py": original}, check_python=False)
+    assert result.ok or not must_apply, result.message()
     if result.ok:
         assert result.changes.get("f.py", original) == intended, result.notes
 
@@ -111,7 +128,14 @@ def test_perturbed_diff_gives_intended_file_or_refusal(edit, context, how, amoun
         t[1:].strip() for t in lines[2:] if t[:1] == " " and t[1:] != t[1:].lstrip()
     } & set(before):
         return  # a context line that lost its indentation is now another line of the file, word for word
-    check("\n".join(perturb(lines, how, amount)) + "\n", before, after)
+    hunks = ["\n".join(lines[2:]).split("\n@@")]
+    hunks = [[t for t in h.split("\n")[1:]] for h in hunks[0]]
+    placed = all(
+        any(t[:1] == " " and t[1:].strip() for t in h)
+        and placeable(before, [t[1:] for t in h if t[:1] in " -"], [t[1:] for t in h if t[:1] in " +"])
+        for h in hunks
+    )
+    check("\n".join(perturb(lines, how, amount)) + "\n", before, after, how in MUST_APPLY and placed)
 
 
 @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -144,7 +168,9 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
             ">>>>>>> REPLACE",
         ]
     )
-    check(text + "\n", before, after)
+    # A SEARCH with a non-blank line, in the file word for word and once, is never refused.
+    placed = placeable(before, before[i1:i2], after[j1:j2])
+    check(text + "\n", before, after, placed and (how == "none" or (how == "trailing" and context > 0)))
 
 
 @settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -247,3 +247,38 @@ def test_context_free_hunk_whose_new_line_is_elsewhere_is_refused_not_taken_for_
 
 def test_context_free_hunk_written_with_tabs_applies() -> None:
     assert applied(diff("-\tv0 = f(0)\n+\tv0 = f(1)\n"), {"m.py": "    v0 = f(0)\n"}) == "    v0 = f(1)\n"
+
+
+# --- how many made-up context lines a hunk may carry ----------------------------------------------
+
+NUMBERED = "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(12)) + "    return v0\n"
+
+
+def _with_made_up_context(real: int, made_up: int) -> str:
+    """A hunk over the file's lines v0.. v{real-1} (the last one changed), with `made_up` context
+    lines the file does not have after its first line."""
+    kept = [f"    v{i} = {i}" for i in range(real)]
+    body = [" " + kept[0], *(f"     made_up_{k} = {k}" for k in range(made_up)), *(" " + t for t in kept[1:-1])]
+    body += ["-" + kept[-1], "+" + kept[-1].replace("= ", "= 100 + ")]
+    n = real + made_up
+    return diff("\n".join(body) + "\n", f"@@ -2,{n} +2,{n - made_up} @@")
+
+
+@pytest.mark.parametrize(
+    ("real", "made_up", "ok"),
+    [
+        (2, 1, True),  # 3 non-blank old lines: one line the file lacks may be skipped...
+        (3, 2, False),  # ...5: still one, so two are refused
+        (4, 2, True),  # 6 non-blank old lines: two may be skipped
+        (5, 3, False),  # never three
+    ],
+)
+def test_context_lines_the_file_lacks_are_skipped_within_a_budget_by_hunk_size(real, made_up, ok) -> None:
+    text = _with_made_up_context(real, made_up)
+    result = apply_edit(text, {"m.py": NUMBERED})
+    assert result.ok is ok, result.message()
+    if ok:
+        changed = f"    v{real - 1} = {real - 1}\n"
+        assert result.changes["m.py"] == NUMBERED.replace(changed, changed.replace("= ", "= 100 + "))
+    else:
+        assert result.error is not None and result.error.kind is ErrorKind.NO_MATCH

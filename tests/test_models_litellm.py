@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from openai_server import (
@@ -25,7 +26,7 @@ from repofix.models import (
     make_model,
     tool_message,
 )
-from repofix.models.litellm_model import LiteLLMModel
+from repofix.models.litellm_model import LiteLLMModel, import_litellm
 
 KEY = "sk-test-0123456789-secret"
 USER = [{"role": "user", "content": "Say hello."}]
@@ -196,10 +197,14 @@ def test_cost_from_a_user_price_file(server, tmp_path, suffix):
 
 
 def test_cost_from_litellm_price_map_offline(server):
+    # The prices and limits are LiteLLM's bundled data, which changes with its version: read, not pinned.
+    bundled = import_litellm().model_cost["gpt-4o"]
+    assert 1_000 < bundled["max_output_tokens"] < 100_000 and bundled["output_cost_per_token"] > 0
     server.add(text("priced", usage=(1000, 500)))
     reply = model_for(server, name="openai/gpt-4o", max_tokens=100_000).query(USER)
-    assert reply.cost_known and reply.cost == pytest.approx(1000 * 2.5e-6 + 500 * 1e-5)
-    assert server.requests[0].body["max_tokens"] == 16384  # lowered to gpt-4o's output limit
+    want = 1000 * bundled["input_cost_per_token"] + 500 * bundled["output_cost_per_token"]
+    assert reply.cost_known and reply.cost == pytest.approx(want)
+    assert server.requests[0].body["max_tokens"] == bundled["max_output_tokens"]  # lowered to the output limit
 
 
 def test_cost_cap_refuses_before_the_call(server, price_file):
@@ -245,11 +250,14 @@ def test_api_key_only_in_the_authorization_header(server):
 
 
 def test_connection_refused_is_unavailable_and_names_the_server():
-    with OpenAIServer() as closed:
-        url = closed.url  # the port is free again once the server stops
-    model = LiteLLMModel("openai/test-model", api_base=url, api_key=KEY, max_retries=1, retry_base_delay=0.01)
-    with pytest.raises(ModelUnavailable, match=f"at {url} still failing after 2 attempts"):
-        model.query(USER)
+    # A port held bound but not listening refuses connections, and nothing else can take it meanwhile
+    # (a port freed by a stopped server may be reused by any process of the host).
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{held.getsockname()[1]}/v1"
+        model = LiteLLMModel("openai/test-model", api_base=url, api_key=KEY, max_retries=1, retry_base_delay=0.01)
+        with pytest.raises(ModelUnavailable, match=f"at {url} still failing after 2 attempts"):
+            model.query(USER)
 
 
 def test_missing_usage_is_counted_locally(server, price_file):

@@ -8,6 +8,8 @@ import ast
 import pytest
 
 from repofix.repair.generate import mutations, pairs
+from repofix.repair.localize import Suspect
+from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
 
 
@@ -87,16 +89,30 @@ def test_non_ascii_source_keeps_offsets_right() -> None:
     assert "def f(s):\n    t = 'héllo ünïcode'\n    return s > t\n" in candidates(buggy)
 
 
+def parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
 def test_every_candidate_parses_or_is_rejected_and_docstrings_are_untouched() -> None:
     buggy = 'def f(a, b):\n    """Doc string."""\n    return (a ** 2) / 3 - b % 4\n'
     src = SourceFile("m.py", buggy)
-    for m in mutations(src):
-        out = src.apply(m.edits)
-        assert '"""Doc string."""' in out
-        try:
-            ast.parse(out)
-        except SyntaxError:
-            continue  # the search drops these; generation may produce a few
+    made = mutations(src)
+    for m in made:
+        assert '"""Doc string."""' in src.apply(m.edits)
+    broken = [m for m in made if not parses(src.apply(m.edits))]
+    # Generation may produce a few: two of these 82, dropping an operand next to a parenthesis...
+    assert len(made) >= 80 and len(broken) <= 2, [m.description for m in broken]
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 3, 1.0, 1, 0)], max_lines=1)
+    kept = list(pool.valid(made))
+    assert not set(broken) & set(kept) and pool.invalid == len(broken)  # ...which the search drops
+    # What is kept: one candidate per distinct program other than the original, by its syntax tree.
+    programs = {ast.dump(ast.parse(src.apply(m.edits))) for m in made if m not in broken}
+    programs.discard(ast.dump(ast.parse(buggy)))
+    assert sorted(ast.dump(ast.parse(src.apply(m.edits))) for m in kept) == sorted(programs)
 
 
 def test_only_requested_lines_are_mutated() -> None:

@@ -22,6 +22,19 @@ def test_the_most_suspicious_line_and_likeliest_operator_come_first() -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_the_order_matches_hand_computed_scores() -> None:
+    # Pinned, not recomputed from the operators' own priors: line 3 (score 1.0) changes its comparison
+    # first, "<=" before ">" (priors 1.0, 0.95, ...), then negates it (0.7); line 2 (score 0.4) starts
+    # with its constant (0.4 x 0.85 = 0.34), just after line 3's added clauses (1.0 x 0.35).
+    singles = pool({2: 0.4, 3: 1.0}).singles()
+    assert [m.description for m in singles[:6]] == [
+        "comparison < -> <=", "comparison < -> >", "comparison < -> >=", "comparison < -> ==",
+        "comparison < -> !=", "negate 'x < b'"]
+    first_of_line_2 = next(i for i, m in enumerate(singles) if m.line == 2)
+    assert singles[first_of_line_2].description == "constant 1 -> 0"
+    assert singles[first_of_line_2 - 1].op == "add-clause" and singles[first_of_line_2 - 1].line == 3
+
+
 def test_plain_order_is_source_order() -> None:
     singles = pool({2: 0.4, 3: 1.0}).singles(ordered=False)
     assert [m.line for m in singles] == sorted(m.line for m in singles)

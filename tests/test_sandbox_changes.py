@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import stat
 import sys
 from pathlib import Path
 
@@ -19,10 +18,37 @@ from repofix.sandboxes.session import runner_dir
 sys.path.insert(0, str(runner_dir()))
 import changes  # noqa: E402  (the in-sandbox module, imported directly to test it on the host)
 
+CACHES = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}  # never reported
 
-def full_diff(before: dict, after: dict) -> dict:
-    modified = {p: [changes.git_mode(s[3]), stat.S_ISLNK(s[3])] for p, s in after.items() if before.get(p) != s}
-    return {"modified": modified, "deleted": sorted(p for p in before if p not in after)}
+
+def snapshot(root: Path) -> dict[str, tuple[list, bytes, tuple]]:
+    """The oracle, written apart from the module under test: every file and symlink outside the cache
+    directories -> ([git mode, is a link], its content or link target, its identity on disk)."""
+    out = {}
+    for folder, subdirs, names in os.walk(root):
+        links = [d for d in subdirs if os.path.islink(os.path.join(folder, d))]
+        subdirs[:] = [d for d in subdirs if d not in CACHES and d not in links]
+        for name in names + links:
+            path = Path(folder, name)
+            info = path.lstat()
+            if path.is_symlink():
+                kind, data = [0o120000, True], os.readlink(path).encode()
+            else:
+                kind, data = [0o100755 if info.st_mode & 0o111 else 0o100644, False], path.read_bytes()
+            identity = (info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_mode)
+            out[path.relative_to(root).as_posix()] = (kind, data, identity)
+    return out
+
+
+def check_report(reported: dict, before: dict, after: dict) -> None:
+    """Every file whose content or mode changed (or that is new) is reported with its mode, every
+    removed one as deleted; beyond those, only files rewritten or touched on disk may be reported."""
+    must = {p: kind for p, (kind, data, _) in after.items() if p not in before or before[p][:2] != (kind, data)}
+    touched = {p for p, (_, _, identity) in after.items() if p in before and before[p][2] != identity}
+    assert {p: reported["modified"].get(p) for p in must} == must
+    assert set(reported["modified"]) <= set(must) | touched
+    assert all(reported["modified"][p] == after[p][0] for p in reported["modified"])
+    assert reported["deleted"] == sorted(p for p in before if p not in after)
 
 
 def write(root: Path, rel: str, text: str) -> None:
@@ -49,11 +75,11 @@ OPERATIONS = {
 
 
 def files(root: Path) -> list[str]:
-    return sorted(p for p in changes.scan(str(root)) if not os.path.islink(root / p))
+    return sorted(p for p, (kind, _, _) in snapshot(root).items() if not kind[1])
 
 
 def dirs(root: Path) -> list[str]:
-    return sorted({p.split("/")[0] for p in changes.scan(str(root)) if "/" in p})
+    return sorted({p.split("/")[0] for p in snapshot(root) if "/" in p})
 
 
 def replace_file(root: Path, rng: random.Random) -> None:
@@ -71,12 +97,12 @@ def test_tracker_matches_a_full_comparison(tmp_path, seed):
         write(root, f"d{index % 4}/f{index}.py", f"x = {index}\n")
     tracker = changes.Tracker(str(root))
     uses_inotify = tracker.watcher is not None
-    before = changes.scan(str(root))
+    before = snapshot(root)
     for _ in range(8):
         for _ in range(rng.randrange(1, 6)):
             OPERATIONS[rng.choice(sorted(OPERATIONS))](root, rng)
-        after = changes.scan(str(root))
-        assert tracker.changes() == full_diff(before, after)
+        after = snapshot(root)
+        check_report(tracker.changes(), before, after)
         before = after
     assert uses_inotify  # Linux always has it; the fallback is tested below
 
