@@ -24,6 +24,11 @@ class ChannelForged(RunnerDied):
     secret, or not a reply at all). Nothing of it was used; the runner was killed."""
 
 
+class MalformedReply(RunnerDied):
+    """The session runner sent a reply that breaks the protocol (sandbox/PROTOCOL.md): an unreadable
+    payload size, a missing or mistyped field. Nothing of it was used; the runner was killed."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Hard limits of one sandbox. Sizes are in MiB."""
