@@ -16,6 +16,7 @@ import time
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
 from repofix.sandboxes.base import ChannelForged, CommandResult, MalformedReply, RunnerDied, SandboxError
 
@@ -136,14 +137,14 @@ class RunnerClient:
         data = self._read_until(lambda: size if len(self._buffer) >= size else 0, deadline) if size else b""
         return header, data
 
-    def _malformed(self, problem: str, op: str = "") -> None:
+    def _malformed(self, problem: str, op: str = "") -> NoReturn:
         """A reply that carries the secret but breaks the protocol: the channel cannot be trusted to be
         in step any more, so the runner is killed (restart() starts a fresh one)."""
         self.kill()
         raise MalformedReply(f"the session runner's reply{f' to {op!r}' if op else ''} broke the protocol "
                              f"(sandbox/PROTOCOL.md): {problem}; the runner was killed{self._log_tail()}")
 
-    def _field(self, reply: dict, name: str, kind: type | tuple[type, ...], op: str):
+    def _field(self, reply: dict, name: str, kind: type | tuple[type, ...], op: str) -> Any:
         """`reply[name]`, checked to be a `kind`; anything else is a MalformedReply."""
         value = reply.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -196,7 +197,8 @@ class RunnerClient:
 
     def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         reply, data = self.request({"op": "read", "paths": list(paths)}, wait=300)
-        files, offset = {}, 0
+        files: dict[str, bytes | None] = {}
+        offset = 0
         for path, size in self._field(reply, "sizes", dict, "read").items():
             if type(size) is not int:
                 self._malformed(f"the size of {path!r} is {size!r}", "read")
