@@ -238,9 +238,9 @@ def fake_client(tmp_path: Path, hello: str, *replies: str) -> RunnerClient:
     return RunnerClient([sys.executable, "-c", FAKE_RUNNER, hello, json.dumps(replies)], str(tmp_path), str(tmp_path))
 
 
-@pytest.mark.parametrize("version", ["0", "2", "null", '"1"'])
+@pytest.mark.parametrize("version", ["0", "2", "null", '"1"', "true", "1.0"])
 def test_a_runner_of_another_protocol_version_is_refused(tmp_path, version):
-    spoken = {"null": "None", '"1"': "'1'"}.get(version, version)
+    spoken = {"null": "None", '"1"': "'1'", "true": "True"}.get(version, version)
     with pytest.raises(SandboxError, match=f"runner speaks protocol version {spoken}, this repofix speaks version 1"):
         fake_client(tmp_path, HELLO % version)
 
@@ -272,6 +272,15 @@ def test_malformed_replies_are_a_clear_error_and_the_runner_is_killed(tmp_path, 
             client.read_files(["a"])
         assert isinstance(caught.value, RunnerDied)  # the agent's loop restarts the sandbox's runner
         assert not client.alive()
+    finally:
+        client.close()
+
+
+def test_a_malformed_changes_entry_is_a_malformed_reply(tmp_path):
+    client = fake_client(tmp_path, HELLO % 1, '{"key": "KEY", "modified": {"a": 33188}, "deleted": []}\n')
+    try:
+        with pytest.raises(MalformedReply, match=r"the entry of 'a' is 33188, not \[mode, is_symlink\]"):
+            client.changes()
     finally:
         client.close()
 

@@ -5,6 +5,7 @@ into `MalformedReply` (or `ChannelForged`), never into a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import io
 import json
@@ -86,20 +87,28 @@ class RunnerClient:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         os.set_blocking(self.proc.stdout.fileno(), False)
-        bundle = runner_bundle()
         self._secret = secrets.token_hex(16)
+        try:
+            self.pid = self._handshake()
+        except BaseException:  # a runner that did not start leaves no process, pipe or selector behind
+            self.kill()
+            raise
+
+    def _handshake(self) -> int:
+        """Send the bundle and the secret; check the runner's `hello`; return the runner's pid."""
+        bundle = runner_bundle()
         try:
             self.proc.stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
             self.proc.stdin.flush()
             hello, _ = self._receive(time.monotonic() + 60)
         except (BrokenPipeError, RunnerDied) as error:
             raise SandboxError(f"the session runner did not start: {error}{self._log_tail()}") from None
-        if hello.get("protocol") != PROTOCOL_VERSION:
-            self.kill()
-            raise SandboxError(f"the session runner speaks protocol version {hello.get('protocol')!r}, this repofix "
+        version = hello.get("protocol")
+        if type(version) is not int or version != PROTOCOL_VERSION:  # True == 1.0 == 1, but not a version
+            raise SandboxError(f"the session runner speaks protocol version {version!r}, this repofix "
                                f"speaks version {PROTOCOL_VERSION}: the runner came from {runner_dir()}, which "
                                "belongs to another repofix installation; reinstall repofix")
-        self.pid = self._field(hello, "pid", int, "hello")
+        return self._field(hello, "pid", int, "hello")
 
     # -- protocol ---------------------------------------------------------------------------
     def request(self, header: dict, payload: bytes = b"", wait: float = 60.0) -> tuple[dict, bytes]:
@@ -223,7 +232,9 @@ class RunnerClient:
 
     def changes(self, reset: bool = True) -> dict:
         reply, _ = self.request({"op": "changes", "reset": reset}, wait=300)
-        self._field(reply, "modified", dict, "changes")
+        for path, entry in self._field(reply, "modified", dict, "changes").items():
+            if not isinstance(entry, list) or len(entry) != 2:
+                self._malformed(f"the entry of {path!r} is {entry!r}, not [mode, is_symlink]", "changes")
         self._field(reply, "deleted", list, "changes")
         return reply
 
@@ -234,9 +245,11 @@ class RunnerClient:
         return self.proc.poll() is None
 
     def kill(self) -> None:
+        """End the runner and let go of its pipes: a killed runner is never spoken to again."""
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        self._release()
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -245,7 +258,13 @@ class RunnerClient:
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 self.kill()
+        self._release()
+
+    def _release(self) -> None:
         self._selector.close()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):  # unflushed bytes to a dead runner: the pipe closes all the same
+                pipe.close()
 
 
 def to_result(reply: dict) -> CommandResult:
