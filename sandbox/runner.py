@@ -7,6 +7,9 @@ between commands, so a trivial command costs about a fork instead of a `docker e
 
 It is the child subreaper of everything it starts: after a command ends (or times out)
 every process the command left behind, even ones that called setsid, is killed.
+
+The messages (every operation, its fields, its reply, the error shape) are written down in
+PROTOCOL.md beside this file; `FIELDS` below is the runner's half of that table.
 """
 
 import ctypes
@@ -30,6 +33,24 @@ NOT_PERSISTED = {"_", "SHLVL", "OLDPWD", "PWD"}
 IN = sys.stdin.buffer
 OUT = sys.stdout.buffer
 KEY = ""  # the session's secret, the host's first line after the bundle; every reply carries it
+# Bumped whenever a message changes shape; sent in `hello`, checked by the host (repofix/sandboxes/session.py).
+PROTOCOL_VERSION = 1
+# Every operation and the fields a request for it must carry (optional ones are in PROTOCOL.md).
+FIELDS = {
+    "run": ("cmd", "timeout", "cap"),
+    "python": ("code", "timeout", "cap"),
+    "changes": (),
+    "snapshot": (),
+    "read": ("paths",),
+    "write": ("files",),
+    "untar": ("dest",),
+    "tar": ("source",),
+    "ping": (),
+}
+
+
+class BadRequest(Exception):
+    """A malformed request: answered with an error reply, and the runner keeps serving."""
 
 
 def send(header, payload=b""):
@@ -41,12 +62,30 @@ def send(header, payload=b""):
 
 
 def receive():
+    """The next request as (header, payload), or (None, b"") at the end of input. A malformed one
+    raises BadRequest after its line (and its payload, when the size was readable) is consumed, so
+    the next request is read from where it starts."""
     line = IN.readline()
     if not line:
         return None, b""
-    header = json.loads(line)
+    try:
+        header = json.loads(line.decode("utf-8"))
+    except ValueError as error:  # UnicodeDecodeError is a ValueError too
+        raise BadRequest("the request is not JSON (%s): %r" % (error, line[:200])) from None
+    if not isinstance(header, dict):
+        raise BadRequest("the request is not a JSON object: %r" % line[:200])
     size = header.get("payload", 0)
+    if type(size) is not int or size < 0:  # noqa: E721  (a bool is an int, but not a size)
+        raise BadRequest("'payload' must be a byte count (an integer >= 0), not %r" % (size,))
     payload = IN.read(size) if size else b""
+    if len(payload) < size:
+        raise BadRequest("the input ended %d bytes into a %d-byte payload" % (len(payload), size))
+    op = header.get("op")
+    if op not in FIELDS:
+        raise BadRequest("unknown op %r (protocol %d knows %s)" % (op, PROTOCOL_VERSION, ", ".join(sorted(FIELDS))))
+    missing = [name for name in FIELDS[op] if name not in header]
+    if missing:
+        raise BadRequest("op %r lacks the field(s) %s" % (op, ", ".join(missing)))
     return header, payload
 
 
@@ -61,7 +100,7 @@ class Session:
 
     # -- commands --------------------------------------------------------------------------
     def run(self, request, stdin):
-        cap = request.get("cap", 262144)
+        cap = request["cap"]  # required: the host's Limits.output_bytes is the one definition
         call_env = request.get("env") or {}
         clean = bool(request.get("clean"))  # repofix's own runs: not the model's variables or cwd
         env = dict(self.base_env if clean else self.env, **call_env)
@@ -88,7 +127,7 @@ class Session:
                     % (argv[0], error), "duration": time.monotonic() - started}
         if stdin:
             threading.Thread(target=feed, args=(proc.stdin, stdin), daemon=True).start()
-        result = collect(proc, [proc.stdout, proc.stderr], cap, started, request.get("timeout", 600),
+        result = collect(proc, [proc.stdout, proc.stderr], cap, started, request["timeout"],
                          keep={self.python.pid})
         result["leftovers_killed"] = kill_all_except({self.python.pid})
         after = oom_kills()
@@ -122,8 +161,7 @@ class Session:
     def run_python(self, request):
         started = time.monotonic()
         before = oom_kills()
-        result = self.python.execute(request["code"], self.cwd, request.get("cap", 262144),
-                                     request.get("timeout", 600), collect)
+        result = self.python.execute(request["code"], self.cwd, request["cap"], request["timeout"], collect)
         result["leftovers_killed"] = kill_all_except({self.python.pid})
         after = oom_kills()
         result["oom_killed"] = before is not None and after is not None and after > before
@@ -170,13 +208,13 @@ def main():
         pass
     session = Session(workdir)
     tracker = changes.Tracker(workdir)
-    send({"op": "hello", "pid": os.getpid(), "python": sys.version.split()[0]})
+    send({"op": "hello", "protocol": PROTOCOL_VERSION, "pid": os.getpid(), "python": sys.version.split()[0]})
     while True:
-        request, payload = receive()
-        if request is None:
-            break
-        op = request["op"]
         try:
+            request, payload = receive()
+            if request is None:
+                break
+            op = request["op"]
             if op == "run":
                 send(session.run(request, payload))
             elif op == "python":
@@ -197,8 +235,8 @@ def main():
                 send(*tar(request["source"]))
             elif op == "ping":
                 send({"ok": True, "pid": os.getpid()})
-            else:
-                send({"error": "unknown op %r" % op})
+        except BadRequest as error:
+            send({"error": "bad request: %s" % error})
         except Exception as error:  # report, keep serving: the host decides what to do
             send({"error": "%s: %s" % (type(error).__name__, error)})
     session.python.stop()

@@ -27,7 +27,7 @@ from agent_helpers import DIRECT_FIX, act, clamp_repo, script
 from conftest import require_backend
 
 from repofix.config import load_settings
-from repofix.sandboxes import interpreter, open_sandbox
+from repofix.sandboxes import SandboxError, interpreter, open_sandbox
 from repofix.sandboxes.interpreter import InterpreterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -304,6 +304,10 @@ def test_the_session_runner_starts_on_every_python_3_at_hand(python):
     with open_sandbox(None, backend="bwrap", python=python) as box:
         result = box.run(["python", "-c", "import sys; print(sys.version_info[:2])"])
         state = box.python("x = 41")
+        box.client.proc.stdin.write(b'{"op": "run"}\n')  # a malformed request: answered, the runner keeps serving
+        box.client.proc.stdin.flush()
+        with pytest.raises(SandboxError, match="bad request: op 'run' lacks the field"):
+            box.client.reply(wait=30)
         again = box.python("print(x + 1)")
     version = re.search(r"python(3\.\d+)$", python).group(1)
     assert result.stdout.strip() == str(tuple(int(part) for part in version.split(".")))

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 from conftest import backend_params
 
-from repofix.sandboxes import RunnerDied, SandboxError, open_sandbox
+from repofix.sandboxes import ChannelForged, MalformedReply, RunnerDied, SandboxError, open_sandbox
+from repofix.sandboxes.session import PROTOCOL_VERSION, RunnerClient, runner_dir
+
+sys.path.insert(0, str(runner_dir()))
+import runner  # noqa: E402  (the in-sandbox module, imported directly to compare it with the spec)
 
 ALL = backend_params()
 
@@ -159,3 +166,133 @@ def test_missing_source_is_a_clear_error(tmp_path):
 def test_unknown_backend_is_a_clear_error(tree):
     with pytest.raises(SandboxError, match="choose one of docker, bwrap, none"):
         open_sandbox(tree, backend="vm")
+
+
+# -- the protocol itself: its spec, malformed requests, malformed replies ------------------------------------
+
+def test_spec_lists_every_operation_and_both_sides_speak_one_version():
+    spec = (runner_dir() / "PROTOCOL.md").read_text()
+    documented = set(re.findall(r"^\| `(\w+)`", spec, flags=re.M))
+    assert documented == {*runner.FIELDS, "hello"}
+    assert runner.PROTOCOL_VERSION == PROTOCOL_VERSION
+    assert f"(version {PROTOCOL_VERSION})" in spec.splitlines()[0]
+
+
+# Raw request bytes (a real pipe, the runner's stdin) and the error the runner answers with.
+MALFORMED = [
+    (b"not json\n", "bad request: the request is not JSON"),
+    (b"\xff\xfe{}\n", "bad request: the request is not JSON"),
+    (b"[1, 2]\n", "bad request: the request is not a JSON object"),
+    (b'{"op": "ping", "payload": -3}\n', "'payload' must be a byte count"),
+    (b'{"op": "ping", "payload": "12"}\n', "'payload' must be a byte count"),
+    (b'{"op": "launch", "payload": 6}\n{"op"}', "unknown op 'launch'"),  # its payload is consumed too
+    (b'{"cmd": "true"}\n', "unknown op None"),
+    (b'{"op": "run", "cmd": "true"}\n', "op 'run' lacks the field[(]s[)] timeout, cap"),
+    (b'{"op": "read"}\n', "op 'read' lacks the field[(]s[)] paths"),
+]
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_malformed_requests_are_answered_and_the_runner_keeps_serving(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("export KEPT=still-here").ok
+    pid = box.client.pid
+    for raw, error in MALFORMED:
+        box.client.proc.stdin.write(raw)
+        box.client.proc.stdin.flush()
+        with pytest.raises(SandboxError, match=f"^sandbox runner: .*{error}") as caught:
+            box.client.reply(wait=30)
+        assert not isinstance(caught.value, RunnerDied), raw
+        # The very same runner (and shell session) answers the next request.
+        assert box.run('echo "$KEPT"').stdout == "still-here\n", raw
+    assert box.client.pid == pid and box.client.alive()
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_unknown_op_is_refused_by_name(make_sandbox, backend):
+    box = make_sandbox(backend)
+    with pytest.raises(SandboxError, match=r"unknown op 'launch' \(protocol 1 knows changes, ping, python, read, run, snapshot, tar, untar, write\)$"):
+        box.client.request({"op": "launch", "missiles": 3})
+    assert box.client.request({"op": "ping"})[0]["pid"] == box.client.pid
+
+
+# A stand-in for the runner on the far end of a real pipe: it reads the bundle and the session's key the way
+# the runner does, says `hello` (argv[1]), then answers each request with the next scripted line (argv[2]);
+# "KEY" in them becomes the session's key.
+FAKE_RUNNER = r"""
+import json, sys
+stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+stdin.read(int(stdin.readline()))
+key = stdin.readline().strip().decode()
+hello, replies = sys.argv[1], json.loads(sys.argv[2])
+for line in [hello] + replies:
+    stdout.write(line.replace("KEY", key).encode("utf-8", "surrogateescape"))
+    stdout.flush()
+    if not stdin.readline():
+        break
+"""
+HELLO = '{"op": "hello", "protocol": %s, "pid": 7, "python": "3.8.0", "key": "KEY"}\n'
+
+
+def fake_client(tmp_path: Path, hello: str, *replies: str) -> RunnerClient:
+    return RunnerClient([sys.executable, "-c", FAKE_RUNNER, hello, json.dumps(replies)], str(tmp_path), str(tmp_path))
+
+
+@pytest.mark.parametrize("version", ["0", "2", "null", '"1"', "true", "1.0"])
+def test_a_runner_of_another_protocol_version_is_refused(tmp_path, version):
+    spoken = {"null": "None", '"1"': "'1'", "true": "True"}.get(version, version)
+    with pytest.raises(SandboxError, match=f"runner speaks protocol version {spoken}, this repofix speaks version 1"):
+        fake_client(tmp_path, HELLO % version)
+
+
+def test_a_hello_without_pid_is_a_malformed_reply(tmp_path):
+    with pytest.raises(MalformedReply, match=r"reply to 'hello' broke the protocol .*'pid' is None"):
+        fake_client(tmp_path, '{"op": "hello", "protocol": 1, "key": "KEY"}\n')
+
+
+# What the host is sent back for a `read` of one path, and the error it must turn that into.
+MALFORMED_REPLIES = [
+    ("garbage\n", ChannelForged, "not a reply carrying the session's secret: b'garbage"),
+    ("\udcff\udcfe\n", ChannelForged, "not a reply carrying the session's secret"),
+    ('["KEY"]\n', ChannelForged, "not a reply carrying the session's secret"),
+    ('{"sizes": {"a": 1}, "payload": 1}\nx', ChannelForged, "not a reply carrying the session's secret"),
+    ('{"key": "KEY", "payload": "many"}\n', MalformedReply, "its 'payload' is 'many', not a byte count"),
+    ('{"key": "KEY", "payload": -1}\n', MalformedReply, "its 'payload' is -1, not a byte count"),
+    ('{"key": "KEY"}\n', MalformedReply, "reply to 'read' broke the protocol .*'sizes' is None"),
+    ('{"key": "KEY", "sizes": {"a": "1"}}\n', MalformedReply, "the size of 'a' is '1'"),
+    ('{"key": "KEY", "sizes": {"a": 5}, "payload": 2}\nxy', MalformedReply, "add up to 5 bytes, the payload has 2"),
+]
+
+
+@pytest.mark.parametrize(("reply", "kind", "message"), MALFORMED_REPLIES)
+def test_malformed_replies_are_a_clear_error_and_the_runner_is_killed(tmp_path, reply, kind, message):
+    client = fake_client(tmp_path, HELLO % 1, reply)
+    try:
+        with pytest.raises(kind, match=message) as caught:
+            client.read_files(["a"])
+        assert isinstance(caught.value, RunnerDied)  # the agent's loop restarts the sandbox's runner
+        assert not client.alive()
+    finally:
+        client.close()
+
+
+def test_a_malformed_changes_entry_is_a_malformed_reply(tmp_path):
+    client = fake_client(tmp_path, HELLO % 1, '{"key": "KEY", "modified": {"a": 33188}, "deleted": []}\n')
+    try:
+        with pytest.raises(MalformedReply, match=r"the entry of 'a' is 33188, not \[mode, is_symlink\]"):
+            client.changes()
+    finally:
+        client.close()
+
+
+def test_a_well_formed_reply_from_the_stand_in_is_believed(tmp_path):
+    # The stand-in above speaks the protocol: the errors of the previous tests are the replies' own.
+    client = fake_client(tmp_path, HELLO % 1, '{"key": "KEY", "sizes": {"a": 2, "b": -1}, "payload": 2}\nxy',
+                         '{"key": "KEY", "exit_code": 0, "stdout": 5, "stderr": ""}\n')
+    try:
+        assert client.pid == 7
+        assert client.read_files(["a", "b"]) == {"a": b"xy", "b": None}
+        with pytest.raises(MalformedReply, match="reply to 'run' broke the protocol .*'stdout' is 5"):
+            client.run("true", cwd=None, env=None, stdin=None, timeout=5, cap=100)
+    finally:
+        client.close()

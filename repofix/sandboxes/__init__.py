@@ -19,6 +19,7 @@ from repofix.sandboxes.base import (
     ChannelForged,
     CommandResult,
     Limits,
+    MalformedReply,
     RunnerDied,
     Sandbox,
     SandboxError,
@@ -29,7 +30,7 @@ from repofix.sandboxes.local import LocalSandbox
 
 BACKENDS = ("docker", "bwrap", "none")
 
-__all__ = ["BACKENDS", "WORKDIR", "ChannelForged", "Changes", "CommandResult", "Limits", "RunnerDied", "Sandbox", "SandboxError",
+__all__ = ["BACKENDS", "WORKDIR", "ChannelForged", "Changes", "CommandResult", "Limits", "MalformedReply", "RunnerDied", "Sandbox", "SandboxError",
            "choose_backend", "open_sandbox"]
 
 

@@ -24,6 +24,11 @@ class ChannelForged(RunnerDied):
     secret, or not a reply at all). Nothing of it was used; the runner was killed."""
 
 
+class MalformedReply(RunnerDied):
+    """The session runner sent a reply that breaks the protocol (sandbox/PROTOCOL.md): an unreadable
+    payload size, a missing or mistyped field. Nothing of it was used; the runner was killed."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Hard limits of one sandbox. Sizes are in MiB."""
@@ -78,7 +83,10 @@ class Changes:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    """One sandbox per run; many commands per sandbox. Use it as a context manager."""
+    """One sandbox per run; many commands per sandbox. Use it as a context manager.
+
+    Only what the rest of repofix calls is here; backend helpers (`copy_out`, the runner client) live on
+    `RunnerSandbox` (common.py). The wire protocol beneath these methods is in sandbox/PROTOCOL.md."""
 
     backend: str  # "docker", "bwrap" or "none"
     workdir: str  # the repository's path inside the sandbox
@@ -119,10 +127,6 @@ class Sandbox(Protocol):
 
     def copy_in(self, source: Path, dest: str | None = None) -> None:
         """Copy a host directory's contents into the sandbox (default: the workspace)."""
-        ...
-
-    def copy_out(self, source: str, dest: Path) -> None:
-        """Copy a sandbox directory's contents out to a host directory."""
         ...
 
     def changes(self) -> Changes:

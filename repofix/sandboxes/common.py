@@ -155,6 +155,8 @@ class RunnerSandbox:
             self.client.snapshot()
 
     def copy_out(self, source: str, dest: Path) -> None:
+        """Copy a sandbox directory's contents out to a host directory (not on the `Sandbox` Protocol:
+        bwrap's network setup and tests use it, the rest of repofix reads files through `read_files`)."""
         _, data = self.client.request({"op": "tar", "source": source}, wait=600)
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,11 @@
-"""Host side of the session runner protocol (see sandbox/runner.py): one JSON line per message,
-optionally followed by raw payload bytes. Every read has a deadline, so a hung or dead runner
-turns into `RunnerDied`, never into a hung repofix."""
+"""Host side of the session runner protocol (written down in sandbox/PROTOCOL.md): one JSON line
+per message, optionally followed by raw payload bytes. Every read has a deadline, so a hung or dead
+runner turns into `RunnerDied`, never into a hung repofix; a reply that breaks the protocol turns
+into `MalformedReply` (or `ChannelForged`), never into a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import io
 import json
@@ -15,10 +17,13 @@ import time
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
-from repofix.sandboxes.base import ChannelForged, CommandResult, RunnerDied, SandboxError
+from repofix.sandboxes.base import ChannelForged, CommandResult, MalformedReply, RunnerDied, SandboxError
 
 RUNNER_FILES = ("runner.py", "pyworker.py", "changes.py", "procs.py", "watch.py")
+# The protocol this host speaks; the runner's PROTOCOL_VERSION (sandbox/runner.py) must be the same.
+PROTOCOL_VERSION = 1
 GRACE = 30.0  # seconds the host waits beyond a command's own timeout before declaring the runner dead
 
 # Bootstraps the runner from a zip sent over stdin, so no backend needs to mount or copy files first.
@@ -82,18 +87,32 @@ class RunnerClient:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         os.set_blocking(self.proc.stdout.fileno(), False)
-        bundle = runner_bundle()
         self._secret = secrets.token_hex(16)
+        try:
+            self.pid = self._handshake()
+        except BaseException:  # a runner that did not start leaves no process, pipe or selector behind
+            self.kill()
+            raise
+
+    def _handshake(self) -> int:
+        """Send the bundle and the secret; check the runner's `hello`; return the runner's pid."""
+        bundle = runner_bundle()
         try:
             self.proc.stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
             self.proc.stdin.flush()
             hello, _ = self._receive(time.monotonic() + 60)
         except (BrokenPipeError, RunnerDied) as error:
             raise SandboxError(f"the session runner did not start: {error}{self._log_tail()}") from None
-        self.pid = hello["pid"]
+        version = hello.get("protocol")
+        if type(version) is not int or version != PROTOCOL_VERSION:  # True == 1.0 == 1, but not a version
+            raise SandboxError(f"the session runner speaks protocol version {version!r}, this repofix "
+                               f"speaks version {PROTOCOL_VERSION}: the runner came from {runner_dir()}, which "
+                               "belongs to another repofix installation; reinstall repofix")
+        return self._field(hello, "pid", int, "hello")
 
     # -- protocol ---------------------------------------------------------------------------
     def request(self, header: dict, payload: bytes = b"", wait: float = 60.0) -> tuple[dict, bytes]:
+        """Send one request and return its reply (header, payload); an error reply raises SandboxError."""
         if payload:
             header = dict(header, payload=len(payload))
         try:
@@ -101,6 +120,10 @@ class RunnerClient:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise RunnerDied(f"the session runner is gone{self._log_tail()}") from None
+        return self.reply(wait)
+
+    def reply(self, wait: float = 60.0) -> tuple[dict, bytes]:
+        """The runner's next reply; an error reply raises SandboxError with the runner's message."""
         reply, data = self._receive(time.monotonic() + wait)
         if "error" in reply:
             raise SandboxError(f"sandbox runner: {reply['error']}")
@@ -110,15 +133,32 @@ class RunnerClient:
         line = self._read_until(lambda: self._buffer.find(b"\n") + 1, deadline)
         try:
             header = json.loads(line)
-        except ValueError:
+        except ValueError:  # bad UTF-8 too
             header = None
         if not isinstance(header, dict) or not hmac.compare_digest(str(header.pop("key", "")), self._secret):
             self.kill()
-            raise ChannelForged("a process in the sandbox wrote to the session runner's channel (a reply without "
-                                f"the session's secret: {line[:200]!r}); it was ignored and the runner killed")
+            raise ChannelForged("a process in the sandbox wrote to the session runner's channel (a line that is not "
+                                f"a reply carrying the session's secret: {line[:200]!r}); it was ignored and the "
+                                "runner killed")
         size = header.get("payload", 0)
+        if type(size) is not int or size < 0:  # a bool is an int, but not a size
+            self._malformed(f"its 'payload' is {size!r}, not a byte count")
         data = self._read_until(lambda: size if len(self._buffer) >= size else 0, deadline) if size else b""
         return header, data
+
+    def _malformed(self, problem: str, op: str = "") -> NoReturn:
+        """A reply that carries the secret but breaks the protocol: the channel cannot be trusted to be
+        in step any more, so the runner is killed (restart() starts a fresh one)."""
+        self.kill()
+        raise MalformedReply(f"the session runner's reply{f' to {op!r}' if op else ''} broke the protocol "
+                             f"(sandbox/PROTOCOL.md): {problem}; the runner was killed{self._log_tail()}")
+
+    def _field(self, reply: dict, name: str, kind: type | tuple[type, ...], op: str) -> Any:
+        """`reply[name]`, checked to be a `kind`; anything else is a MalformedReply."""
+        value = reply.get(name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            self._malformed(f"{name!r} is {value!r}", op)
+        return value
 
     def _read_until(self, ready, deadline: float) -> bytes:
         while True:
@@ -151,22 +191,33 @@ class RunnerClient:
         header = {"op": "run", "cmd": command if isinstance(command, str) else list(command), "cwd": cwd,
                   "env": dict(env or {}), "timeout": timeout, "cap": cap, "clean": clean}
         reply, _ = self.request(header, stdin or b"", wait=timeout + GRACE)
-        return to_result(reply)
+        return self._result(reply, "run")
 
     def python(self, code: str, *, timeout: float, cap: int) -> CommandResult:
         reply, _ = self.request({"op": "python", "code": code, "timeout": timeout, "cap": cap},
                                 wait=timeout + GRACE)
+        return self._result(reply, "python")
+
+    def _result(self, reply: dict, op: str) -> CommandResult:
+        self._field(reply, "exit_code", (int, type(None)), op)
+        self._field(reply, "stdout", str, op)
+        self._field(reply, "stderr", str, op)
         return to_result(reply)
 
     def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         reply, data = self.request({"op": "read", "paths": list(paths)}, wait=300)
-        files, offset = {}, 0
-        for path, size in reply["sizes"].items():
+        files: dict[str, bytes | None] = {}
+        offset = 0
+        for path, size in self._field(reply, "sizes", dict, "read").items():
+            if type(size) is not int:
+                self._malformed(f"the size of {path!r} is {size!r}", "read")
             if size < 0:
                 files[path] = None
             else:
                 files[path] = data[offset:offset + size]
                 offset += size
+        if offset != len(data):
+            self._malformed(f"the sizes add up to {offset} bytes, the payload has {len(data)}", "read")
         return files
 
     def write_files(self, files: Mapping[str, bytes | None], modes: Mapping[str, int] | None = None) -> None:
@@ -181,6 +232,10 @@ class RunnerClient:
 
     def changes(self, reset: bool = True) -> dict:
         reply, _ = self.request({"op": "changes", "reset": reset}, wait=300)
+        for path, entry in self._field(reply, "modified", dict, "changes").items():
+            if not isinstance(entry, list) or len(entry) != 2:
+                self._malformed(f"the entry of {path!r} is {entry!r}, not [mode, is_symlink]", "changes")
+        self._field(reply, "deleted", list, "changes")
         return reply
 
     def snapshot(self) -> None:
@@ -190,9 +245,11 @@ class RunnerClient:
         return self.proc.poll() is None
 
     def kill(self) -> None:
+        """End the runner and let go of its pipes: a killed runner is never spoken to again."""
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        self._release()
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -201,7 +258,13 @@ class RunnerClient:
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 self.kill()
+        self._release()
+
+    def _release(self) -> None:
         self._selector.close()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):  # unflushed bytes to a dead runner: the pipe closes all the same
+                pipe.close()
 
 
 def to_result(reply: dict) -> CommandResult:
