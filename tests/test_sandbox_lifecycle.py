@@ -55,7 +55,9 @@ def container_exists(name: str | None) -> bool:
         return False
     import docker
 
-    return bool(docker.from_env().containers.list(all=True, filters={"name": name}))
+    # sparse: the engine's one listing, no per-container inspect that a container removing itself
+    # in between (--rm) would turn into "404 No such container"
+    return bool(docker.from_env().containers.list(all=True, sparse=True, filters={"name": name}))
 
 
 def sandbox_processes(scratch: str) -> list[str]:
@@ -124,8 +126,8 @@ def children(pid: int) -> list[int]:
 def owned_containers(owner: int) -> list[str]:
     import docker
 
-    return [c.name for c in docker.from_env().containers.list(
-        all=True, filters={"label": f"org.repofix.owner-pid={owner}"})]
+    return [c.attrs["Names"][0].lstrip("/") for c in docker.from_env().containers.list(
+        all=True, sparse=True, filters={"label": f"org.repofix.owner-pid={owner}"})]
 
 
 def test_kill_9_of_an_owner_of_both_backends_leaves_nothing(tree, tmp_path):
