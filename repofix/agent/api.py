@@ -148,8 +148,8 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
                        runs_dir=_runs_dir(settings))
     check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists
     label = (request.instruction or request.mode)[:40]
-    workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,
-                                 label=label, local_submodules=settings.allow_local_submodules)
+    workspace = Workspace.create(request.repo, rev=request.rev, mirror=Path(settings.mirror) if settings.mirror else None,
+                                 home=settings.home, label=label, local_submodules=settings.allow_local_submodules)
     notify({"event": "workspace", "run_id": workspace.run_id, "run_dir": str(workspace.folder.root)})
     trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
                                   task=request.instruction, model=spec, targets=list(request.targets),
