@@ -76,17 +76,19 @@ class RunnerClient:
         self.proc = subprocess.Popen([*argv, "-S", "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
                                      start_new_session=True, pass_fds=tuple(pass_fds))
-        if stderr_log:
+        if not isinstance(log, int):
             log.close()
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self._stdin, self._stdout = self.proc.stdin, self.proc.stdout
         self._buffer = b""
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
-        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._selector.register(self._stdout, selectors.EVENT_READ)
+        os.set_blocking(self._stdout.fileno(), False)
         bundle = runner_bundle()
         self._secret = secrets.token_hex(16)
         try:
-            self.proc.stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
-            self.proc.stdin.flush()
+            self._stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
+            self._stdin.flush()
             hello, _ = self._receive(time.monotonic() + 60)
         except (BrokenPipeError, RunnerDied) as error:
             raise SandboxError(f"the session runner did not start: {error}{self._log_tail()}") from None
@@ -97,8 +99,8 @@ class RunnerClient:
         if payload:
             header = dict(header, payload=len(payload))
         try:
-            self.proc.stdin.write(json.dumps(header).encode() + b"\n" + payload)
-            self.proc.stdin.flush()
+            self._stdin.write(json.dumps(header).encode() + b"\n" + payload)
+            self._stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise RunnerDied(f"the session runner is gone{self._log_tail()}") from None
         reply, data = self._receive(time.monotonic() + wait)
@@ -131,7 +133,7 @@ class RunnerClient:
                 self.kill()
                 raise RunnerDied("the session runner stopped answering; it was killed")
             if self._selector.select(min(remaining, 1.0)):
-                data = os.read(self.proc.stdout.fileno(), 1 << 20)
+                data = os.read(self._stdout.fileno(), 1 << 20)
                 if not data:
                     self.proc.wait()
                     raise RunnerDied(f"the session runner died (exit {self.proc.returncode}){self._log_tail()}")
@@ -160,7 +162,8 @@ class RunnerClient:
 
     def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         reply, data = self.request({"op": "read", "paths": list(paths)}, wait=300)
-        files, offset = {}, 0
+        files: dict[str, bytes | None] = {}
+        offset = 0
         for path, size in reply["sizes"].items():
             if size < 0:
                 files[path] = None
@@ -170,7 +173,8 @@ class RunnerClient:
         return files
 
     def write_files(self, files: Mapping[str, bytes | None], modes: Mapping[str, int] | None = None) -> None:
-        spec, blobs = {}, []
+        spec: dict[str, list[int | None] | None] = {}
+        blobs: list[bytes] = []
         for path, content in files.items():
             if content is None:
                 spec[path] = None
@@ -197,7 +201,7 @@ class RunnerClient:
     def close(self) -> None:
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.close()
+                self._stdin.close()
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 self.kill()
