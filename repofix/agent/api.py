@@ -261,7 +261,10 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
 
     workspace, state = run.workspace, run.progress
     done = reason == "done" and run.verified  # only the independent verification says done
-    checkpoint = run.verified_checkpoint if done else run.best[1]
+    checkpoint = run.best[1]
+    if done:  # the verification records the checkpoint it verified together with run.verified
+        assert run.verified_checkpoint is not None
+        checkpoint = run.verified_checkpoint
     summary = run.trajectory.data.get("summary") or ""
     delivery = deliver(workspace, checkpoint, task=task or default_title(state), summary=summary,
                        status="resolved" if done else reason, make_branch=done)
