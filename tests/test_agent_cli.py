@@ -139,3 +139,24 @@ def test_apply_refuses_to_overwrite_uncommitted_changes(tmp_path, home):
     assert "pkg/mathx.py" in outcome["apply_error"] and "uncommitted" not in outcome["patch"]
     assert (repo / "pkg/mathx.py").read_text() == mine
     assert git(repo, "show", f"{outcome['branch']}:pkg/mathx.py") == FIXED  # the result is still delivered
+
+
+@pytest.mark.bwrap
+def test_owner_name_source_from_the_mirror_of_the_user_config(tmp_path, home):
+    """`mirror = "DIR"` in the user config arrives as a string; `--repo owner/name` is acquired from it
+    (the string reached a Path division and the run ended in a TypeError traceback: mypy found it)."""
+    require_backend("bwrap")
+    repo = clamp_repo(tmp_path / "repo")
+    mirror = tmp_path / "mirror"
+    (mirror / "acme").mkdir(parents=True)
+    git(tmp_path, "clone", "-q", "--mirror", str(repo), str(mirror / "acme" / "clamp.git"))
+    config = tmp_path / "config.toml"
+    config.write_text(f"mirror = {json.dumps(str(mirror))}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
+    env.update(REPOFIX_HOME=str(home), REPOFIX_CONFIG=str(config), PYTHONPATH=str(ROOT))
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    result = subprocess.run([*CLI, "fix", "--repo", "acme/clamp", "--model", model, "--sandbox", "bwrap", "--json"],
+                            env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "done" and "+    if x > hi:" in outcome["patch"]

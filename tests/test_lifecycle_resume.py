@@ -11,7 +11,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from agent_helpers import DIRECT_FIX, RIGHT_FIX, WRONG_FIX, act, clamp_repo, git, script, search_replace
+from agent_helpers import (
+    CLAMP,
+    CLAMP_TESTS,
+    DIRECT_FIX,
+    RIGHT_FIX,
+    WRONG_FIX,
+    act,
+    clamp_repo,
+    git,
+    make_repo,
+    script,
+    search_replace,
+)
 from conftest import require_backend
 from openai_server import OpenAIServer, error, text
 
@@ -134,3 +146,28 @@ def test_continue_a_finished_run_with_a_follow_up(tmp_path, setup):
     record = json.loads((run_dir / "trajectory.json").read_text())
     assert record["phases"][0]["status"] == "done" and record["task"] == "Also accept swapped bounds"
     assert "if x > hi" in json.dumps(record["messages"])  # the history went with it
+
+
+def test_resume_a_run_killed_before_its_baseline_with_nothing_to_fix(tmp_path, setup):
+    """A run killed between acquisition and its baseline leaves a trajectory with no progress; resumed,
+    it takes the baseline now, and when no test fails and no task was described it finishes done
+    (it crashed delivering checkpoint None: mypy found it)."""
+    _, home, env = setup
+    repo = make_repo(tmp_path / "green", {"pkg/__init__.py": "", "pkg/mathx.py": CLAMP.replace("x < hi", "x > hi"),
+                                          "tests/test_mathx.py": CLAMP_TESTS})
+    first = repofix(env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]), "--sandbox",
+                    "bwrap", "--json")
+    assert first.returncode == 0 and json.loads(first.stdout)["reason"] == "nothing_to_fix", first.stdout + first.stderr
+    run_dir = only_run(home)
+    # What the kill leaves: the trajectory as Trajectory.start wrote it, the state `running` (its owner is gone).
+    record = json.loads((run_dir / "trajectory.json").read_text())
+    for key in ("progress", "message", "reason"):
+        record.pop(key, None)
+    (run_dir / "trajectory.json").write_text(json.dumps(dict(record, status="running")))
+    state = json.loads((run_dir / "state.json").read_text())
+    (run_dir / "state.json").write_text(json.dumps(dict(state, status="running")))
+    resumed = repofix(env, "resume", run_dir.name, "--json")
+    assert resumed.returncode == 0 and "Traceback" not in resumed.stderr, resumed.stdout + resumed.stderr
+    outcome = json.loads(resumed.stdout)
+    assert outcome["status"] == "done" and outcome["reason"] == "done"
+    assert json.loads((run_dir / "trajectory.json").read_text())["status"] == "done"

@@ -36,7 +36,7 @@ TOOLS: list[dict[str, Any]] = [
      "parameters": {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}},
 ]
 TOOL_NAMES = [tool["name"] for tool in TOOLS]
-_TYPES = {"string": str, "number": (int, float), "integer": int, "array": list, "object": dict}
+_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "number": (int, float), "integer": int, "array": list, "object": dict}
 
 
 def openai_tools() -> list[dict[str, Any]]:

@@ -148,8 +148,8 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
                        runs_dir=_runs_dir(settings))
     check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists
     label = (request.instruction or request.mode)[:40]
-    workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,
-                                 label=label, local_submodules=settings.allow_local_submodules)
+    workspace = Workspace.create(request.repo, rev=request.rev, mirror=Path(settings.mirror) if settings.mirror else None,
+                                 home=settings.home, label=label, local_submodules=settings.allow_local_submodules)
     notify({"event": "workspace", "run_id": workspace.run_id, "run_dir": str(workspace.folder.root)})
     trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
                                   task=request.instruction, model=spec, targets=list(request.targets),
@@ -261,7 +261,10 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
 
     workspace, state = run.workspace, run.progress
     done = reason == "done" and run.verified  # only the independent verification says done
-    checkpoint = run.verified_checkpoint if done else run.best[1]
+    checkpoint = run.best[1]
+    if done:  # the verification records the checkpoint it verified together with run.verified
+        assert run.verified_checkpoint is not None
+        checkpoint = run.verified_checkpoint
     summary = run.trajectory.data.get("summary") or ""
     delivery = deliver(workspace, checkpoint, task=task or default_title(state), summary=summary,
                        status="resolved" if done else reason, make_branch=done)

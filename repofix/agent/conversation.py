@@ -36,7 +36,7 @@ def messages_json(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     summarised; `record` is the one line a step became once older steps were folded."""
     shown = []
     for message in messages:
-        item = {key: message[key] for key in ("role", "content", "tool_calls", "tool_call_id", "name")
+        item: dict[str, Any] = {key: message[key] for key in ("role", "content", "tool_calls", "tool_call_id", "name")
                 if key in message}
         record = (message.get(RECORD) or {}).get("record")
         if record:

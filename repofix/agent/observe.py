@@ -206,7 +206,7 @@ def describe(result: CommandResult, text: str | None = None, full_log: str = "")
     return "\n".join(parts)
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from repofix.agent.actions import openai_tools
 from repofix.agent.api import (  # the same first prompt as a new run
@@ -43,7 +44,7 @@ FINISHED = ("done", "not_done")
 def _open(run_id: str, home: str | None):
     workspace, point = resume_point(run_id, home)
     owner = point.state.get("owner")
-    if point.state.get("status") in ("created", "acquired", "running") and alive(owner):
+    if point.state.get("status") in ("created", "acquired", "running") and owner is not None and alive(owner):
         raise AgentSetupError(f"run {workspace.run_id} is still running (process {owner['pid']}); "
                               "stop it first (Ctrl-C or kill) and then resume it")
     if not point.trajectory.exists():
@@ -53,7 +54,8 @@ def _open(run_id: str, home: str | None):
 
 
 def _settings(data: dict, **overrides) -> Settings:
-    settings = Settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()})
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()}
+    settings = Settings(**values)
     return settings.with_overrides(**overrides)
 
 
@@ -134,7 +136,7 @@ def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map
     messages = [{"role": "system", "content": prompt("system", formats=_formats())}]
     run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
     if goal is None:
-        run.verified = True
+        run.verified, run.verified_checkpoint = True, workspace.current().n  # the baseline just verified it
         run.stop("done", "no test fails and no task was described: nothing to fix")
         return finish(run, "done", request.instruction)
     messages.append({"role": "user", "content": prompt(

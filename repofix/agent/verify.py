@@ -77,8 +77,8 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
         wanted, ours = at_candidate.get(path), at_ref.get(path)
         if is_protected(path):
             target = ours
-        elif has_sections(path) and pytest_settings(path, wanted and wanted.data) != pytest_settings(path, ours and ours.data):
-            target = FileEntry(wanted.mode, splice(path, wanted.data, ours and ours.data)) if wanted else ours
+        elif has_sections(path) and pytest_settings(path, wanted.data if wanted else None) != pytest_settings(path, ours.data if ours else None):
+            target = FileEntry(wanted.mode, splice(path, wanted.data, ours.data if ours else None)) if wanted else ours
         else:
             target = wanted
         if target != wanted:

@@ -75,7 +75,7 @@ def _check(name: str, value: Any, expected: Any) -> None:
              "list[str]": (list,)}[expected]
     if not isinstance(value, kinds) or (kinds == (int,) and isinstance(value, bool)):
         raise ArtifactError(f"report.json: `{name}` must be {expected}, got {type(value).__name__}")
-    if expected == "list[str]" and not all(isinstance(item, str) for item in value):
+    if isinstance(value, list) and not all(isinstance(item, str) for item in value):
         raise ArtifactError(f"report.json: `{name}` must be a list of strings")
 
 

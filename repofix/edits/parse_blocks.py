@@ -81,11 +81,11 @@ def parse_blocks(text: str) -> list[FileEdit]:
                     FileEdit("create", None, path, content="\n".join(replace) + "\n" if replace else "")
                 )
             else:
-                readings = [r for s, r in splits for r in _readings(s, r)]
+                readings = [reading for s, r in splits for reading in _readings(s, r)]
                 if not readings:
                     raise BlockParseError(_elision_problem(i))
                 edits.append(FileEdit("replace", path, path, readings[0], alternatives=readings[1:]))
-        else:
+        elif file_m:  # always: a line that matches neither was skipped above
             start = i + 1
             i += 1
             while i < len(lines) and not END_RE.match(lines[i]):

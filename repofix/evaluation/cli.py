@@ -102,20 +102,22 @@ def run_command(ctx: click.Context, specs: tuple[Path, ...], mode: str | None, p
         tasks = [t for t in tasks if t.id in set(ids)]
     try:
         backend = choose_backend(sandbox)
+        source: candidates.CandidateSource
         if chosen[0] == "gold":
             source = candidates.GoldSource()
         elif chosen[0] == "empty":
             source = candidates.EmptySource()
-        elif chosen[0] == "predictions":
-            source = candidates.PredictionsSource(predictions)
-            extra = sorted(set(source.predictions) - {t.id for t in tasks})
+        elif predictions is not None:  # exactly one of the four is given (checked above)
+            given = candidates.PredictionsSource(predictions)
+            extra = sorted(set(given.predictions) - {t.id for t in tasks})
             if extra:
                 click.echo(f"note: {len(extra)} prediction(s) name no task of the set, e.g. {extra[0]}", err=True)
-            uncovered = [t.id for t in tasks if not source.covers(t)]
+            uncovered = [t.id for t in tasks if not given.covers(t)]
             if uncovered:
                 click.echo(f"note: {len(uncovered)} task(s) have no prediction and are not graded", err=True)
-            tasks = [t for t in tasks if source.covers(t)]
-        else:
+            tasks = [t for t in tasks if given.covers(t)]
+            source = given
+        elif model is not None:
             source = candidates.AgentSource(model, backend, out_dir / "agent", mirror)
     except (TasksError, SandboxError) as error:
         _fail(str(error))

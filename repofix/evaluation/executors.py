@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -64,7 +64,7 @@ class TaskWork:
 
 
 class Executor(Protocol):
-    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Iterator[TaskResult]:
+    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Generator[TaskResult, None, None]:
         """Yield each task's result once, as it finishes; start no task once the budget is spent.
         Closing the iterator early (Ctrl-C) stops the tasks in flight: they yield nothing, so
         nothing half-done is recorded and `--resume` runs them again."""
@@ -77,7 +77,7 @@ class LocalExecutor:
     def __init__(self, jobs: int, environments: Environments, out_dir: Path):
         self.jobs, self.environments, self.out_dir = jobs, environments, out_dir
 
-    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Iterator[TaskResult]:
+    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Generator[TaskResult, None, None]:
         todo: queue.Queue[Task] = queue.Queue()
         for task in tasks:
             todo.put(task)

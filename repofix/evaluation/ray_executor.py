@@ -17,7 +17,7 @@ import os
 import socket
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -81,7 +81,7 @@ class RayExecutor:
                                  f"{str(error).strip()[:300]}") from None
         self.node_names = {n["NodeID"]: n["NodeManagerAddress"] for n in self.ray.nodes()}
 
-    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Iterator[TaskResult]:
+    def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Generator[TaskResult, None, None]:
         ray = self.ray
         self.connect()
         memory = (self.limits.memory_mb + WORKER_MEMORY_MB) * 1024 * 1024
@@ -93,7 +93,9 @@ class RayExecutor:
         work_ref = ray.put(work)
         self.note(f"ray: {len(self.node_names)} node(s), {slots} task slot(s) of {self.limits.cpus:g} CPU and "
                   f"{memory // 2**20} MiB each; {len(tasks)} task(s)")
-        queued, inflight, stopping = deque(tasks), {}, {}
+        queued = deque(tasks)
+        inflight: dict[Any, Task] = {}  # Ray object ref -> its task
+        stopping: dict[Any, str] = {}  # ref -> the node asked to stop it
         started, last_note, finished = time.monotonic(), time.monotonic(), False
         try:
             while queued or inflight:

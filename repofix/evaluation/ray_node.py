@@ -124,7 +124,8 @@ class Tracker:
 def sweep(delay: float = 0.0) -> list[str]:
     """On this node: remove the sandboxes of repofix worker processes that are dead."""
     time.sleep(delay)  # a worker just killed may take a moment to be gone
-    folder, prefix, removed = state_dir(), f"{os.uname().nodename}-", []
+    folder, prefix = state_dir(), f"{os.uname().nodename}-"
+    removed: list[str] = []
     if not folder.is_dir():
         return removed
     for marker in sorted(folder.glob(prefix + "*")):

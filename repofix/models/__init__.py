@@ -86,7 +86,7 @@ def make_model(
         raise ModelError(describe_missing_model())
     budget = budget or Budget(max_cost=max_cost)
     parts = [part.strip() for part in spec.split(",") if part.strip()]
-    models = []
+    models: list[Model] = []
     for part in parts:
         if part.startswith("scripted:"):
             models.append(ScriptedModel.from_file(part.removeprefix("scripted:"), budget=budget))

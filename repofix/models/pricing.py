@@ -57,7 +57,7 @@ def _entry(path: Path, model: str, entry: Any) -> Price:
     `cache_creation_input_token_cost` / `cache_write_per_million`, and `max_input_tokens`."""
     if isinstance(entry, dict):
         try:
-            extra = dict(
+            extra: dict[str, Any] = dict(
                 cache_read_per_token=_optional(entry, "cache_read_input_token_cost", "cache_read_per_million"),
                 cache_write_per_token=_optional(entry, "cache_creation_input_token_cost", "cache_write_per_million"),
                 max_input_tokens=int(entry["max_input_tokens"]) if entry.get("max_input_tokens") else None,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ class ScriptedModel:
 
     def __init__(
         self,
-        replies: list[str | dict[str, Any] | ModelReply],
+        replies: Sequence[str | dict[str, Any] | ModelReply],
         *,
         name: str = "scripted",
         budget: Budget | None = None,

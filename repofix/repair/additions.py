@@ -27,7 +27,7 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
     if not scope.grow or not _starts_line(src, node) or isinstance(node, ast.Return):
         return
     indent = " " * node.col_offset
-    end = src.line_starts[node.end_lineno - 1] + node.end_col_offset
+    end = src.span(node)[1]
     begin = src.line_starts[node.lineno - 1]
     for collection, method in scope.grow:
         for name in scope.names:

@@ -131,8 +131,10 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
                                  seconds=remaining, stop_after=len(batch), extra=extra_left, slower=budget.slower)
         result.candidates_tried += len(verdicts)
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
-        if found or first is not None:
-            extra_left -= len(verdicts) - (0 if found else first + 1)
+        if found:
+            extra_left -= len(verdicts)
+        elif first is not None:
+            extra_left -= len(verdicts) - (first + 1)
         found += [v.mutation for v in verdicts if v.ok]
         if len(verdicts) < len(batch) and first is None:
             break  # the worker ran out of time

@@ -14,7 +14,7 @@ from repofix.repair.source import Mutation, SourceFile
 
 
 def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:
-    body = getattr(parent, "body", None)
+    body: list[ast.stmt] = getattr(parent, "body", None) or []
     return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
             and isinstance(node.value.value, str) and bool(body) and body[0] is node)
 
@@ -62,9 +62,10 @@ def _walk(node: ast.AST, parent: ast.AST, func: ast.AST | None) -> Iterator[tupl
 
 
 def _touches(node: ast.AST, wanted: set[int] | None) -> bool:
-    if wanted is None or not hasattr(node, "lineno"):
+    first = getattr(node, "lineno", None)
+    if wanted is None or first is None:
         return True
-    return any(line in wanted for line in range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return any(line in wanted for line in range(first, (getattr(node, "end_lineno", None) or first) + 1))
 
 
 def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutation]:

@@ -164,11 +164,11 @@ class BuiltinModel:
         return self._python(request, max(1.0, self._left()) + 30, files=True)
 
     def _on_localized(self, messages: list[dict[str, Any]]) -> ModelReply:
-        payload = _payload(messages)
-        lines = [x for x in (payload or {}).get("stdout", "").splitlines() if x.startswith("{")]
+        payload = _payload(messages) or {}
+        lines = [x for x in payload.get("stdout", "").splitlines() if x.startswith("{")]
         if not lines:
             return self._give_up("the coverage run in the sandbox printed no result: "
-                                 + str((payload or {}).get("stderr", ""))[-500:])
+                                 + str(payload.get("stderr", ""))[-500:])
         data = json.loads(lines[-1])
         self.runs = [RunRecord(n, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
                                t.get("timeout", False)) for n, t in data["tests"].items()]

@@ -25,16 +25,18 @@ class Scope:
 def _constructor(value: ast.expr) -> str | None:
     if isinstance(value, ast.List) and not value.elts:
         return "list"
-    if isinstance(value, ast.Set) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                                      and value.func.id in GROWS):
-        return "set" if isinstance(value, ast.Set) else value.func.id  # type: ignore[union-attr]
+    if isinstance(value, ast.Set):
+        return "set"
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in GROWS:
+        return value.func.id
     return None
 
 
 def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
     params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    stored, read = [], []
+    stored: list[str] = []
+    read: list[str] = []
     grow: dict[tuple[str, str], None] = {}
     ints: dict[str, None] = {}
     for node in ast.walk(func):

@@ -49,19 +49,21 @@ class SourceFile:
             if byte == 10:
                 self.line_starts.append(index + 1)
 
-    def span(self, node: ast.AST) -> tuple[int, int]:
+    def span(self, node: ast.expr | ast.stmt) -> tuple[int, int]:
+        # ast.parse sets end positions on every expression and statement; only hand-built nodes lack them
+        assert node.end_lineno is not None and node.end_col_offset is not None
         start = self.line_starts[node.lineno - 1] + node.col_offset
         end = self.line_starts[node.end_lineno - 1] + node.end_col_offset
         return start, end
 
-    def segment(self, node: ast.AST) -> str:
+    def segment(self, node: ast.expr | ast.stmt) -> str:
         start, end = self.span(node)
         return self.data[start:end].decode("utf-8")
 
     def between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8")
 
-    def atom(self, node: ast.AST) -> str:
+    def atom(self, node: ast.expr) -> str:
         """The node's source, parenthesized unless it binds tighter than any operator."""
         text = self.segment(node)
         return text if isinstance(node, ATOMS) else f"({text})"

@@ -34,7 +34,8 @@ def remove_statement(src: SourceFile, node: ast.stmt, docstring: bool) -> Iterat
     yield src.mutation("remove-statement", f"remove '{first}'", [Edit(start, end, "pass")], prior)
 
 
-def return_early(src: SourceFile, body: list[ast.stmt], func: ast.FunctionDef) -> Iterator[Mutation]:
+def return_early(src: SourceFile, body: list[ast.stmt],
+                 func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
     """Insert the function's final `return X` right after a loop or an if block that precedes it."""
     final = func.body[-1]
     if not isinstance(final, ast.Return) or final.value is None:
@@ -44,13 +45,13 @@ def return_early(src: SourceFile, body: list[ast.stmt], func: ast.FunctionDef) -
             continue
         if isinstance(stmt, (ast.For, ast.While)) and stmt.body:
             last = stmt.body[-1]
-            start = src.line_starts[last.end_lineno - 1] + last.end_col_offset
+            start = src.span(last)[1]
             indent = " " * last.col_offset
             yield src.mutation("return-early", f"return {src.segment(final.value)} at end of loop body",
                                [Edit(start, start, f"\n{indent}return {src.segment(final.value)}")], 0.3)
 
 
-def flip_bool_returns(src: SourceFile, func: ast.FunctionDef) -> Iterator[Mutation]:
+def flip_bool_returns(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
     """`return True` <-> `return False` everywhere in one function (a swapped pair of outcomes)."""
     edits = []
     for node in ast.walk(func):

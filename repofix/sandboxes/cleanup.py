@@ -124,7 +124,7 @@ def _pid_alive(pid: int) -> bool:
 def reap_dead_scratch(dry_run: bool = False) -> list[str]:
     """Remove (or, dry, list) the scratch folders whose owner is gone. A folder without an owner file
     yet is one being created: left alone for a minute."""
-    removed = []
+    removed: list[str] = []
     root = Path(os.environ.get("REPOFIX_SCRATCH", Path(tempfile.gettempdir()) / "repofix-sandboxes"))
     if not root.is_dir():
         return removed

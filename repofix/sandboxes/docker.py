@@ -23,6 +23,7 @@ import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from repofix.sandboxes import cleanup, docker_net
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
@@ -96,7 +97,7 @@ class DockerSandbox(RunnerSandbox):
             _reaped = True
             cleanup.reap_dead_containers(self.engine)
         self.image = image or DEFAULT_IMAGE
-        self.container = None
+        self.container: Any = None  # docker's Container (lazily imported); None only until it is created
         self._lifeline = None  # the attach socket whose end ends the container
         self.scratch = cleanup.new_scratch("docker-")
         super().__init__(limits)

@@ -81,12 +81,14 @@ class RunnerClient:
         self.proc = subprocess.Popen([*argv, "-S", "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
                                      start_new_session=True, pass_fds=tuple(pass_fds))
-        if stderr_log:
+        if not isinstance(log, int):
             log.close()
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self._stdin, self._stdout = self.proc.stdin, self.proc.stdout
         self._buffer = b""
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
-        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._selector.register(self._stdout, selectors.EVENT_READ)
+        os.set_blocking(self._stdout.fileno(), False)
         self._secret = secrets.token_hex(16)
         try:
             self.pid = self._handshake()
@@ -98,8 +100,8 @@ class RunnerClient:
         """Send the bundle and the secret; check the runner's `hello`; return the runner's pid."""
         bundle = runner_bundle()
         try:
-            self.proc.stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
-            self.proc.stdin.flush()
+            self._stdin.write(b"%d\n" % len(bundle) + bundle + self._secret.encode() + b"\n")
+            self._stdin.flush()
             hello, _ = self._receive(time.monotonic() + 60)
         except (BrokenPipeError, RunnerDied) as error:
             raise SandboxError(f"the session runner did not start: {error}{self._log_tail()}") from None
@@ -116,8 +118,8 @@ class RunnerClient:
         if payload:
             header = dict(header, payload=len(payload))
         try:
-            self.proc.stdin.write(json.dumps(header).encode() + b"\n" + payload)
-            self.proc.stdin.flush()
+            self._stdin.write(json.dumps(header).encode() + b"\n" + payload)
+            self._stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise RunnerDied(f"the session runner is gone{self._log_tail()}") from None
         return self.reply(wait)
@@ -171,7 +173,7 @@ class RunnerClient:
                 self.kill()
                 raise RunnerDied("the session runner stopped answering; it was killed")
             if self._selector.select(min(remaining, 1.0)):
-                data = os.read(self.proc.stdout.fileno(), 1 << 20)
+                data = os.read(self._stdout.fileno(), 1 << 20)
                 if not data:
                     self.proc.wait()
                     raise RunnerDied(f"the session runner died (exit {self.proc.returncode}){self._log_tail()}")
@@ -221,7 +223,8 @@ class RunnerClient:
         return files
 
     def write_files(self, files: Mapping[str, bytes | None], modes: Mapping[str, int] | None = None) -> None:
-        spec, blobs = {}, []
+        spec: dict[str, list[int | None] | None] = {}
+        blobs: list[bytes] = []
         for path, content in files.items():
             if content is None:
                 spec[path] = None
@@ -254,7 +257,7 @@ class RunnerClient:
     def close(self) -> None:
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.close()
+                self._stdin.close()
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 self.kill()
@@ -262,7 +265,7 @@ class RunnerClient:
 
     def _release(self) -> None:
         self._selector.close()
-        for pipe in (self.proc.stdin, self.proc.stdout):
+        for pipe in (self._stdin, self._stdout):
             with contextlib.suppress(OSError):  # unflushed bytes to a dead runner: the pipe closes all the same
                 pipe.close()
 

@@ -43,7 +43,8 @@ class Slirp:
         # root it has no privilege to drop, and its sandbox cannot be set up from a joined namespace.
         sandboxed = ["--enable-sandbox"] if owner is None else []
         ready_r, ready_w = os.pipe()
-        exit_r, self._exit_w = os.pipe()
+        exit_r, exit_w = os.pipe()
+        self._exit_w: int | None = exit_w  # None once closed
         with open(log, "ab") as err:
             self.proc = subprocess.Popen(
                 ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-seccomp",

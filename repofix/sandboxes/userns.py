@@ -27,6 +27,7 @@ def create(host_uid: int = HOST_UID) -> int:
     """A new user namespace, as an open file descriptor (for `bwrap --userns FD`)."""
     proc = subprocess.Popen(["unshare", "--user", "sh", "-c", HELPER], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None  # all pipes
     try:
         if proc.stdout.readline().strip() != b"ready":
             raise SandboxError(f"cannot create a user namespace: {proc.communicate()[1].decode()[-500:]}")

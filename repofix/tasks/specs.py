@@ -125,7 +125,7 @@ def _load_import(
         tasks = [task for task in tasks if task.id in set(source.ids)]
     if source.limit is not None:
         tasks = tasks[: source.limit]
-    issues: list[SpecIssue] = []
+    issues = []
     if check:
         for task in tasks:
             issues += [SpecIssue(shown, task.id, f, m) for f, m in task_problems(task)]

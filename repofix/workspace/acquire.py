@@ -154,9 +154,9 @@ def _from_checkout(top: Path, store: Path, rev: str | None, local_submodules: bo
         git(store, "fetch", "--quiet", "--no-tags", "--", str(top), head)
         base = flatten_submodules(store, head, top, local_submodules)
         return Source("checkout", str(top), rev, head, base, False, str(top))
-    head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
-    base = _snapshot(top, store, head, index_file, Path(os.path.realpath(objects)))
-    dirty = head is None or git(store, "rev-parse", f"{base}^{{tree}}").strip() != git(
-        store, "rev-parse", f"{head}^{{tree}}").strip()
-    base = flatten_submodules(store, base if dirty else head, top, local_submodules)
-    return Source("checkout", str(top), None, head, base, dirty, str(top))
+    at_head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
+    base = _snapshot(top, store, at_head, index_file, Path(os.path.realpath(objects)))
+    dirty = at_head is None or git(store, "rev-parse", f"{base}^{{tree}}").strip() != git(
+        store, "rev-parse", f"{at_head}^{{tree}}").strip()
+    base = flatten_submodules(store, base if dirty or at_head is None else at_head, top, local_submodules)
+    return Source("checkout", str(top), None, at_head, base, dirty, str(top))

@@ -11,6 +11,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from repofix.runs.folder import repofix_home
 from repofix.runs.state import read_json, write_json_atomic
@@ -104,7 +105,7 @@ def apply_to_worktree(ws: Workspace, n: int | None = None, home: Path | str | No
                            f"{', '.join(conflicts[:10])}; commit or stash them, or use the branch/patch instead")
     blobs = read_blobs(ws.folder.repo, [oid for r in rows for mode, oid in ((r[1], r[3]), (r[2], r[4]))
                                         if mode != "000000"])
-    record = [{"path": path, "before": None if old_mode == "000000" else [old_oid, int(old_mode, 8)],
+    record: list[dict[str, Any]] = [{"path": path, "before": None if old_mode == "000000" else [old_oid, int(old_mode, 8)],
                "after": None if new_mode == "000000" else [new_oid, int(new_mode, 8)]}
               for path, old_mode, new_mode, old_oid, new_oid in rows]
     # The record first: whatever happens next, `undo` knows exactly which files this apply may touch.
