@@ -1,6 +1,7 @@
-"""One immutable settings object, resolved once: CLI flags > environment variables >
-`.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository) > the user's own
-config file > defaults.
+"""One immutable settings object, resolved once by `load_settings(repo, **flags)`: CLI flags >
+environment variables > `.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository)
+> the user's own config file > defaults. Every source is coerced and checked the same way; the value
+"none" removes an optional setting (`--max-cost none`: no cost cap).
 
 The repository is untrusted: its config may state project facts only (`REPO_SETTINGS`: how to run its
 tests). Everything else in it (model, endpoints, credentials, sandbox and limits, setup commands, guard
@@ -56,8 +57,6 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
     notices: tuple[str, ...] = ()  # for the user: repository settings that were ignored
 
-    def with_overrides(self, **values: Any) -> Settings:
-        return replace(self, **{k: v for k, v in values.items() if v is not None})
 
 
 ENV_PREFIX = "REPOFIX_"
@@ -66,6 +65,8 @@ _TUPLES = {"setup", "allow_guards"}
 # a credential, the sandbox or the user's money.
 REPO_SETTINGS = frozenset({"test_cmd", "test_timeout", "tests_first"})
 TRUST_ENV = ENV_PREFIX + "TRUST_REPO_CONFIG"
+UNSET = "none"  # as a value of a setting that may be empty (max_cost, model, ...): no value, e.g. no cost cap
+_MINIMUM = {"max_steps": 1, "max_cost": 0, "timeout": 1, "command_timeout": 1, "test_timeout": 1}
 USER_CONFIG_ENV = ENV_PREFIX + "CONFIG"
 
 
@@ -77,19 +78,22 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             if isinstance(value, str):
                 return tuple(part for part in value.split(";;") if part.strip()) if ";;" in value else (value,)
             return tuple(str(v) for v in value)
-        if value is None:
+        if value is None or (kind.endswith("| None") and str(value).strip().lower() == UNSET):
             return None
-        if kind.startswith("int"):
-            return int(value)
-        if kind.startswith("float"):
-            return float(value)
+        if kind.startswith(("int", "float")):
+            number = int(value) if kind.startswith("int") else float(value)
+            if number < _MINIMUM.get(name, number) or number != number:  # below its minimum, or NaN
+                raise ValueError
+            return number
         if kind.startswith("bool"):  # "bool" and "bool | None"
             if isinstance(value, bool):
                 return value
             return {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}[str(value).lower()]
         return str(value)
     except (ValueError, KeyError):
-        raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}") from None
+        unset = f" (or {UNSET!r}: no value)" if kind.endswith("| None") else ""
+    least = f" of at least {_MINIMUM[name]}" if name in _MINIMUM else ""
+    raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}{least}{unset}") from None
 
 
 def _parse(path: Path, text: bytes | None, section: tuple[str, ...] | None) -> dict[str, Any]:
@@ -161,10 +165,20 @@ def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, *
         env_value = os.environ.get(ENV_PREFIX + name.upper())
         if env_value is not None and env_value != "":
             values[name] = _coerce(name, env_value, f"${ENV_PREFIX}{name.upper()}")
-    for name, value in cli.items():
-        if value is not None and value != ():
-            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
-    return Settings(**values, notices=notices)
+    return with_flags(Settings(**values, notices=notices), **cli)
+
+
+def with_flags(settings: Settings, **flags: Any) -> Settings:
+    """`settings` with the flags the user gave on top, coerced and checked like every other source.
+    None (or an empty tuple) means "not given"; the string "none" removes an optional value (a cap)."""
+    known = {f.name for f in fields(Settings)} - {"notices"}
+    unknown = sorted(set(flags) - known)
+    if unknown:
+        raise TypeError(f"unknown settings: {', '.join(unknown)}")
+    given = {name: value for name, value in flags.items() if value is not None and value != ()}
+    values = {name: value if name == "extra" else _coerce(name, value, f"--{name.replace('_', '-')}")
+              for name, value in given.items()}
+    return replace(settings, **values)
 
 
 # --- repofix's own environment variables: read here and nowhere else -------------------------------------

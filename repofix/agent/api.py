@@ -19,7 +19,7 @@ from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.agent.verify import verification_tree
-from repofix.config import Settings, load_settings
+from repofix.config import Settings, load_settings, with_flags
 from repofix.edits import FORMATS
 from repofix.models import check_credentials, describe_missing_model, make_model
 from repofix.runs import runs_dir
@@ -83,8 +83,9 @@ def resolve_settings(request: AgentRequest) -> Settings:
     overrides = dict(model=request.model, sandbox=request.sandbox, max_steps=request.max_steps,
                      max_cost=request.max_cost, timeout=request.timeout, test_cmd=request.test_cmd,
                      tests_first=request.tests_first, python=request.python)
-    base = request.settings or load_settings(local, trust_repo=request.trust_repo_config)
-    return base.with_overrides(**overrides)
+    if request.settings is None:
+        return load_settings(local, trust_repo=request.trust_repo_config, **overrides)
+    return with_flags(request.settings, **overrides)
 
 
 def choose_model_spec(settings: Settings, mode: str, described: bool = False) -> tuple[str, str]:

@@ -28,7 +28,7 @@ from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
-from repofix.config import Settings
+from repofix.config import Settings, with_flags
 from repofix.models import Budget, make_model
 from repofix.runs.owner import alive
 from repofix.sandboxes.cleanup import owned_tempdir
@@ -54,7 +54,7 @@ def _open(run_id: str, home: str | None):
 
 def _settings(data: dict, **overrides) -> Settings:
     settings = Settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()})
-    return settings.with_overrides(**overrides)
+    return with_flags(settings, **overrides)
 
 
 def _check_limits(data: dict, settings: Settings, spent: float) -> None:
@@ -78,7 +78,7 @@ def _model(spec_override: str | None, data: dict, settings: Settings, spent: flo
 
 
 def resume_agent(run_id: str, *, model: str | None = None, home: str | None = None, max_steps: int | None = None,
-                 max_cost: float | None = None, timeout: float | None = None,
+                 max_cost: float | str | None = None, timeout: float | None = None,
                  progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     workspace, point, trajectory = _open(run_id, home)
     data = trajectory.data
@@ -146,7 +146,7 @@ def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map
 
 
 def continue_agent(run_id: str, instruction: str, *, model: str | None = None, home: str | None = None,
-                   max_steps: int | None = None, max_cost: float | None = None, timeout: float | None = None,
+                   max_steps: int | None = None, max_cost: float | str | None = None, timeout: float | None = None,
                    progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     """A follow-up on a finished run: the result so far becomes the new baseline (so what the first phase
     fixed is protected), the model first writes failing tests for the follow-up, then makes them pass."""
