@@ -93,7 +93,9 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
     except (ValueError, KeyError):
         unset = f" (or {UNSET!r}: no value)" if kind.endswith("| None") else ""
     least = f" of at least {_MINIMUM[name]}" if name in _MINIMUM else ""
-    raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}{least}{unset}") from None
+    noun = next((word for prefix, word in (("int", "whole number"), ("float", "number"), ("bool", "yes/no value"))
+                 if kind.startswith(prefix)), kind)
+    raise SettingsError(f"{origin}: {name} = {value!r} is not a {noun}{least}{unset}") from None
 
 
 def _parse(path: Path, text: bytes | None, section: tuple[str, ...] | None) -> dict[str, Any]:
