@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,34 @@ from repofix.repofiles import read_inside
 
 class SettingsError(ValueError):
     """A setting has a bad value; the message names the setting and where it came from."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """`[limits]`: hard limits of each sandbox (sizes in MiB); None: the sandbox's own default."""
+
+    memory_mb: int | None = None
+    cpus: float | None = None
+    pids: int | None = None
+    workspace_mb: int | None = None
+    tmp_mb: int | None = None
+    home_mb: int | None = None
+
+    def given(self) -> dict[str, Any]:
+        return {name: value for name, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """`[model_call]`: how each request to the model is made (the keyword arguments of `make_model`)."""
+
+    timeout: float = 120.0  # seconds per request
+    max_retries: int = 4  # on rate limits, timeouts and server errors, with backoff
+    max_tokens: int = 4096  # per reply (lowered to the model's own limit when LiteLLM knows it)
+    temperature: float | None = 0.0  # none: the provider's default
+
+
+SECTIONS: dict[str, type] = {"limits": SandboxLimits, "model_call": ModelCall}
 
 
 @dataclass(frozen=True)
@@ -54,6 +82,8 @@ class Settings:
     tests_first: bool | None = None  # None: on for implement, on for described fixes
     allow_guards: tuple[str, ...] = ()  # guard names this run allows
     allow_local_submodules: bool = False  # fetch submodule URLs that are paths on this machine
+    limits: SandboxLimits = SandboxLimits()
+    model_call: ModelCall = ModelCall()
     extra: dict[str, Any] = field(default_factory=dict)
     notices: tuple[str, ...] = ()  # for the user: repository settings that were ignored
 
@@ -66,13 +96,18 @@ _TUPLES = {"setup", "allow_guards"}
 REPO_SETTINGS = frozenset({"test_cmd", "test_timeout", "tests_first"})
 TRUST_ENV = ENV_PREFIX + "TRUST_REPO_CONFIG"
 UNSET = "none"  # as a value of a setting that may be empty (max_cost, model, ...): no value, e.g. no cost cap
-_MINIMUM = {"max_steps": 1, "max_cost": 0, "timeout": 1, "command_timeout": 1, "test_timeout": 1}
+_MINIMUM = {"max_steps": 1, "max_cost": 0, "timeout": 1, "command_timeout": 1, "test_timeout": 1,
+            "limits.memory_mb": 16, "limits.cpus": 0.01, "limits.pids": 8, "limits.workspace_mb": 1, "limits.tmp_mb": 1,
+            "limits.home_mb": 1, "model_call.timeout": 1, "model_call.max_retries": 0, "model_call.max_tokens": 1,
+            "model_call.temperature": 0}
+# Every setting by its flat name ("max_steps", "limits.memory_mb") and its declared type.
+_KINDS = {f.name: str(f.type) for f in fields(Settings) if f.name not in SECTIONS} | {
+    f"{section}.{f.name}": str(f.type) for section, kind in SECTIONS.items() for f in fields(kind)}
 USER_CONFIG_ENV = ENV_PREFIX + "CONFIG"
 
 
 def _coerce(name: str, value: Any, origin: str) -> Any:
-    kinds = {f.name: f.type for f in fields(Settings)}
-    kind = str(kinds[name])
+    kind = _KINDS[name]
     try:
         if name in _TUPLES:
             if isinstance(value, str):
@@ -139,19 +174,48 @@ def _from_user_file() -> tuple[dict[str, Any], str]:
 
 
 def _values(data: dict[str, Any], origin: str, known: set[str]) -> dict[str, Any]:
+    """A config file's table as flat names -> checked values; a section (`[limits]`) is a table of its own."""
     values = {}
     for key, value in data.items():
         name = key.replace("-", "_")
+        if name in SECTIONS:
+            if not isinstance(value, dict):
+                raise SettingsError(f"{origin}: {key} is a section: write [{key}] and its settings below it")
+            values.update(_values({f"{name}.{k}": v for k, v in value.items()}, origin, known))
+            continue
         if name not in known:
             raise SettingsError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
         values[name] = _coerce(name, value, origin)
     return values
 
 
+def _build(values: dict[str, Any], base: Settings | None = None) -> Settings:
+    """Settings from flat names, each section built from its `section.` names on top of `base`'s."""
+    base = base or Settings()
+    plain = {name: value for name, value in values.items() if "." not in name}
+    for section in SECTIONS:
+        given = {name.split(".", 1)[1]: value for name, value in values.items() if name.startswith(section + ".")}
+        if given:
+            plain[section] = replace(getattr(base, section), **given)
+    return replace(base, **plain)
+
+
+def settings_from_record(data: dict[str, Any]) -> Settings:
+    """The settings a run recorded (its trajectory's JSON), sections included; names a later version
+    dropped are skipped, sections an earlier one lacked get their defaults."""
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in SECTIONS and isinstance(value, dict):
+            values.update({f"{name}.{k}": v for k, v in value.items() if f"{name}.{k}" in _KINDS})
+        elif name in _KINDS:
+            values[name] = tuple(value) if isinstance(value, list) else value
+    return _build(values)
+
+
 def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, **cli: Any) -> Settings:
     """Resolve the settings for a run on `repo`; `cli` holds the flags the user gave (None = not given).
     `trust_repo` (None: $REPOFIX_TRUST_REPO_CONFIG) lets the repository's config set everything."""
-    known = {f.name for f in fields(Settings)} - {"extra", "notices"}
+    known = set(_KINDS) - {"extra", "notices"}
     if trust_repo is None:
         trust_repo = os.environ.get(TRUST_ENV, "").lower() in ("1", "true", "yes")
     user_data, user_origin = _from_user_file()
@@ -163,24 +227,25 @@ def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, *
                f"{', '.join(sorted(REPO_SETTINGS))}; set the others yourself, or pass --trust-repo-config)",
                ) if ignored else ()
     values.update({k: v for k, v in repo_values.items() if k not in ignored})
-    for name in known:
-        env_value = os.environ.get(ENV_PREFIX + name.upper())
+    for name in known:  # limits.memory_mb: $REPOFIX_LIMITS_MEMORY_MB
+        variable = ENV_PREFIX + name.upper().replace(".", "_")
+        env_value = os.environ.get(variable)
         if env_value is not None and env_value != "":
-            values[name] = _coerce(name, env_value, f"${ENV_PREFIX}{name.upper()}")
-    return with_flags(Settings(**values, notices=notices), **cli)
+            values[name] = _coerce(name, env_value, f"${variable}")
+    return with_flags(_build(values, Settings(notices=notices)), **cli)
 
 
 def with_flags(settings: Settings, **flags: Any) -> Settings:
     """`settings` with the flags the user gave on top, coerced and checked like every other source.
     None (or an empty tuple) means "not given"; the string "none" removes an optional value (a cap)."""
-    known = {f.name for f in fields(Settings)} - {"notices"}
-    unknown = sorted(set(flags) - known)
+    unknown = sorted(set(flags) - set(_KINDS) - set(SECTIONS))
     if unknown:
         raise TypeError(f"unknown settings: {', '.join(unknown)}")
     given = {name: value for name, value in flags.items() if value is not None and value != ()}
-    values = {name: value if name == "extra" else _coerce(name, value, f"--{name.replace('_', '-')}")
-              for name, value in given.items()}
-    return replace(settings, **values)
+    sections = {f"{name}.{key}": value for name in SECTIONS for key, value in (given.pop(name, None) or {}).items()}
+    values = {name: value if name == "extra" else _coerce(name, value, f"--{name.replace('_', '-').replace('.', '-')}")
+              for name, value in {**given, **sections}.items()}
+    return _build(values, settings)
 
 
 # --- repofix's own environment variables: read here and nowhere else -------------------------------------

@@ -1,6 +1,8 @@
 """Where a setting comes from: defaults < your config file < the repository's config (only project
 facts, unless trusted) < REPOFIX_* environment variables < flags; "none" removes an optional value."""
 
+import dataclasses
+import json
 import os
 import re
 from pathlib import Path
@@ -11,6 +13,7 @@ from click.testing import CliRunner
 from repofix import config
 from repofix.cli import main
 from repofix.config import Settings, SettingsError, load_settings, with_flags
+from repofix.models import make_model
 
 ROOT = Path(__file__).resolve().parent.parent / "repofix"
 
@@ -139,3 +142,44 @@ def test_no_module_but_config_reads_a_repofix_variable():
     found = [str(path.relative_to(ROOT)) for path in ROOT.rglob("*.py")
              if path not in allowed and reader.search(path.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_sections_merge_key_by_key_across_layers(where, monkeypatch):
+    user, repo = where
+    user.write_text("[limits]\nmemory_mb = 2048\npids = 100\n\n[model_call]\ntimeout = 30\ntemperature = 'none'\n")
+    (repo / ".repofix.toml").write_text("[limits]\nmemory_mb = 99999\n")  # untrusted: ignored, with a notice
+    monkeypatch.setenv("REPOFIX_LIMITS_PIDS", "200")
+    monkeypatch.setenv("REPOFIX_MODEL_CALL_MAX_TOKENS", "1000")
+    settings = load_settings(repo, model_call={"max_retries": "1"})
+    assert (settings.limits.memory_mb, settings.limits.pids, settings.limits.cpus) == (2048, 200, None)
+    assert settings.limits.given() == {"memory_mb": 2048, "pids": 200}
+    assert settings.model_call == config.ModelCall(timeout=30.0, max_retries=1, max_tokens=1000, temperature=None)
+    assert "limits.memory_mb" in settings.notices[0]
+    assert load_settings(repo, trust_repo=True).limits.memory_mb == 99999
+
+
+@pytest.mark.parametrize("text, message", [
+    ("limits = 3\n", "limits is a section"),
+    ("[limits]\nmemory = 3\n", "unknown setting 'limits.memory'"),
+    ("[limits]\ncpus = 0\n", "limits.cpus = 0 is not a number of at least 0.01"),
+    ("[model_call]\nmax_retries = -1\n", "model_call.max_retries = -1 is not a whole number of at least 0"),
+])
+def test_a_bad_section_is_named(where, text, message):
+    user, repo = where
+    user.write_text(text)
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        load_settings(repo)
+
+
+def test_the_recorded_settings_come_back_whole(where):
+    """resume reads the settings from the trajectory's JSON: sections come back as sections."""
+    settings = load_settings(where[1], limits={"tmp_mb": 64}, model_call={"timeout": 9}, setup=("a;;b"))
+    record = json.loads(json.dumps(dataclasses.asdict(settings)))
+    assert config.settings_from_record(record) == settings
+    assert config.settings_from_record({"max_steps": 4, "gone": 1}) == Settings(max_steps=4)  # an older record
+
+
+def test_model_call_options_reach_the_model(where):
+    call = load_settings(where[1], model_call={"timeout": "7", "max_tokens": 300}).model_call
+    model = make_model("openai/gpt-4o", **dataclasses.asdict(call))
+    assert (model.timeout, model.max_tokens, model.max_retries, model.temperature) == (7.0, 300, 4, 0.0)

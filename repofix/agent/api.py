@@ -105,7 +105,7 @@ def choose_model_spec(settings: Settings, mode: str, described: bool = False) ->
 
 
 def open_run_sandbox(settings: Settings, tree: Path):
-    limits = Limits(timeout=settings.command_timeout)
+    limits = Limits(timeout=settings.command_timeout, **settings.limits.given())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the CLI prints its own warning for --sandbox none
         box = open_sandbox(tree, backend=settings.sandbox, limits=limits, setup=settings.setup, image=settings.image,
@@ -146,7 +146,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
             notify({"event": "note", "message": line})
     model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
                        price_file=settings.price_file, native_tools=settings.native_tools,
-                       runs_dir=_runs_dir(settings))
+                       runs_dir=_runs_dir(settings), **dataclasses.asdict(settings.model_call))
     check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists
     label = (request.instruction or request.mode)[:40]
     workspace = Workspace.create(request.repo, rev=request.rev, mirror=settings.mirror, home=settings.home,

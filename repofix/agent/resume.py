@@ -8,6 +8,7 @@ Every refusal happens before anything on disk changes; `claim` then makes this p
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
-from repofix.config import Settings, with_flags
+from repofix.config import Settings, settings_from_record, with_flags
 from repofix.models import Budget, make_model
 from repofix.runs.owner import alive
 from repofix.sandboxes.cleanup import owned_tempdir
@@ -53,8 +54,7 @@ def _open(run_id: str, home: str | None):
 
 
 def _settings(data: dict, **overrides) -> Settings:
-    settings = Settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()})
-    return with_flags(settings, **overrides)
+    return with_flags(settings_from_record(data["settings"]), **overrides)
 
 
 def _check_limits(data: dict, settings: Settings, spent: float) -> None:
@@ -71,7 +71,7 @@ def _check_limits(data: dict, settings: Settings, spent: float) -> None:
 def _model(spec_override: str | None, data: dict, settings: Settings, spent: float, used: int):
     chosen = make_model(spec_override or data["model"], budget=Budget(max_cost=settings.max_cost, spent=spent),
                         api_base=settings.api_base, price_file=settings.price_file,
-                        native_tools=settings.native_tools)
+                        native_tools=settings.native_tools, **dataclasses.asdict(settings.model_call))
     if spec_override is None and hasattr(chosen, "position"):  # scripted/replayed replies already used are skipped
         chosen.position = used
     return chosen
