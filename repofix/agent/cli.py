@@ -67,9 +67,10 @@ def run_options(function):
 @click.command()
 @click.argument("instruction")
 @run_options
-@click.option("--tests-first/--no-tests-first", default=True, show_default=True,
-              help="Red phase first: the model writes failing tests for the feature, which are then protected.")
-def implement(instruction: str, tests_first: bool, **options) -> None:
+@click.option("--tests-first/--no-tests-first", default=None,  # not given: the settings decide (default on)
+              help="Red phase first: the model writes failing tests for the feature, which are then protected "
+                   "(default on; also tests_first in the settings).")
+def implement(instruction: str, tests_first: bool | None, **options) -> None:
     """Implement a feature, test-first, and deliver it as a branch and a patch."""
     start(instruction, "implement", (), None, tests_first, options)
 
