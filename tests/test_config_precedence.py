@@ -1,6 +1,7 @@
 """Where a setting comes from: defaults < your config file < the repository's config (only project
 facts, unless trusted) < REPOFIX_* environment variables < flags; "none" removes an optional value."""
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -11,9 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from repofix import config
+from repofix.agent.api import open_run_sandbox
 from repofix.cli import main
 from repofix.config import Settings, SettingsError, load_settings, with_flags
 from repofix.models import make_model
+from repofix.sandboxes import Limits
 
 ROOT = Path(__file__).resolve().parent.parent / "repofix"
 
@@ -183,3 +186,11 @@ def test_model_call_options_reach_the_model(where):
     call = load_settings(where[1], model_call={"timeout": "7", "max_tokens": 300}).model_call
     model = make_model("openai/gpt-4o", **dataclasses.asdict(call))
     assert (model.timeout, model.max_tokens, model.max_retries, model.temperature) == (7.0, 300, 4, 0.0)
+
+
+def test_sandbox_limits_reach_the_sandbox(where, tmp_path):
+    settings = load_settings(where[1], sandbox="none", command_timeout=42, limits={"memory_mb": "1234"})
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    with contextlib.closing(open_run_sandbox(settings, tree)) as box:
+        assert (box.limits.memory_mb, box.limits.timeout, box.limits.pids) == (1234, 42.0, Limits().pids)
