@@ -95,7 +95,9 @@ _TUPLES = {"setup", "allow_guards"}
 # a credential, the sandbox or the user's money.
 REPO_SETTINGS = frozenset({"test_cmd", "test_timeout", "tests_first"})
 TRUST_ENV = ENV_PREFIX + "TRUST_REPO_CONFIG"
-UNSET = "none"  # as a value of a setting that may be empty (max_cost, model, ...): no value, e.g. no cost cap
+# As the value of a setting that may be empty (max_cost, model, ...): no value, e.g. no cost cap. Not for
+# `sandbox`, where "none" is the name of a backend (no isolation); leave it out to choose automatically.
+UNSET = "none"
 _MINIMUM = {"max_steps": 1, "max_cost": 0, "timeout": 1, "command_timeout": 1, "test_timeout": 1,
             "limits.memory_mb": 16, "limits.cpus": 0.01, "limits.pids": 8, "limits.workspace_mb": 1, "limits.tmp_mb": 1,
             "limits.home_mb": 1, "model_call.timeout": 1, "model_call.max_retries": 0, "model_call.max_tokens": 1,
@@ -113,7 +115,7 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
             if isinstance(value, str):
                 return tuple(part for part in value.split(";;") if part.strip()) if ";;" in value else (value,)
             return tuple(str(v) for v in value)
-        if value is None or (kind.endswith("| None") and str(value).strip().lower() == UNSET):
+        if value is None or (kind.endswith("| None") and name != "sandbox" and str(value).strip().lower() == UNSET):
             return None
         if kind.startswith(("int", "float")):
             number = int(value) if kind.startswith("int") else float(value)

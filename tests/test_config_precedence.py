@@ -80,6 +80,14 @@ def test_none_removes_a_cap_at_every_layer(where, monkeypatch):
     assert with_flags(Settings(max_cost=5.0), max_cost="none").max_cost is None  # resume / continue
 
 
+def test_none_is_a_sandbox_backend_not_an_unset_value(where, monkeypatch):
+    _, repo = where
+    assert load_settings(repo, sandbox="none").sandbox == "none"
+    assert with_flags(Settings(sandbox="bwrap"), sandbox="none").sandbox == "none"
+    monkeypatch.setenv("REPOFIX_SANDBOX", "none")
+    assert load_settings(repo).sandbox == "none"
+
+
 def test_flags_are_coerced_like_every_other_source(where):
     _, repo = where
     settings = load_settings(repo, max_steps="7", max_cost="1.5", native_tools="no", setup="a;;b")
