@@ -129,10 +129,10 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         return str(value)
     except (ValueError, KeyError):
         unset = f" (or {UNSET!r}: no value)" if kind.endswith("| None") else ""
-    least = f" of at least {_MINIMUM[name]}" if name in _MINIMUM else ""
-    noun = next((word for prefix, word in (("int", "whole number"), ("float", "number"), ("bool", "yes/no value"))
-                 if kind.startswith(prefix)), kind)
-    raise SettingsError(f"{origin}: {name} = {value!r} is not a {noun}{least}{unset}") from None
+        least = f" of at least {_MINIMUM[name]}" if name in _MINIMUM else ""
+        noun = next((word for prefix, word in (("int", "whole number"), ("float", "number"), ("bool", "yes/no value"))
+                     if kind.startswith(prefix)), kind)
+        raise SettingsError(f"{origin}: {name} = {value!r} is not a {noun}{least}{unset}") from None
 
 
 def _parse(path: Path, text: bytes | None, section: tuple[str, ...] | None) -> dict[str, Any]:
