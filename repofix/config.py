@@ -1,6 +1,7 @@
-"""One immutable settings object, resolved once: CLI flags > environment variables >
-`.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository) > the user's own
-config file > defaults.
+"""One immutable settings object, resolved once by `load_settings(repo, **flags)`: CLI flags >
+environment variables > `.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository)
+> the user's own config file > defaults. Every source is coerced and checked the same way; the value
+"none" removes an optional setting (`--max-cost none`: no cost cap).
 
 The repository is untrusted: its config may state project facts only (`REPO_SETTINGS`: how to run its
 tests). Everything else in it (model, endpoints, credentials, sandbox and limits, setup commands, guard
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, fields, replace
+import tempfile
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,34 @@ from repofix.repofiles import read_inside
 
 class SettingsError(ValueError):
     """A setting has a bad value; the message names the setting and where it came from."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """`[limits]`: hard limits of each sandbox (sizes in MiB); None: the sandbox's own default."""
+
+    memory_mb: int | None = None
+    cpus: float | None = None
+    pids: int | None = None
+    workspace_mb: int | None = None
+    tmp_mb: int | None = None
+    home_mb: int | None = None
+
+    def given(self) -> dict[str, Any]:
+        return {name: value for name, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """`[model_call]`: how each request to the model is made (the keyword arguments of `make_model`)."""
+
+    timeout: float = 120.0  # seconds per request
+    max_retries: int = 4  # on rate limits, timeouts and server errors, with backoff
+    max_tokens: int = 4096  # per reply (lowered to the model's own limit when LiteLLM knows it)
+    temperature: float | None = 0.0  # none: the provider's default
+
+
+SECTIONS: dict[str, type] = {"limits": SandboxLimits, "model_call": ModelCall}
 
 
 @dataclass(frozen=True)
@@ -52,11 +82,11 @@ class Settings:
     tests_first: bool | None = None  # None: on for implement, on for described fixes
     allow_guards: tuple[str, ...] = ()  # guard names this run allows
     allow_local_submodules: bool = False  # fetch submodule URLs that are paths on this machine
+    limits: SandboxLimits = SandboxLimits()
+    model_call: ModelCall = ModelCall()
     extra: dict[str, Any] = field(default_factory=dict)
     notices: tuple[str, ...] = ()  # for the user: repository settings that were ignored
 
-    def with_overrides(self, **values: Any) -> Settings:
-        return replace(self, **{k: v for k, v in values.items() if v is not None})
 
 
 ENV_PREFIX = "REPOFIX_"
@@ -65,30 +95,44 @@ _TUPLES = {"setup", "allow_guards"}
 # a credential, the sandbox or the user's money.
 REPO_SETTINGS = frozenset({"test_cmd", "test_timeout", "tests_first"})
 TRUST_ENV = ENV_PREFIX + "TRUST_REPO_CONFIG"
+# As the value of a setting that may be empty (max_cost, model, ...): no value, e.g. no cost cap. Not for
+# `sandbox`, where "none" is the name of a backend (no isolation); leave it out to choose automatically.
+UNSET = "none"
+_MINIMUM = {"max_steps": 1, "max_cost": 0, "timeout": 1, "command_timeout": 1, "test_timeout": 1,
+            "limits.memory_mb": 16, "limits.cpus": 0.01, "limits.pids": 8, "limits.workspace_mb": 1, "limits.tmp_mb": 1,
+            "limits.home_mb": 1, "model_call.timeout": 1, "model_call.max_retries": 0, "model_call.max_tokens": 1,
+            "model_call.temperature": 0}
+# Every setting by its flat name ("max_steps", "limits.memory_mb") and its declared type.
+_KINDS = {f.name: str(f.type) for f in fields(Settings) if f.name not in SECTIONS} | {
+    f"{section}.{f.name}": str(f.type) for section, kind in SECTIONS.items() for f in fields(kind)}
 USER_CONFIG_ENV = ENV_PREFIX + "CONFIG"
 
 
 def _coerce(name: str, value: Any, origin: str) -> Any:
-    kinds = {f.name: f.type for f in fields(Settings)}
-    kind = str(kinds[name])
+    kind = _KINDS[name]
     try:
         if name in _TUPLES:
             if isinstance(value, str):
                 return tuple(part for part in value.split(";;") if part.strip()) if ";;" in value else (value,)
             return tuple(str(v) for v in value)
-        if value is None:
+        if value is None or (kind.endswith("| None") and name != "sandbox" and str(value).strip().lower() == UNSET):
             return None
-        if kind.startswith("int"):
-            return int(value)
-        if kind.startswith("float"):
-            return float(value)
+        if kind.startswith(("int", "float")):
+            number = int(value) if kind.startswith("int") else float(value)
+            if number < _MINIMUM.get(name, number) or number != number:  # below its minimum, or NaN
+                raise ValueError
+            return number
         if kind.startswith("bool"):  # "bool" and "bool | None"
             if isinstance(value, bool):
                 return value
             return {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}[str(value).lower()]
         return str(value)
     except (ValueError, KeyError):
-        raise SettingsError(f"{origin}: {name} = {value!r} is not a valid {kind}") from None
+        unset = f" (or {UNSET!r}: no value)" if kind.endswith("| None") else ""
+        least = f" of at least {_MINIMUM[name]}" if name in _MINIMUM else ""
+        noun = next((word for prefix, word in (("int", "whole number"), ("float", "number"), ("bool", "yes/no value"))
+                     if kind.startswith(prefix)), kind)
+        raise SettingsError(f"{origin}: {name} = {value!r} is not a {noun}{least}{unset}") from None
 
 
 def _parse(path: Path, text: bytes | None, section: tuple[str, ...] | None) -> dict[str, Any]:
@@ -132,19 +176,48 @@ def _from_user_file() -> tuple[dict[str, Any], str]:
 
 
 def _values(data: dict[str, Any], origin: str, known: set[str]) -> dict[str, Any]:
+    """A config file's table as flat names -> checked values; a section (`[limits]`) is a table of its own."""
     values = {}
     for key, value in data.items():
         name = key.replace("-", "_")
+        if name in SECTIONS:
+            if not isinstance(value, dict):
+                raise SettingsError(f"{origin}: {key} is a section: write [{key}] and its settings below it")
+            values.update(_values({f"{name}.{k}": v for k, v in value.items()}, origin, known))
+            continue
         if name not in known:
             raise SettingsError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
         values[name] = _coerce(name, value, origin)
     return values
 
 
+def _build(values: dict[str, Any], base: Settings | None = None) -> Settings:
+    """Settings from flat names, each section built from its `section.` names on top of `base`'s."""
+    base = base or Settings()
+    plain = {name: value for name, value in values.items() if "." not in name}
+    for section in SECTIONS:
+        given = {name.split(".", 1)[1]: value for name, value in values.items() if name.startswith(section + ".")}
+        if given:
+            plain[section] = replace(getattr(base, section), **given)
+    return replace(base, **plain)
+
+
+def settings_from_record(data: dict[str, Any]) -> Settings:
+    """The settings a run recorded (its trajectory's JSON), sections included; names a later version
+    dropped are skipped, sections an earlier one lacked get their defaults."""
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in SECTIONS and isinstance(value, dict):
+            values.update({f"{name}.{k}": v for k, v in value.items() if f"{name}.{k}" in _KINDS})
+        elif name in _KINDS:
+            values[name] = tuple(value) if isinstance(value, list) else value
+    return _build(values)
+
+
 def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, **cli: Any) -> Settings:
     """Resolve the settings for a run on `repo`; `cli` holds the flags the user gave (None = not given).
     `trust_repo` (None: $REPOFIX_TRUST_REPO_CONFIG) lets the repository's config set everything."""
-    known = {f.name for f in fields(Settings)} - {"extra", "notices"}
+    known = set(_KINDS) - {"extra", "notices"}
     if trust_repo is None:
         trust_repo = os.environ.get(TRUST_ENV, "").lower() in ("1", "true", "yes")
     user_data, user_origin = _from_user_file()
@@ -156,11 +229,78 @@ def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, *
                f"{', '.join(sorted(REPO_SETTINGS))}; set the others yourself, or pass --trust-repo-config)",
                ) if ignored else ()
     values.update({k: v for k, v in repo_values.items() if k not in ignored})
-    for name in known:
-        env_value = os.environ.get(ENV_PREFIX + name.upper())
+    for name in known:  # limits.memory_mb: $REPOFIX_LIMITS_MEMORY_MB
+        variable = ENV_PREFIX + name.upper().replace(".", "_")
+        env_value = os.environ.get(variable)
         if env_value is not None and env_value != "":
-            values[name] = _coerce(name, env_value, f"${ENV_PREFIX}{name.upper()}")
-    for name, value in cli.items():
-        if value is not None and value != ():
-            values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
-    return Settings(**values, notices=notices)
+            values[name] = _coerce(name, env_value, f"${variable}")
+    return with_flags(_build(values, Settings(notices=notices)), **cli)
+
+
+def with_flags(settings: Settings, **flags: Any) -> Settings:
+    """`settings` with the flags the user gave on top, coerced and checked like every other source.
+    None (or an empty tuple) means "not given"; the string "none" removes an optional value (a cap)."""
+    unknown = sorted(set(flags) - set(_KINDS) - set(SECTIONS))
+    if unknown:
+        raise TypeError(f"unknown settings: {', '.join(unknown)}")
+    given = {name: value for name, value in flags.items() if value is not None and value != ()}
+    sections = {f"{name}.{key}": value for name in SECTIONS for key, value in (given.pop(name, None) or {}).items()}
+    values = {name: value if name == "extra" else _coerce(name, value, f"--{name.replace('_', '-').replace('.', '-')}")
+              for name, value in {**given, **sections}.items()}
+    return _build(values, settings)
+
+
+# --- repofix's own environment variables: read here and nowhere else -------------------------------------
+
+DEFAULT_IMAGE = "repofix-sandbox:latest"
+
+
+def env(name: str) -> str | None:
+    """$REPOFIX_<NAME>, or None when it is unset or empty (an empty variable means "not set")."""
+    return os.environ.get(ENV_PREFIX + name) or None
+
+
+def env_flag(name: str) -> bool:
+    """$REPOFIX_<NAME> as a yes/no switch (1, true, yes: on)."""
+    return (env(name) or "").lower() in ("1", "true", "yes")
+
+
+def home_dir() -> Path:
+    """Where runs live: $REPOFIX_HOME, else $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
+    if env("HOME"):
+        return Path(env("HOME") or "").expanduser().absolute()
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix"
+
+
+def scratch_dir() -> Path:
+    """Host folder of the sandboxes' scratch dirs: $REPOFIX_SCRATCH, else <tmp>/repofix-sandboxes."""
+    return Path(env("SCRATCH") or Path(tempfile.gettempdir()) / "repofix-sandboxes")
+
+
+def docker_image() -> str:
+    """The sandbox image when the settings name none: $REPOFIX_IMAGE, else repofix-sandbox:latest."""
+    return env("IMAGE") or DEFAULT_IMAGE
+
+
+def ray_state_dir() -> Path:
+    """Where Ray nodes keep their state files: $REPOFIX_RAY_STATE, else <tmp>/repofix-ray."""
+    return Path(env("RAY_STATE") or Path(tempfile.gettempdir()) / "repofix-ray")
+
+
+def github_backoff_scale() -> float:
+    """$REPOFIX_GITHUB_BACKOFF scales the GitHub client's retry waits (tests set it to 0)."""
+    value = env("GITHUB_BACKOFF") or "1"
+    try:
+        return float(value)
+    except ValueError:
+        raise SettingsError(f"${ENV_PREFIX}GITHUB_BACKOFF = {value!r} is not a number") from None
+
+
+def git_remote(environ: dict[str, str] | None = None) -> str | None:
+    """$REPOFIX_GIT_REMOTE: the remote `repofix ci` fetches from and pushes to (None: GitHub's)."""
+    return (os.environ if environ is None else environ).get(ENV_PREFIX + "GIT_REMOTE") or None
+
+
+def git_identity(name: str, email: str) -> tuple[str, str]:
+    """The bot's commit identity: $REPOFIX_GIT_NAME / $REPOFIX_GIT_EMAIL, else the given defaults."""
+    return env("GIT_NAME") or name, env("GIT_EMAIL") or email

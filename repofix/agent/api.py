@@ -19,7 +19,7 @@ from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.agent.verify import verification_tree
-from repofix.config import Settings, load_settings
+from repofix.config import Settings, load_settings, with_flags
 from repofix.edits import FORMATS
 from repofix.models import check_credentials, describe_missing_model, make_model
 from repofix.runs import runs_dir
@@ -83,8 +83,9 @@ def resolve_settings(request: AgentRequest) -> Settings:
     overrides = dict(model=request.model, sandbox=request.sandbox, max_steps=request.max_steps,
                      max_cost=request.max_cost, timeout=request.timeout, test_cmd=request.test_cmd,
                      tests_first=request.tests_first, python=request.python)
-    base = request.settings or load_settings(local, trust_repo=request.trust_repo_config)
-    return base.with_overrides(**overrides)
+    if request.settings is None:
+        return load_settings(local, trust_repo=request.trust_repo_config, **overrides)
+    return with_flags(request.settings, **overrides)
 
 
 def choose_model_spec(settings: Settings, mode: str, described: bool = False) -> tuple[str, str]:
@@ -104,7 +105,7 @@ def choose_model_spec(settings: Settings, mode: str, described: bool = False) ->
 
 
 def open_run_sandbox(settings: Settings, tree: Path):
-    limits = Limits(timeout=settings.command_timeout)
+    limits = Limits(timeout=settings.command_timeout, **settings.limits.given())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the CLI prints its own warning for --sandbox none
         box = open_sandbox(tree, backend=settings.sandbox, limits=limits, setup=settings.setup, image=settings.image,
@@ -145,7 +146,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
             notify({"event": "note", "message": line})
     model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
                        price_file=settings.price_file, native_tools=settings.native_tools,
-                       runs_dir=_runs_dir(settings))
+                       runs_dir=_runs_dir(settings), **dataclasses.asdict(settings.model_call))
     check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists
     label = (request.instruction or request.mode)[:40]
     workspace = Workspace.create(request.repo, rev=request.rev, mirror=Path(settings.mirror) if settings.mirror else None,

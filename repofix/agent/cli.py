@@ -15,13 +15,13 @@ from pathlib import Path
 
 import click
 
-from repofix.agent.api import AgentRequest, AgentSetupError, resolve_settings, run_agent
+from repofix.agent.api import AgentRequest, AgentSetupError, run_agent
 from repofix.agent.conversation import messages_json, render
 from repofix.agent.display import Display
 from repofix.agent.resume import continue_agent, resume_agent
 from repofix.agent.stopping import Tracker, go_on, on_signal, one_line
 from repofix.agent.trajectory import Trajectory
-from repofix.config import SettingsError
+from repofix.config import UNSET, SettingsError, load_settings
 from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 from repofix.models import ModelError
 from repofix.runs import open_run
@@ -43,7 +43,8 @@ def run_options(function):
         click.option("--price-file", default=None, type=click.Path(dir_okay=False),
                      help="Prices for models LiteLLM does not know (JSON/YAML: model -> input/output per token)."),
         click.option("--max-steps", type=click.IntRange(1), default=None, help="Step limit (default 30)."),
-        click.option("--max-cost", type=click.FloatRange(0), default=None, help="Cost cap in USD (default 2)."),
+        click.option("--max-cost", metavar="USD|none", default=None,
+                     help=f"Cost cap in USD (default 2); {UNSET} for no cap."),
         click.option("--timeout", type=click.FloatRange(1), default=None, help="Wall-time limit in seconds."),
         click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None,
                      help="Sandbox backend (default: docker if its engine answers, else bwrap)."),
@@ -66,9 +67,10 @@ def run_options(function):
 @click.command()
 @click.argument("instruction")
 @run_options
-@click.option("--tests-first/--no-tests-first", default=True, show_default=True,
-              help="Red phase first: the model writes failing tests for the feature, which are then protected.")
-def implement(instruction: str, tests_first: bool, **options) -> None:
+@click.option("--tests-first/--no-tests-first", default=None,  # not given: the settings decide (default on)
+              help="Red phase first: the model writes failing tests for the feature, which are then protected "
+                   "(default on; also tests_first in the settings).")
+def implement(instruction: str, tests_first: bool | None, **options) -> None:
     """Implement a feature, test-first, and deliver it as a branch and a patch."""
     start(instruction, "implement", (), None, tests_first, options)
 
@@ -87,14 +89,14 @@ def fix(description: str, tests: tuple[str, ...], keyword: str | None, tests_fir
 
 def start(instruction, mode, tests, keyword, tests_first, options) -> None:
     request = AgentRequest(repo=options["repo"], instruction=instruction, mode=mode, targets=tuple(tests),
-                           rev=options["rev"], tests_first=tests_first,
-                           trust_repo_config=options.get("trust_repo_config"))
-    try:
-        settings = resolve_settings(request).with_overrides(
-            model=options["model"], api_base=options["api_base"], price_file=options["price_file"],
-            max_steps=options["max_steps"], max_cost=options["max_cost"], timeout=options["timeout"],
-            sandbox=options["sandbox"], test_cmd=options["test_cmd"], setup=options["setup"] or None,
-            python=options.get("python"),
+                           rev=options["rev"])
+    local = Path(options["repo"]) if Path(options["repo"]).is_dir() else None
+    try:  # the one place a command's flags become settings (None: not given; "none": no value)
+        settings = load_settings(
+            local, trust_repo=options.get("trust_repo_config"), model=options["model"], api_base=options["api_base"],
+            price_file=options["price_file"], max_steps=options["max_steps"], max_cost=options["max_cost"],
+            timeout=options["timeout"], sandbox=options["sandbox"], test_cmd=options["test_cmd"],
+            setup=options["setup"], python=options.get("python"), tests_first=tests_first,
             extra={"keyword": keyword} if keyword else None)
     except ValueError as error:
         fail(str(error))
@@ -207,7 +209,8 @@ def limit_options(function):
     for option in reversed([
         click.option("--model", "-m", default=None, help="Go on with another model than the recorded one."),
         click.option("--max-steps", type=click.IntRange(1), default=None, help="A new step limit (total steps)."),
-        click.option("--max-cost", type=click.FloatRange(0), default=None, help="A new cost cap in USD (total)."),
+        click.option("--max-cost", metavar="USD|none", default=None,
+                     help=f"A new cost cap in USD (total); {UNSET} for no cap."),
         click.option("--timeout", type=click.FloatRange(1), default=None, help="A new wall-time limit in seconds."),
         click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON on stdout."),
     ]):
@@ -218,7 +221,7 @@ def limit_options(function):
 @click.command()
 @click.argument("run_id")
 @limit_options
-def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,
+def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: float | str | None, timeout: float | None,
            as_json: bool) -> None:
     """Continue a run that stopped (kill, crash, a step/cost/time limit, a model error) from its best
     checkpoint, with its conversation kept; raise the limit that stopped it."""
@@ -233,7 +236,7 @@ def resume(run_id: str, model: str | None, max_steps: int | None, max_cost: floa
 @click.argument("run_id")
 @click.argument("instruction")
 @limit_options
-def continue_(run_id: str, instruction: str, model: str | None, max_steps: int | None, max_cost: float | None,
+def continue_(run_id: str, instruction: str, model: str | None, max_steps: int | None, max_cost: float | str | None,
               timeout: float | None, as_json: bool) -> None:
     """Give a finished run a follow-up instruction: a new phase from its final checkpoint, with its history,
     delivered as a new commit on the same branch."""

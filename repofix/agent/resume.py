@@ -8,9 +8,9 @@ Every refusal happens before anything on disk changes; `claim` then makes this p
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from repofix.agent.actions import openai_tools
 from repofix.agent.api import (  # the same first prompt as a new run
@@ -29,7 +29,7 @@ from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
 from repofix.agent.run import AgentRun, prompt
 from repofix.agent.trajectory import Trajectory
-from repofix.config import Settings
+from repofix.config import Settings, settings_from_record, with_flags
 from repofix.models import Budget, make_model
 from repofix.runs.owner import alive
 from repofix.sandboxes.cleanup import owned_tempdir
@@ -54,9 +54,7 @@ def _open(run_id: str, home: str | None):
 
 
 def _settings(data: dict, **overrides) -> Settings:
-    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["settings"].items()}
-    settings = Settings(**values)
-    return settings.with_overrides(**overrides)
+    return with_flags(settings_from_record(data["settings"]), **overrides)
 
 
 def _check_limits(data: dict, settings: Settings, spent: float) -> None:
@@ -73,14 +71,14 @@ def _check_limits(data: dict, settings: Settings, spent: float) -> None:
 def _model(spec_override: str | None, data: dict, settings: Settings, spent: float, used: int):
     chosen = make_model(spec_override or data["model"], budget=Budget(max_cost=settings.max_cost, spent=spent),
                         api_base=settings.api_base, price_file=settings.price_file,
-                        native_tools=settings.native_tools)
+                        native_tools=settings.native_tools, **dataclasses.asdict(settings.model_call))
     if spec_override is None and hasattr(chosen, "position"):  # scripted/replayed replies already used are skipped
         chosen.position = used
     return chosen
 
 
 def resume_agent(run_id: str, *, model: str | None = None, home: str | None = None, max_steps: int | None = None,
-                 max_cost: float | None = None, timeout: float | None = None,
+                 max_cost: float | str | None = None, timeout: float | None = None,
                  progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     workspace, point, trajectory = _open(run_id, home)
     data = trajectory.data
@@ -148,7 +146,7 @@ def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map
 
 
 def continue_agent(run_id: str, instruction: str, *, model: str | None = None, home: str | None = None,
-                   max_steps: int | None = None, max_cost: float | None = None, timeout: float | None = None,
+                   max_steps: int | None = None, max_cost: float | str | None = None, timeout: float | None = None,
                    progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     """A follow-up on a finished run: the result so far becomes the new baseline (so what the first phase
     fixed is protected), the model first writes failing tests for the follow-up, then makes them pass."""

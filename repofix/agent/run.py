@@ -40,7 +40,12 @@ UNBOUNDED = 10**9  # observation budget for a model that reads outputs whole (th
 
 
 def prompt(name: str, **values: Any) -> str:
-    return Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8")).safe_substitute(**values).strip()
+    """A prompt template filled in; a `$name` it uses but is not given is an error, never left as text."""
+    template = Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
+    try:
+        return template.substitute(**values).strip()
+    except KeyError as missing:
+        raise ValueError(f"prompt {name}.md needs ${missing.args[0]}, which was not given") from None
 
 
 class StopRun(Exception):

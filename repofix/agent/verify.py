@@ -96,7 +96,8 @@ def verify_checkpoint(settings: Settings, workspace: Workspace, progress: Progre
         start = workspace.export(Path(tmp) / "tree", 0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the run already warned about --sandbox none
-            box = open_sandbox(start, backend=backend, limits=Limits(timeout=settings.command_timeout),
+            limits = Limits(timeout=settings.command_timeout, **settings.limits.given())  # as the run's sandbox
+            box = open_sandbox(start, backend=backend, limits=limits,
                                setup=settings.setup, image=settings.image, python=settings.python)
     with box:
         _write_incremental(box, plan.files)

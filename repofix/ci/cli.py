@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from repofix import config
 from repofix.ci.artifact import ArtifactError
 from repofix.ci.events import EventError, load_event
 from repofix.ci.github import GitHub, GitHubError
@@ -20,6 +21,7 @@ from repofix.config import SettingsError
 from repofix.workspace.errors import GitError
 
 DEFAULT_ARTIFACT = "repofix-artifact"
+BOT_LOGIN = "github-actions[bot]"
 
 
 def _token() -> str | None:
@@ -33,7 +35,7 @@ def _run_url() -> str:
 
 
 def _allow_list(values: tuple[str, ...]) -> list[str]:
-    raw = list(values) or [os.environ.get("REPOFIX_ALLOW", "")]
+    raw = list(values) or [config.env("ALLOW") or ""]
     return [name.strip().lstrip("@") for value in raw for name in value.replace("\n", ",").split(",") if name.strip()]
 
 
@@ -45,10 +47,11 @@ def ci() -> None:
 _common = [
     click.option("--artifact-dir", type=click.Path(path_type=Path), default=DEFAULT_ARTIFACT, show_default=True,
                  help="Folder for the patch, report.json, summary.md and the trajectory."),
-    click.option("--bot-login", envvar="REPOFIX_BOT_LOGIN", default="github-actions[bot]", show_default=True,
+    click.option("--bot-login", default=lambda: config.env("BOT_LOGIN") or BOT_LOGIN,
+                 show_default=f"$REPOFIX_BOT_LOGIN, else {BOT_LOGIN}",
                  help="The account repofix comments as (its comments never trigger it)."),
-    click.option("--remote", envvar="REPOFIX_GIT_REMOTE", default=None,
-                 help="Git remote of the repository [default: $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git]."),
+    click.option("--remote", default=None, help="Git remote of the repository [default: $REPOFIX_GIT_REMOTE, "
+                 "else $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git]."),
 ]
 
 
@@ -62,15 +65,16 @@ def _with_common(function):
 @_with_common
 @click.option("--allow", multiple=True, help="Only these logins may trigger repofix (comma-separated or "
               "repeated; also $REPOFIX_ALLOW). They still need write access.")
-@click.option("--model", envvar="REPOFIX_MODEL", default=None, help="Model, e.g. openai/gpt-4o or scripted:FILE.")
-@click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), envvar="REPOFIX_SANDBOX", default=None)
+# --model and --sandbox: without the flag, the settings decide ($REPOFIX_MODEL / $REPOFIX_SANDBOX, the config files)
+@click.option("--model", default=None, help="Model, e.g. openai/gpt-4o or scripted:FILE [default: the settings'].")
+@click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None)
 @click.option("--max-steps", type=int, default=None, help="Step limit [default: the settings', 30].")
 @click.option("--max-cost", type=float, default=None, help="Stop when the model has cost this many dollars.")
 @click.option("--timeout", type=float, default=None, help="Wall-clock limit of the run in seconds.")
 @click.option("--test-cmd", default=None, help="Test command (default: detected).")
 @click.option("--config-dir", type=click.Path(path_type=Path, file_okay=False), default=".", show_default=True,
               help="Read .repofix.toml / [tool.repofix] from here (the base branch), never from the PR head.")
-@click.option("--allow-unsandboxed", is_flag=True, envvar="REPOFIX_CI_ALLOW_UNSANDBOXED",
+@click.option("--allow-unsandboxed", is_flag=True, default=lambda: config.env_flag("CI_ALLOW_UNSANDBOXED"),
               help="Permit the `none` sandbox (only for code you trust).")
 def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...], model: str | None,
         sandbox: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,

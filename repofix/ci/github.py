@@ -12,6 +12,8 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+from repofix import config
+
 DEFAULT_API = "https://api.github.com"
 USER_AGENT = "repofix-ci"
 MAX_WAIT = 600.0  # a longer wait (an exhausted hourly quota) fails now rather than idling the job
@@ -37,7 +39,7 @@ def _is_rate_limited(status: int, headers: Any, body: str) -> bool:
 def _wait_seconds(headers: Any, attempt: int) -> float:
     """GitHub's advice: Retry-After if given, else until X-RateLimit-Reset, else exponential from 1 minute
     (scaled by REPOFIX_GITHUB_BACKOFF so tests need not wait)."""
-    scale = float(os.environ.get("REPOFIX_GITHUB_BACKOFF", "1"))
+    scale = config.github_backoff_scale()
     if headers.get("Retry-After"):
         return float(headers["Retry-After"]) * scale
     if headers.get("X-RateLimit-Remaining") == "0" and headers.get("X-RateLimit-Reset"):

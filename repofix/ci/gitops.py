@@ -9,6 +9,7 @@ import os
 import urllib.parse
 from pathlib import Path
 
+from repofix import config
 from repofix.workspace.errors import GitError
 from repofix.workspace.git import git
 
@@ -30,10 +31,10 @@ def auth_env(remote: str, token: str | None) -> dict[str, str]:
 
 
 def default_remote(repository: str, env: dict[str, str] | None = None) -> str:
-    env = dict(os.environ) if env is None else env
-    if env.get("REPOFIX_GIT_REMOTE"):
-        return env["REPOFIX_GIT_REMOTE"]
-    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    remote = config.git_remote(env)
+    if remote:
+        return remote
+    server = ((os.environ if env is None else env).get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
     return f"{server}/{repository}.git"
 
 
@@ -73,8 +74,8 @@ def apply_to_index(repo: Path, patch: str) -> list[str]:
 def commit_and_push(repo: Path, message: str, remote: str, branch: str, token: str | None) -> str:
     """Commit the index on top of the checked-out head and push to `branch` without force: if the
     branch moved meanwhile, the push is rejected. Returns the new commit's sha."""
-    identity = {"GIT_AUTHOR_NAME": os.environ.get("REPOFIX_GIT_NAME", BOT_NAME),
-                "GIT_AUTHOR_EMAIL": os.environ.get("REPOFIX_GIT_EMAIL", BOT_EMAIL)}
+    name, email = config.git_identity(BOT_NAME, BOT_EMAIL)
+    identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
     identity.update(GIT_COMMITTER_NAME=identity["GIT_AUTHOR_NAME"], GIT_COMMITTER_EMAIL=identity["GIT_AUTHOR_EMAIL"])
     git(repo, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-F", "-", input=message.encode("utf-8"),
         env=identity)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 from repofix.agent import AgentRequest, run_agent
-from repofix.config import load_settings
+from repofix.config import load_settings, with_flags
 from repofix.evaluation.model import Candidate
 from repofix.evaluation.repositories import checkout
 from repofix.tasks import Task, TasksError
@@ -80,11 +80,11 @@ class AgentSource:
         try:
             repo = checkout(task, workspace / "repo", mirror=self.mirror)
             env = task.environment
-            settings = load_settings(repo).with_overrides(
-                model=self.name, sandbox=self.sandbox, home=str(self.home), test_cmd=task.test_cmd,
+            settings = load_settings(
+                repo, model=self.name, sandbox=self.sandbox, home=str(self.home), test_cmd=task.test_cmd,
                 setup=tuple(env.setup) or None, image=env.image)
             if budget is not None:  # never more than the evaluation has left
-                settings = settings.with_overrides(max_cost=min(budget, settings.max_cost or budget))
+                settings = with_flags(settings, max_cost=min(budget, settings.max_cost or budget))
             outcome = run_agent(AgentRequest(repo=repo, instruction=task.problem_statement, mode="fix",
                                                   tests_first=self.tests_first, settings=settings))
         except Exception as error:  # the agent's failure is this task's error, not the evaluation's

@@ -20,20 +20,20 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from repofix import config
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.executors import TaskWork
 from repofix.evaluation.model import Status
 from repofix.sandboxes import Limits, cleanup
 from repofix.tasks import Task
 
-STATE_ENV = "REPOFIX_RAY_STATE"
 MAX_LOG_BYTES = 2 * 1024 * 1024  # per log file sent back to the head (its end is kept)
 _marked: list[Path] = []
 _environments_cache: dict[tuple[str, Limits], Environments] = {}
 
 
 def state_dir() -> Path:
-    return Path(os.environ.get(STATE_ENV) or Path(tempfile.gettempdir()) / "repofix-ray")
+    return config.ray_state_dir()
 
 
 def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limits: Limits,

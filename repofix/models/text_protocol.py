@@ -33,7 +33,7 @@ def instructions(tools: list[dict[str, Any]]) -> str:
             lines.append(
                 f"    - `{name}` ({spec.get('type', 'any')}, {flag}): {spec.get('description', '').strip()}"
             )
-    return Template(template).safe_substitute(tools="\n".join(lines))
+    return Template(template).substitute(tools="\n".join(lines))
 
 
 def _single_text_parameter(tool: dict[str, Any] | None) -> str | None:

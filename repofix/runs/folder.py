@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import time
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repofix import config
 from repofix.runs.owner import me
 from repofix.runs.state import read_json, write_json_atomic
 
@@ -29,10 +29,7 @@ def repofix_home(home: Path | str | None = None) -> Path:
     """The parameter, else $REPOFIX_HOME, else $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
     if home is not None:
         return Path(home).expanduser().absolute()
-    if os.environ.get("REPOFIX_HOME"):
-        return Path(os.environ["REPOFIX_HOME"]).expanduser().absolute()
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "repofix"
+    return config.home_dir()
 
 
 def runs_dir(home: Path | str | None = None) -> Path:

@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+from repofix import config
 from repofix.sandboxes import limits
 
 LABEL = "org.repofix.sandbox"  # on every container and volume repofix creates
@@ -28,7 +29,7 @@ _reaped = False
 
 def scratch_root() -> Path:
     """Host folder of per-sandbox scratch dirs, each holding an `owner.pid` file."""
-    root = Path(os.environ.get("REPOFIX_SCRATCH", Path(tempfile.gettempdir()) / "repofix-sandboxes"))
+    root = config.scratch_dir()
     root.mkdir(parents=True, exist_ok=True)
     return root
 
@@ -125,7 +126,7 @@ def reap_dead_scratch(dry_run: bool = False) -> list[str]:
     """Remove (or, dry, list) the scratch folders whose owner is gone. A folder without an owner file
     yet is one being created: left alone for a minute."""
     removed: list[str] = []
-    root = Path(os.environ.get("REPOFIX_SCRATCH", Path(tempfile.gettempdir()) / "repofix-sandboxes"))
+    root = config.scratch_dir()
     if not root.is_dir():
         return removed
     for folder in root.iterdir():

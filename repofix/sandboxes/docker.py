@@ -25,11 +25,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from repofix import config
 from repofix.sandboxes import cleanup, docker_net
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 
-DEFAULT_IMAGE = os.environ.get("REPOFIX_IMAGE", "repofix-sandbox:latest")
+DEFAULT_IMAGE = config.docker_image()  # $REPOFIX_IMAGE, read once at start
 # What the docker CLI on the host needs to find the engine; never passed into the container.
 DOCKER_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
                      "DOCKER_CONTEXT")
