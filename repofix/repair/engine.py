@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.repair.checker import Checker
-from repofix.repair.localize import RunRecord, Suspect, is_test_file, rank
+from repofix.repair.localize import RunRecord, Suspect, rank
 from repofix.repair.search import CandidatePool
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
+from repofix.testfiles import is_test_file
 
 
 @dataclass(frozen=True)
