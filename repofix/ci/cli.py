@@ -14,9 +14,9 @@ from repofix.ci.github import GitHub, GitHubError
 from repofix.ci.gitops import default_remote
 from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
 from repofix.ci.runstage import RunSettings, run_stage
-from repofix.ci.sanitize import redact, secrets_from_env
 from repofix.ci.worker import WorkRequest, agent_work, run_in_worker
 from repofix.config import SettingsError
+from repofix.redaction import redact, secrets_from_env
 from repofix.workspace.errors import GitError
 
 DEFAULT_ARTIFACT = "repofix-artifact"

@@ -21,8 +21,8 @@ import click
 
 from repofix.agent import AgentRequest, run_agent
 from repofix.ci.runstage import WorkError
-from repofix.ci.sanitize import is_secret_name
 from repofix.config import load_settings
+from repofix.redaction import is_secret_name
 
 _MODEL_KEYS = ("_API_KEY", "_API_BASE")  # the host calls the model, so the worker keeps these
 
