@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repofix.atomic import write_json_atomic
 from repofix.redaction import redact_data, secrets_from_env
-from repofix.runs import read_json, write_json_atomic
+from repofix.runs import read_json
 
 FORMAT_VERSION = 1
 @dataclass
