@@ -9,10 +9,9 @@ import textwrap
 import pytest
 from conftest import TEST_LIMITS, require_backend
 
-from repofix.models.tokens import count_text
+from repofix.models.tokens import count_text, estimate_tokens
 from repofix.testing import RunStatus, TestRun, condense
 from repofix.testing.runner import run_tests
-from repofix.testing.text import estimate_tokens
 
 pytestmark = pytest.mark.bwrap
 

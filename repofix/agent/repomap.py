@@ -8,9 +8,9 @@ import ast
 import subprocess
 from pathlib import Path
 
+from repofix.models.tokens import estimate_tokens
 from repofix.repofiles import read_inside, walk_files
 from repofix.testfiles import is_test_file
-from repofix.testing.text import estimate_tokens
 from repofix.workspace.git import argv, git_env
 
 MAX_SOURCE_BYTES = 256 * 1024  # a bigger .py file is listed without its definitions
