@@ -26,10 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
+from repofix.models.tokens import estimate_tokens  # noqa: E402
 from repofix.sandboxes.base import CommandResult  # noqa: E402
 from repofix.testing.feedback import DEFAULT_BUDGET, condense  # noqa: E402
 from repofix.testing.runner import classify  # noqa: E402
-from repofix.testing.text import clean, estimate_tokens  # noqa: E402
+from repofix.testing.text import clean  # noqa: E402
 
 CORPUS = ROOT / ".cache" / "feedback" / "corpus"
 RESULTS = ROOT / "results" / "bench_feedback.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_helpers import make_repo
 
 from repofix.agent.repomap import repo_map
-from repofix.testing.text import estimate_tokens
+from repofix.models.tokens import estimate_tokens
 
 SOURCE = "class Cart:\n    def add(self):\n        pass\n\n    def total(self):\n        pass\n\n\ndef checkout():\n    pass\n"
 

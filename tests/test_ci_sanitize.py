@@ -9,15 +9,8 @@ from html import unescape
 import cmarkgfm
 import pytest
 
-from repofix.ci.sanitize import (
-    REDACTED,
-    code_block,
-    code_span,
-    quote_untrusted,
-    redact,
-    secrets_from_env,
-    strip_hidden,
-)
+from repofix.ci.sanitize import code_block, code_span, quote_untrusted, strip_hidden
+from repofix.redaction import REDACTED, redact, redact_data, secrets_from_env
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -97,3 +90,15 @@ def test_code_is_shown_literally_by_githubs_renderer(text):
     block = render(f"before\n\n{code_block(text)}\n\nafter @x")
     assert block.count("<pre") == 1 and "<img" not in block and "<a " not in block
     assert unescape(re.search(r"<code[^>]*>(.*)</code>", block, re.DOTALL).group(1)) == text + "\n"
+
+
+def test_redaction_leaves_words_that_merely_contain_a_token_prefix():
+    # "task-" ends in "sk-": the record's old copy of the rule redacted the middle of such words
+    text = "task-identifiers-and-more-words-here ask-permission-before-anything-else"
+    assert redact(text) == text
+
+
+def test_redact_data_walks_json():
+    secret = "hunter2hunter2"
+    data = {"messages": [{"content": f"key {secret}"}, ("ghp_" + "a" * 36,)], "step": 3}
+    assert redact_data(data, [secret]) == {"messages": [{"content": f"key {REDACTED}"}, [REDACTED]], "step": 3}

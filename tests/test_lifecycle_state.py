@@ -20,8 +20,9 @@ from test_agent_resume import sleeping_tree, wait_for
 from test_lifecycle_resume import CLI, ROOT, env_for
 
 from repofix.agent.trajectory import Trajectory
+from repofix.atomic import write_json_atomic
 from repofix.cli import main
-from repofix.runs import create_run, write_json_atomic
+from repofix.runs import create_run
 from repofix.runs.listing import list_runs, prune
 from repofix.runs.owner import me, start_time
 from repofix.workspace import Workspace

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from repofix.repair.checker import Checker
-from repofix.repair.localize import RunRecord, is_test_file, ochiai, rank
+from repofix.repair.localize import RunRecord, ochiai, rank
+from repofix.testfiles import is_test_file
 from tests.conftest import backend_params
 
 

@@ -15,8 +15,9 @@ from click.testing import CliRunner
 from test_workspace_support import make_repo, sh
 
 import repofix
+from repofix.atomic import write_json_atomic
 from repofix.cli import main
-from repofix.runs import create_run, open_run, read_json, write_json_atomic
+from repofix.runs import create_run, open_run, read_json
 from repofix.runs.listing import list_runs, prune
 from repofix.workspace import Workspace, WorkspaceError
 from repofix.workspace.resume import claim, resume_point

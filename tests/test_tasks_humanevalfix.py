@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from repofix.difftext import unified_diff
 from repofix.tasks import load_specs, materialize
 from repofix.tasks.files import write_files
-from repofix.tasks.humanevalfix import read_humanevalfix, row_to_task, unified_diff
+from repofix.tasks.humanevalfix import read_humanevalfix, row_to_task
 from repofix.tasks.writer import write_task_dir
 from tests.datasets import humanevalfix_rows, read_jsonl, synthetic_humanevalfix_rows, write_jsonl
 

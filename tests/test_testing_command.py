@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from repofix.junitid import nodeid_from_junit
 from repofix.testing.command import detect_command, is_pytest
-from repofix.testing.junit import nodeid_from_junit
 
 
 @pytest.mark.parametrize(("files", "command"), [

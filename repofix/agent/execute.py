@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from repofix import junitid
 from repofix.agent.actions import Action, outside, workspace_relative
 from repofix.agent.observe import Observer, numbered
 from repofix.edits import apply_edit
 from repofix.sandboxes import Sandbox
 
 VIEW_LINES = 300
-HELPERS = (Path(__file__).parent / "sandbox_helpers.py").read_text(encoding="utf-8")
+# the JUnit -> node id rule first (one copy for host and sandbox), then the helpers that use it
+HELPERS = "\n\n".join(Path(path).read_text(encoding="utf-8")
+                       for path in (junitid.__file__, Path(__file__).parent / "sandbox_helpers.py"))
 
 
 def preload_helpers(sandbox: Sandbox) -> None:

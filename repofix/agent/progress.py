@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from repofix.testfiles import is_test_file
 from repofix.testing import Outcome, RunStatus, TestResult, TestRun, Verdict, done
 
 BROKEN_LIKE = ("SyntaxError", "IndentationError", "TabError")
@@ -31,12 +32,6 @@ def missing_name(run: TestRun, unimported: list[str]) -> tuple[str, str]:
         if found:
             return found.group(2), found.group(1)
     return ("pkg.mod", "new_name")
-
-
-def is_test_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
-                                     or name == "conftest.py")
 
 
 def test_file(test_id: str) -> str:
@@ -121,7 +116,7 @@ class Progress:
         ids that were collected count: a module that fails to import (the usual cause: a module-level
         import of the name the task will add) has no test ids yet, so it is refused with a how-to
         rather than becoming a target that no passing run could ever show."""
-        new_files = {f for f in changed_files if is_test_path(f)}
+        new_files = {f for f in changed_files if is_test_file(f)}
         if not new_files:
             return RedJudgement([], "no test file was added or changed")
         if not run.structured or run.status not in (RunStatus.COMPLETED, RunStatus.COLLECTION_ERROR):

@@ -8,8 +8,9 @@ import ast
 import subprocess
 from pathlib import Path
 
+from repofix.models.tokens import estimate_tokens
 from repofix.repofiles import read_inside, walk_files
-from repofix.testing.text import estimate_tokens
+from repofix.testfiles import is_test_file
 from repofix.workspace.git import argv, git_env
 
 MAX_SOURCE_BYTES = 256 * 1024  # a bigger .py file is listed without its definitions
@@ -42,11 +43,6 @@ def definitions(source: str, methods: bool) -> list[str]:
     return names
 
 
-def is_test(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in f"/{path}"
-
-
 def repo_map(root: Path, budget: int = 1200) -> str:
     files = list_files(root)
     sources = {}
@@ -60,7 +56,7 @@ def repo_map(root: Path, budget: int = 1200) -> str:
         lines = []
         for path in files:
             defs = []
-            if tests_too is not None and path in sources and (tests_too or not is_test(path)):
+            if tests_too is not None and path in sources and (tests_too or not is_test_file(path)):
                 defs = definitions(sources[path], methods)
             lines.append(f"{path}: {', '.join(defs)}" if defs else path)
         text = "\n".join(lines)

@@ -1,5 +1,6 @@
 # Preloaded into the sandbox's persistent Python namespace (stdlib only, Python >= 3.8), so one
 # `python` action can chain many steps and print only what matters. Not imported on the host.
+# Loaded after repofix/junitid.py, which gives it `nodeid_from_junit`.
 import fnmatch as _fnmatch
 import os as _os
 import re as _re
@@ -58,9 +59,7 @@ def tests(*ids, timeout=600):
     except (OSError, _ET.ParseError):
         return {"<no report>": "error"}
     for case in root.iter("testcase"):
-        file = case.get("file") or case.get("classname", "").replace(".", "/") + ".py"
-        classes = [part for part in case.get("classname", "").split(".") if part[:1].isupper()]
-        test_id = "::".join([file] + classes + [case.get("name", "")])
+        test_id = nodeid_from_junit(case.get("classname", ""), case.get("name", ""), case.get("file"))  # noqa: F821
         kinds = {child.tag for child in case}
         outcomes[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
                              else "skipped" if "skipped" in kinds else "passed")

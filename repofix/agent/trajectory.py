@@ -3,40 +3,16 @@ and the final status, rewritten atomically after every step so a crash loses not
 
 from __future__ import annotations
 
-import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from repofix.runs import read_json, write_json_atomic
+from repofix.atomic import write_json_atomic
+from repofix.redaction import redact_data, secrets_from_env
+from repofix.runs import read_json
 
 FORMAT_VERSION = 1
-# Values that look like credentials never reach the record, whatever wrote them.
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|"
-                     r"xox[abp]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16})")
-_SECRET_ENV = ("KEY", "TOKEN", "SECRET", "PASSWORD")
-
-
-def secret_values() -> list[str]:
-    """The values of environment variables whose names say they are secrets."""
-    return [value for name, value in os.environ.items()
-            if len(value) >= 8 and any(word in name.upper() for word in _SECRET_ENV)]
-
-
-def redact(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, "[REDACTED]")
-        return _SECRET.sub("[REDACTED]", value)
-    if isinstance(value, dict):
-        return {key: redact(item, secrets) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [redact(item, secrets) for item in value]
-    return value
-
-
 @dataclass
 class Trajectory:
     path: Path
@@ -74,4 +50,4 @@ class Trajectory:
         self.data.update(fields)
         self.data["totals"] = self.totals() if "steps" in self.data else {}
         self.data["updated"] = time.time()
-        write_json_atomic(self.path, redact(self.data, secret_values()))
+        write_json_atomic(self.path, redact_data(self.data, secrets_from_env()))

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from repofix.atomic import write_atomic
 
 FORMAT = 1
 STATUSES = ("done", "not_done", "error", "refused", "skipped")
@@ -49,25 +49,14 @@ class Report:
     format: int = FORMAT
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write(directory: Path, report: Report, patch: str, summary_md: str) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     data = patch.encode("utf-8")
     report.patch_sha256 = hashlib.sha256(data).hexdigest()
-    _write_atomic(directory / "patch.diff", data)
-    _write_atomic(directory / "summary.md", summary_md.encode("utf-8"))
+    write_atomic(directory / "patch.diff", data)
+    write_atomic(directory / "summary.md", summary_md.encode("utf-8"))
     # The report goes last: its presence means the folder is complete.
-    _write_atomic(directory / "report.json", json.dumps(asdict(report), indent=2).encode("utf-8"))
+    write_atomic(directory / "report.json", json.dumps(asdict(report), indent=2).encode("utf-8"))
 
 
 def _check(name: str, value: Any, expected: Any) -> None:

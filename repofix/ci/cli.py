@@ -15,9 +15,10 @@ from repofix.ci.github import GitHub, GitHubError
 from repofix.ci.gitops import default_remote
 from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
 from repofix.ci.runstage import RunSettings, run_stage
-from repofix.ci.sanitize import redact, secrets_from_env
 from repofix.ci.worker import WorkRequest, agent_work, run_in_worker
 from repofix.config import SettingsError
+from repofix.exitcodes import EXIT_NOT_DONE
+from repofix.redaction import redact, secrets_from_env
 from repofix.workspace.errors import GitError
 
 DEFAULT_ARTIFACT = "repofix-artifact"
@@ -103,7 +104,7 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
     detail = report.reason or f"tests {report.tests_before} -> {report.tests_after}"
     click.echo(redact(f"repofix ci: {report.status}: {detail}", secrets))
     if report.status == "error":
-        raise SystemExit(1)
+        raise SystemExit(EXIT_NOT_DONE)
 
 
 @ci.command("publish")
@@ -128,4 +129,4 @@ def publish(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple
         raise click.ClickException(redact(str(error), secrets)) from None
     click.echo(redact(f"repofix ci: {result.action}: {result.message.splitlines()[0]}", secrets))
     if result.action == "rejected":
-        raise SystemExit(1)
+        raise SystemExit(EXIT_NOT_DONE)

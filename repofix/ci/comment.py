@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 from repofix.ci.artifact import Report
 from repofix.ci.events import MARKER
-from repofix.ci.sanitize import code_block, code_span, redact
+from repofix.ci.sanitize import code_block, code_span
+from repofix.redaction import redact
 
 COMMENT_LIMIT = 60_000  # GitHub rejects comment bodies above 65,536 characters
 _ICONS = {"done": "✅", "not_done": "⚠️", "error": "❌", "refused": "⛔", "skipped": "➖"}

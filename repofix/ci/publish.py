@@ -24,7 +24,8 @@ from repofix.ci.events import REPLY_MARKER, Event, Skip, decide
 from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, apply_to_index, check_applies, commit_and_push, fetch_pr_head
 from repofix.ci.runstage import find_pull
-from repofix.ci.sanitize import code_span, redact, strip_hidden, token_shaped
+from repofix.ci.sanitize import code_span, strip_hidden
+from repofix.redaction import redact, token_shaped
 
 DEFAULT_MAX_PATCH_BYTES = 50_000
 _LOGIN = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")

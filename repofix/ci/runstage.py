@@ -16,7 +16,8 @@ from repofix.ci.comment import add_step_summary, summary_markdown
 from repofix.ci.events import Event, Skip, Trigger, decide
 from repofix.ci.github import GitHub
 from repofix.ci.gitops import HeadMoved, fetch_pr_head
-from repofix.ci.sanitize import quote_untrusted, redact, strip_hidden
+from repofix.ci.sanitize import quote_untrusted, strip_hidden
+from repofix.redaction import redact
 
 ARTIFACT_ENTRIES = ("report.json", "patch.diff", "summary.md", "trajectory")
 

@@ -21,8 +21,9 @@ import click
 
 from repofix.agent import AgentRequest, run_agent
 from repofix.ci.runstage import WorkError
-from repofix.ci.sanitize import is_secret_name
 from repofix.config import load_settings
+from repofix.exitcodes import EXIT_USAGE
+from repofix.redaction import is_secret_name
 
 _MODEL_KEYS = ("_API_KEY", "_API_BASE")  # the host calls the model, so the worker keeps these
 
@@ -132,7 +133,7 @@ def _work(request: WorkRequest, answer_file: Path) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m repofix.ci.worker REQUEST.json OUTCOME.json", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     request = WorkRequest(**json.loads(Path(argv[0]).read_text("utf-8")))
     _work(request, Path(argv[1]))
     return 0

@@ -3,10 +3,10 @@ matplotlib is the optional `charts` extra; without it the report says so and has
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from repofix.atomic import replacing
 
 COLORS = {"resolved": "#2e7d32", "unresolved": "#c62828", "infra": "#9e9e9e"}
 
@@ -47,12 +47,9 @@ def draw_chart(summary: dict[str, Any], path: Path) -> Path:
         right.set_xlabel(f"{len(ids)} tasks")
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".chart.", suffix=".png")
-    os.close(handle)
     try:
-        figure.savefig(temporary, dpi=100)
-        os.replace(temporary, path)
+        with replacing(path) as temporary:
+            figure.savefig(temporary, dpi=100, format="png")
     finally:
         plt.close(figure)
-        Path(temporary).unlink(missing_ok=True)
     return path

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from repofix import __version__
+from repofix.atomic import write_atomic
 from repofix.evaluation import candidates
 from repofix.evaluation.compare import load_summary, markdown
 from repofix.evaluation.environments import Environments
@@ -20,7 +21,7 @@ from repofix.evaluation.runner import RunOptions, run_evaluation
 from repofix.evaluation.store import ResultsStore, StoreError
 from repofix.exitcodes import EXIT_DONE, EXIT_INTERRUPTED, EXIT_NOT_DONE, EXIT_USAGE
 from repofix.sandboxes import Limits, SandboxError, choose_backend
-from repofix.tasks import TasksError, load_tasks, write_atomic
+from repofix.tasks import TasksError, load_tasks
 from repofix.tasks.predictions import Prediction, write_predictions
 
 

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from repofix.atomic import write_atomic
 from repofix.evaluation.chart import ChartUnavailable, draw_chart
 from repofix.evaluation.model import Status, TaskResult
 from repofix.evaluation.store import ResultsStore, open_existing
-from repofix.tasks import write_atomic
 
 
 def summarize(meta: dict[str, Any], latest: dict[str, TaskResult]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from repofix.atomic import write_atomic
 from repofix.evaluation.candidates import CandidateSource
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.executors import Budget, Executor, LocalExecutor, TaskWork, task_folder
@@ -19,7 +20,7 @@ from repofix.evaluation.model import TaskResult
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.store import ResultsStore
 from repofix.sandboxes import cleanup
-from repofix.tasks import Task, write_atomic
+from repofix.tasks import Task
 
 __all__ = ["RunOptions", "RunOutcome", "pending", "run_evaluation", "task_folder", "write_task_files"]
 

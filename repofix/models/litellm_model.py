@@ -32,6 +32,7 @@ from repofix.models.litellm_import import import_litellm
 from repofix.models.pricing import Price, find_price, load_price_file
 from repofix.models.providers import PROVIDER_KEYS, key_hint
 from repofix.models.tokens import WINDOW_MARGIN, count_messages
+from repofix.redaction import redact
 
 log = logging.getLogger("repofix.models")
 
@@ -340,7 +341,7 @@ def _plain(response: Any) -> dict[str, Any]:
 
 def scrub(value: Any, secret: str | None = None) -> Any:
     """A copy of `value` without credential-named keys and without any known key's text."""
-    secrets = [s for s in (secret, *(os.environ.get(v) for v in PROVIDER_KEYS.values())) if s and len(s) >= 4]
+    secrets = [s for s in (secret, *(os.environ.get(v) for v in PROVIDER_KEYS.values())) if s]
     return _scrub(value, secrets)
 
 
@@ -350,8 +351,7 @@ def _scrub(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, list):
         return [_scrub(item, secrets) for item in value]
     if isinstance(value, str):
-        for text in secrets:
-            value = value.replace(text, "***")
+        return redact(value, secrets)
     return value
 
 

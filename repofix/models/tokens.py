@@ -17,6 +17,14 @@ from repofix.models.litellm_import import import_litellm
 
 TOKENIZER_MODEL = "gpt-4o"
 WINDOW_MARGIN = 0.9  # share of a model's context window repofix fills at most
+CHARS_PER_TOKEN = 4  # the fast estimate's rule of thumb for code and logs (slightly pessimistic for prose)
+
+
+def estimate_tokens(text: str | int) -> int:
+    """A fast, deterministic estimate (no tokenizer) of the tokens in `text`, or in a text of that many
+    characters: for laying out text before the one real count (`count_text`) checks the result."""
+    chars = text if isinstance(text, int) else len(text)
+    return -(-chars // CHARS_PER_TOKEN)
 
 
 @functools.cache

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker
-from repofix.repair.localize import RunRecord, Suspect, is_test_file, rank
+from repofix.repair.localize import RunRecord, Suspect, rank
 from repofix.repair.search import CandidatePool
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
+from repofix.testfiles import is_test_file
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,7 @@ def _sources(sandbox: Sandbox, suspects: list[Suspect], protected: set[str]) -> 
 def diff(sources: dict[str, SourceFile], mutation: Mutation) -> tuple[str, dict[str, str]]:
     src = sources[mutation.path]
     new = src.apply(mutation.edits)
-    lines = difflib.unified_diff(src.text.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 f"a/{mutation.path}", f"b/{mutation.path}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines), \
-        {mutation.path: new}
+    return unified_diff(mutation.path, src.text, new), {mutation.path: new}
 
 
 def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str] | None,

@@ -5,14 +5,9 @@ failure (the deepest source frame most)."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
-TEST_FILE = re.compile(r"(^|/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$|(^|/)tests?/")
-
-
-def is_test_file(path: str) -> bool:
-    return bool(TEST_FILE.search(path))
+from repofix.testfiles import is_test_file
 
 
 @dataclass

@@ -26,9 +26,10 @@ from typing import Any
 from repofix.models.base import ModelReply, ToolCall
 from repofix.repair.checker import worker_source
 from repofix.repair.engine import Budget, diff, give_up_reason, timeouts
-from repofix.repair.localize import RunRecord, is_test_file, rank
+from repofix.repair.localize import RunRecord, rank
 from repofix.repair.search import CandidatePool, best
 from repofix.repair.source import Mutation, SourceFile
+from repofix.testfiles import is_test_file
 
 MARK = "REPOFIX-BUILTIN:"
 

@@ -2,7 +2,6 @@
 the house: it imports no other room; resume bookkeeping, which reads checkpoints, is workspace/resume.py)."""
 
 from repofix.runs.folder import RunFolder, RunNotFound, create_run, open_run, repofix_home, runs_dir
-from repofix.runs.state import read_json, write_json_atomic
+from repofix.runs.state import read_json
 
-__all__ = ["RunFolder", "RunNotFound", "create_run", "open_run", "read_json", "repofix_home", "runs_dir",
-           "write_json_atomic"]
+__all__ = ["RunFolder", "RunNotFound", "create_run", "open_run", "read_json", "repofix_home", "runs_dir"]

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from repofix import config
+from repofix.atomic import write_json_atomic
 from repofix.runs.owner import me
-from repofix.runs.state import read_json, write_json_atomic
+from repofix.runs.state import read_json
 
 
 class RunNotFound(LookupError):

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from repofix.config import SettingsError, load_settings
+from repofix.exitcodes import EXIT_USAGE
 from repofix.safetext import visible
 from repofix.sandboxes import SandboxError, bwrap, cleanup, docker, interpreter, limits, open_sandbox
 from repofix.sandboxes.session import runner_dir
@@ -46,7 +47,7 @@ def doctor(python: str | None) -> None:
     click.echo("none    ok           no isolation; only with an explicit --sandbox none")
     click.echo(_python_report(python, bwrap_works=problems["bwrap"] is None))
     if all(problems.values()):
-        raise SystemExit(2)
+        raise SystemExit(EXIT_USAGE)
 
 
 def _python_report(python: str | None, bwrap_works: bool) -> str:
@@ -105,7 +106,7 @@ def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
     result = subprocess.run(command)
     if result.returncode:
         click.echo(f"docker build failed (exit {result.returncode}); the command was: {' '.join(command)}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
     click.echo(f"built {tag}")
 
 

@@ -1,7 +1,7 @@
 """Tasks: the Task model and its sources (YAML specs, SWE-bench rows, HumanEvalFix rows),
 SWE-bench export and predictions, and writing a task's repository to disk."""
 
-from repofix.tasks.files import RemoteSource, materialize, write_atomic
+from repofix.tasks.files import RemoteSource, materialize
 from repofix.tasks.load import load_tasks
 from repofix.tasks.model import DEFAULT_TEST_CMD, Environment, RepoSource, Task, TasksError
 from repofix.tasks.specs import SpecError, SpecIssue, load_specs
@@ -18,5 +18,4 @@ __all__ = [
     "load_specs",
     "load_tasks",
     "materialize",
-    "write_atomic",
 ]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
+from repofix.atomic import write_atomic
 from repofix.exitcodes import EXIT_USAGE as EXIT_INVALID  # the input, not the tool, is wrong
 from repofix.tasks.errors import display_path
-from repofix.tasks.files import write_atomic
 from repofix.tasks.humanevalfix import read_humanevalfix
 from repofix.tasks.load import load_tasks
 from repofix.tasks.model import TasksError, spec_json_schema

@@ -1,4 +1,4 @@
-"""Putting tasks on disk: atomic writes, and a task's repository as a folder (`materialize`).
+"""Putting tasks on disk: a task's repository as a folder (`materialize`).
 
 `materialize` handles the sources that need no network: inline `files` and a local `path`.
 Remote sources (`url`, `github`) belong to the workspace room, which keeps mirrors and caches.
@@ -20,20 +20,6 @@ _IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".mypy_cache",
 
 class RemoteSource(TasksError):
     """The task's repository must be fetched (url / github); use repofix.workspace for that."""
-
-
-def write_atomic(path: Path, text: str) -> Path:
-    """Write `text` to `path` via a temporary file and a rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def write_files(root: Path, files: dict[str, str]) -> None:

@@ -18,12 +18,12 @@ The reference ``patch`` turns the buggy solution into the canonical one.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
 from typing import Any, Literal
 
+from repofix.difftext import unified_diff
 from repofix.tasks.errors import display_path
 from repofix.tasks.model import Task, TasksError
 
@@ -32,26 +32,6 @@ _REQUIRED = ("task_id", "prompt", "buggy_solution", "canonical_solution", "test"
 _TRAILING_CALL = re.compile(r"\n\s*check\(\s*\w+\s*\)\s*$")
 PYTEST_INI = "[pytest]\npythonpath = .\n"
 CHECK_SECONDS = 5  # canonical solutions finish in well under 0.2 s each
-
-
-def unified_diff(path: str, old: str | None, new: str | None) -> str:
-    """A git-style unified diff turning `old` into `new` (None = the file does not exist)."""
-    old_lines = (old or "").splitlines(keepends=True)
-    new_lines = (new or "").splitlines(keepends=True)
-    header = [f"diff --git a/{path} b/{path}\n"]
-    if old is None:
-        header.append("new file mode 100644\n")
-    elif new is None:
-        header.append("deleted file mode 100644\n")
-    lines = difflib.unified_diff(
-        old_lines,
-        new_lines,
-        fromfile="/dev/null" if old is None else f"a/{path}",
-        tofile="/dev/null" if new is None else f"b/{path}",
-        lineterm="\n",
-    )
-    body = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
-    return "".join(header + body) if body else ""
 
 
 def names(row: dict[str, Any]) -> tuple[str, str, str]:

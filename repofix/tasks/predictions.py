@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repofix.atomic import write_atomic
 from repofix.tasks.errors import display_path
-from repofix.tasks.files import write_atomic
 from repofix.tasks.model import TasksError
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from repofix.atomic import write_atomic
 from repofix.tasks.errors import SpecError, SpecIssue, display_path, explain_error
-from repofix.tasks.files import write_atomic
 from repofix.tasks.model import Task, TasksError
 
 # Row fields that map onto Task fields; everything else goes to Task.extra.

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from repofix.tasks.files import write_atomic
+from repofix.atomic import write_atomic
 from repofix.tasks.model import DEFAULT_TEST_CMD, Task
 
 PATCH_FILES = {"patch": "gold.patch", "test_patch": "tests.patch"}

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from repofix.config import SettingsError, load_settings
+from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 from repofix.safetext import visible
 from repofix.sandboxes import SandboxError, choose_backend, open_sandbox
 from repofix.testing.baseline import take_baseline
@@ -48,7 +49,7 @@ def test(repo: Path, backend: str | None, test_cmd: str | None, setup: tuple[str
         box = open_sandbox(repo.resolve(), backend=backend, setup=setup, python=python, repo=repo.resolve())
     except (SandboxError, SettingsError, OSError) as error:
         click.echo(visible(f"repofix: {error}"), err=True)
-        raise SystemExit(2) from None
+        raise SystemExit(EXIT_USAGE) from None
     with box:
         baseline = take_baseline(box, test_cmd, reruns=reruns, timeout=timeout, log_dir=log_dir)
         run = baseline.run
@@ -63,4 +64,4 @@ def test(repo: Path, backend: str | None, test_cmd: str | None, setup: tuple[str
         click.echo("")
         click.echo(f"Full log: {run.log_path}")
     verdict = done(None, run, [], flaky=baseline.flaky)
-    raise SystemExit(0 if verdict.done else 1)
+    raise SystemExit(EXIT_DONE if verdict.done else EXIT_NOT_DONE)

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from repofix.models.tokens import count_text, fit
+from repofix.models.tokens import CHARS_PER_TOKEN, count_text, estimate_tokens, fit
 from repofix.testing.model import Frame, Outcome, RunStatus, TestResult, TestRun
-from repofix.testing.text import cap_line, clean, condense_output, estimate_tokens
+from repofix.testing.text import cap_line, clean, condense_output
 
 # Tokens. Enough to name every failing test of a run with ~250 failures (see evals/bench_feedback.py);
 # small runs use far less, since only what is needed is written.
@@ -95,7 +95,7 @@ def _condense(current: TestRun, baseline: TestRun | None, *, budget: int, flaky:
         layout.shown = low
     final = layout.text()
     if estimate_tokens(final) > budget:  # a pathological header or block: hard cut, said so
-        final = cap_line(final, budget * 4 - 120) + f"\n[cut to the token budget. {_where(current)}]"
+        final = cap_line(final, budget * CHARS_PER_TOKEN - 120) + f"\n[cut to the token budget. {_where(current)}]"
     return final
 
 
@@ -123,7 +123,7 @@ class _Layout:
         self.chars += g.size
 
     def fits(self) -> bool:
-        return (self.chars + 3) // 4 <= self.budget  # estimate_tokens without building the text
+        return estimate_tokens(self.chars) <= self.budget  # without building the text
 
     def text(self) -> str:
         body = [line for g in self.groups for line in g.lines]

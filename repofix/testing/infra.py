@@ -22,7 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
     import tomli as tomllib
 
-from repofix.workspace.testguard import is_test_file
+from repofix.testfiles import is_test_file
 
 WHOLE_FILES = {"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py", "usercustomize.py"}
 SECTIONS = {"pyproject.toml": ("tool.pytest",), "setup.cfg": ("tool:pytest", "pytest"),

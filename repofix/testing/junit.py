@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from repofix.junitid import nodeid_from_junit
 from repofix.testing.model import Frame, Outcome, TestResult
 from repofix.testing.tracebacks import error_lines, parse_frames
 
@@ -86,22 +87,3 @@ def _sections(text: str, default: str) -> list[tuple[str, str]]:
         if body.strip():
             out.append((kind if kind in ("Out", "Err", "Log") else default, body))
     return out
-
-
-def nodeid_from_junit(classname: str, name: str, file: str | None = None) -> str:
-    """Best-effort node id from JUnit's classname/name, for reports written without our plugin.
-
-    pytest's junitxml turns `a/b/test_x.py::TestA::TestB::test[p]` into classname
-    `a.b.test_x.TestA.TestB` and name `test[p]`. Class names never contain dots, so with the
-    `file` attribute (junit_family=xunit1) the split is exact; without it we assume the module is
-    everything up to the first component that starts with an upper-case letter.
-    """
-    if not classname:  # a module that failed to collect: name is the dotted module path
-        return file or name.replace(".", "/") + ".py"
-    parts = classname.split(".")
-    if file:
-        module_parts = len(re.sub(r"\.py$", "", file).replace("\\", "/").split("/"))
-    else:
-        module_parts = next((i for i, p in enumerate(parts) if p[:1].isupper()), len(parts))
-        file = "/".join(parts[:module_parts]) + ".py"
-    return "::".join([file, *parts[module_parts:], name])

@@ -11,6 +11,7 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from repofix.atomic import write_atomic
 from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
 from repofix.testing import command as cmd
 from repofix.testing.junit import ReportError, parse_junit
@@ -70,10 +71,7 @@ def save_log(log_dir: Path, run: TestRun) -> Path:
     """Write the run's full output to a new file in `log_dir` (write-then-rename)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / f"tests-{len(list(log_dir.glob('tests-*.log'))) + 1:03d}.log"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(f"$ {run.command}\n{run.output}", encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_atomic(path, f"$ {run.command}\n{run.output}")
 
 
 _READ_ALL = (

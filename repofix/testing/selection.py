@@ -11,12 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from repofix.testfiles import is_test_module
 from repofix.testing.model import TestRun
-
-
-def _is_test_file(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return path.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def select_tests(last: TestRun, changed: Iterable[str], test_files: Iterable[str] = ()) -> list[str]:
@@ -31,13 +27,13 @@ def select_tests(last: TestRun, changed: Iterable[str], test_files: Iterable[str
     for test_id, result in last.results.items():
         if result.outcome.bad and any(f.path in changed for f in result.frames):
             picked[test_id] = None
-    stems = {PurePosixPath(c).stem for c in changed if not _is_test_file(c)}
+    stems = {PurePosixPath(c).stem for c in changed if not is_test_module(c)}
     for path in changed:
-        if _is_test_file(path):
+        if is_test_module(path):
             picked[path] = None
     for path in test_files:
         stem = PurePosixPath(path).stem
-        if _is_test_file(path) and (stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems):
+        if is_test_module(path) and (stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems):
             picked[path] = None
     # Node ids inside an already selected file add nothing but command-line length.
     files = {p for p in picked if "::" not in p}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import re
+
+from repofix.models.tokens import CHARS_PER_TOKEN
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _SITE = re.compile(r"(?:/[^\s:'\"()]+)*/(site-packages|dist-packages)/")
@@ -13,12 +14,6 @@ _TIMING = re.compile(r"\s+in \d+(?:\.\d+)?s(?: \(\d+:\d+:\d+\))?(?= =*$)|\s*\[\s
 _INTERESTING = re.compile(
     r"error|fail|panic|exception|traceback|assert|fatal|expected|not ok|segmentation|killed|timeout|"
     r"^\s*(?:File |E |>|---|\+\+\+|@@|\S+:\d+)", re.IGNORECASE)
-
-
-def estimate_tokens(text: str) -> int:
-    """~4 characters per token: the usual rule of thumb for code and logs with GPT/Claude-style
-    BPE tokenizers (no tokenizer download needed, deterministic, slightly pessimistic for prose)."""
-    return math.ceil(len(text) / 4)
 
 
 def clean(text: str, workdir: str = "") -> str:
@@ -53,7 +48,7 @@ def condense_output(text: str, budget: int, workdir: str = "") -> tuple[str, int
             collapsed[-1] = f"{line}  [×{count}]"
         else:
             collapsed.append(line)
-    limit = budget * 4
+    limit = budget * CHARS_PER_TOKEN
     if sum(len(ln) + 1 for ln in collapsed) <= limit:
         return "\n".join(collapsed), 0
     keep: set[int] = set()

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from repofix.atomic import write_atomic, write_json_atomic
 from repofix.runs.folder import repofix_home
-from repofix.runs.state import read_json, write_json_atomic
+from repofix.runs.state import read_json
 from repofix.safetext import visible_path
 from repofix.workspace.errors import ApplyRefused, GitError, WorkspaceError
 from repofix.workspace.git import diff_tree, git, read_blobs
@@ -56,11 +56,7 @@ def _write(path: Path, data: bytes | None, mode: int | None) -> None:
     if mode == 0o120000:
         os.symlink(os.fsdecode(data), path)
         return
-    fd, tmp = tempfile.mkstemp(prefix=".rf", dir=path.parent)  # a short name: the file's may be 255 bytes
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.chmod(tmp, 0o755 if mode == 0o100755 else 0o644)
-    os.replace(tmp, path)
+    write_atomic(path, data, mode=0o755 if mode == 0o100755 else 0o644)
 
 
 def _write_all(root: Path, changes: list[Change], undo: list[Change]) -> None:

@@ -5,15 +5,14 @@ holds exactly the run's change (the patch file and the `files` list say the same
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from repofix.atomic import write_atomic, write_json_atomic
 from repofix.runs.folder import slug
-from repofix.runs.state import write_json_atomic
 from repofix.workspace.apply import apply_to_worktree, undo_apply  # noqa: F401  (their old home)
 from repofix.workspace.errors import GitError
 from repofix.workspace.git import IDENTITY, diff_tree, git, git_ok
@@ -130,12 +129,7 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
     best = ws.current() if n is None else ws.store.get(n)
     src = ws.source
     patch_text = ws.store.diff(src.base, best.commit)
-    partial = ws.folder.patch_file.with_suffix(".patch.tmp")
-    try:
-        partial.write_bytes(patch_text.encode("utf-8", "surrogateescape"))
-        os.replace(partial, ws.folder.patch_file)  # a reader never sees half a patch
-    finally:
-        partial.unlink(missing_ok=True)
+    write_atomic(ws.folder.patch_file, patch_text.encode("utf-8", "surrogateescape"))  # never half a patch
     files = sorted({row[0] for row in _rows(ws, best.commit)})
     branch = commit = snapshot = None
     if make_branch and src.user_repo and files:

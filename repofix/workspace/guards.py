@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from repofix.sandboxes.base import Sandbox
+from repofix.testfiles import is_test_file
 from repofix.workspace.git import diff_tree, git, read_blobs
-from repofix.workspace.testguard import is_test_file, weakened
+from repofix.workspace.testguard import weakened
 
 if TYPE_CHECKING:
     from repofix.workspace.restore import RestoreResult

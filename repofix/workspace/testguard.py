@@ -4,14 +4,7 @@ removed test functions, fewer assertions, and new skips / xfails each count."""
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
-
-_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$|(^|/)tests?/[^/]*\.py$")
-
-
-def is_test_file(path: str) -> bool:
-    return bool(_TEST_FILE.search(path)) and not path.endswith("conftest.py")
 
 
 @dataclass(frozen=True)
