@@ -184,7 +184,8 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         run = AgentRun(settings, model, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
         run.best = (state.score(), workspace.current().n)
         trajectory.save(messages, progress=state.to_dict())
-        return finish(run, run_loop(run), request.instruction)
+        run_loop(run)
+        return finish(run, request.instruction)
 
 
 def uncollected(run: TestRun) -> list[str]:
@@ -256,10 +257,12 @@ def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Seque
     return prompt("goal_fix" if state.phase == "fix" else "goal_green", targets=listing)
 
 
-def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
+def finish(run: AgentRun, task: str) -> AgentOutcome:
     """Deliver the best checkpoint with an honest status, and write the final record."""
 
+    assert run.stopped is not None, "finish() is for a run that stopped"
     workspace, state = run.workspace, run.progress
+    reason, message = run.stopped.reason, run.stopped.message
     done = reason == "done" and run.verified  # only the independent verification says done
     checkpoint = run.verified_checkpoint if done else run.best[1]
     summary = run.trajectory.data.get("summary") or ""
@@ -270,10 +273,10 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
         checked = run.last_check[1].run
         after = state.summary({i: r.outcome.value for i, r in checked.results.items()})
     not_counted = verification_tree(workspace, checkpoint, state.reference).not_counted
-    run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=run.stop_message,
+    run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=message,
                         final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
                         delivered=dataclasses.asdict(delivery), not_counted=not_counted)
-    outcome = _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, run.stop_message,
+    outcome = _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, message,
                        delivery, after, run)
     if not_counted:
         outcome.extra["test_infra_not_counted"] = not_counted

@@ -116,7 +116,8 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
                        step=len(trajectory.steps), spent=spent)
         run.best = (state.score(), best)
         trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
-        return finish(run, run_loop(run), data.get("task", ""))
+        run_loop(run)
+        return finish(run, data.get("task", ""))
 
 
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
@@ -136,13 +137,14 @@ def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map
     if goal is None:
         run.verified = True
         run.stop("done", "no test fails and no task was described: nothing to fix")
-        return finish(run, "done", request.instruction)
+        return finish(run, request.instruction)
     messages.append({"role": "user", "content": prompt(
         "task", mode=request.mode, task=request.instruction or "Make the failing tests pass.", goal=goal,
         repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))})
     run.best = (state.score(), workspace.current().n)
     trajectory.save(messages, status="running", progress=state.to_dict())
-    return finish(run, run_loop(run), request.instruction)
+    run_loop(run)
+    return finish(run, request.instruction)
 
 
 def continue_agent(run_id: str, instruction: str, *, model: str | None = None, home: str | None = None,
@@ -190,4 +192,5 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
         run.best = (state.score(), workspace.current().n)
         trajectory.save(messages, status="running", reason=None, message="", task=instruction, phases=phases,
                         progress=state.to_dict(), summary="")
-        return finish(run, run_loop(run), instruction)
+        run_loop(run)
+        return finish(run, instruction)
