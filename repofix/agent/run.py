@@ -39,6 +39,10 @@ MAX_FORMAT_ERRORS = 3
 UNBOUNDED = 10**9  # observation budget for a model that reads outputs whole (the built-in engine)
 
 
+def joined(*notes: str) -> str:
+    return "\n\n".join(note for note in notes if note)
+
+
 def prompt(name: str, **values: Any) -> str:
     return Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8")).safe_substitute(**values).strip()
 
@@ -232,7 +236,10 @@ class AgentRun:
         self.trajectory.data["summary"] = summary
         if self.progress.phase == "red":
             return self.finish_red()
-        self.after_change()
+        changed = self.after_change()  # what repofix did with a change made since the last step (a guard's
+        return joined(changed, self.judge_submission())  # rollback, a refused file) reaches the model too
+
+    def judge_submission(self) -> str:
         if self.is_done():
             return "Verified: done."
         if not self.progress.all_targets() and not self.changed_files():  # no test can show a no-op is the task
@@ -245,7 +252,9 @@ class AgentRun:
         return f"Submission not accepted. {observation}\n\n{run_text}"
 
     def finish_red(self) -> str:
-        self.after_change()
+        return joined(self.after_change(), self.judge_red())
+
+    def judge_red(self) -> str:
         run = self.run_tests()
         judged = self.progress.judge_red(run, self.changed_files())
         failing = judged.targets
