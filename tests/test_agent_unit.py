@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from agent_helpers import DIRECT_FIX, act, clamp_repo
 
+from repofix.agent.actions import Action
 from repofix.agent.api import AgentRequest, open_run_sandbox, prepare_run
 from repofix.agent.loop import run_loop
 from repofix.agent.run import AgentRun, Stop
@@ -78,3 +79,16 @@ def test_a_guard_rollback_at_submit_reaches_the_model(tmp_path):
         assert "Submission not accepted" in observation  # and the submission itself is still judged
         assert run.sandbox.read_files([".github/workflows/ci.yml"])[".github/workflows/ci.yml"] is None
         assert run.stopped is None
+
+
+def test_an_edit_checkpoints_the_files_it_wrote_without_scanning(tmp_path):
+    """The sync after `edit` takes the edit's own paths; a file something else wrote waits for the
+    next full scan (after a command) rather than riding along in the edit's checkpoint."""
+    with agent_run(tmp_path, []) as run:
+        run.sandbox.write_files({"notes.txt": b"not the edit's doing\n"})
+        run.step = 1
+        observation = run.execute(Action("edit", DIRECT_FIX["arguments"]))
+        assert run.changed_files() == {"pkg/mathx.py"} and run.is_done(), observation
+        run.step = 2
+        run.execute(Action("shell", {"command": "true"}))
+        assert run.changed_files() == {"pkg/mathx.py", "notes.txt"}

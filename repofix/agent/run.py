@@ -133,13 +133,15 @@ class AgentRun:
             run = self.run_tests(action.arguments.get("tests") or ())
             return condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
                             flaky=self.progress.flaky, workdir=self.sandbox.workdir)
+        paths: list[str] | None = None  # None: commands ran, so the sandbox is scanned for what changed
         if action.name == "edit":
-            observation = observer.bound(execute.edit(self.sandbox, action)[0], self.step, "edit")
+            text, paths = execute.edit(self.sandbox, action)  # an edit knows the files it wrote
+            observation = observer.bound(text, self.step, "edit")
         elif action.name == "python":
             observation = execute.python(self.sandbox, action, timeout, observer, self.step)
         else:
             observation = execute.shell(self.sandbox, action, timeout, observer, self.step)
-        after = self.after_change()
+        after = self.after_change(paths)
         return observation + ("\n\n" + after if after else "")
 
     def run_tests(self, tests: Sequence[str] = ()) -> TestRun:
@@ -157,9 +159,10 @@ class AgentRun:
         return self.observer.test_log(run, self.step, kind)
 
     # -- after a change ----------------------------------------------------------------------
-    def after_change(self) -> str:
-        """Checkpoint what changed, guard it, test it, and say how things stand."""
-        synced = self.workspace.sync(self.sandbox, step=self.step, label=f"step {self.step}")
+    def after_change(self, paths: Sequence[str] | None = None) -> str:
+        """Checkpoint what changed (only `paths` when the caller knows them), guard it, test it, and say
+        how things stand."""
+        synced = self.workspace.sync(self.sandbox, step=self.step, label=f"step {self.step}", paths=paths)
         if synced.checkpoint is None:
             return synced.note
         self.notify({"event": "checkpoint", "step": self.step, "n": synced.checkpoint.n})
