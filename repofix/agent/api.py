@@ -240,7 +240,7 @@ def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> Non
     sandbox engine) leaves it `interrupted`, to be resumed; anything else is an `error`. A full disk may
     refuse this record too: the error that stopped the run is the one to report, not this one."""
     resumable = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError))
-    status = "interrupted" if resumable else "error"
+    status = "interrupted" if resumable else ERROR
     with contextlib.suppress(OSError):
         trajectory.save(status=status, reason=type(error).__name__, error=str(error))
         workspace.folder.update_state(status=status, error=f"{type(error).__name__}: {error}")
