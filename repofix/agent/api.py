@@ -22,8 +22,9 @@ from repofix.agent.verify import verification_tree
 from repofix.config import Settings, load_settings, with_flags
 from repofix.edits import FORMATS
 from repofix.models import check_credentials, describe_missing_model, make_model
+from repofix.models.base import Model
 from repofix.runs import runs_dir
-from repofix.sandboxes import Limits, SandboxError, choose_backend, interpreter, open_sandbox
+from repofix.sandboxes import Limits, Sandbox, SandboxError, choose_backend, interpreter, open_sandbox
 from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.testing import RunStatus, TestRun, condense, take_baseline
 from repofix.workspace import Workspace
@@ -162,30 +163,43 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
             notify({"event": "sandbox", "backend": settings.sandbox or "auto"})
             sandbox = stack.enter_context(contextlib.closing(open_run_sandbox(settings, tree)))
             map_text = repo_map(tree, settings.map_tokens)
-        notify({"event": "baseline"})
+        run = prepare_run(request, settings, model, workspace, sandbox, trajectory, notify, map_text)
+        if isinstance(run, AgentOutcome):
+            return run
+        run_loop(run)
+        return finish(run, request.instruction)
 
-        baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
-                                 log_dir=workspace.folder.root / "logs")
-        state = Progress.from_baseline(baseline.run, baseline.flaky)
-        goal = plan(state, request, settings, uncollected(baseline.run))
-        notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
-        broken = baseline_problem(baseline.run, state, goal)
-        if broken:
-            trajectory.save(status=NOT_DONE, reason="tests_broken", message=broken, progress=state.to_dict())
-            workspace.folder.update_state(status=NOT_DONE)
-            return _outcome(workspace, trajectory, state, NOT_DONE, "tests_broken", broken, None, state.summary())
-        if goal is None:
-            message = "the tests ran and none fails, and no task was described: nothing to fix"
-            trajectory.save(status="done", reason="nothing_to_fix", message=message, progress=state.to_dict())
-            return _outcome(workspace, trajectory, state, "done", "nothing_to_fix", message, None, state.summary())
-        first = prompt("task", mode=request.mode, task=request.instruction or "Make the failing tests pass.",
-                       goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))
-        messages = [{"role": "system", "content": prompt("system", formats=_formats())},
-                    {"role": "user", "content": first}]
-        run = AgentRun(settings, model, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
-        run.best = (state.score(), workspace.current().n)
-        trajectory.save(messages, progress=state.to_dict())
-        return finish(run, run_loop(run), request.instruction)
+
+def prepare_run(request: AgentRequest, settings: Settings, model: Model, workspace: Workspace, sandbox: Sandbox,
+                trajectory: Trajectory, notify: Callable[[dict], None] = lambda event: None,
+                map_text: str = "") -> AgentRun | AgentOutcome:
+    """Take the baseline in `sandbox`, plan the goal and write the first prompt: a run ready for
+    `run_loop`, or the outcome when there is nothing to run (the suite cannot run; nothing fails and
+    no task was described). A new run and a resumed run killed before its baseline both start here;
+    the model and the sandbox are whatever the caller made (tests pass a scripted model)."""
+    notify({"event": "baseline"})
+    baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
+                             log_dir=workspace.folder.root / "logs")
+    state = Progress.from_baseline(baseline.run, baseline.flaky)
+    goal = plan(state, request, settings, uncollected(baseline.run))
+    notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
+    broken = baseline_problem(baseline.run, state, goal)
+    if broken:
+        trajectory.save(status=NOT_DONE, reason="tests_broken", message=broken, progress=state.to_dict())
+        workspace.folder.update_state(status=NOT_DONE)
+        return _outcome(workspace, trajectory, state, NOT_DONE, "tests_broken", broken, None, state.summary())
+    if goal is None:
+        message = "the tests ran and none fails, and no task was described: nothing to fix"
+        trajectory.save(status="done", reason="nothing_to_fix", message=message, progress=state.to_dict())
+        return _outcome(workspace, trajectory, state, "done", "nothing_to_fix", message, None, state.summary())
+    first = prompt("task", mode=request.mode, task=request.instruction or "Make the failing tests pass.",
+                   goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))
+    messages = [{"role": "system", "content": prompt("system", formats=_formats())},
+                {"role": "user", "content": first}]
+    run = AgentRun(settings, model, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
+    run.best = (state.score(), workspace.current().n)
+    trajectory.save(messages, status="running", progress=state.to_dict())
+    return run
 
 
 def uncollected(run: TestRun) -> list[str]:
@@ -227,7 +241,7 @@ def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> Non
     sandbox engine) leaves it `interrupted`, to be resumed; anything else is an `error`. A full disk may
     refuse this record too: the error that stopped the run is the one to report, not this one."""
     resumable = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError))
-    status = "interrupted" if resumable else "error"
+    status = "interrupted" if resumable else ERROR
     with contextlib.suppress(OSError):
         trajectory.save(status=status, reason=type(error).__name__, error=str(error))
         workspace.folder.update_state(status=status, error=f"{type(error).__name__}: {error}")
@@ -257,10 +271,12 @@ def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Seque
     return prompt("goal_fix" if state.phase == "fix" else "goal_green", targets=listing)
 
 
-def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
+def finish(run: AgentRun, task: str) -> AgentOutcome:
     """Deliver the best checkpoint with an honest status, and write the final record."""
 
+    assert run.stopped is not None, "finish() is for a run that stopped"
     workspace, state = run.workspace, run.progress
+    reason, message = run.stopped.reason, run.stopped.message
     done = reason == "done" and run.verified  # only the independent verification says done
     checkpoint = run.best[1]
     if done:  # the verification records the checkpoint it verified together with run.verified
@@ -274,10 +290,10 @@ def finish(run: AgentRun, reason: str, task: str) -> AgentOutcome:
         checked = run.last_check[1].run
         after = state.summary({i: r.outcome.value for i, r in checked.results.items()})
     not_counted = verification_tree(workspace, checkpoint, state.reference).not_counted
-    run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=run.stop_message,
+    run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=message,
                         final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
                         delivered=dataclasses.asdict(delivery), not_counted=not_counted)
-    outcome = _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, run.stop_message,
+    outcome = _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, message,
                        delivery, after, run)
     if not_counted:
         outcome.extra["test_infra_not_counted"] = not_counted

@@ -44,7 +44,6 @@ class Progress:
     baseline: dict[str, str] = field(default_factory=dict)  # id -> outcome value, before any change
     flaky: set[str] = field(default_factory=set)
     targets: list[str] = field(default_factory=list)  # FAIL_TO_PASS-like ids
-    target_files: set[str] = field(default_factory=set)  # red-phase test files whose tests are targets
     latest: dict[str, str] = field(default_factory=dict)  # id -> latest outcome seen
     phase: str = "fix"  # "red", "green" or "fix"
     reference: int = 0  # checkpoint whose test files the verdict uses: 0, or where red tests were accepted
@@ -76,19 +75,14 @@ class Progress:
         return [i for i, o in self.baseline.items() if Outcome(o).bad and i not in self.flaky]
 
     # -- targets and verdicts ----------------------------------------------------------------
-    def all_targets(self, outcomes: dict[str, str] | None = None) -> list[str]:
-        outcomes = self.latest if outcomes is None else outcomes
-        from_files = [i for i in outcomes if test_file(i) in self.target_files and i not in self.baseline]
-        return list(dict.fromkeys(self.targets + from_files))
+    def all_targets(self) -> list[str]:
+        return list(dict.fromkeys(self.targets))
 
     def verdict(self, run: TestRun | None = None) -> Verdict:
         """The done rule on a full run, or on the merged latest outcomes."""
         pass_to_pass = [i for i in self.passing_before if i not in set(self.targets)]
         if run is not None:
-            outcomes = {i: r.outcome.value for i, r in run.results.items()}
-            if self.target_files and not self.all_targets(outcomes):
-                return Verdict(False, "none of the task's tests ran")
-            return done(None, run, self.all_targets(outcomes), pass_to_pass=pass_to_pass, flaky=self.flaky)
+            return done(None, run, self.all_targets(), pass_to_pass=pass_to_pass, flaky=self.flaky)
         latest = {i: Outcome(o) for i, o in self.latest.items()}
         return done(None, latest, self.all_targets(), pass_to_pass=pass_to_pass, flaky=self.flaky)
 
@@ -145,11 +139,11 @@ class Progress:
     # -- persistence -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {"command": self.command, "baseline": self.baseline, "flaky": sorted(self.flaky),
-                "targets": self.targets, "target_files": sorted(self.target_files), "latest": self.latest,
+                "targets": self.targets, "latest": self.latest,
                 "phase": self.phase, "reference": self.reference}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Progress:
         return cls(command=data["command"], baseline=data["baseline"], flaky=set(data["flaky"]),
-                   targets=list(data["targets"]), target_files=set(data["target_files"]),
+                   targets=list(data["targets"]),  # an older record's "target_files" (never set) is ignored
                    latest=dict(data["latest"]), phase=data["phase"], reference=data.get("reference", 0))

@@ -33,10 +33,11 @@ def restart_sandbox(run: AgentRun, died: RunnerDied) -> str:
     done = restarts(run)
     current = run.workspace.current()
     if len(done) >= MAX_RESTARTS:
-        run.stop(STOP_REASON, f"{what} {len(done) + 1} times; repofix restarted the sandbox {len(done)} "
-                              f"times (the limit) and stopped at checkpoint {current.n}")
+        message = (f"{what} {len(done) + 1} times; repofix restarted the sandbox {len(done)} "
+                   f"times (the limit) and stopped at checkpoint {current.n}")
+        run.stop(STOP_REASON, message)
         restart_runner(run)  # only so the step can be recorded (its observation saved in the sandbox)
-        return f"[repofix: {cause}, again. The run stops here: {run.stop_message}.]"
+        return f"[repofix: {cause}, again. The run stops here: {message}.]"
     run.notify({"event": "note", "message": f"step {run.step}: the session runner in the sandbox died "
                                             f"({type(died).__name__}); restarting it from checkpoint {current.n}"})
     restart_runner(run)

@@ -17,11 +17,9 @@ from repofix.agent.api import (  # the same first prompt as a new run
     AgentOutcome,
     AgentRequest,
     AgentSetupError,
-    _baseline_text,
-    _formats,
     finish,
     open_run_sandbox,
-    plan,
+    prepare_run,
     stops_recorded,
 )
 from repofix.agent.loop import run_loop
@@ -33,7 +31,6 @@ from repofix.config import Settings, settings_from_record, with_flags
 from repofix.models import Budget, make_model
 from repofix.runs.owner import alive
 from repofix.sandboxes.cleanup import owned_tempdir
-from repofix.testing import take_baseline
 from repofix.workspace.resume import claim, resume_point
 
 # Stop reasons a resume can go on from (with raised limits where the limit is the reason).
@@ -116,33 +113,20 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
                        step=len(trajectory.steps), spent=spent)
         run.best = (state.score(), best)
         trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
-        return finish(run, run_loop(run), data.get("task", ""))
+        run_loop(run)
+        return finish(run, data.get("task", ""))
 
 
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
-    """The run was killed before its baseline was recorded: take it now, as a new run would."""
-
+    """The run was killed before its baseline was recorded: take it now, as a new run does."""
     data = trajectory.data
     request = AgentRequest(repo=workspace.source.location, instruction=data.get("task", ""),
                            mode=data.get("mode", "fix"), targets=tuple(data.get("targets") or ()))
-    notify({"event": "baseline"})
-    baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
-                             log_dir=workspace.folder.root / "logs")
-    state = Progress.from_baseline(baseline.run, baseline.flaky)
-    goal = plan(state, request, settings)
-    notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
-    messages = [{"role": "system", "content": prompt("system", formats=_formats())}]
-    run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
-    if goal is None:
-        run.verified, run.verified_checkpoint = True, workspace.current().n  # the baseline just verified it
-        run.stop("done", "no test fails and no task was described: nothing to fix")
-        return finish(run, "done", request.instruction)
-    messages.append({"role": "user", "content": prompt(
-        "task", mode=request.mode, task=request.instruction or "Make the failing tests pass.", goal=goal,
-        repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))})
-    run.best = (state.score(), workspace.current().n)
-    trajectory.save(messages, status="running", progress=state.to_dict())
-    return finish(run, run_loop(run), request.instruction)
+    run = prepare_run(request, settings, chosen, workspace, sandbox, trajectory, notify, map_text)
+    if isinstance(run, AgentOutcome):
+        return run
+    run_loop(run)
+    return finish(run, request.instruction)
 
 
 def continue_agent(run_id: str, instruction: str, *, model: str | None = None, home: str | None = None,
@@ -190,4 +174,5 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
         run.best = (state.score(), workspace.current().n)
         trajectory.save(messages, status="running", reason=None, message="", task=instruction, phases=phases,
                         progress=state.to_dict(), summary="")
-        return finish(run, run_loop(run), instruction)
+        run_loop(run)
+        return finish(run, instruction)

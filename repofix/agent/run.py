@@ -39,6 +39,10 @@ MAX_FORMAT_ERRORS = 3
 UNBOUNDED = 10**9  # observation budget for a model that reads outputs whole (the built-in engine)
 
 
+def joined(*notes: str) -> str:
+    return "\n\n".join(note for note in notes if note)
+
+
 def prompt(name: str, **values: Any) -> str:
     """A prompt template filled in; a `$name` it uses but is not given is an error, never left as text."""
     template = Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
@@ -48,12 +52,13 @@ def prompt(name: str, **values: Any) -> str:
         raise ValueError(f"prompt {name}.md needs ${missing.args[0]}, which was not given") from None
 
 
-class StopRun(Exception):
-    """The run cannot go on (model error, cost cap); `reason` is the stop status."""
+@dataclass(frozen=True)
+class Stop:
+    """Why a run stopped: `reason` is the stop status (done, step_limit, cost_limit, stuck, ...),
+    `message` says it to a person. Every stop goes through `AgentRun.stop`; the loop checks it."""
 
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
+    reason: str
+    message: str
 
 
 @dataclass
@@ -72,8 +77,7 @@ class AgentRun:
     best: tuple[tuple[int, int], int] = ((0, 0), 0)  # (score, checkpoint number)
     worse_streak: int = 0
     format_errors: int = 0
-    stop_reason: str | None = None
-    stop_message: str = ""
+    stopped: Stop | None = None  # set once, by `stop`; the loop ends after the step that set it
     recent: deque = field(default_factory=lambda: deque(maxlen=STUCK_REPEATS))
     spent: float = 0.0
     verified: bool = False  # the independent verification run satisfied the done rule
@@ -82,31 +86,34 @@ class AgentRun:
     observer: Observer | None = None  # bounds observations; full texts saved in the sandbox
 
     # -- limits ------------------------------------------------------------------------------
-    def limit_reached(self) -> str | None:
+    def check_limits(self) -> None:
         if self.step >= self.settings.max_steps:
-            self.stop_message = f"the step limit ({self.settings.max_steps}) was reached"
-            return "step_limit"
-        if time.monotonic() - self.started > self.settings.timeout:
-            self.stop_message = f"the time limit ({self.settings.timeout:.0f}s) was reached"
-            return "time_limit"
-        return None
+            self.stop("step_limit", f"the step limit ({self.settings.max_steps}) was reached")
+        elif time.monotonic() - self.started > self.settings.timeout:
+            self.stop("time_limit", f"the time limit ({self.settings.timeout:.0f}s) was reached")
 
     # -- the model ---------------------------------------------------------------------------
-    def ask_model(self) -> ModelReply:
+    def ask_model(self) -> ModelReply | None:
+        """The model's next reply, or None when the model cannot go on (the run is then stopped)."""
         self.step += 1
         self.notify({"event": "thinking", "step": self.step})
         try:
             reply = history.query(self.model, self.messages, self.tools, self.settings.history_steps)
         except CostLimitExceeded as error:
-            raise StopRun("cost_limit", str(error)) from None
+            self.stop("cost_limit", str(error))
+            return None
         except ModelAuthError as error:
-            raise StopRun("model_error", f"the model provider refused the credentials: {error}") from None
+            self.stop("model_error", f"the model provider refused the credentials: {error}")
+            return None
         except ModelGaveUp as error:  # the last model of a chain gave up
-            raise StopRun("gave_up", str(error)) from None
+            self.stop("gave_up", str(error))
+            return None
         except ContextLengthError as error:
-            raise StopRun("model_error", f"the conversation no longer fits the model's context: {error}") from None
+            self.stop("model_error", f"the conversation no longer fits the model's context: {error}")
+            return None
         except ModelError as error:
-            raise StopRun("model_error", str(error)) from None
+            self.stop("model_error", str(error))
+            return None
         self.spent += reply.cost
         self.messages.append(reply.assistant_message())
         return reply
@@ -136,13 +143,15 @@ class AgentRun:
             run = self.run_tests(action.arguments.get("tests") or ())
             return condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
                             flaky=self.progress.flaky, workdir=self.sandbox.workdir)
+        paths: list[str] | None = None  # None: commands ran, so the sandbox is scanned for what changed
         if action.name == "edit":
-            observation = observer.bound(execute.edit(self.sandbox, action)[0], self.step, "edit")
+            text, paths = execute.edit(self.sandbox, action)  # an edit knows the files it wrote
+            observation = observer.bound(text, self.step, "edit")
         elif action.name == "python":
             observation = execute.python(self.sandbox, action, timeout, observer, self.step)
         else:
             observation = execute.shell(self.sandbox, action, timeout, observer, self.step)
-        after = self.after_change()
+        after = self.after_change(paths)
         return observation + ("\n\n" + after if after else "")
 
     def run_tests(self, tests: Sequence[str] = ()) -> TestRun:
@@ -160,9 +169,10 @@ class AgentRun:
         return self.observer.test_log(run, self.step, kind)
 
     # -- after a change ----------------------------------------------------------------------
-    def after_change(self) -> str:
-        """Checkpoint what changed, guard it, test it, and say how things stand."""
-        synced = self.workspace.sync(self.sandbox, step=self.step, label=f"step {self.step}")
+    def after_change(self, paths: Sequence[str] | None = None) -> str:
+        """Checkpoint what changed (only `paths` when the caller knows them), guard it, test it, and say
+        how things stand."""
+        synced = self.workspace.sync(self.sandbox, step=self.step, label=f"step {self.step}", paths=paths)
         if synced.checkpoint is None:
             return synced.note
         self.notify({"event": "checkpoint", "step": self.step, "n": synced.checkpoint.n})
@@ -182,7 +192,7 @@ class AgentRun:
         if not self.progress.all_targets():  # tests first off: only `submit` says the task is complete
             notes.append("No target tests: when the task is complete, `submit`; repofix then runs the full "
                          "suite and checks that nothing that passed before fails.")
-        elif self.progress.verdict().done and not self.stop_reason:
+        elif self.progress.verdict().done and not self.stopped:
             notes.append(self.verify())
         return "\n\n".join(n for n in notes if n)
 
@@ -239,20 +249,25 @@ class AgentRun:
         self.trajectory.data["summary"] = summary
         if self.progress.phase == "red":
             return self.finish_red()
-        self.after_change()
-        if self.stop_reason == "done":
+        changed = self.after_change()  # what repofix did with a change made since the last step (a guard's
+        return joined(changed, self.judge_submission())  # rollback, a refused file) reaches the model too
+
+    def judge_submission(self) -> str:
+        if self.is_done():
             return "Verified: done."
         if not self.progress.all_targets() and not self.changed_files():  # no test can show a no-op is the task
             return "Submission not accepted: nothing has changed yet. Implement the task, then `submit`."
         observation = self.verify()
-        if self.stop_reason == "done":
+        if self.is_done():
             return observation
         run_text = condense(self.progress.latest_run(), self.progress.baseline_run(),
                             budget=self.settings.feedback_tokens, flaky=self.progress.flaky)
         return f"Submission not accepted. {observation}\n\n{run_text}"
 
     def finish_red(self) -> str:
-        self.after_change()
+        return joined(self.after_change(), self.judge_red())
+
+    def judge_red(self) -> str:
         run = self.run_tests()
         judged = self.progress.judge_red(run, self.changed_files())
         failing = judged.targets
@@ -276,10 +291,16 @@ class AgentRun:
         """Stop as `gave_up` with the model's reason: the last line of what it said."""
         lines = [line.strip() for line in content.splitlines() if line.strip()]
         self.stop("gave_up", lines[-1] if lines else "the model gave up without saying why")
-        return self.stop_message
+        return self.stopped.message if self.stopped else ""
 
     def stop(self, reason: str, message: str) -> None:
-        self.stop_reason, self.stop_message = reason, message
+        """Stop the run after this step. The first stop is the one reported: a step that both
+        verifies the task and repeats itself is done, not stuck."""
+        if self.stopped is None:
+            self.stopped = Stop(reason, message)
+
+    def is_done(self) -> bool:
+        return self.stopped is not None and self.stopped.reason == "done"
 
     def record(self, reply: ModelReply, action: Action | FormatError, observation: str, duration: float) -> None:
         name, arguments = getattr(action, "name", "format_error"), getattr(action, "arguments", {})
@@ -290,7 +311,7 @@ class AgentRun:
         self.messages.extend(history.answers(reply, observation, line))  # every tool call answered
         key = action.key() if isinstance(action, Action) else f"format:{action.message}"
         self.recent.append((key, LOG_PATH.sub("<log>", observation)))  # log names differ, results may not
-        if len(self.recent) == STUCK_REPEATS and len(set(self.recent)) == 1 and not self.stop_reason:
+        if len(self.recent) == STUCK_REPEATS and len(set(self.recent)) == 1:
             self.stop("stuck", f"the same action gave the same result {STUCK_REPEATS} times in a row")
         self.trajectory.add_step(
             step=self.step, reply=history.step_reply(reply, asked_at), action=name, arguments=arguments, observation=observation,
