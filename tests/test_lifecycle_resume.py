@@ -150,8 +150,8 @@ def test_continue_a_finished_run_with_a_follow_up(tmp_path, setup):
 
 def test_resume_a_run_killed_before_its_baseline_with_nothing_to_fix(tmp_path, setup):
     """A run killed between acquisition and its baseline leaves a trajectory with no progress; resumed,
-    it takes the baseline now, and when no test fails and no task was described it finishes done
-    (it crashed delivering checkpoint None: mypy found it)."""
+    it takes the baseline now and ends as a new run would: no test fails and no task was described, so
+    `nothing_to_fix`, exit 0, nothing delivered (it once crashed delivering checkpoint None: mypy found it)."""
     _, home, env = setup
     repo = make_repo(tmp_path / "green", {"pkg/__init__.py": "", "pkg/mathx.py": CLAMP.replace("x < hi", "x > hi"),
                                           "tests/test_mathx.py": CLAMP_TESTS})
@@ -169,5 +169,6 @@ def test_resume_a_run_killed_before_its_baseline_with_nothing_to_fix(tmp_path, s
     resumed = repofix(env, "resume", run_dir.name, "--json")
     assert resumed.returncode == 0 and "Traceback" not in resumed.stderr, resumed.stdout + resumed.stderr
     outcome = json.loads(resumed.stdout)
-    assert outcome["status"] == "done" and outcome["reason"] == "done"
+    assert (outcome["status"], outcome["reason"]) == ("done", "nothing_to_fix")
+    assert outcome["reason"] == json.loads(first.stdout)["reason"]  # the same ending as the run never killed
     assert json.loads((run_dir / "trajectory.json").read_text())["status"] == "done"
