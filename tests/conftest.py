@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -53,6 +54,16 @@ def marks_for(backend: str) -> list:
 
 def backend_params(backends=("docker", "bwrap", "none")) -> list:
     return [pytest.param(name, marks=marks_for(name), id=name) for name in backends]
+
+
+def wait_until(condition, limit: float = 60.0) -> bool:
+    """Poll `condition` until it holds or a generous `limit` passes (how fast is the benchmarks' job)."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 @pytest.fixture

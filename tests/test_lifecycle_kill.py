@@ -18,12 +18,11 @@ import random
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from agent_helpers import DIRECT_FIX, act, clamp_repo, git, script
-from conftest import backend_params, require_backend
+from conftest import backend_params, require_backend, wait_until
 from test_agent_resume import alive, descendants, processes
 from test_lifecycle_resume import CLI, ROOT, env_for
 
@@ -112,16 +111,6 @@ def sandbox_processes(scratch: Path) -> list[int]:
             if str(scratch) in args and state != "Z" and "/gate/bin/git" not in args]
 
 
-def settle(condition, limit: float = 60.0) -> bool:
-    """Poll until `condition` holds or a generous `limit` passes (the benchmark measures how fast)."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
-
-
 def branches(repo: Path) -> list[str]:
     return git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split()
 
@@ -151,7 +140,7 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
         first = subprocess.Popen([*CLI, *args], env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT,
                                  start_new_session=True)
     try:
-        assert settle(lambda: gate.pids() or first.poll() is not None, 300), "the run never reached the gate"
+        assert wait_until(lambda: gate.pids() or first.poll() is not None, 300), "the run never reached the gate"
         assert first.poll() is None, (tmp_path / "first.err").read_text()
         (run,) = list_runs(home)
         has_sandbox = containers_of(first.pid) if backend == "docker" else sandbox_processes(scratch)
@@ -165,7 +154,7 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
             first.kill()
         if phase in HOST_GATES:
             gate.remove_host_gate()  # the test's own gate on the host, not a sandbox: the test removes it
-    assert settle(lambda: not (containers_of(first.pid) if backend == "docker" else [])
+    assert wait_until(lambda: not (containers_of(first.pid) if backend == "docker" else [])
                   and not sandbox_processes(scratch) and not alive(tree) and not gate.pids()), \
         (containers_of(first.pid) if backend == "docker" else [], sandbox_processes(scratch), alive(tree))
     line = next(line for line in runs_listing(env).splitlines() if line.startswith(run.run_id))
@@ -207,7 +196,7 @@ def test_killed_while_the_repository_is_copied_is_clearly_not_resumable(tmp_path
                               "--sandbox", "bwrap"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              cwd=ROOT, start_new_session=True)
     try:
-        assert settle(lambda: gate.pids() or first.poll() is not None, 300) and first.poll() is None
+        assert wait_until(lambda: gate.pids() or first.poll() is not None, 300) and first.poll() is None
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
     finally:

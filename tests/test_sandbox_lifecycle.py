@@ -8,12 +8,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import backend_params, require_backend
+from conftest import backend_params, require_backend, wait_until
 
 from repofix.cli import main
 
@@ -74,16 +73,6 @@ def test_sigterm_removes_everything(tree, backend, tmp_path):
     assert not Path(info["scratch"]).exists()
     assert not container_exists(info["container"])
     assert not sandbox_processes(info["scratch"])
-
-
-def wait_until(condition, limit: float = 60.0) -> bool:
-    """Poll `condition` until it holds or a generous `limit` passes (speed is the benchmark's job)."""
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 @pytest.mark.parametrize("backend", ISOLATING)
