@@ -9,18 +9,9 @@ import unicodedata
 
 import pytest
 
-from repofix.ci.sanitize import (
-    REDACTED,
-    code_block,
-    code_span,
-    is_secret_name,
-    quote_untrusted,
-    redact,
-    secrets_from_env,
-    strip_hidden,
-    token_shaped,
-)
+from repofix.ci.sanitize import code_block, code_span, quote_untrusted, strip_hidden
 from repofix.ci.worker import clean_env
+from repofix.redaction import REDACTED, is_secret_name, redact, secrets_from_env, token_shaped
 
 
 @pytest.mark.parametrize(("value", "redacted"), [("1234567", False), ("12345678", True)])
@@ -51,10 +42,12 @@ def test_every_credential_shape_at_its_shortest_is_redacted(token) -> None:
     ("name", "secret"),
     [*((n, True) for n in ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
                            "REPOFIX_READ_TOKEN", "REPOFIX_WRITE_TOKEN", "NPM_TOKEN", "OPENAI_API_KEY", "APP_SECRET",
-                           "DB_PASSWORD", "SIGNING_KEY", "github_token", "Deploy_Secret")),
-     *((n, False) for n in ("PATH", "TOKENIZER", "KEYBOARD", "SECRETARY", "GITHUB_REPOSITORY", "MONKEY"))],
+                           "DB_PASSWORD", "SIGNING_KEY", "github_token", "Deploy_Secret",
+                           # a secret word anywhere, not only as a suffix: withholding too much costs little
+                           "GITHUB_TOKEN_FOR_DEPLOY", "OPENAI_API_KEY_2", "SLACKTOKEN", "APIKEY", "TOKENIZER")),
+     *((n, False) for n in ("PATH", "HOME", "GITHUB_REPOSITORY", "GITHUB_SHA", "LANG", "PYTHONPATH", "TOKE"))],
 )
-def test_secret_names_by_exact_name_or_suffix_in_any_case(name, secret) -> None:
+def test_secret_names_by_exact_name_or_a_secret_word_in_any_case(name, secret) -> None:
     assert is_secret_name(name) is secret
 
 
