@@ -41,6 +41,16 @@ def test_spending_adds_up_and_then_stops_the_next_call() -> None:
         budget.check(0.25)
 
 
+def test_a_budget_spent_to_the_cent_refuses_a_call_of_unknown_price() -> None:
+    """Reached by adding (a float made at run time, not the cap's own object): equal is spent."""
+    budget = Budget(max_cost=float("1.0"))
+    for cost in (0.25, 0.25, 0.5):
+        budget.add(cost)
+    assert budget.spent == budget.max_cost and budget.spent is not budget.max_cost
+    with pytest.raises(CostLimitExceeded, match=r"cost cap reached"):
+        budget.check(0.0)
+
+
 PRICE = Price(input_per_token=2**-10, output_per_token=2**-8, source="test",
               cache_read_per_token=2**-13, cache_write_per_token=2**-9)
 
