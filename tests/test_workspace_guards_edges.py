@@ -44,6 +44,7 @@ def guards(tmp_path: Path, files: dict[str, str], change: dict[str, bytes | str 
     (100, 25, False),  # at most 25 files a step...
     (100, 26, True),  # ...one more is a mass deletion
     (10, 5, True),  # half of all files, when at least 5 go
+    (10, 6, True),  # more than half
     (12, 5, False),  # under half
     (6, 4, False),  # 4 of 6 is two thirds, but fewer than 5 files never count as a share
 ])
@@ -121,6 +122,8 @@ def test_an_empty_ci_path_in_the_settings_matches_nothing(tmp_path) -> None:
     ("link", "sub/../../x", True),
     ("link", "sub/./x", False),
     ("link", "..x", False),
+    ("a/up", "..", False),  # the repository root itself is inside
+    ("a/here", ".", False),
 ])
 def test_symlink_targets(path, target, escapes) -> None:
     assert _link_escapes(path, target.encode()) is escapes
@@ -149,3 +152,15 @@ def test_a_disabled_guard_stays_quiet(tmp_path, guard) -> None:
     on = GuardConfig(enabled=frozenset({"ci-config", "binary-file", "large-file", "mass-deletion"}) - {guard})
     hits = {g for g, _ in guards(tmp_path, files, change, on)}
     assert guard not in hits and len(hits) == 3, hits
+
+
+def test_what_the_guards_say_names_the_files_and_the_size(tmp_path) -> None:
+    """The messages the model reads: the first five deleted files by name, the share, a new file's size."""
+    files = {f"d/f{i:03}.txt": f"{i}\n" for i in range(14)}
+    repo = make_repo(tmp_path / "repo", files)
+    old = commit(repo)
+    new = commit(repo, {**{f"d/f{i:03}.txt": None for i in range(7)}, "big.bin": b"x" * (3 * 2**19 + 1)})
+    said = {(h.guard, h.path): h.reason for h in check_change(repo, old, new, GuardConfig())}
+    assert said[("mass-deletion", None)] == ("deletes 7 files of 14: d/f000.txt, d/f001.txt, d/f002.txt, "
+                                             "d/f003.txt, d/f004.txt")
+    assert said[("large-file", "big.bin")] == "is a new file of 1.5 MiB"
