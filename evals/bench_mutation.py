@@ -54,6 +54,7 @@ TARGETS = [
     Target("guards", "repofix/workspace/guards.py", ("check_change", "_outside", "_link_escapes"),
            ("tests/test_workspace_guards.py", "tests/test_workspace_guards_edges.py")),
     Target("CI sanitising", "repofix/ci/sanitize.py", (), ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py")),
+    Target("redaction", "repofix/redaction.py", (), ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py")),
     Target("path filters", "repofix/workspace/paths.py", (),
            ("tests/test_workspace_paths.py", "tests/test_workspace_paths_edges.py")),
 ]

@@ -53,3 +53,14 @@ def test_files_git_refuses_as_symlinks(name, refused) -> None:
 def test_an_unknown_mode_is_not_a_special_file() -> None:
     assert path_problem("pkg/mod.py", None) is None
     assert path_problem(".gitmodules", None) is None
+
+
+@pytest.mark.parametrize("name", [".env", ".flake8", ".a", "-", ".git-blame-ignore-revs", ".gitx"])
+def test_names_that_sort_near_dot_git_are_ordinary(name) -> None:
+    """Only .git itself (and what a filesystem reads as it) is refused, not what sorts before or after it."""
+    assert path_problem(f"{name}/x.py", FILE) is None
+    assert path_problem(name, FILE) is None
+
+
+def test_a_refused_symlink_is_named_by_its_own_name() -> None:
+    assert path_problem("lib/sub/.gitmodules", LINK) == ".gitmodules must not be a symlink (git refuses it)"
