@@ -52,6 +52,9 @@ def test_always_fails():
 
 def test_stable():
     bump("stable")
+
+def test_passes_only_the_first_time():
+    assert bump("once") == 1
 '''
 P = "tests/test_counted.py::"
 
@@ -94,3 +97,13 @@ def test_nothing_to_rerun_runs_nothing(box, suspects) -> None:
     first = run_tests(box, "python -m pytest", timeout=60)
     assert find_flaky(box, first, suspects, command="python -m pytest", reruns=2, timeout=60) == set()
     assert runs(box, "stable") == 1
+
+
+@pytest.mark.bwrap
+def test_a_test_that_passed_and_then_fails_on_the_rerun_is_flaky(box) -> None:
+    """A flip either way counts: passing at first and failing on the re-run is as flaky as the reverse."""
+    first = run_tests(box, "python -m pytest", timeout=60)
+    assert first.results[P + "test_passes_only_the_first_time"].outcome.ok
+    assert find_flaky(box, first, [P + "test_passes_only_the_first_time"], command="python -m pytest",
+                      reruns=2, timeout=60) == {P + "test_passes_only_the_first_time"}
+    assert runs(box, "once") == 2
