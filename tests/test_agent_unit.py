@@ -12,10 +12,12 @@ from agent_helpers import DIRECT_FIX, act, clamp_repo
 from repofix.agent.actions import Action
 from repofix.agent.api import AgentRequest, open_run_sandbox, prepare_run
 from repofix.agent.loop import run_loop
+from repofix.agent.recover import restart_sandbox
 from repofix.agent.run import AgentRun, Stop
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings
 from repofix.models.scripted import ScriptedModel
+from repofix.sandboxes.base import ChannelForged, MalformedReply, RunnerDied
 from repofix.sandboxes.local import LocalSandbox
 from repofix.workspace import Workspace
 
@@ -92,3 +94,17 @@ def test_an_edit_checkpoints_the_files_it_wrote_without_scanning(tmp_path):
         run.step = 2
         run.execute(Action("shell", {"command": "true"}))
         assert run.changed_files() == {"pkg/mathx.py", "notes.txt"}
+
+
+@pytest.mark.parametrize(("died", "told"), [
+    (RunnerDied("gone"), "the sandbox's processes were all killed"),
+    (ChannelForged("forged"), "wrote into the session runner's channel"),
+    (MalformedReply("bad size"), "sent a reply that breaks its protocol"),
+])
+def test_a_dead_runner_is_restarted_and_the_model_told_why(tmp_path, died, told):
+    with agent_run(tmp_path, [VIEW]) as run:
+        observation = restart_sandbox(run, died)
+        assert told in observation and "restarted it from checkpoint 0" in observation
+        assert run.trajectory.data["restarts"][0]["error"] == type(died).__name__
+        assert run.stopped is None
+        assert "def clamp" in run.sandbox.run("cat pkg/mathx.py").stdout  # the sandbox serves again

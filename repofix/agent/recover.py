@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from repofix.agent import execute
-from repofix.sandboxes import ChannelForged, RunnerDied
+from repofix.sandboxes import ChannelForged, MalformedReply, RunnerDied
 
 if TYPE_CHECKING:
     from repofix.agent.run import AgentRun
@@ -26,10 +26,7 @@ def restarts(run: AgentRun) -> list[dict]:
 
 def restart_sandbox(run: AgentRun, died: RunnerDied) -> str:
     """Restart the dead runner from the current checkpoint; returns the observation for the model."""
-    forged = isinstance(died, ChannelForged)
-    what = "the session runner's channel was forged" if forged else "the sandbox's processes were all killed"
-    cause = ("a process wrote into the session runner's channel, so repofix killed the runner" if forged
-             else f"{what} (the session runner that carries out your actions among them)")
+    what, cause = describe(died)
     done = restarts(run)
     current = run.workspace.current()
     if len(done) >= MAX_RESTARTS:
@@ -42,7 +39,7 @@ def restart_sandbox(run: AgentRun, died: RunnerDied) -> str:
                                             f"({type(died).__name__}); restarting it from checkpoint {current.n}"})
     restart_runner(run)
     restored = run.workspace.restore(run.sandbox, current.n, step=run.step, full=True, rescue_first=False,
-                                     reason="the sandbox's processes were all killed")
+                                     reason=what)
     execute.preload_helpers(run.sandbox)
     done.append({"step": run.step, "checkpoint": current.n, "recorded_as": restored.checkpoint.n,
                  "error": type(died).__name__})
@@ -54,6 +51,19 @@ def restart_sandbox(run: AgentRun, died: RunnerDied) -> str:
             "Python helpers are loaded again), and so are background processes and, on some backends, the logs "
             f"saved under /tmp. To stop one program, kill it by its pid. {left} more restart(s) are allowed in "
             "this run; after that the run stops.]")
+
+
+def describe(died: RunnerDied) -> tuple[str, str]:
+    """(what happened, its cause as the model is told it): a forged channel and a reply that breaks the
+    protocol end the runner too, but the model did not kill everything."""
+    if isinstance(died, ChannelForged):
+        return ("the session runner's channel was forged",
+                "a process wrote into the session runner's channel, so repofix killed the runner")
+    if isinstance(died, MalformedReply):
+        return ("the session runner broke the protocol",
+                "the session runner sent a reply that breaks its protocol, so repofix killed it")
+    what = "the sandbox's processes were all killed"
+    return what, f"{what} (the session runner that carries out your actions among them)"
 
 
 def restart_runner(run: AgentRun) -> None:
