@@ -1,7 +1,7 @@
 """Assemble README.md from docs/readme/: the intro, then each room's section in reading order.
 
-    python docs/build_readme.py          # rewrite README.md
-    python docs/build_readme.py --check  # exit 1 if README.md is out of date
+python docs/build_readme.py          # rewrite README.md
+python docs/build_readme.py --check  # exit 1 if README.md is out of date
 """
 
 from __future__ import annotations
@@ -10,8 +10,24 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["_intro", "agent", "models", "repair", "sandbox", "security", "security_host", "workspace", "testing", "edits", "ci_bot", "eval",
-         "tasks", "bundled_tasks", "benchmarks", "ci"]
+ORDER = [
+    "_intro",
+    "agent",
+    "models",
+    "repair",
+    "sandbox",
+    "security",
+    "security_host",
+    "workspace",
+    "testing",
+    "edits",
+    "ci_bot",
+    "eval",
+    "tasks",
+    "bundled_tasks",
+    "benchmarks",
+    "ci",
+]
 
 
 def assemble() -> str:

@@ -43,9 +43,12 @@ def strip_call(test: str) -> str:
     tree = ast.parse(test)
     lines = test.splitlines(keepends=True)
     for node in reversed(tree.body):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                getattr(node.value.func, "id", "") == "check":
-            del lines[node.lineno - 1:node.end_lineno]
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", "") == "check"
+        ):
+            del lines[node.lineno - 1 : node.end_lineno]
     return "".join(lines)
 
 
@@ -56,13 +59,16 @@ def make_task(row: dict, folder: Path, visible: str) -> None:
     (folder / "solution.py").write_text(row["prompt"] + row["buggy_solution"])
     test = row["test"] if visible == "check" else row["example_test"]
     (folder / "test_solution.py").write_text(
-        "from solution import *  # noqa\n" + strip_call(test) +
-        f"\n\ndef test_check():\n    check({row['entry_point']})\n")
+        "from solution import *  # noqa\n"
+        + strip_call(test)
+        + f"\n\ndef test_check():\n    check({row['entry_point']})\n"
+    )
 
 
 def passes_hidden(row: dict, source: str) -> bool:
     """Grade a repaired solution with the row's full check, in a fresh interpreter."""
     import subprocess
+
     code = source + "\n" + row["test"]
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30)
@@ -138,11 +144,21 @@ print(json.dumps({"same": True, "checked": checked}))
 def behaves_like_canonical(row: dict, source: str) -> tuple[bool, int]:
     """Compare the repaired function with the canonical one on the test's inputs and variations."""
     import subprocess
-    request = {"entry": row["entry_point"], "canonical": row["prompt"] + row["canonical_solution"],
-               "patched": source, "test": row["test"]}
+
+    request = {
+        "entry": row["entry_point"],
+        "canonical": row["prompt"] + row["canonical_solution"],
+        "patched": source,
+        "test": row["test"],
+    }
     try:
-        done = subprocess.run([sys.executable, "-c", EQUIV], input=json.dumps(request), capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", EQUIV],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         verdict = json.loads(done.stdout.strip().splitlines()[-1])
     except (subprocess.TimeoutExpired, IndexError, ValueError):
         return False, 0
@@ -159,9 +175,16 @@ def run_task(row: dict, backend: str, budget: Budget, visible: str) -> dict:
                 started = time.monotonic()
                 result = repair(sandbox, ["test_solution.py::test_check"], [], budget)
                 seconds = time.monotonic() - started
-    record = {"task_id": row["task_id"], "bug_type": row["bug_type"], "status": result.status,
-              "tried": result.candidates_tried, "seconds": round(seconds, 2), "patch": result.patch_diff,
-              "description": result.message, "outcome": "not found"}
+    record = {
+        "task_id": row["task_id"],
+        "bug_type": row["bug_type"],
+        "status": result.status,
+        "tried": result.candidates_tried,
+        "seconds": round(seconds, 2),
+        "patch": result.patch_diff,
+        "description": result.message,
+        "outcome": "not found",
+    }
     if result.status == "no_failures":
         record["outcome"] = "no failure"
     elif result.fixed:
@@ -178,8 +201,11 @@ def run_task(row: dict, backend: str, budget: Budget, visible: str) -> dict:
 def table(records: list[dict]) -> str:
     """Per bug type. "fixed" = passes check and agrees with the canonical solution on every extra
     input we could derive; "unverified" counts fixed tasks whose test had no literal inputs to vary."""
-    out = ["| bug type | tasks | fixed | of which unverified | plausible but wrong | not found | median s | "
-           "median candidates |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out = [
+        "| bug type | tasks | fixed | of which unverified | plausible but wrong | not found | median s | "
+        "median candidates |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     groups = defaultdict(list)
     for r in records:
         groups[r["bug_type"]].append(r)
@@ -187,10 +213,12 @@ def table(records: list[dict]) -> str:
         c = Counter(r["outcome"] for r in rows)
         wrong = c["plausible but wrong"] + c["plausible, fails hidden"]
         unverified = sum(r["outcome"] == "fixed" and not r.get("extra_inputs") for r in rows)
-        out.append(f"| {name} | {len(rows)} | {c['fixed']} ({100 * c['fixed'] / len(rows):.0f}%) | {unverified} | "
-                   f"{wrong} | "
-                   f"{c['not found'] + c['no failure']} | {statistics.median(r['seconds'] for r in rows):.1f} | "
-                   f"{statistics.median(r['tried'] for r in rows):.0f} |")
+        out.append(
+            f"| {name} | {len(rows)} | {c['fixed']} ({100 * c['fixed'] / len(rows):.0f}%) | {unverified} | "
+            f"{wrong} | "
+            f"{c['not found'] + c['no failure']} | {statistics.median(r['seconds'] for r in rows):.1f} | "
+            f"{statistics.median(r['tried'] for r in rows):.0f} |"
+        )
     return "\n".join(out)
 
 
@@ -201,33 +229,45 @@ def main() -> None:
     parser.add_argument("--stride", type=int, default=1, help="every K-th row (a deterministic subset)")
     parser.add_argument("--seconds", type=float, default=60.0, help="time budget per task")
     parser.add_argument("--candidates", type=int, default=600, help="candidate budget per task")
-    parser.add_argument("--baseline-stride", type=int, default=8, help="baseline subset: every K-th row; 0: none")
+    parser.add_argument(
+        "--baseline-stride", type=int, default=8, help="baseline subset: every K-th row; 0: none"
+    )
     parser.add_argument("--visible", choices=["check", "examples"], default="check")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "bench_builtin.md")
     parser.add_argument("--jsonl", type=Path, default=None, help="per-task records")
-    parser.add_argument("--from-jsonl", type=Path, default=None, help="only print the table of recorded records")
+    parser.add_argument(
+        "--from-jsonl", type=Path, default=None, help="only print the table of recorded records"
+    )
     args = parser.parse_args()
     if args.from_jsonl:
         print(table([json.loads(line) for line in args.from_jsonl.read_text().splitlines() if line.strip()]))
         return
-    rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()][::args.stride]
+    rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()][:: args.stride]
     if args.limit:
-        rows = rows[:args.limit]
+        rows = rows[: args.limit]
     budget = Budget(max_candidates=args.candidates, max_seconds=args.seconds)
     records = []
     for row in rows:
         record = run_task(row, args.backend, budget, args.visible)
         records.append(record)
-        print(f"{record['task_id']:>12} {record['bug_type']:<16} {record['outcome']:<22} {record['tried']:>4} "
-              f"{record['seconds']:>6.1f}s  {record['description'][:70]}", flush=True)
+        print(
+            f"{record['task_id']:>12} {record['bug_type']:<16} {record['outcome']:<22} {record['tried']:>4} "
+            f"{record['seconds']:>6.1f}s  {record['description'][:70]}",
+            flush=True,
+        )
         if args.jsonl:
             with args.jsonl.open("a") as handle:
                 handle.write(json.dumps(record) + "\n")
-    report = [f"# Built-in repair engine on HumanEvalFix ({len(records)} tasks, visible test: {args.visible})",
-              "", f"Backend `{args.backend}`, budget {args.candidates} candidates / {args.seconds:.0f} s per task, "
-              f"run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "", table(records)]
+    report = [
+        f"# Built-in repair engine on HumanEvalFix ({len(records)} tasks, visible test: {args.visible})",
+        "",
+        f"Backend `{args.backend}`, budget {args.candidates} candidates / {args.seconds:.0f} s per task, "
+        f"run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        "",
+        table(records),
+    ]
     if args.baseline_stride:
-        report += ["", baseline(rows[::args.baseline_stride], records, args, budget)]
+        report += ["", baseline(rows[:: args.baseline_stride], records, args, budget)]
     text = "\n".join(report) + "\n"
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -238,6 +278,7 @@ def main() -> None:
 
 def baseline(rows: list[dict], records: list[dict], args: argparse.Namespace, budget: Budget) -> str:
     from dataclasses import replace
+
     plain = replace(budget, ordered=False)
     by_id = {r["task_id"]: r for r in records}
     ours = [by_id[row["task_id"]] for row in rows]
@@ -255,15 +296,22 @@ def baseline(rows: list[dict], records: list[dict], args: argparse.Namespace, bu
 
     ours_c, theirs_c = median_of([a["tried"] for a, _ in both]), median_of([b["tried"] for _, b in both])
     ours_s, theirs_s = median_of([a["seconds"] for a, _ in both]), median_of([b["seconds"] for _, b in both])
-    return "\n".join([
-        f"## Against a baseline on {len(rows)} tasks (every {args.baseline_stride}th), same run", "",
-        f"Candidates and seconds are medians over the {len(both)} tasks both orderings repaired "
-        "(a task nobody repairs just spends the budget either way).", "",
-        "| ordering | fixed | median candidates | median s |", "| --- | --- | --- | --- |",
-        f"| plain source order (baseline) | {fixed_theirs} | {theirs_c:.0f} | {theirs_s:.1f} |",
-        f"| localization x priors (engine) | {fixed_ours} | {ours_c:.0f} | {ours_s:.1f} |", "",
-        f"Ratio engine / baseline: fixed {fixed_ours / max(1, fixed_theirs):.2f}x, median candidates "
-        f"{ours_c / max(1, theirs_c):.2f}x, median time {ours_s / max(0.01, theirs_s):.2f}x."])
+    return "\n".join(
+        [
+            f"## Against a baseline on {len(rows)} tasks (every {args.baseline_stride}th), same run",
+            "",
+            f"Candidates and seconds are medians over the {len(both)} tasks both orderings repaired "
+            "(a task nobody repairs just spends the budget either way).",
+            "",
+            "| ordering | fixed | median candidates | median s |",
+            "| --- | --- | --- | --- |",
+            f"| plain source order (baseline) | {fixed_theirs} | {theirs_c:.0f} | {theirs_s:.1f} |",
+            f"| localization x priors (engine) | {fixed_ours} | {ours_c:.0f} | {ours_s:.1f} |",
+            "",
+            f"Ratio engine / baseline: fixed {fixed_ours / max(1, fixed_theirs):.2f}x, median candidates "
+            f"{ours_c / max(1, theirs_c):.2f}x, median time {ours_s / max(0.01, theirs_s):.2f}x.",
+        ]
+    )
 
 
 if __name__ == "__main__":

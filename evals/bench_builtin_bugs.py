@@ -22,8 +22,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 SEED = 20261123
-PROJECTS = ["inflection==0.5.1", "toolz==1.2.0", "isodate==0.7.2", "cachetools==8.0.0", "semver==3.1.1",
-            "more-itertools==11.2.1"]
+PROJECTS = [
+    "inflection==0.5.1",
+    "toolz==1.2.0",
+    "isodate==0.7.2",
+    "cachetools==8.0.0",
+    "semver==3.1.1",
+    "more-itertools==11.2.1",
+]
 PER_PROJECT, PER_KIND, MAX_FAILING = 9, 2, 12
 CONFIG_FILES = ["pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "setup.py"]
 PYTEST_INI = "[pytest]\naddopts = -p no:hypothesispytest -p no:benchmark -p no:cacheprovider\n"
@@ -50,10 +56,28 @@ def fetch(spec: str, cache: Path) -> Path:
     if folder.is_dir():
         return folder
     (cache / "sdists").mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q", "-d",
-                    str(cache / "sdists"), spec], check=True, capture_output=True)
-    archive = next(p for p in (cache / "sdists").glob("*.tar.gz")
-                   if p.name.lower().replace("_", "-").startswith(f"{name}-{version}".lower()))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-q",
+            "-d",
+            str(cache / "sdists"),
+            spec,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    archive = next(
+        p
+        for p in (cache / "sdists").glob("*.tar.gz")
+        if p.name.lower().replace("_", "-").startswith(f"{name}-{version}".lower())
+    )
     tmp = cache / "unpacked" / ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     with tarfile.open(archive) as tar:
@@ -101,19 +125,32 @@ def sites(text: str) -> list[tuple[str, int, int, str, int]]:
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for node in ast.walk(func):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                    getattr(node.value.func, "attr", "") in ("add", "append", "appendleft", "extend", "update"):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "attr", "")
+                in ("add", "append", "appendleft", "extend", "update")
+            ):
                 out.append(("missing-statement", *span(node), "pass", node.lineno))
             elif isinstance(node, (ast.If, ast.While)) and isinstance(node.test, ast.BoolOp):
                 for i in range(len(node.test.values)):
                     rest = [seg(v) for j, v in enumerate(node.test.values) if j != i]
                     op = " and " if isinstance(node.test.op, ast.And) else " or "
                     out.append(("missing-clause", *span(node.test), op.join(rest), node.lineno))
-            elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and \
-                    isinstance(node.right, ast.Constant) and node.right.value == 1:
+            elif (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, (ast.Add, ast.Sub))
+                and isinstance(node.right, ast.Constant)
+                and node.right.value == 1
+            ):
                 out.append(("off-by-one", *span(node), seg(node.left), node.lineno))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1 and \
-                    not node.keywords and not isinstance(node.args[0], ast.Starred):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and len(node.args) == 1
+                and not node.keywords
+                and not isinstance(node.args[0], ast.Starred)
+            ):
                 out.append(("missing-wrapper", *span(node), seg(node.args[0]), node.lineno))
             elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
                 out.append(("missing-slice", *span(node), seg(node.value), node.lineno))
@@ -123,20 +160,35 @@ def sites(text: str) -> list[tuple[str, int, int, str, int]]:
                 sym = gap.strip()
                 if sym in ("<", "<=", ">", ">=", "==", "!="):
                     out.append(("comparison", a, b, gap.replace(sym, flips[type(node.ops[0])]), node.lineno))
-            elif isinstance(node, ast.List) and len(node.elts) == 1 and isinstance(node.elts[0], ast.List) and \
-                    not node.elts[0].elts:
+            elif (
+                isinstance(node, ast.List)
+                and len(node.elts) == 1
+                and isinstance(node.elts[0], ast.List)
+                and not node.elts[0].elts
+            ):
                 out.append(("literal", *span(node), "[]", node.lineno))
     return out
 
 
-def failing_tests(root: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (),
-                  timeout: float = 60) -> tuple[list[str], int] | None:
+def failing_tests(
+    root: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (), timeout: float = 60
+) -> tuple[list[str], int] | None:
     """Failing node ids and pytest's exit code, or None when the suite hangs."""
     try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "--tb=no", "-p", "no:randomly", *args],
-                              cwd=root, capture_output=True, text=True, timeout=timeout,
-                              env={"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "HOME": str(root),
-                                   "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **(env or {})})
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-rf", "--tb=no", "-p", "no:randomly", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={
+                "PATH": "/usr/bin:/bin",
+                "PYTHONHASHSEED": "0",
+                "HOME": str(root),
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                **(env or {}),
+            },
+        )
     except subprocess.TimeoutExpired:
         return None
     ids = re.findall(r"^FAILED (\S+)", done.stdout, flags=re.M)
@@ -179,7 +231,9 @@ def choose(cache: Path, scratch: Path, log=print) -> list[Bug]:
             if not 1 <= len(new) <= MAX_FAILING:
                 continue
             per_kind[kind] = per_kind.get(kind, 0) + 1
-            kept.append(Bug(spec, rel, line, kind, original[start:end].decode(), planted, start, end, new, known))
+            kept.append(
+                Bug(spec, rel, line, kind, original[start:end].decode(), planted, start, end, new, known)
+            )
             log(f"  {spec} {rel}:{line} {kind}: {len(new)} failing")
         bugs += kept
     return bugs
@@ -189,7 +243,7 @@ def plant(bug: Bug, cache: Path, into: Path) -> Path:
     root = project_tree(fetch(bug.project, cache), into)
     path = root / bug.path
     data = path.read_bytes()
-    path.write_bytes(data[:bug.start] + bug.after.encode() + data[bug.end:])
+    path.write_bytes(data[: bug.start] + bug.after.encode() + data[bug.end :])
     return root
 
 

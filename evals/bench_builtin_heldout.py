@@ -90,20 +90,41 @@ def pytest_unconfigure(config):
 
 
 def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budget: dict) -> dict:
-    request = {"root": str(root), "dir": str(folder), "failing": failing, "backend": backend, "budget": budget}
-    done = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(request), capture_output=True, text=True,
-                          timeout=budget["max_seconds"] * 3 + 300)
+    request = {
+        "root": str(root),
+        "dir": str(folder),
+        "failing": failing,
+        "backend": backend,
+        "budget": budget,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=budget["max_seconds"] * 3 + 300,
+    )
     try:
         return json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
-        return {"status": "error", "files": {}, "seconds": float("nan"), "message": done.stderr[-300:], "tried": 0}
+        return {
+            "status": "error",
+            "files": {},
+            "seconds": float("nan"),
+            "message": done.stderr[-300:],
+            "tried": 0,
+        }
 
 
 def traced(root: Path, files: list[str], tmp: Path) -> str:
     """Hash of every call into `files` (arguments, return value) over the whole suite."""
     tmp.mkdir()
     (tmp / "_difftrace.py").write_text(TRACER)
-    env = {"PYTHONPATH": str(tmp), "DIFFTRACE_FILES": ",".join(files), "DIFFTRACE_OUT": str(tmp / "trace.txt")}
+    env = {
+        "PYTHONPATH": str(tmp),
+        "DIFFTRACE_FILES": ",".join(files),
+        "DIFFTRACE_OUT": str(tmp / "trace.txt"),
+    }
     failing_tests(root, env, ("-p", "_difftrace"), timeout=300)
     return (tmp / "trace.txt").read_text() if (tmp / "trace.txt").exists() else ""
 
@@ -118,8 +139,10 @@ def grade_bug(bug: Bug, files: dict[str, str], cache: Path) -> str:
         if result is None or not set(result[0]) <= set(bug.known):
             return "plausible, fails suite"
         original = project_tree(fetch(bug.project, cache), base / "original")
-        if all(ast.dump(ast.parse(text)) == ast.dump(ast.parse((original / p).read_text()))
-               for p, text in files.items()):
+        if all(
+            ast.dump(ast.parse(text)) == ast.dump(ast.parse((original / p).read_text()))
+            for p, text in files.items()
+        ):
             return "fixed"
         names = sorted({bug.path, *files})
         first, again = traced(original, names, base / "t1"), traced(original, names, base / "t2")
@@ -135,16 +158,29 @@ def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dic
             folder = plant(bug, cache, Path(tmp) / "repo")
             result = run_engine(engine, folder, bug.failing, args.backend, budget)
         outcome = grade_bug(bug, result["files"], cache) if result["status"] == "plausible" else "not found"
-        rows.append({"task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}", "kind": bug.kind,
-                     "outcome": outcome, "seconds": result["seconds"], "tried": result["tried"],
-                     "message": result["message"], "files": result["files"]})
-        print(f"{engine.name[:12]:<12} {rows[-1]['task']:<48} {bug.kind:<17} {outcome:<20} "
-              f"{result['seconds']:6.1f}s {result['message'][:60]}", flush=True)
+        rows.append(
+            {
+                "task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}",
+                "kind": bug.kind,
+                "outcome": outcome,
+                "seconds": result["seconds"],
+                "tried": result["tried"],
+                "message": result["message"],
+                "files": result["files"],
+            }
+        )
+        print(
+            f"{engine.name[:12]:<12} {rows[-1]['task']:<48} {bug.kind:<17} {outcome:<20} "
+            f"{result['seconds']:6.1f}s {result['message'][:60]}",
+            flush=True,
+        )
     return rows
 
 
 def humanevalfix(engine: Path, args: argparse.Namespace, budget: dict) -> list[dict]:
-    data = [json.loads(line) for line in hef.DATA.read_text().splitlines() if line.strip()][::args.hef_stride]
+    data = [json.loads(line) for line in hef.DATA.read_text().splitlines() if line.strip()][
+        :: args.hef_stride
+    ]
     rows = []
     for row in data:
         with tempfile.TemporaryDirectory(prefix="hefix-") as tmp:
@@ -157,9 +193,19 @@ def humanevalfix(engine: Path, args: argparse.Namespace, budget: dict) -> list[d
                 outcome = "plausible, fails suite"
             else:
                 outcome = "fixed" if hef.behaves_like_canonical(row, source)[0] else "plausible but wrong"
-        rows.append({"task": row["task_id"], "kind": row["bug_type"], "outcome": outcome,
-                     "seconds": result["seconds"], "tried": result["tried"], "message": result["message"]})
-        print(f"{engine.name[:12]:<12} {row['task_id']:<48} {outcome:<20} {result['seconds']:6.1f}s", flush=True)
+        rows.append(
+            {
+                "task": row["task_id"],
+                "kind": row["bug_type"],
+                "outcome": outcome,
+                "seconds": result["seconds"],
+                "tried": result["tried"],
+                "message": result["message"],
+            }
+        )
+        print(
+            f"{engine.name[:12]:<12} {row['task_id']:<48} {outcome:<20} {result['seconds']:6.1f}s", flush=True
+        )
     return rows
 
 
@@ -168,9 +214,11 @@ def summary(name: str, engine: str, rows: list[dict]) -> str:
     wrong = [r for r in rows if r["outcome"] == "plausible but wrong"]
     seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]  # NaN: the engine crashed
     unverified = sum(r["outcome"] == "fixed (unverified)" for r in rows)
-    return (f"| {name} | {engine} | {len(rows)} | {len(resolved)} ({100 * len(resolved) / len(rows):.0f}%) | "
-            f"{unverified} | {len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
-            f"{len(rows) - len(seconds)} | {statistics.median(seconds):.1f} | {max(seconds):.1f} |")
+    return (
+        f"| {name} | {engine} | {len(rows)} | {len(resolved)} ({100 * len(resolved) / len(rows):.0f}%) | "
+        f"{unverified} | {len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
+        f"{len(rows) - len(seconds)} | {statistics.median(seconds):.1f} | {max(seconds):.1f} |"
+    )
 
 
 def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
@@ -179,8 +227,10 @@ def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
     for kind in kinds:
         now = [r for r in rows_new if r["kind"] == kind]
         old = [r for r in rows_old if r["kind"] == kind]
-        out.append(f"| {kind} | {len(now)} | {sum(r['outcome'].startswith('fixed') for r in now)} | "
-                   f"{sum(r['outcome'].startswith('fixed') for r in old)} |")
+        out.append(
+            f"| {kind} | {len(now)} | {sum(r['outcome'].startswith('fixed') for r in now)} | "
+            f"{sum(r['outcome'].startswith('fixed') for r in old)} |"
+        )
     return out
 
 
@@ -191,23 +241,33 @@ def load(path: Path) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-root", type=Path, required=True)
-    parser.add_argument("--engine-root", type=Path, default=ROOT, help="a snapshot of this repository's package")
+    parser.add_argument(
+        "--engine-root", type=Path, default=ROOT, help="a snapshot of this repository's package"
+    )
     parser.add_argument("--backend", default="bwrap")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--candidates", type=int, default=1500)
     parser.add_argument("--hef-stride", type=int, default=8, help="HumanEvalFix: every K-th row; 0: skip")
     parser.add_argument("--cache", type=Path, default=Path("/work/cache/heldout"))
-    parser.add_argument("--only", choices=["engine now", "c8c2df4"], default=None,
-                        help="run one engine (two processes can share the machine), then --report")
+    parser.add_argument(
+        "--only",
+        choices=["engine now", "c8c2df4"],
+        default=None,
+        help="run one engine (two processes can share the machine), then --report",
+    )
     parser.add_argument("--report", action="store_true", help="only write the table from recorded runs")
     parser.add_argument("--sets", default="heldout,hef", help="which sets to run: heldout, hef or both")
-    parser.add_argument("--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun")
+    parser.add_argument(
+        "--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun"
+    )
     parser.add_argument("--tag", default="", help="suffix of the records of a partial rerun")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_builtin_heldout.md")
     args = parser.parse_args()
     budget = {"max_seconds": args.seconds, "max_candidates": args.candidates}
     frozen = args.out.with_suffix(".bugs.json")
-    if not frozen.exists() and "heldout" in args.sets:  # chosen once, then frozen: every later run uses the same list
+    if (
+        not frozen.exists() and "heldout" in args.sets
+    ):  # chosen once, then frozen: every later run uses the same list
         scratch = Path(tempfile.mkdtemp(prefix="heldout-choose-"))
         frozen.write_text(json.dumps(record(choose(args.cache, scratch)), indent=1) + "\n")
         shutil.rmtree(scratch, ignore_errors=True)
@@ -221,27 +281,36 @@ def main() -> None:
                 first, last = (int(x) if x else None for x in args.tasks.split(":"))
                 rows = heldout(bugs[first:last], root, args, budget, args.cache)
                 args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl").write_text(
-                    "".join(json.dumps(r) + "\n" for r in rows))
+                    "".join(json.dumps(r) + "\n" for r in rows)
+                )
             if args.hef_stride and "hef" in args.sets:
                 rows = humanevalfix(root, args, budget)
                 args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl").write_text(
-                    "".join(json.dumps(r) + "\n" for r in rows))
+                    "".join(json.dumps(r) + "\n" for r in rows)
+                )
         if args.only or "heldout" not in args.sets:
             return
     results = {name: load(args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl")) for name in engines}
     hef_files = {name: args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl") for name in engines}
     hef_results = {name: load(path) for name, path in hef_files.items() if path.exists()}
-    lines = [f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
-             f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
-             "", f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
-             f"engines measured in the same run on the same machine. Held-aside set: {len(bugs)} bugs planted with "
-             f"seed {SEED} in {', '.join(PROJECTS)} (how: evals/bench_builtin_bugs.py; the frozen list: "
-             f"{frozen.name}). HumanEvalFix: every {args.hef_stride}th row.", "",
-             "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
-             "max s |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
+        f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
+        "",
+        f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
+        f"engines measured in the same run on the same machine. Held-aside set: {len(bugs)} bugs planted with "
+        f"seed {SEED} in {', '.join(PROJECTS)} (how: evals/bench_builtin_bugs.py; the frozen list: "
+        f"{frozen.name}). HumanEvalFix: every {args.hef_stride}th row.",
+        "",
+        "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
+        "max s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     lines += [summary("held-aside", name, rows) for name, rows in results.items()]
     lines += [summary("HumanEvalFix", name, rows) for name, rows in hef_results.items()]
-    lines += ["", "Held-aside, resolved per planted kind:", ""] + by_kind(results["engine now"], results["c8c2df4"])
+    lines += ["", "Held-aside, resolved per planted kind:", ""] + by_kind(
+        results["engine now"], results["c8c2df4"]
+    )
     text = "\n".join(lines) + "\n"
     print(text)
     args.out.write_text(text)

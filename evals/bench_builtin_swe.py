@@ -45,8 +45,13 @@ def grade(repo: Path, spec: dict, files: dict[str, str]) -> bool:
     for path, text in files.items():
         (repo / path).write_text(text)
     tests = spec["FAIL_TO_PASS"] + spec["PASS_TO_PASS"]
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests], cwd=repo,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     return done.returncode == 0
 
 
@@ -71,21 +76,44 @@ def main() -> None:
                     result = repair(sandbox, spec["FAIL_TO_PASS"], spec["PASS_TO_PASS"], budget)
                     seconds = time.monotonic() - started
             resolved = result.fixed and grade(repo, spec, result.files)
-        rows.append({"id": spec["id"], "resolved": resolved, "baseline": baseline_ok, "status": result.status,
-                     "tried": result.candidates_tried, "seconds": seconds, "what": result.message})
-        print(f"{spec['id']:<32} {'RESOLVED' if resolved else result.status:<11} {result.candidates_tried:>4} "
-              f"{seconds:6.1f}s  {result.message[:70]}", flush=True)
+        rows.append(
+            {
+                "id": spec["id"],
+                "resolved": resolved,
+                "baseline": baseline_ok,
+                "status": result.status,
+                "tried": result.candidates_tried,
+                "seconds": seconds,
+                "what": result.message,
+            }
+        )
+        print(
+            f"{spec['id']:<32} {'RESOLVED' if resolved else result.status:<11} {result.candidates_tried:>4} "
+            f"{seconds:6.1f}s  {result.message[:70]}",
+            flush=True,
+        )
     resolved = sum(r["resolved"] for r in rows)
-    lines = [f"# Built-in repair engine on the bundled SWE-style tasks ({len(rows)} tasks)", "",
-             f"Backend `{args.backend}`, budget {args.candidates} candidates / {args.seconds:.0f} s per task, run "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Graded SWE-bench style on FAIL_TO_PASS + "
-             "PASS_TO_PASS (the tests the engine saw, so resolved = plausible).", "",
-             "| task | resolved | status | candidates | seconds | patch |", "| --- | --- | --- | --- | --- | --- |"]
-    lines += [f"| {r['id']} | {'yes' if r['resolved'] else 'no'} | {r['status']} | {r['tried']} | "
-              f"{r['seconds']:.1f} | {r['what'].replace('|', '/')[:80]} |" for r in rows]
+    lines = [
+        f"# Built-in repair engine on the bundled SWE-style tasks ({len(rows)} tasks)",
+        "",
+        f"Backend `{args.backend}`, budget {args.candidates} candidates / {args.seconds:.0f} s per task, run "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Graded SWE-bench style on FAIL_TO_PASS + "
+        "PASS_TO_PASS (the tests the engine saw, so resolved = plausible).",
+        "",
+        "| task | resolved | status | candidates | seconds | patch |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| {r['id']} | {'yes' if r['resolved'] else 'no'} | {r['status']} | {r['tried']} | "
+        f"{r['seconds']:.1f} | {r['what'].replace('|', '/')[:80]} |"
+        for r in rows
+    ]
     baseline = sum(r["baseline"] for r in rows)
-    lines += ["", f"Resolved {resolved}/{len(rows)}; baseline (no patch) {baseline}/{len(rows)}; median "
-              f"{statistics.median(r['seconds'] for r in rows):.1f} s per task."]
+    lines += [
+        "",
+        f"Resolved {resolved}/{len(rows)}; baseline (no patch) {baseline}/{len(rows)}; median "
+        f"{statistics.median(r['seconds'] for r in rows):.1f} s per task.",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     tmp = args.out.with_suffix(".tmp")

@@ -26,11 +26,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-       "GIT_COMMITTER_EMAIL": "b@b"}
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+}
 
 
-NOTE = ("What it shows: repofix's own work per checkpoint and per restore stays roughly flat from 1k to 50k files (it grows with the changed files: see the second table), and a sync of known paths meets the 50k targets. End to end, sync and restore at 50k miss the targets (<= 150 ms, <= 300 ms) because `sandbox.changes()` walks the whole workspace (lstat of every file) in the sandbox runner: that scan is O(repository), and making it O(changed) (for example inotify-based tracking in the runner) is the sandbox room's part. Restores of many files are bound by writing the files, as `git reset --hard` is.")
+NOTE = "What it shows: repofix's own work per checkpoint and per restore stays roughly flat from 1k to 50k files (it grows with the changed files: see the second table), and a sync of known paths meets the 50k targets. End to end, sync and restore at 50k miss the targets (<= 150 ms, <= 300 ms) because `sandbox.changes()` walks the whole workspace (lstat of every file) in the sandbox runner: that scan is O(repository), and making it O(changed) (for example inotify-based tracking in the runner) is the sandbox room's part. Restores of many files are bound by writing the files, as `git reset --hard` is."
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -49,7 +54,9 @@ def generated_repo(files: int) -> Path:
     for i in range(files):
         folder = repo / f"pkg{i // (per_dir * 20)}" / f"mod{(i // per_dir) % 20}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"file_{i}.py").write_text(f'"""Generated module {i}."""\n\n\ndef f_{i}(x):\n    return x + {i}\n')
+        (folder / f"file_{i}.py").write_text(
+            f'"""Generated module {i}."""\n\n\ndef f_{i}(x):\n    return x + {i}\n'
+        )
     (repo / ".gitignore").write_text("__pycache__/\n*.pyc\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", f"{files} files")
@@ -59,7 +66,9 @@ def generated_repo(files: int) -> Path:
 
 def changed_paths(files: int, changed: int) -> list[str]:
     stride = max(1, files // changed)
-    return [f"pkg{i // 1000}/mod{(i // 50) % 20}/file_{i}.py" for i in range(0, stride * changed, stride)][:changed]
+    return [f"pkg{i // 1000}/mod{(i // 50) % 20}/file_{i}.py" for i in range(0, stride * changed, stride)][
+        :changed
+    ]
 
 
 def change_script(files: int, changed: int, round_: int) -> str:
@@ -107,8 +116,18 @@ def bench_size(files: int, changed: int, repeat: int) -> dict[str, float]:
         timed = TimedSandbox(box)
         try:
             box.changes()
-            samples: dict[str, list[float]] = {k: [] for k in (
-                "sync", "sync_scan", "sync_paths", "restore", "restore_scan", "naive_commit", "naive_restore")}
+            samples: dict[str, list[float]] = {
+                k: []
+                for k in (
+                    "sync",
+                    "sync_scan",
+                    "sync_paths",
+                    "restore",
+                    "restore_scan",
+                    "naive_commit",
+                    "naive_restore",
+                )
+            }
             for r in range(-1, repeat):  # round -1 warms caches and lazy imports; it is not counted
                 script = change_script(files, changed, r)
                 box.changes()  # forget the previous round's restore writes
@@ -146,34 +165,48 @@ def bench_size(files: int, changed: int, repeat: int) -> dict[str, float]:
     row: dict[str, float] = {"files": files, "changed": changed}
     row.update({k: median_ms(v) for k, v in samples.items()})
     row["sync_host"] = median_ms([a - b for a, b in zip(samples["sync"], samples["sync_scan"], strict=True)])
-    row["restore_host"] = median_ms([a - b for a, b in zip(samples["restore"], samples["restore_scan"], strict=True)])
+    row["restore_host"] = median_ms(
+        [a - b for a, b in zip(samples["restore"], samples["restore_scan"], strict=True)]
+    )
     return row
 
 
 def table(rows: list[dict[str, float]]) -> str:
-    lines = ["| files | changed | sync+checkpoint ms | (sandbox scan / repofix host) | sync of known paths ms "
-             "| restore ms | (sandbox scan / repofix host) | naive add+commit ms | naive reset --hard ms "
-             "| checkpoint vs naive (total / known paths) | restore vs naive |", "|" + "---|" * 11]
+    lines = [
+        "| files | changed | sync+checkpoint ms | (sandbox scan / repofix host) | sync of known paths ms "
+        "| restore ms | (sandbox scan / repofix host) | naive add+commit ms | naive reset --hard ms "
+        "| checkpoint vs naive (total / known paths) | restore vs naive |",
+        "|" + "---|" * 11,
+    ]
     for r in rows:
         lines.append(
             f"| {r['files']:,} | {r['changed']} | {r['sync']:.1f} | {r['sync_scan']:.1f} / {r['sync_host']:.1f} "
             f"| {r['sync_paths']:.1f} | {r['restore']:.1f} | {r['restore_scan']:.1f} / {r['restore_host']:.1f} "
             f"| {r['naive_commit']:.1f} | {r['naive_restore']:.1f} "
             f"| {r['naive_commit'] / r['sync']:.2f}x / {r['naive_commit'] / r['sync_paths']:.1f}x "
-            f"| {r['naive_restore'] / r['restore']:.2f}x |")
+            f"| {r['naive_restore'] / r['restore']:.2f}x |"
+        )
     return "\n".join(lines)
 
 
 def curve(rows: list[dict[str, float]], key_x: str, title: str) -> str:
     """An ASCII bar chart: one bar per row for repofix and for the naive way."""
-    peak = max(max(r["sync"], r["naive_commit"], r["restore"], r["naive_restore"]) for r in rows)  # the others are smaller
+    peak = max(
+        max(r["sync"], r["naive_commit"], r["restore"], r["naive_restore"]) for r in rows
+    )  # the others are smaller
     scale = 50 / peak
     out = [title]
     for r in rows:
         label = f"{r[key_x]:>6,}"
-        for name, key in (("sync+ckpt", "sync"), ("  host part", "sync_host"), ("known paths", "sync_paths"),
-                          ("naive commit", "naive_commit"),
-                          ("restore", "restore"), ("  host part", "restore_host"), ("naive reset", "naive_restore")):
+        for name, key in (
+            ("sync+ckpt", "sync"),
+            ("  host part", "sync_host"),
+            ("known paths", "sync_paths"),
+            ("naive commit", "naive_commit"),
+            ("restore", "restore"),
+            ("  host part", "restore_host"),
+            ("naive reset", "naive_restore"),
+        ):
             out.append(f"{label} {name:<13}|{'#' * max(1, round(r[key] * scale)):<50}| {r[key]:7.1f} ms")
             label = " " * 6
     return "\n".join(out)
@@ -182,7 +215,9 @@ def curve(rows: list[dict[str, float]], key_x: str, title: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,50000")
-    parser.add_argument("--changes", default="5,50,500", help="changed-file counts for the second curve (10k files)")
+    parser.add_argument(
+        "--changes", default="5,50,500", help="changed-file counts for the second curve (10k files)"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", default=str(ROOT / "results" / "bench_checkpoints.md"))
     args = parser.parse_args()
@@ -194,18 +229,22 @@ def main() -> int:
     by_change = [bench_size(mid, c, args.repeat) for c in (int(c) for c in args.changes.split(","))]
     print(table(by_change), flush=True)
     at_max = by_size[-1]
-    verdict = (f"At {at_max['files']:,} files: sync+checkpoint {at_max['sync']:.0f} ms (target <= 150), of which "
-               f"{at_max['sync_host']:.0f} ms repofix's host side; restore {at_max['restore']:.0f} ms (target <= 300), "
-               f"of which {at_max['restore_host']:.0f} ms host side; sync of known paths {at_max['sync_paths']:.0f} ms. "
-               f"The rest is the sandbox runner's full scan of the workspace in `changes()`.")
+    verdict = (
+        f"At {at_max['files']:,} files: sync+checkpoint {at_max['sync']:.0f} ms (target <= 150), of which "
+        f"{at_max['sync_host']:.0f} ms repofix's host side; restore {at_max['restore']:.0f} ms (target <= 300), "
+        f"of which {at_max['restore_host']:.0f} ms host side; sync of known paths {at_max['sync_paths']:.0f} ms. "
+        f"The rest is the sandbox runner's full scan of the workspace in `changes()`."
+    )
     print(verdict)
     report = [
-        "# Checkpoint benchmark", "",
+        "# Checkpoint benchmark",
+        "",
         f"`python evals/bench_checkpoints.py` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"{os.cpu_count()} CPUs, git {git(ROOT, '--version').split()[-1]}, Python {sys.version.split()[0]}, "
         f"`none` sandbox backend, median of {args.repeat} rounds, load average before/after "
         f"{load_before} / {' '.join(f'{x:.1f}' for x in os.getloadavg())}: the machine is shared, so absolute "
-        "numbers are noisy; the ratios come from the same run).", "",
+        "numbers are noisy; the ratios come from the same run).",
+        "",
         "Baseline, measured in the same run on a plain checkout of the same tree: `git add -A && git commit` "
         "(checkpoint) and `git reset --hard HEAD~1` (restore). Ratios > 1 mean repofix is faster.",
         "'sandbox scan' is the time spent inside `sandbox.changes()` (the sandbox runner's lstat walk of the whole "
@@ -213,12 +252,28 @@ def main() -> int:
         "ignore rules, the fast-import checkpoint, state file; for restore also the diff, writing the files back "
         "and the restore checkpoint. The restore's scan is its rescue check (were there unsaved changes?). "
         "'sync of known paths' is `Workspace.sync(sandbox, paths=...)`, for steps whose changed files the caller "
-        "knows (edits made through `write_files`): no scan, only the named files are read.", "",
-        "## A 5-file change at each repository size", "", table(by_size), "",
-        "```", curve(by_size, "files", "time vs repository size (5 changed files)"), "```", "",
-        f"## {mid:,} files, growing change", "", table(by_change), "",
-        "```", curve(by_change, "changed", f"time vs changed files ({mid:,}-file repository)"), "```", "",
-        verdict, "", NOTE, "",
+        "knows (edits made through `write_files`): no scan, only the named files are read.",
+        "",
+        "## A 5-file change at each repository size",
+        "",
+        table(by_size),
+        "",
+        "```",
+        curve(by_size, "files", "time vs repository size (5 changed files)"),
+        "```",
+        "",
+        f"## {mid:,} files, growing change",
+        "",
+        table(by_change),
+        "",
+        "```",
+        curve(by_change, "changed", f"time vs changed files ({mid:,}-file repository)"),
+        "```",
+        "",
+        verdict,
+        "",
+        NOTE,
+        "",
     ]
     Path(args.out).write_text("\n".join(report))
     return 0

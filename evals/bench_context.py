@@ -57,29 +57,47 @@ def project(root: Path) -> None:
     (root / "pkg").mkdir(parents=True)
     (root / "tests").mkdir()
     (root / "pkg" / "__init__.py").write_text("")
-    helpers = "\n".join(f"def helper_{i}(x):\n    # marker {i}\n    return x * {i} + {i % 7}\n" for i in range(170))
+    helpers = "\n".join(
+        f"def helper_{i}(x):\n    # marker {i}\n    return x * {i} + {i % 7}\n" for i in range(170)
+    )
     (root / "pkg" / "calc.py").write_text(
         "RATES = {i: i * 0.1 for i in range(30)}\n\n\ndef rate(i):\n    return round(RATES[i] * 1.5 + 0.01, 2)\n\n\n"
         "def noisy():\n    for i in range(20):\n        print('debug', i)\n    raise ValueError('noisy failed')\n\n\n"
-        + helpers)
+        + helpers
+    )
     (root / "tests" / "test_calc.py").write_text(
         "import pytest\nfrom pkg import calc\n\n\n@pytest.mark.parametrize('i', range(200))\n"
         "def test_helpers(i):\n    assert calc.helper_1(i) == i + 1\n\n\n@pytest.mark.parametrize('i', range(30))\n"
-        "def test_rate(i):\n    expected = {'rate': i * 0.1, 'index': i}\n    assert {'rate': calc.rate(i), 'index': i} == expected\n")
+        "def test_rate(i):\n    expected = {'rate': i * 0.1, 'index': i}\n    assert {'rate': calc.rate(i), 'index': i} == expected\n"
+    )
     for command in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "start"]):
-        os.system(" ".join(["git", "-C", str(root), "-c", "user.name=b", "-c", "user.email=b@example.com",
-                            *command]) + " >/dev/null")
+        os.system(
+            " ".join(
+                ["git", "-C", str(root), "-c", "user.name=b", "-c", "user.email=b@example.com", *command]
+            )
+            + " >/dev/null"
+        )
 
 
 ACTIONS = [  # (tool, arguments); `{n}` is the step number
     ("view", {"path": "pkg/calc.py"}),
     ("shell", {"command": "grep -n 'def ' pkg/calc.py | head -80"}),
     ("run_tests", {}),
-    ("shell", {"command": "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('debug %d ' % i + "
-                          "'x' * 90 + '\\n')\""}),
+    (
+        "shell",
+        {
+            "command": "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('debug %d ' % i + "
+            "'x' * 90 + '\\n')\""
+        },
+    ),
     ("python", {"code": "from pkg import calc\ncalc.noisy()"}),
-    ("edit", {"text": "pkg/calc.py\n<<<<<<< SEARCH\n    # marker {m}\n=======\n    # marker {m} (seen)\n"
-                      ">>>>>>> REPLACE\n"}),
+    (
+        "edit",
+        {
+            "text": "pkg/calc.py\n<<<<<<< SEARCH\n    # marker {m}\n=======\n    # marker {m} (seen)\n"
+            ">>>>>>> REPLACE\n"
+        },
+    ),
     ("shell", {"command": "python3 -m pytest -q tests 2>&1 | tail -120"}),
     ("view", {"path": "tests/test_calc.py"}),
     ("python", {"code": "import json\nprint(json.dumps({{str(i): i * 0.1 for i in range(3000)}}))"}),
@@ -91,7 +109,9 @@ def script(steps: int, offset: int) -> list[tuple[str, dict]]:
     calls = []
     for n in range(steps):
         tool, arguments = ACTIONS[(n + offset) % len(ACTIONS)]
-        calls.append((tool, {k: v.format(n=n, m=n) if isinstance(v, str) else v for k, v in arguments.items()}))
+        calls.append(
+            (tool, {k: v.format(n=n, m=n) if isinstance(v, str) else v for k, v in arguments.items()})
+        )
     return calls
 
 
@@ -101,8 +121,14 @@ def live(tmp: Path, name: str, steps: int, offset: int) -> tuple[dict, OpenAISer
     server = OpenAIServer(count=True).start()
     for n, (tool, arguments) in enumerate(script(steps, offset), 1):
         server.add(tool_call(tool, arguments, call_id=f"call_{n}", content=f"Step {n}: next I use {tool}."))
-    settings = Settings(model=MODEL, api_base=server.url, sandbox="bwrap", home=str(tmp / name / "home"),
-                        max_steps=steps, max_cost=None)
+    settings = Settings(
+        model=MODEL,
+        api_base=server.url,
+        sandbox="bwrap",
+        home=str(tmp / name / "home"),
+        max_steps=steps,
+        max_cost=None,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         outcome = run_agent(AgentRequest(repo=repo, mode="fix", settings=settings))
@@ -140,13 +166,24 @@ def measure(name: str, record: dict, server: OpenAIServer) -> list[dict]:
         f"batched folds, K={KEEP} (repofix, replayed)": replay(messages, KEEP, None, caching=True),
     }
     rows[f"batched folds, K={KEEP} (repofix, live run)"] = {
-        "billed": cache.billed, "peak": max(cache.prompt_tokens), "requests": len(cache.prompt_tokens)}
+        "billed": cache.billed,
+        "peak": max(cache.prompt_tokens),
+        "requests": len(cache.prompt_tokens),
+    }
     base = rows["full history, no caching (baseline)"]["billed"]
     out = []
     for policy, row in rows.items():
-        out.append({"run": f"{name} ({len(steps)} steps)", "policy": policy, **row, "ratio": row["billed"] / base,
-                    "largest": count_text(largest["observation"]), "largest_action": largest["action"],
-                    "ids": f"{len(delivered)}/{len(FAILING)}"})
+        out.append(
+            {
+                "run": f"{name} ({len(steps)} steps)",
+                "policy": policy,
+                **row,
+                "ratio": row["billed"] / base,
+                "largest": count_text(largest["observation"]),
+                "largest_action": largest["action"],
+                "ids": f"{len(delivered)}/{len(FAILING)}",
+            }
+        )
     return out
 
 
@@ -159,11 +196,15 @@ def budget_of(action: str, settings: Settings) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| run | history policy | requests | billed input tokens | vs baseline | peak context |",
-             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| run | history policy | requests | billed input tokens | vs baseline | peak context |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
     for r in rows:
-        lines.append(f"| {r['run']} | {r['policy']} | {r['requests']} | {r['billed']:,.0f} | {r['ratio']:.1%} | "
-                     f"{r['peak']:,} |")
+        lines.append(
+            f"| {r['run']} | {r['policy']} | {r['requests']} | {r['billed']:,.0f} | {r['ratio']:.1%} | "
+            f"{r['peak']:,} |"
+        )
     return "\n".join(lines)
 
 
@@ -177,28 +218,43 @@ def main() -> None:
         for name, steps, offset in (("run A", 30, 0), ("run B", 40, 3), ("run C", 50, 6)):
             record, server = live(Path(tmp), name.replace(" ", "_"), steps, offset)
             if len(record["steps"]) != steps:
-                raise SystemExit(f"{name} stopped after {len(record['steps'])} steps: {record.get('message')}")
+                raise SystemExit(
+                    f"{name} stopped after {len(record['steps'])} steps: {record.get('message')}"
+                )
             measured = measure(name, record, server)
             rows += measured
             first = measured[0]
-            extra.append(f"| {first['run']} | {first['largest']:,} ({first['largest_action']}) | {first['ids']} |")
+            extra.append(
+                f"| {first['run']} | {first['largest']:,} ({first['largest_action']}) | {first['ids']} |"
+            )
     settings = Settings()
-    report = "\n".join([
-        "# bench_context: billed input tokens and peak context of long runs", "",
-        f"Model {MODEL} (native tools) through LiteLLM to the local test server; budgets: observation "
-        f"{settings.observation_tokens} tokens, test feedback {settings.feedback_tokens}, history K = {KEEP}. "
-        "Billed = uncached prompt tokens + 10% of cached ones (prefixes over 1,024 tokens shared with an earlier "
-        "request). Tokens counted with o200k (LiteLLM's bundled tokenizer).", "",
-        table(rows), "",
-        "| run | largest single observation, tokens (action) | failing test ids that reached the model |",
-        "| --- | ---: | ---: |", *extra, "",
-        "| action | largest observation, tokens | its budget |", "| --- | ---: | ---: |",
-        *(f"| {action} | {tokens:,} | {budget_of(action, settings)} |" for action, tokens in sorted(LARGEST.items())),
-        "",
-        "Targets (issue 19): billed input <= 30% of the baseline; peak context <= 32k tokens on the 50-step run; "
-        "no observation over its budget (an edit's observation is the edit's result plus the test feedback, "
-        "each within its own budget); every failing test id delivered.",
-    ])
+    report = "\n".join(
+        [
+            "# bench_context: billed input tokens and peak context of long runs",
+            "",
+            f"Model {MODEL} (native tools) through LiteLLM to the local test server; budgets: observation "
+            f"{settings.observation_tokens} tokens, test feedback {settings.feedback_tokens}, history K = {KEEP}. "
+            "Billed = uncached prompt tokens + 10% of cached ones (prefixes over 1,024 tokens shared with an earlier "
+            "request). Tokens counted with o200k (LiteLLM's bundled tokenizer).",
+            "",
+            table(rows),
+            "",
+            "| run | largest single observation, tokens (action) | failing test ids that reached the model |",
+            "| --- | ---: | ---: |",
+            *extra,
+            "",
+            "| action | largest observation, tokens | its budget |",
+            "| --- | ---: | ---: |",
+            *(
+                f"| {action} | {tokens:,} | {budget_of(action, settings)} |"
+                for action, tokens in sorted(LARGEST.items())
+            ),
+            "",
+            "Targets (issue 19): billed input <= 30% of the baseline; peak context <= 32k tokens on the 50-step run; "
+            "no observation over its budget (an edit's observation is the edit's result plus the test feedback, "
+            "each within its own budget); every failing test id delivered.",
+        ]
+    )
     print(report)
     if args.write:
         RESULTS.write_text(report + "\n", encoding="utf-8")

@@ -55,14 +55,28 @@ def one_run(kind: str, tasks, jobs: int, folder: Path, address: str) -> dict:
     progress = Timed(len(tasks), quiet=True)
     started = time.monotonic()
     with ResultsStore(out) as store:
-        outcome = run_evaluation(tasks, GoldSource(), store, environments, out, RunOptions(jobs=jobs, timeout=300),
-                                 progress, executor)
+        outcome = run_evaluation(
+            tasks,
+            GoldSource(),
+            store,
+            environments,
+            out,
+            RunOptions(jobs=jobs, timeout=300),
+            progress,
+            executor,
+        )
         results = list(store.latest().values())
     wall = time.monotonic() - started
     assert outcome.graded == len(tasks) and all(r.resolved for r in results), [r.detail for r in results]
     span = progress.times[-1] - progress.times[0]  # first to last result: the steady state
-    return {"wall": wall, "grade": statistics.mean(r.grade_seconds for r in results), "first": progress.times[0] - started,
-            "steady": 60 * (len(tasks) - 1) / span, "resolved": sum(r.resolved for r in results), "tasks": len(tasks)}
+    return {
+        "wall": wall,
+        "grade": statistics.mean(r.grade_seconds for r in results),
+        "first": progress.times[0] - started,
+        "steady": 60 * (len(tasks) - 1) / span,
+        "resolved": sum(r.resolved for r in results),
+        "tasks": len(tasks),
+    }
 
 
 class Timed(Progress):
@@ -88,8 +102,10 @@ def model_rows(task_seconds: float, overhead_ratio: float, fixed_seconds: float)
         waves = math.ceil(MODEL_TASKS / (k * SLOTS_PER_NODE))
         wall = fixed_seconds + builds + waves * per_task
         one_node = one_node or wall
-        rows.append(f"| {k} | {k * SLOTS_PER_NODE} | {builds / 60:.0f} | {waves} | {wall / 3600:.2f} | "
-                    f"{one_node / wall:.1f}x | {100 * one_node / wall / k:.0f}% |")
+        rows.append(
+            f"| {k} | {k * SLOTS_PER_NODE} | {builds / 60:.0f} | {waves} | {wall / 3600:.2f} | "
+            f"{one_node / wall:.1f}x | {100 * one_node / wall / k:.0f}% |"
+        )
     return rows
 
 
@@ -140,8 +156,10 @@ def main() -> int:
     ]
     for kind in ("local", "ray"):
         resolved = sum(r["resolved"] for r in runs[kind])
-        lines.append(f"| {kind} | {wall[kind]:.1f} | {rate[kind]:.1f} | {first[kind]:.1f} | {steady[kind]:.1f} | "
-                     f"{grade[kind]:.2f} | {resolved}/{len(tasks) * args.rounds} |")
+        lines.append(
+            f"| {kind} | {wall[kind]:.1f} | {rate[kind]:.1f} | {first[kind]:.1f} | {steady[kind]:.1f} | "
+            f"{grade[kind]:.2f} | {resolved}/{len(tasks) * args.rounds} |"
+        )
     lines += [
         "",
         f"**Overhead of going through Ray, steady state (first to last result): {100 * steady_overhead:+.1f}% "
@@ -149,8 +167,11 @@ def main() -> int:
         f"({wall['ray'] - wall['local']:+.1f} s per run; the first result comes {fixed:.1f} s later: joining "
         "the cluster and starting worker processes, paid once per evaluation).",
         "",
-        "Every run, per executor: " + "; ".join(f"{kind} " + ", ".join(f"{r['wall']:.1f}" for r in rs) + " s"
-                                                for kind, rs in runs.items()) + ".",
+        "Every run, per executor: "
+        + "; ".join(
+            f"{kind} " + ", ".join(f"{r['wall']:.1f}" for r in rs) + " s" for kind, rs in runs.items()
+        )
+        + ".",
         "",
         f"## Model: {MODEL_TASKS} tasks on K nodes",
         "",

@@ -55,16 +55,44 @@ def baseline_seconds(tasks: list[Task], scratch: Path) -> tuple[dict[str, float]
     speed-up this machine allows right now, the ceiling for the harness's -j 2)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    container = subprocess.run(["docker", "run", "-d", "--rm", "--network", "none", "--user", "1000:1000",
-                                "--entrypoint", "sleep", DEFAULT_IMAGE, "infinity"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+    container = subprocess.run(
+        [
+            "docker",
+            "run",
+            "-d",
+            "--rm",
+            "--network",
+            "none",
+            "--user",
+            "1000:1000",
+            "--entrypoint",
+            "sleep",
+            DEFAULT_IMAGE,
+            "infinity",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     times: dict[str, float] = {}
 
     def run(number_task: tuple[int, Task]) -> None:
         number, task = number_task
         started = time.perf_counter()
-        done = subprocess.run(["docker", "exec", "-w", f"/tmp/task-{number}", container, "sh", "-c",
-                               f"{task.test_cmd} -p no:cacheprovider"], capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                "docker",
+                "exec",
+                "-w",
+                f"/tmp/task-{number}",
+                container,
+                "sh",
+                "-c",
+                f"{task.test_cmd} -p no:cacheprovider",
+            ],
+            capture_output=True,
+            text=True,
+        )
         times[task.id] = time.perf_counter() - started
         if done.returncode != 0:
             print(f"warning: {task.id}: tests fail when run directly:\n{done.stdout[-500:]}", file=sys.stderr)
@@ -72,8 +100,11 @@ def baseline_seconds(tasks: list[Task], scratch: Path) -> tuple[dict[str, float]
     try:
         for number, task in enumerate(tasks):
             tree = prepared_tree(task, scratch / f"baseline-{number}")
-            subprocess.run(["docker", "cp", f"{tree}/.", f"{container}:/tmp/task-{number}"], check=True,
-                           capture_output=True)
+            subprocess.run(
+                ["docker", "cp", f"{tree}/.", f"{container}:/tmp/task-{number}"],
+                check=True,
+                capture_output=True,
+            )
         walls = []
         for jobs in (2, 1):  # the sequential pass last: its per-task times are the ones kept
             started = time.perf_counter()
@@ -90,8 +121,15 @@ def evaluate(tasks: list[Task], jobs: int, scratch: Path) -> tuple[float, dict]:
     environments = Environments("docker", Limits(cpus=1.0 if jobs > 1 else 2.0), out / "logs")
     started = time.perf_counter()
     with ResultsStore(out) as store:
-        run_evaluation(tasks, GoldSource(), store, environments, out, RunOptions(jobs=jobs, timeout=300),
-                       Progress(len(tasks), quiet=True))
+        run_evaluation(
+            tasks,
+            GoldSource(),
+            store,
+            environments,
+            out,
+            RunOptions(jobs=jobs, timeout=300),
+            Progress(len(tasks), quiet=True),
+        )
         wall = time.perf_counter() - started
         return wall, store.latest()
 

@@ -49,7 +49,9 @@ def ground_truth(progress: bytes, workdir: str) -> dict[str, set[str]]:
     events = [json.loads(ln) for ln in progress.decode("utf-8", "replace").splitlines() if ln.strip()]
     truth: dict[str, set[str]] = {k: set() for k in KINDS}
     started = [e["id"] for e in events if e.get("event") == "start"]
-    finished = {e["id"] for e in events if e.get("event") == "report" and e.get("when") in ("call", "teardown")}
+    finished = {
+        e["id"] for e in events if e.get("event") == "report" and e.get("when") in ("call", "teardown")
+    }
     for e in events:
         if e.get("event") != "report" or e["outcome"] not in ("failed", "error"):
             continue
@@ -57,8 +59,11 @@ def ground_truth(progress: bytes, workdir: str) -> dict[str, set[str]]:
         crash = e.get("crash")
         if crash and crash[2].strip():
             truth["messages"].add(_norm(crash[2].strip().splitlines()[0], workdir)[:80])
-        frames = [f"{p}:{n}" for p, n in e.get("frames", [])
-                  if p and not p.startswith(("/", "<", "..")) and "site-packages" not in p]
+        frames = [
+            f"{p}:{n}"
+            for p, n in e.get("frames", [])
+            if p and not p.startswith(("/", "<", "..")) and "site-packages" not in p
+        ]
         if frames:
             truth["lines"].add(frames[-1])
     unfinished = [i for i in started if i not in finished]
@@ -81,8 +86,13 @@ def load(case: Path) -> tuple[dict, str, str, dict[str, set[str]]]:
     output = (case / "output.txt").read_text(encoding="utf-8")
     xml = (case / "report.xml").read_bytes() if (case / "report.xml").exists() else None
     progress = (case / "progress.jsonl").read_bytes() if (case / "progress.jsonl").exists() else b""
-    result = CommandResult(exit_code=meta["exit_code"], stdout=output, stderr="", duration=meta["duration"],
-                           timed_out=meta["timed_out"])
+    result = CommandResult(
+        exit_code=meta["exit_code"],
+        stdout=output,
+        stderr="",
+        duration=meta["duration"],
+        timed_out=meta["timed_out"],
+    )
     run = classify(meta["command"], result, xml, progress, workdir=meta["workdir"])
     run.log_path = "/tmp/repofix-test-3f9a1c2e/tests-001.log"
     return meta, output, run, ground_truth(progress, meta["workdir"])
@@ -92,7 +102,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="condensed feedback vs full output vs head+tail")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET)
     parser.add_argument("--also", type=int, nargs="*", default=[800, 4000], help="other budgets to summarise")
-    parser.add_argument("--write", action="store_true", help=f"record the table in {RESULTS.relative_to(ROOT.parent)}")
+    parser.add_argument(
+        "--write", action="store_true", help=f"record the table in {RESULTS.relative_to(ROOT.parent)}"
+    )
     args = parser.parse_args()
     cases = sorted(p for p in CORPUS.iterdir() if (p / "meta.json").exists()) if CORPUS.exists() else []
     if not cases:
@@ -100,8 +112,11 @@ def main() -> None:
     rows, stats = [], []
     for case in cases:
         meta, output, run, truth = load(case)
-        texts = {"full": output, "head+tail": head_tail(output),
-                 "condensed": condense(run, budget=args.budget, workdir=meta["workdir"])}
+        texts = {
+            "full": output,
+            "head+tail": head_tail(output),
+            "condensed": condense(run, budget=args.budget, workdir=meta["workdir"]),
+        }
         tokens = {k: estimate_tokens(v) for k, v in texts.items()}
         keep = {k: retained(v, truth, meta["workdir"]) for k, v in texts.items()}
         stats.append((case.name, tokens, keep, run.status.value))
@@ -117,20 +132,33 @@ def main() -> None:
 
 def _by_budget(cases: list[Path], stats: list, default: int, others: list[int]) -> str:
     """The same corpus at other budgets: what a larger or smaller budget buys."""
-    lines = ["Condensed feedback at other budgets (same corpus, same run):", "",
-             "| budget | median ratio to full | ids | messages | lines | cases with 100% retention |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "Condensed feedback at other budgets (same corpus, same run):",
+        "",
+        "| budget | median ratio to full | ids | messages | lines | cases with 100% retention |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     loaded = [load(case) for case in cases]
     for budget in sorted({default, *others}):
         per = []
         for (meta, _output, run, truth), base in zip(loaded, stats, strict=True):
             text = condense(run, budget=budget, workdir=meta["workdir"])
-            per.append((base[0], {"condensed": estimate_tokens(text), "full": base[1]["full"]},
-                        {"condensed": retained(text, truth, meta["workdir"])}))
+            per.append(
+                (
+                    base[0],
+                    {"condensed": estimate_tokens(text), "full": base[1]["full"]},
+                    {"condensed": retained(text, truth, meta["workdir"])},
+                )
+            )
         ratio = statistics.median(p[1]["condensed"] / p[1]["full"] for p in per)
-        complete = sum(1 for p in per if all(p[2]["condensed"][k][0] == p[2]["condensed"][k][1] for k in KINDS))
-        lines.append(f"| {budget} | {ratio:.2f} | " + " | ".join(_total(per, "condensed", k) for k in KINDS)
-                     + f" | {complete}/{len(per)} |")
+        complete = sum(
+            1 for p in per if all(p[2]["condensed"][k][0] == p[2]["condensed"][k][1] for k in KINDS)
+        )
+        lines.append(
+            f"| {budget} | {ratio:.2f} | "
+            + " | ".join(_total(per, "condensed", k) for k in KINDS)
+            + f" | {complete}/{len(per)} |"
+        )
     return "\n".join(lines)
 
 
@@ -142,8 +170,10 @@ def _share(pair: tuple[int, int]) -> str:
 def _row(name, meta, run, truth, tokens, keep) -> str:
     bugs = "+".join(b["kind"] for b in meta["bugs"])
     ret = " | ".join(f"{_share(keep['head+tail'][k])} · {_share(keep['condensed'][k])}" for k in KINDS)
-    return (f"| {name} | {bugs} | {run.status.value} | {len(truth['ids'])} | {tokens['full']} | "
-            f"{tokens['head+tail']} | {tokens['condensed']} | {tokens['condensed'] / tokens['full']:.2f} | {ret} |")
+    return (
+        f"| {name} | {bugs} | {run.status.value} | {len(truth['ids'])} | {tokens['full']} | "
+        f"{tokens['head+tail']} | {tokens['condensed']} | {tokens['condensed'] / tokens['full']:.2f} | {ret} |"
+    )
 
 
 def _total(stats, rep: str, kind: str, only=None) -> str:
@@ -156,7 +186,9 @@ def _report(rows, stats, budget, n) -> str:
     ratio_c = statistics.median(s[1]["condensed"] / s[1]["full"] for s in stats)
     ratio_h = statistics.median(s[1]["head+tail"] / s[1]["full"] for s in stats)
     lossy = {s[0] for s in stats if any(s[2]["head+tail"][k][0] < s[2]["head+tail"][k][1] for k in KINDS)}
-    full_keep = {s[0] for s in stats if all(s[2]["condensed"][k][0] == s[2]["condensed"][k][1] for k in KINDS)}
+    full_keep = {
+        s[0] for s in stats if all(s[2]["condensed"][k][0] == s[2]["condensed"][k][1] for k in KINDS)
+    }
     lines = [
         "# Feedback benchmark: full pytest output vs head+tail vs repofix's condensed feedback",
         "",
@@ -174,8 +206,10 @@ def _report(rows, stats, budget, n) -> str:
         f"| median ratio to full | 1.00 | {ratio_h:.2f} | {ratio_c:.2f} |",
     ]
     for kind in KINDS:
-        lines.append(f"| retained {kind} | {_total(stats, 'full', kind)} | {_total(stats, 'head+tail', kind)} | "
-                     f"{_total(stats, 'condensed', kind)} |")
+        lines.append(
+            f"| retained {kind} | {_total(stats, 'full', kind)} | {_total(stats, 'head+tail', kind)} | "
+            f"{_total(stats, 'condensed', kind)} |"
+        )
     lines += [
         f"| cases with 100% retention | {sum(1 for s in stats if all(s[2]['full'][k][0] == s[2]['full'][k][1] for k in KINDS))}/{n} | "
         f"{n - len(lossy)}/{n} | {len(full_keep)}/{n} |",
@@ -190,7 +224,7 @@ def _report(rows, stats, budget, n) -> str:
         "How measured, and caveats:",
         "- Retention is a substring search for each ground-truth item after the same normalisation of all three "
         "texts (absolute paths, memory addresses). Ground truth comes from the plugin's progress stream, not from "
-        "the JUnit XML the condensed text is built from. \"messages\" counts distinct first lines (80 chars), so a "
+        'the JUnit XML the condensed text is built from. "messages" counts distinct first lines (80 chars), so a '
         "grouped failure counts once.",
         "- ids include the test that was running when the timeout case was killed; pytest's own output never "
         "names it (hence full < 100%).",

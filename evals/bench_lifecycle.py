@@ -44,8 +44,11 @@ while True:  # a run's rhythm: short commands, a longer one, Python snippets
 def sandbox_left(backend: str, owner_pid: int, scratch_root: Path) -> bool:
     """Whether anything of the owner's sandbox still exists."""
     if backend == "docker":
-        out = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=org.repofix.owner-pid={owner_pid}"],
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["docker", "ps", "-aq", "--filter", f"label=org.repofix.owner-pid={owner_pid}"],
+            capture_output=True,
+            text=True,
+        ).stdout
         return bool(out.strip())
     marker = str(scratch_root).encode()
     for entry in Path("/proc").iterdir():
@@ -61,13 +64,20 @@ def sandbox_left(backend: str, owner_pid: int, scratch_root: Path) -> bool:
     return False
 
 
-def one_stop(backend: str, tree: Path, sig: int, moment: float | None, limit: float) -> tuple[str, float | None]:
+def one_stop(
+    backend: str, tree: Path, sig: int, moment: float | None, limit: float
+) -> tuple[str, float | None]:
     """Start an owner, stop it with `sig` `moment` seconds after start (None: once it is ready),
     and time until its sandbox is gone. Returns (phase at the stop, seconds or None if left over)."""
     scratch = Path(tempfile.mkdtemp(prefix="bench-lifecycle-"))
     env = dict(os.environ, REPOFIX_SCRATCH=str(scratch), PYTHONPATH=str(ROOT))
-    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(tree), backend], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, env=env, text=True)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, str(tree), backend],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        text=True,
+    )
     started = time.monotonic()
     if moment is None:
         owner.stdout.readline()
@@ -80,9 +90,19 @@ def one_stop(backend: str, tree: Path, sig: int, moment: float | None, limit: fl
     owner.wait()
     while sandbox_left(backend, owner.pid, scratch):
         if time.perf_counter() - killed > limit:
-            subprocess.run(["docker", "rm", "-f", *subprocess.run(
-                ["docker", "ps", "-aq", "--filter", f"label=org.repofix.owner-pid={owner.pid}"],
-                capture_output=True, text=True).stdout.split()], capture_output=True)
+            subprocess.run(
+                [
+                    "docker",
+                    "rm",
+                    "-f",
+                    *subprocess.run(
+                        ["docker", "ps", "-aq", "--filter", f"label=org.repofix.owner-pid={owner.pid}"],
+                        capture_output=True,
+                        text=True,
+                    ).stdout.split(),
+                ],
+                capture_output=True,
+            )
             return ("started" if existed else "starting"), None
         time.sleep(0.02)
     gone = time.perf_counter() - killed
@@ -101,7 +121,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--baseline", type=int, default=5, help="SIGTERM stops per backend")
-    parser.add_argument("--limit", type=float, default=30.0, help="seconds before a sandbox counts as left over")
+    parser.add_argument(
+        "--limit", type=float, default=30.0, help="seconds before a sandbox counts as left over"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "evals" / "results" / "bench_lifecycle.md")
     args = parser.parse_args()
     random.seed(14)
@@ -118,27 +140,41 @@ def main() -> None:
             moment = random.uniform(0.3, 4.0)  # from mid-start through setup into the command loop
             phase, gone = one_stop(backend, tree, signal.SIGKILL, moment, args.limit)
             kills.append(gone)
-            details.append(f"| {backend} | {index + 1} | {moment:.2f} | {phase} | "
-                           f"{'LEFT OVER' if gone is None else f'{gone:.2f}'} |")
+            details.append(
+                f"| {backend} | {index + 1} | {moment:.2f} | {phase} | "
+                f"{'LEFT OVER' if gone is None else f'{gone:.2f}'} |"
+            )
             print(details[-1], flush=True)
         terms = [one_stop(backend, tree, signal.SIGTERM, None, args.limit)[1] for _ in range(args.baseline)]
         k_med, k_max, k_left = summary(kills)
         t_med, t_max, t_left = summary(terms)
         ratio = f"{float(k_med) / float(t_med):.2f}x" if "-" not in (k_med, t_med) else "-"
-        rows.append(f"| {backend} | {len(kills)} | {k_med} | {k_max} | {k_left} | {t_med} ({len(terms)} runs) "
-                    f"| {ratio} |")
+        rows.append(
+            f"| {backend} | {len(kills)} | {k_med} | {k_max} | {k_left} | {t_med} ({len(terms)} runs) "
+            f"| {ratio} |"
+        )
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    report = "\n".join([
-        "# Lifecycle benchmark", "",
-        f"`python evals/bench_lifecycle.py --kills {args.kills}`; {stamp}. Seconds from `kill -9` of the owning "
-        "process to the sandbox gone (container removed / no process of the bwrap tree left), with no later "
-        f"command; left over = still there after {args.limit:.0f} s. Baseline: the same owner stopped by SIGTERM "
-        "(it closes its sandbox itself), measured in this run.", "",
-        "| backend | kills | median s | max s | left over | SIGTERM baseline median s | kill -9 / SIGTERM |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |", *rows, "",
-        "Target (issue 14): <= 5 s, 0 left over.", "",
-        "| backend | kill | at s after start | owner was | gone after s |", "| --- | ---: | ---: | --- | ---: |",
-        *details, ""])
+    report = "\n".join(
+        [
+            "# Lifecycle benchmark",
+            "",
+            f"`python evals/bench_lifecycle.py --kills {args.kills}`; {stamp}. Seconds from `kill -9` of the owning "
+            "process to the sandbox gone (container removed / no process of the bwrap tree left), with no later "
+            f"command; left over = still there after {args.limit:.0f} s. Baseline: the same owner stopped by SIGTERM "
+            "(it closes its sandbox itself), measured in this run.",
+            "",
+            "| backend | kills | median s | max s | left over | SIGTERM baseline median s | kill -9 / SIGTERM |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+            *rows,
+            "",
+            "Target (issue 14): <= 5 s, 0 left over.",
+            "",
+            "| backend | kill | at s after start | owner was | gone after s |",
+            "| --- | ---: | ---: | --- | ---: |",
+            *details,
+            "",
+        ]
+    )
     print(report)
     args.out.write_text(report)
 

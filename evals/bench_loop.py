@@ -46,9 +46,9 @@ FILES = {
     "pkg/__init__.py": "",
     "pkg/value.py": "VALUE = 0\n",
     "pkg/mathx.py": "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x < hi:\n        return hi\n"
-                    "    return x\n",
+    "    return x\n",
     "tests/test_mathx.py": "from pkg.mathx import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\n"
-                           "def test_high():\n    assert clamp(50, 0, 10) == 10\n",
+    "def test_high():\n    assert clamp(50, 0, 10) == 10\n",
     "tests/test_value.py": "from pkg.value import VALUE\n\n\ndef test_value():\n    assert VALUE >= 0\n",
 }
 
@@ -56,8 +56,9 @@ FILES = {
 def git(repo: Path, *args: str) -> str:
     # gc.auto=0: a detached `git gc --auto` after the 10k-file commit races with copying the tree
     config = ["-c", "gc.auto=0", "-c", "user.email=b@example.com", "-c", "user.name=Bench"]
-    return subprocess.run(["git", "-C", str(repo), *config, *args], check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *config, *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def make_repo(root: Path, generated: int) -> Path:
@@ -89,8 +90,10 @@ def agent_steps(repo: Path, home: Path, steps: int) -> list[dict[str, float]]:
     script.write_text(yaml.safe_dump([edit(n) for n in range(1, steps + 1)], sort_keys=False))
     events: list[tuple[float, dict]] = []
     settings = Settings(model=f"scripted:{script}", sandbox="bwrap", home=str(home), max_steps=steps)
-    outcome = run_agent(AgentRequest(repo=repo, mode="fix", settings=settings),
-                        progress=lambda event: events.append((time.perf_counter(), event)))
+    outcome = run_agent(
+        AgentRequest(repo=repo, mode="fix", settings=settings),
+        progress=lambda event: events.append((time.perf_counter(), event)),
+    )
     assert outcome.reason == "step_limit" and outcome.steps == steps, (outcome.reason, outcome.message)
     phases: dict[int, dict[str, float]] = {}
     marks: dict[int, dict[str, float]] = {}
@@ -127,8 +130,10 @@ def baseline_steps(repo: Path, steps: int) -> list[float]:
     """The same edits, written with write_files and committed with `git add -A && git commit`."""
     from repofix.sandboxes import Limits, open_sandbox
 
-    commit = "git -c user.email=b@example.com -c user.name=Bench add -A && " \
-             "git -c user.email=b@example.com -c user.name=Bench commit -qm step"
+    commit = (
+        "git -c user.email=b@example.com -c user.name=Bench add -A && "
+        "git -c user.email=b@example.com -c user.name=Bench commit -qm step"
+    )
     times = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -149,25 +154,36 @@ def measure(label: str, generated: int, steps: int, work: Path) -> dict:
     base = baseline_steps(repo, steps)
     median = {key: statistics.median(r[key] for r in rows) for key in rows[0]}
     overheads = sorted(r["overhead"] for r in rows)
-    return {"label": label, "files": len(FILES) + generated + generated // 100, "median": median,
-            "p90": overheads[int(0.9 * (len(overheads) - 1))], "baseline": statistics.median(base)}
+    return {
+        "label": label,
+        "files": len(FILES) + generated + generated // 100,
+        "median": median,
+        "p90": overheads[int(0.9 * (len(overheads) - 1))],
+        "baseline": statistics.median(base),
+    }
 
 
 def table(results: list[dict], steps: int, parse: float) -> str:
-    lines = ["| repository | files | repofix overhead ms (median) | p90 ms | edit+sync+checkpoint | guards+select "
-             "| feedback+record | test run (excluded) | baseline ms: write_files + git add -A && commit | "
-             "overhead / baseline | target |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| repository | files | repofix overhead ms (median) | p90 ms | edit+sync+checkpoint | guards+select "
+        "| feedback+record | test run (excluded) | baseline ms: write_files + git add -A && commit | "
+        "overhead / baseline | target |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for r in results:
         m = r["median"]
         overhead = m["overhead"] + parse
         target = TARGETS[r["label"]]
-        lines.append(f"| {r['label']} | {r['files']} | {overhead:.1f} | {r['p90'] + parse:.1f} | "
-                     f"{m['edit+sync+checkpoint']:.1f} | {m['guards+select']:.1f} | {m['feedback+record']:.1f} | "
-                     f"{m['tests']:.0f} | {r['baseline']:.1f} | {overhead / r['baseline']:.2f}x | "
-                     f"<= {target:.0f} ms {'met' if overhead <= target else 'MISSED'} |")
-    return "\n".join(lines) + (f"\n\nMedians over {steps} steps per repository (each step an edit that changes "
-                               f"one file); parsing a reply: {parse * 1000:.0f} µs, included.")
+        lines.append(
+            f"| {r['label']} | {r['files']} | {overhead:.1f} | {r['p90'] + parse:.1f} | "
+            f"{m['edit+sync+checkpoint']:.1f} | {m['guards+select']:.1f} | {m['feedback+record']:.1f} | "
+            f"{m['tests']:.0f} | {r['baseline']:.1f} | {overhead / r['baseline']:.2f}x | "
+            f"<= {target:.0f} ms {'met' if overhead <= target else 'MISSED'} |"
+        )
+    return "\n".join(lines) + (
+        f"\n\nMedians over {steps} steps per repository (each step an edit that changes "
+        f"one file); parsing a reply: {parse * 1000:.0f} µs, included."
+    )
 
 
 def main() -> None:
@@ -177,12 +193,17 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help=f"record the table in {RESULTS}")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-loop-") as tmp:
-        results = [measure("small", 0, args.steps, Path(tmp)), measure("10k files", args.files, args.steps, Path(tmp))]
+        results = [
+            measure("small", 0, args.steps, Path(tmp)),
+            measure("10k files", args.files, args.steps, Path(tmp)),
+        ]
     parse = parse_ms(args.steps)
     load = os.getloadavg()
-    text = (f"# Agent loop benchmark\n\n`python evals/bench_loop.py --steps {args.steps} --files {args.files}`; "
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; bwrap sandbox; {os.cpu_count()} cores, "
-            f"load average {load[0]:.1f} at the end.\n\n{table(results, args.steps, parse)}\n")
+    text = (
+        f"# Agent loop benchmark\n\n`python evals/bench_loop.py --steps {args.steps} --files {args.files}`; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; bwrap sandbox; {os.cpu_count()} cores, "
+        f"load average {load[0]:.1f} at the end.\n\n{table(results, args.steps, parse)}\n"
+    )
     print(text)
     if args.write:
         RESULTS.write_text(text, encoding="utf-8")

@@ -40,23 +40,65 @@ class Target:
 
 
 TARGETS = [
-    Target("done rule", "repofix/testing/done.py", ("done",),
-           ("tests/test_testing_done.py", "tests/test_testing_done_reasons.py")),
-    Target("test guard", "repofix/workspace/testguard.py", ("weakened", "test_shapes", "_shape", "_collect", "_is_skip"),
-           ("tests/test_workspace_testguard.py",)),
-    Target("cost cap", "repofix/models/base.py", ("check", "add"),
-           ("tests/test_models_limits.py", "tests/test_models_litellm.py", "tests/test_models_money.py")),
+    Target(
+        "done rule",
+        "repofix/testing/done.py",
+        ("done",),
+        ("tests/test_testing_done.py", "tests/test_testing_done_reasons.py"),
+    ),
+    Target(
+        "test guard",
+        "repofix/workspace/testguard.py",
+        ("weakened", "test_shapes", "_shape", "_collect", "_is_skip"),
+        ("tests/test_workspace_testguard.py",),
+    ),
+    Target(
+        "cost cap",
+        "repofix/models/base.py",
+        ("check", "add"),
+        ("tests/test_models_limits.py", "tests/test_models_litellm.py", "tests/test_models_money.py"),
+    ),
     Target("model chain", "repofix/models/chain.py", ("query",), ("tests/test_models_limits.py",)),
-    Target("pricing", "repofix/models/pricing.py", (),
-           ("tests/test_models_litellm.py", "tests/test_models_limits.py", "tests/test_models_money.py")),
-    Target("flaky", "repofix/testing/baseline.py", ("find_flaky", "flipped"),
-           ("tests/test_testing_flaky_crash.py", "tests/test_testing_flaky.py", "tests/test_testing_flaky_edges.py")),
-    Target("guards", "repofix/workspace/guards.py", ("check_change", "_outside", "_link_escapes"),
-           ("tests/test_workspace_guards.py", "tests/test_workspace_guards_edges.py")),
-    Target("CI sanitising", "repofix/ci/sanitize.py", (), ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py")),
-    Target("redaction", "repofix/redaction.py", (), ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py")),
-    Target("path filters", "repofix/workspace/paths.py", (),
-           ("tests/test_workspace_paths.py", "tests/test_workspace_paths_edges.py")),
+    Target(
+        "pricing",
+        "repofix/models/pricing.py",
+        (),
+        ("tests/test_models_litellm.py", "tests/test_models_limits.py", "tests/test_models_money.py"),
+    ),
+    Target(
+        "flaky",
+        "repofix/testing/baseline.py",
+        ("find_flaky", "flipped"),
+        (
+            "tests/test_testing_flaky_crash.py",
+            "tests/test_testing_flaky.py",
+            "tests/test_testing_flaky_edges.py",
+        ),
+    ),
+    Target(
+        "guards",
+        "repofix/workspace/guards.py",
+        ("check_change", "_outside", "_link_escapes"),
+        ("tests/test_workspace_guards.py", "tests/test_workspace_guards_edges.py"),
+    ),
+    Target(
+        "CI sanitising",
+        "repofix/ci/sanitize.py",
+        (),
+        ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py"),
+    ),
+    Target(
+        "redaction",
+        "repofix/redaction.py",
+        (),
+        ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py"),
+    ),
+    Target(
+        "path filters",
+        "repofix/workspace/paths.py",
+        (),
+        ("tests/test_workspace_paths.py", "tests/test_workspace_paths_edges.py"),
+    ),
 ]
 
 
@@ -72,7 +114,9 @@ def checkout_copy(folder: Path) -> Path:
     """A clone of HEAD plus the working tree's uncommitted changes: mutants never touch this checkout."""
     copy = folder / "repo"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(copy)], check=True)
-    diff = subprocess.run(["git", "diff", "HEAD", "--binary"], cwd=ROOT, capture_output=True, check=True).stdout
+    diff = subprocess.run(
+        ["git", "diff", "HEAD", "--binary"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     if diff:
         subprocess.run(["git", "apply", "-"], cwd=copy, input=diff, check=True)
     shared = ROOT.parent / "shared"
@@ -94,7 +138,9 @@ def annotation_spans(source: str) -> list[tuple[int, int, int, int]]:
                 annotations.append(node.returns)
             first_body = node.body[0].lineno
             spans.append((node.lineno, 0, first_body - 1, 10_000))  # the signature, `*` and `/` included
-        spans += [(a.lineno, a.col_offset, a.end_lineno or a.lineno, a.end_col_offset or 0) for a in annotations]
+        spans += [
+            (a.lineno, a.col_offset, a.end_lineno or a.lineno, a.end_col_offset or 0) for a in annotations
+        ]
     return spans
 
 
@@ -107,9 +153,14 @@ def sample(session: Path, target: Target, per_module: int | None, seed: int, sou
     equivalent ones in annotations and signatures. Returns (kept, equivalent)."""
     spans = annotation_spans(source)
     with sqlite3.connect(session) as db:
-        rows = db.execute("SELECT job_id, definition_name, start_pos_row, start_pos_col FROM mutation_specs").fetchall()
-        chosen = [(job, row, col) for job, name, row, col in rows
-                  if not target.functions or (name or "").split(".")[-1] in target.functions]
+        rows = db.execute(
+            "SELECT job_id, definition_name, start_pos_row, start_pos_col FROM mutation_specs"
+        ).fetchall()
+        chosen = [
+            (job, row, col)
+            for job, name, row, col in rows
+            if not target.functions or (name or "").split(".")[-1] in target.functions
+        ]
         keep = [job for job, row, col in chosen if not _inside(row, col, spans)]
         equivalent = len(chosen) - len(keep)
         if per_module is not None and len(keep) > per_module:
@@ -132,50 +183,81 @@ def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace)
         f"timeout = {args.timeout}\n"
         "excluded-modules = []\n"
         f'test-command = "env PYTHONPATH={copy} {sys.executable} -m pytest -x -q -p no:cacheprovider {tests}"\n'
-        '[cosmic-ray.distributor]\nname = "local"\n')
+        '[cosmic-ray.distributor]\nname = "local"\n'
+    )
     subprocess.run([str(bin_dir / "cosmic-ray"), "init", str(config), str(session)], cwd=copy, check=True)
-    count, equivalent = sample(session, target, args.per_module, args.seed, (copy / target.module).read_text())
+    count, equivalent = sample(
+        session, target, args.per_module, args.seed, (copy / target.module).read_text()
+    )
     started = time.monotonic()
-    subprocess.run([str(bin_dir / "cosmic-ray"), "exec", str(config), str(session)], cwd=copy, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(bin_dir / "cosmic-ray"), "exec", str(config), str(session)],
+        cwd=copy,
+        check=True,
+        capture_output=True,
+    )
     seconds = time.monotonic() - started
     subprocess.run(["git", "checkout", "-q", "--", "."], cwd=copy, check=True)  # never leave a mutant behind
     with sqlite3.connect(session) as db:
         results = db.execute(
             "SELECT r.worker_outcome, r.test_outcome, r.diff, s.definition_name, s.operator_name "
-            "FROM work_results r JOIN mutation_specs s USING (job_id)").fetchall()
+            "FROM work_results r JOIN mutation_specs s USING (job_id)"
+        ).fetchall()
     outcome = [(r[1] or "").lower() for r in results]  # cosmic-ray writes KILLED / SURVIVED / INCOMPETENT
     killed = [r for r, o in zip(results, outcome, strict=True) if o == "killed"]
     survived = [r for r, o in zip(results, outcome, strict=True) if o == "survived"]
     incompetent = [r for r, o in zip(results, outcome, strict=True) if o not in ("killed", "survived")]
-    return {"target": target, "mutants": count, "equivalent": equivalent, "killed": len(killed), "survived": survived,
-            "incompetent": len(incompetent), "seconds": seconds}
+    return {
+        "target": target,
+        "mutants": count,
+        "equivalent": equivalent,
+        "killed": len(killed),
+        "survived": survived,
+        "incompetent": len(incompetent),
+        "seconds": seconds,
+    }
 
 
 def report(rows: list[dict], args: argparse.Namespace, commit: str) -> str:
-    lines = ["# Mutation testing of the critical modules", "",
-             f"cosmic-ray core operators; commit `{commit}`; per-module sample: "
-             f"{args.per_module or 'all'} (seed {args.seed}); test timeout {args.timeout:.0f} s.", "",
-             "Mutants inside annotations and signatures are equivalent (annotations are never evaluated) and "
-             "are left out; their count is shown.", "",
-             "| module | functions | mutants | equivalent (left out) | killed | survived | not run | score | time |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "# Mutation testing of the critical modules",
+        "",
+        f"cosmic-ray core operators; commit `{commit}`; per-module sample: "
+        f"{args.per_module or 'all'} (seed {args.seed}); test timeout {args.timeout:.0f} s.",
+        "",
+        "Mutants inside annotations and signatures are equivalent (annotations are never evaluated) and "
+        "are left out; their count is shown.",
+        "",
+        "| module | functions | mutants | equivalent (left out) | killed | survived | not run | score | time |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for row in rows:
         t = row["target"]
         judged = row["killed"] + len(row["survived"])
         score = f"{100 * row['killed'] / judged:.0f}%" if judged else "n/a"
-        lines.append(f"| {t.name} (`{t.module}`) | {', '.join(t.functions) or 'all'} | {row['mutants']} | {row['equivalent']} | "
-                     f"{row['killed']} | {len(row['survived'])} | {row['incompetent']} | {score} | "
-                     f"{row['seconds']:.0f} s |")
+        lines.append(
+            f"| {t.name} (`{t.module}`) | {', '.join(t.functions) or 'all'} | {row['mutants']} | {row['equivalent']} | "
+            f"{row['killed']} | {len(row['survived'])} | {row['incompetent']} | {score} | "
+            f"{row['seconds']:.0f} s |"
+        )
     lines += ["", "## Survivors", ""]
     for row in rows:
         for _outcome, _test, diff, name, operator in row["survived"]:
-            lines += [f"### {row['target'].name}: `{name}` ({operator})", "", "```diff", diff.strip(), "```", ""]
+            lines += [
+                f"### {row['target'].name}: `{name}` ({operator})",
+                "",
+                "```diff",
+                diff.strip(),
+                "```",
+                "",
+            ]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", nargs="*", default=None, help="target names (default: all)")
     parser.add_argument("--per-module", type=int, default=None, help="sample at most N mutants per module")
     parser.add_argument("--seed", type=int, default=1)
@@ -183,8 +265,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     targets = [t for t in TARGETS if args.only is None or t.name in args.only]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     rows = []
     with tempfile.TemporaryDirectory(prefix="repofix-mutation-") as tmp:
         copy = checkout_copy(Path(tmp))
@@ -192,10 +275,22 @@ def main() -> None:
             row = run_target(target, copy, Path(tmp), args)
             rows.append(row)
             judged = row["killed"] + len(row["survived"])
-            print(json.dumps({"target": target.name, "mutants": row["mutants"], "killed": row["killed"],
-                              "survived": len(row["survived"]), "score": row["killed"] / judged if judged else None,
-                              "seconds": round(row["seconds"])}), flush=True)
-            args.out.write_text(report(rows, args, commit), encoding="utf-8")  # after each target: partial runs count
+            print(
+                json.dumps(
+                    {
+                        "target": target.name,
+                        "mutants": row["mutants"],
+                        "killed": row["killed"],
+                        "survived": len(row["survived"]),
+                        "score": row["killed"] / judged if judged else None,
+                        "seconds": round(row["seconds"]),
+                    }
+                ),
+                flush=True,
+            )
+            args.out.write_text(
+                report(rows, args, commit), encoding="utf-8"
+            )  # after each target: partial runs count
     print(args.out.read_text(encoding="utf-8"))
 
 

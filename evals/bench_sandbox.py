@@ -83,8 +83,12 @@ def main() -> None:
             baseline = None
             if backend == "docker":
                 exec_argv = ["docker", "exec", box.container.id, "true"]
-                baseline = median_ms(timed(lambda argv=exec_argv: subprocess.run(argv, check=True), args.runs))
-            rows.append((f"{backend}: `true` via runner (shell)", median_ms(trivial), baseline, "docker exec"))
+                baseline = median_ms(
+                    timed(lambda argv=exec_argv: subprocess.run(argv, check=True), args.runs)
+                )
+            rows.append(
+                (f"{backend}: `true` via runner (shell)", median_ms(trivial), baseline, "docker exec")
+            )
             rows.append((f"{backend}: `true` via runner (argv)", median_ms(argv), baseline, "docker exec"))
             rows.append((f"{backend}: Python snippet via runner", median_ms(python), baseline, "docker exec"))
             stream_runs = max(args.runs // 4, 5)
@@ -92,19 +96,30 @@ def main() -> None:
             rows.append((f"{backend}: stream 40 MB of output", median_ms(stream), None, None))
 
     host_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    lines = ["# Sandbox benchmark", "",
-             f"`python evals/bench_sandbox.py --runs {args.runs}`; medians of {args.runs} runs "
-             f"(output streaming: {max(args.runs // 4, 5)} runs); {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
-             "", "| measurement | median ms | baseline ms | speed-up vs baseline |", "| --- | ---: | ---: | ---: |"]
+    lines = [
+        "# Sandbox benchmark",
+        "",
+        f"`python evals/bench_sandbox.py --runs {args.runs}`; medians of {args.runs} runs "
+        f"(output streaming: {max(args.runs // 4, 5)} runs); {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        "",
+        "| measurement | median ms | baseline ms | speed-up vs baseline |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for name, value, baseline, baseline_name in rows:
         if baseline is None:
             lines.append(f"| {name} | {value:.1f} | | |")
         else:
-            lines.append(f"| {name} | {value:.1f} | {baseline:.1f} ({baseline_name}) | {baseline / value:.1f}x |")
-    lines += ["", f"Peak memory of the benchmarking (host) process: {host_rss_mb:.0f} MB; output is capped at "
-              "256 KiB per stream (head and tail kept), so 40 MB streams never accumulate on the host.",
-              "", "Targets (issue 2): runner `true` <= 10 ms and >= 5x faster than `docker exec`; bwrap start <= 50 ms; "
-              "Docker start <= 1 s; 40 MB of output in <= 2 s with bounded memory."]
+            lines.append(
+                f"| {name} | {value:.1f} | {baseline:.1f} ({baseline_name}) | {baseline / value:.1f}x |"
+            )
+    lines += [
+        "",
+        f"Peak memory of the benchmarking (host) process: {host_rss_mb:.0f} MB; output is capped at "
+        "256 KiB per stream (head and tail kept), so 40 MB streams never accumulate on the host.",
+        "",
+        "Targets (issue 2): runner `true` <= 10 ms and >= 5x faster than `docker exec`; bwrap start <= 50 ms; "
+        "Docker start <= 1 s; 40 MB of output in <= 2 s with bounded memory.",
+    ]
     report = "\n".join(lines) + "\n"
     print(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)

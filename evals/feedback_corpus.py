@@ -55,7 +55,9 @@ PACKAGES = (
     Package("parse", "1.20.1", ("parse.py",)),
     Package("inflection", "0.5.1", ("inflection/__init__.py",)),
     Package("tabulate", "0.9.0", ("tabulate/__init__.py",), tests="test"),
-    Package("cachetools", "5.3.2", ("src/cachetools/__init__.py", "src/cachetools/func.py"), pythonpath="src"),
+    Package(
+        "cachetools", "5.3.2", ("src/cachetools/__init__.py", "src/cachetools/func.py"), pythonpath="src"
+    ),
     Package("more-itertools", "10.2.0", ("more_itertools/more.py", "more_itertools/recipes.py")),
     Package("jmespath", "1.0.1", ("jmespath/functions.py", "jmespath/lexer.py", "jmespath/parser.py")),
     Package("idna", "3.6", ("idna/core.py",)),
@@ -98,8 +100,21 @@ def prepare(pkg: Package) -> Path:
     sdists.mkdir(parents=True, exist_ok=True)
     tarball = next(sdists.glob(f"{pkg.name.replace('-', '?')}-{pkg.version}.tar.gz"), None)
     if tarball is None:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                        f"{pkg.name}=={pkg.version}", "-d", str(sdists)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"{pkg.name}=={pkg.version}",
+                "-d",
+                str(sdists),
+            ],
+            check=True,
+        )
         tarball = next(sdists.glob(f"{pkg.name.replace('-', '?')}-{pkg.version}.tar.gz"))
     pristine = CACHE / "pristine" / f"{pkg.name}-{pkg.version}"
     if not pristine.exists():
@@ -118,7 +133,9 @@ def candidates(root: Path, pkg: Package) -> list[Mutation]:
             line = lines[number - 1]
             for kind, pattern, replacement in OPERATORS:
                 if re.search(pattern, line):
-                    found.append(Mutation(kind, rel, number, line, re.sub(pattern, replacement, line, count=1)))
+                    found.append(
+                        Mutation(kind, rel, number, line, re.sub(pattern, replacement, line, count=1))
+                    )
             stripped = line.strip()
             if re.match(r"^[\w.\[\]]+ ?[+-]?= ", stripped) or re.match(r"^[\w.]+\(.*\)$", stripped):
                 indent = line[: len(line) - len(line.lstrip())]
@@ -134,9 +151,12 @@ def _code_lines(text: str) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for stmt in ast.walk(node):
-                if isinstance(stmt, ast.stmt) and not isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) \
-                        and not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)) \
-                        and stmt.lineno == getattr(stmt, "end_lineno", stmt.lineno):
+                if (
+                    isinstance(stmt, ast.stmt)
+                    and not isinstance(stmt, (ast.FunctionDef, ast.ClassDef))
+                    and not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+                    and stmt.lineno == getattr(stmt, "end_lineno", stmt.lineno)
+                ):
                     lines.add(stmt.lineno)
     return lines
 
@@ -149,7 +169,11 @@ def _wrong_variable(text: str, rel: str) -> list[Mutation]:
         if isinstance(node, ast.FunctionDef):
             params = [a.arg for a in node.args.args if a.arg not in ("self", "cls")]
             for stmt in ast.walk(node):
-                if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in params:
+                if (
+                    isinstance(stmt, ast.Return)
+                    and isinstance(stmt.value, ast.Name)
+                    and stmt.value.id in params
+                ):
                     others = [p for p in params if p != stmt.value.id]
                     line = lines[stmt.lineno - 1]
                     if others:
@@ -167,8 +191,9 @@ def run_case(root: Path, pkg: Package, timeout: float) -> dict:
     command = f'PYTHONPATH={pkg.pythonpath}:"$PYTHONPATH" python -m pytest {pkg.tests}'.strip()
     line = wrap(command, workdir=str(root), report_dir=str(report_dir))
     started = time.monotonic()
-    proc = subprocess.Popen(["bash", "-c", line], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", "-c", line], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
         timed_out = False
@@ -178,8 +203,14 @@ def run_case(root: Path, pkg: Package, timeout: float) -> dict:
         timed_out = True
     exit_code = None if timed_out else proc.returncode
     out = _text(stdout) + _text(stderr)
-    record = {"command": command, "exit_code": exit_code, "timed_out": timed_out,
-              "duration": time.monotonic() - started, "output": out, "workdir": str(root)}
+    record = {
+        "command": command,
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+        "duration": time.monotonic() - started,
+        "output": out,
+        "workdir": str(root),
+    }
     for name in ("report.xml", "progress.jsonl"):
         path = report_dir / name
         record[name] = path.read_bytes() if path.exists() else None
@@ -193,7 +224,9 @@ def _text(data: bytes | str | None) -> str:
 
 def failures(record: dict) -> int:
     events = [json.loads(ln) for ln in (record["progress.jsonl"] or b"").decode().splitlines() if ln.strip()]
-    return len({e["id"] for e in events if e.get("event") == "report" and e["outcome"] in ("failed", "error")})
+    return len(
+        {e["id"] for e in events if e.get("event") == "report" and e["outcome"] in ("failed", "error")}
+    )
 
 
 def save(case: str, record: dict, meta: dict) -> None:
@@ -246,8 +279,11 @@ def build(per_package: int, only: set[str] | None) -> int:
             kinds_seen[mutation.kind] = kinds_seen.get(mutation.kind, 0) + 1
             save(f"{pkg.name}-{len(kept):02d}", record, _meta(pkg, [mutation]))
             made += 1
-            print(f"{pkg.name}-{len(kept):02d}: {mutation.kind} at {mutation.file}:{mutation.line} "
-                  f"-> {failures(record)} failing", flush=True)
+            print(
+                f"{pkg.name}-{len(kept):02d}: {mutation.kind} at {mutation.file}:{mutation.line} "
+                f"-> {failures(record)} failing",
+                flush=True,
+            )
         if len(kept) >= 2:  # a two-bug run: the first two kept bugs together
             shutil.rmtree(work, ignore_errors=True)
             shutil.copytree(pristine, work)
@@ -264,7 +300,9 @@ def _special_cases(pkg: Package, pristine: Path, work: Path, pool: list[Mutation
     made = 0
     if pkg.name in ("toolz", "parse"):  # a syntax error: every test module importing it fails
         line_mut = next(m for m in pool if m.kind == "removed line")
-        broken = Mutation("syntax error", line_mut.file, line_mut.line, line_mut.before, line_mut.before + " +")
+        broken = Mutation(
+            "syntax error", line_mut.file, line_mut.line, line_mut.before, line_mut.before + " +"
+        )
         for name, mutation in (("syntax-error", broken),):
             shutil.rmtree(work, ignore_errors=True)
             shutil.copytree(pristine, work)
@@ -275,8 +313,9 @@ def _special_cases(pkg: Package, pristine: Path, work: Path, pool: list[Mutation
         source = (pristine / pkg.sources[0]).read_text(encoding="utf-8").splitlines()
         number = next(i for i, ln in enumerate(source, 1) if re.match(r"^def [a-z]\w+\(", ln))
         line = source[number - 1]
-        renamed = Mutation("renamed function", pkg.sources[0], number, line,
-                           re.sub(r"^def (\w+)", r"def \1_renamed", line))
+        renamed = Mutation(
+            "renamed function", pkg.sources[0], number, line, re.sub(r"^def (\w+)", r"def \1_renamed", line)
+        )
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(pristine, work)
         apply(work, [renamed])
@@ -285,10 +324,17 @@ def _special_cases(pkg: Package, pristine: Path, work: Path, pool: list[Mutation
     if pkg.name == "toolz":  # a loop that never ends: the run times out mid-way
         text = (pristine / "toolz/itertoolz.py").read_text(encoding="utf-8").splitlines()
         number = next(i for i, ln in enumerate(text, 1) if ln.startswith("def frequencies("))
-        body = next(i for i in range(number + 1, len(text) + 1) if text[i - 1].strip().startswith("for item in seq"))
+        body = next(
+            i for i in range(number + 1, len(text) + 1) if text[i - 1].strip().startswith("for item in seq")
+        )
         indent = text[body - 1][: len(text[body - 1]) - len(text[body - 1].lstrip())]
-        hang = Mutation("endless loop", "toolz/itertoolz.py", body, text[body - 1],
-                        f"{indent}while True:\n{indent}    pass\n{text[body - 1]}")
+        hang = Mutation(
+            "endless loop",
+            "toolz/itertoolz.py",
+            body,
+            text[body - 1],
+            f"{indent}while True:\n{indent}    pass\n{text[body - 1]}",
+        )
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(pristine, work)
         apply(work, [hang])
@@ -298,9 +344,13 @@ def _special_cases(pkg: Package, pristine: Path, work: Path, pool: list[Mutation
 
 
 def _meta(pkg: Package, mutations: list[Mutation]) -> dict:
-    return {"package": f"{pkg.name}=={pkg.version}",
-            "bugs": [{"kind": m.kind, "file": m.file, "line": m.line, "before": m.before, "after": m.after}
-                     for m in mutations]}
+    return {
+        "package": f"{pkg.name}=={pkg.version}",
+        "bugs": [
+            {"kind": m.kind, "file": m.file, "line": m.line, "before": m.before, "after": m.after}
+            for m in mutations
+        ],
+    }
 
 
 def main() -> None:

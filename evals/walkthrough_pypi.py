@@ -35,12 +35,24 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT, VERSION = "toolz", "1.2.0"
 # (label, file, search, replace): a wrong constant, a flipped membership test, an off-by-one index
 BUGS = [
-    ("take_nth starts at 1", "toolz/itertoolz.py",
-     "itertools.islice(seq, 0, None, n)", "itertools.islice(seq, 1, None, n)"),
-    ("update_in: `in` flipped", "toolz/dicttoolz.py",
-     "    if k in d:\n        inner[k] = func(d[k])", "    if k not in d:\n        inner[k] = func(d[k])"),
-    ("partitionby plucks the key", "toolz/recipes.py",
-     "pluck(1, itertools.groupby(seq, key=func))", "pluck(0, itertools.groupby(seq, key=func))"),
+    (
+        "take_nth starts at 1",
+        "toolz/itertoolz.py",
+        "itertools.islice(seq, 0, None, n)",
+        "itertools.islice(seq, 1, None, n)",
+    ),
+    (
+        "update_in: `in` flipped",
+        "toolz/dicttoolz.py",
+        "    if k in d:\n        inner[k] = func(d[k])",
+        "    if k not in d:\n        inner[k] = func(d[k])",
+    ),
+    (
+        "partitionby plucks the key",
+        "toolz/recipes.py",
+        "pluck(1, itertools.groupby(seq, key=func))",
+        "pluck(0, itertools.groupby(seq, key=func))",
+    ),
 ]
 # What earlier runs of this walkthrough found (kept with every result: the fixes are in the product now)
 HISTORY = """## Defects this walkthrough found, and their fixes
@@ -92,8 +104,22 @@ def fetch(cache: Path) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     found = [p for p in cache.glob("*.tar.gz") if p.name.lower().startswith(f"{PROJECT}-{VERSION}")]
     if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
-                        "-d", str(cache), f"{PROJECT}=={VERSION}"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-q",
+                "-d",
+                str(cache),
+                f"{PROJECT}=={VERSION}",
+            ],
+            check=True,
+        )
         found = [p for p in cache.glob("*.tar.gz") if p.name.lower().startswith(f"{PROJECT}-{VERSION}")]
     return found[0]
 
@@ -116,8 +142,14 @@ def plant(repo: Path, bugs: list[tuple[str, str, str, str]]) -> None:
 def failing(tree: Path) -> tuple[set[str], int, float, str]:
     """Failing test ids, pytest's exit code, wall time and summary line of plain pytest on the host."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "--tb=no", "-p", "no:cacheprovider"],
-                          cwd=tree, capture_output=True, text=True, env={**os.environ, **PYTEST_ENV}, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rf", "--tb=no", "-p", "no:cacheprovider"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **PYTEST_ENV},
+        timeout=600,
+    )
     seconds = time.monotonic() - start
     summary = (done.stdout.strip().splitlines() or [""])[-1]
     return set(re.findall(r"^FAILED (\S+)", done.stdout, flags=re.M)), done.returncode, seconds, summary
@@ -135,17 +167,24 @@ def state(repo: Path) -> tuple[str, ...]:
     digest = hashlib.sha256()
     for path in sorted(p for p in repo.rglob("*") if p.is_file() and ".git" not in p.relative_to(repo).parts):
         digest.update(path.relative_to(repo).as_posix().encode() + b"\0" + path.read_bytes())
-    return (git(repo, "rev-parse", "HEAD"), git(repo, "symbolic-ref", "-q", "HEAD"),
-            git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored"),
-            git(repo, "ls-files", "-s"), digest.hexdigest())
+    return (
+        git(repo, "rev-parse", "HEAD"),
+        git(repo, "symbolic-ref", "-q", "HEAD"),
+        git(repo, "status", "--porcelain", "--untracked-files=all", "--ignored"),
+        git(repo, "ls-files", "-s"),
+        digest.hexdigest(),
+    )
 
 
 def leftovers(pid: int, tmp: Path) -> list[str]:
     found = []
     docker = shutil.which("docker")
     if docker:
-        names = subprocess.run([docker, "ps", "-aq", "--filter", f"label=org.repofix.owner-pid={pid}"],
-                               capture_output=True, text=True).stdout.split()
+        names = subprocess.run(
+            [docker, "ps", "-aq", "--filter", f"label=org.repofix.owner-pid={pid}"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
         found += [f"container {n}" for n in names]
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
@@ -162,16 +201,25 @@ def leftovers(pid: int, tmp: Path) -> list[str]:
 def run_step(backend: str, args: list[str], repo: Path, tmp: Path, env: dict[str, str]) -> tuple[Step, str]:
     command = "repofix " + " ".join(args)
     start = time.monotonic()
-    proc = subprocess.Popen(["repofix", *args], cwd=repo, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        ["repofix", *args], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     out, _ = proc.communicate(timeout=3600)
     seconds = time.monotonic() - start
     time.sleep(1.0)  # a sandbox ends itself within a second of its owner (README: Lifecycle)
-    step = Step(backend, command, proc.returncode, seconds, leftovers=leftovers(proc.pid, tmp),
-                load=os.getloadavg()[0])
+    step = Step(
+        backend,
+        command,
+        proc.returncode,
+        seconds,
+        leftovers=leftovers(proc.pid, tmp),
+        load=os.getloadavg()[0],
+    )
     verdict = re.search(r"^(NOT DONE|DONE) \((\w+)\): (.*)$", out, flags=re.M)
     summary = re.search(r"^Tests: (.*)$", out, flags=re.M)  # repofix test's own summary
-    step.reason, step.message = (verdict.group(2), verdict.group(3)) if verdict else ("", summary.group(1) if summary else "")
+    step.reason, step.message = (
+        (verdict.group(2), verdict.group(3)) if verdict else ("", summary.group(1) if summary else "")
+    )
     steps = re.search(r"^\s+steps/cost:\s+(\d+) steps", out, flags=re.M)
     step.steps = steps.group(1) if steps else ""
     step.kept = sorted({m for m in re.findall(r"(/tmp/repofix-test-[\w.-]+)", out) if Path(m).exists()})
@@ -202,7 +250,9 @@ def grade(step: Step, out: str, repo: Path, tmp: Path, broken: dict[str, set[str
         return
     still, _, _, _ = failing(scratch)
     step.fixed = [label for label, tests in broken.items() if not tests & still]
-    step.exact = all((scratch / rel).read_text() == (tmp / "original" / rel).read_text() for _, rel, _, _ in BUGS)
+    step.exact = all(
+        (scratch / rel).read_text() == (tmp / "original" / rel).read_text() for _, rel, _, _ in BUGS
+    )
     step.regressions = sorted(still - set().union(*broken.values()))
 
 
@@ -213,8 +263,16 @@ def walkthrough(backends: list[str], cache: Path, log=print) -> tuple[list[Step]
         repo = unpack(archive, tmp)
         git(repo, "init", "-q", "-b", "main")
         git(repo, "add", "-A")
-        git(repo, "-c", "user.name=A User", "-c", "user.email=user@example.com", "commit", "-qm",
-            f"{PROJECT} {VERSION} from its sdist")
+        git(
+            repo,
+            "-c",
+            "user.name=A User",
+            "-c",
+            "user.email=user@example.com",
+            "commit",
+            "-qm",
+            f"{PROJECT} {VERSION} from its sdist",
+        )
         _, clean_code, _, clean_summary = failing(clone(repo, "HEAD", tmp / "original"))
         assert clean_code == 0, f"the project's own suite fails before any bug: {clean_summary}"
         broken = {}
@@ -224,20 +282,40 @@ def walkthrough(backends: list[str], cache: Path, log=print) -> tuple[list[Step]
             broken[bug[0]] = failing(one)[0]
             assert broken[bug[0]], f"{bug[0]}: breaks no test"
         plant(repo, BUGS)
-        git(repo, "-c", "user.name=A User", "-c", "user.email=user@example.com", "commit", "-qam",
-            "the user's commit (three bugs in it)")
+        git(
+            repo,
+            "-c",
+            "user.name=A User",
+            "-c",
+            "user.email=user@example.com",
+            "commit",
+            "-qam",
+            "the user's commit (three bugs in it)",
+        )
         all_broken, _, _, host_summary = failing(clone(repo, "HEAD", tmp / "host"))
         host_summary = re.sub(r" in [\d.]+s$", "", host_summary)
         assert all_broken == set().union(*broken.values()), "the bugs interact: they are not independent"
-        env = {**os.environ, "REPOFIX_HOME": str(tmp / "repofix-home"),
-               "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+        env = {
+            **os.environ,
+            "REPOFIX_HOME": str(tmp / "repofix-home"),
+            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        }
         env.pop("REPOFIX_MODEL", None)
         steps = []
         for backend in backends:
             baseline = host_baseline(repo, tmp)
             log(f"host pytest on the buggy tree: {host_summary}, median {baseline:.2f} s")
-            steps.append(Step("host", "python -m pytest (median of 3)", 1, baseline, message=host_summary,
-                              baseline=baseline, load=os.getloadavg()[0]))
+            steps.append(
+                Step(
+                    "host",
+                    "python -m pytest (median of 3)",
+                    1,
+                    baseline,
+                    message=host_summary,
+                    baseline=baseline,
+                    load=os.getloadavg()[0],
+                )
+            )
             for args in (["test", "--sandbox", backend], ["fix", "--sandbox", backend, "--model", "builtin"]):
                 user_before = state(repo)
                 step, out = run_step(backend, args, repo, tmp, env)
@@ -245,8 +323,10 @@ def walkthrough(backends: list[str], cache: Path, log=print) -> tuple[list[Step]
                 if args[0] == "fix":
                     grade(step, out, repo, tmp, broken)
                 step.untouched = state(repo) == user_before
-                log(f"{step.command}: exit {step.exit} {step.reason} {step.seconds:.1f} s "
-                    f"fixed {len(step.fixed)}/3\n{out}")
+                log(
+                    f"{step.command}: exit {step.exit} {step.reason} {step.seconds:.1f} s "
+                    f"fixed {len(step.fixed)}/3\n{out}"
+                )
                 steps.append(step)
                 if args[0] == "fix" and step.fixed and len(step.fixed) < len(BUGS):
                     for label in [b[0] for b in BUGS if b[0] not in step.fixed]:  # one at a time, by -k
@@ -256,34 +336,52 @@ def walkthrough(backends: list[str], cache: Path, log=print) -> tuple[list[Step]
                         k_step.baseline = baseline
                         grade(k_step, k_out, repo, tmp, broken)
                         k_step.untouched = state(repo) == user_before
-                        log(f"{k_step.command}: exit {k_step.exit} {k_step.reason} {k_step.seconds:.1f} s\n{k_out}")
+                        log(
+                            f"{k_step.command}: exit {k_step.exit} {k_step.reason} {k_step.seconds:.1f} s\n{k_out}"
+                        )
                         steps.append(k_step)
-        facts = {"archive": archive.name, "clean_summary": clean_summary, "host_summary": host_summary,
-                 "broken": {label: sorted(tests) for label, tests in broken.items()},
-                 "branches": git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/").split()}
+        facts = {
+            "archive": archive.name,
+            "clean_summary": clean_summary,
+            "host_summary": host_summary,
+            "broken": {label: sorted(tests) for label, tests in broken.items()},
+            "branches": git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/").split(),
+        }
         return steps, facts
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 def table(steps: list[Step]) -> str:
-    rows = ["| backend | command | exit | stop reason | steps | wall time | vs host pytest | load | planted bugs fixed "
-            "| regressions | your repo untouched | leftovers |", "|" + " --- |" * 12]
+    rows = [
+        "| backend | command | exit | stop reason | steps | wall time | vs host pytest | load | planted bugs fixed "
+        "| regressions | your repo untouched | leftovers |",
+        "|" + " --- |" * 12,
+    ]
     for s in steps:
-        fixed = "" if not s.command.startswith("repofix fix") else f"{len(s.fixed)}/3" + (
-            f" ({', '.join(s.fixed)})" if s.fixed and len(s.fixed) < 3 else "") + (", exact reverts" if s.exact else "")
+        fixed = (
+            ""
+            if not s.command.startswith("repofix fix")
+            else f"{len(s.fixed)}/3"
+            + (f" ({', '.join(s.fixed)})" if s.fixed and len(s.fixed) < 3 else "")
+            + (", exact reverts" if s.exact else "")
+        )
         host = s.backend == "host"
-        rows.append(f"| {s.backend} | `{s.command}` | {'-' if host else s.exit} | {s.reason or '-'} | {s.steps or '-'} "
-                    f"| {s.seconds:.1f} s | {s.seconds / s.baseline:.1f}x | {s.load:.1f} | {fixed or '-'} "
-                    f"| {len(s.regressions) if fixed else '-'} | {'-' if host else 'yes' if s.untouched else '**NO**'} "
-                    f"| {'-' if host else len(s.leftovers)} |")
+        rows.append(
+            f"| {s.backend} | `{s.command}` | {'-' if host else s.exit} | {s.reason or '-'} | {s.steps or '-'} "
+            f"| {s.seconds:.1f} s | {s.seconds / s.baseline:.1f}x | {s.load:.1f} | {fixed or '-'} "
+            f"| {len(s.regressions) if fixed else '-'} | {'-' if host else 'yes' if s.untouched else '**NO**'} "
+            f"| {'-' if host else len(s.leftovers)} |"
+        )
     return "\n".join(rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--backends", default="docker,bwrap")
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "repofix-bench" / "walkthrough")
+    parser.add_argument(
+        "--cache", type=Path, default=Path.home() / ".cache" / "repofix-bench" / "walkthrough"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "evals" / "results" / "walkthrough_pypi.md")
     options = parser.parse_args()
     steps, facts = walkthrough(options.backends.split(","), options.cache)
@@ -293,22 +391,32 @@ def main() -> None:
 
 
 def report(steps: list[Step], facts: dict, text: str) -> str:
-    bugs = "\n".join(f"{i}. {label} (`{rel}`: `{search.strip().splitlines()[0]}` -> "
-                     f"`{replace.strip().splitlines()[0]}`), breaks {len(facts['broken'][label])} test(s): "
-                     f"{', '.join('`' + t + '`' for t in facts['broken'][label])}"
-                     for i, (label, rel, search, replace) in enumerate(BUGS, 1))
-    details = "\n".join(f"- {s.backend}, `{s.command}`: {s.message}" + (f"; branch `{s.branch}`" if s.branch else "")
-                        + (f"; leftovers: {s.leftovers}" if s.leftovers else "")
-                        + (f"; its log folder kept on the host (by design; removed here): {', '.join(s.kept)}" if s.kept else "")
-                        + (f"; regressions: {s.regressions}" if s.regressions else "") for s in steps)
+    bugs = "\n".join(
+        f"{i}. {label} (`{rel}`: `{search.strip().splitlines()[0]}` -> "
+        f"`{replace.strip().splitlines()[0]}`), breaks {len(facts['broken'][label])} test(s): "
+        f"{', '.join('`' + t + '`' for t in facts['broken'][label])}"
+        for i, (label, rel, search, replace) in enumerate(BUGS, 1)
+    )
+    details = "\n".join(
+        f"- {s.backend}, `{s.command}`: {s.message}"
+        + (f"; branch `{s.branch}`" if s.branch else "")
+        + (f"; leftovers: {s.leftovers}" if s.leftovers else "")
+        + (
+            f"; its log folder kept on the host (by design; removed here): {', '.join(s.kept)}"
+            if s.kept
+            else ""
+        )
+        + (f"; regressions: {s.regressions}" if s.regressions else "")
+        for s in steps
+    )
     return f"""# Walkthrough: a real PyPI project, three planted bugs, docker and bwrap
 
-Recorded by `python evals/walkthrough_pypi.py` ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}).
+Recorded by `python evals/walkthrough_pypi.py` ({time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}).
 
-**Project**: {PROJECT} {VERSION}, its sdist `{facts['archive']}` from PyPI (`pip download --no-deps
+**Project**: {PROJECT} {VERSION}, its sdist `{facts["archive"]}` from PyPI (`pip download --no-deps
 --no-binary :all:` into a cache folder outside this repository), unpacked into a temporary folder,
 `git init` and committed there; its own test suite (inside the package, `toolz/tests/`) runs with
-plain pytest, nothing of its configuration changed ({facts['clean_summary']} on the host). The three
+plain pytest, nothing of its configuration changed ({facts["clean_summary"]} on the host). The three
 bugs are committed as the user's own commit on `main` (not left uncommitted); each alone breaks:
 
 {bugs}
@@ -335,7 +443,7 @@ What each step said last:
 
 {details}
 
-Branches in the user's repository at the end: {', '.join('`' + b + '`' for b in facts['branches'])}.
+Branches in the user's repository at the end: {", ".join("`" + b + "`" for b in facts["branches"])}.
 
 {HISTORY}"""
 

@@ -13,15 +13,27 @@ from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
 # name -> ("module:attribute" of a click command or group, one-line summary for `repofix --help`).
 # Rooms add their commands here; the summary lives here so `--help` imports no room at all.
 COMMANDS: dict[str, tuple[str, str] | str] = {
-    "implement": ("repofix.agent.cli:implement", "Implement a feature, test-first; deliver a branch and a patch."),
+    "implement": (
+        "repofix.agent.cli:implement",
+        "Implement a feature, test-first; deliver a branch and a patch.",
+    ),
     "fix": ("repofix.agent.cli:fix", "Make the failing tests pass, or fix a described bug."),
     "resume": ("repofix.agent.cli:resume", "Continue a stopped run (kill, limit, model error)."),
-    "continue": ("repofix.agent.cli:continue_", "Give a finished run a follow-up instruction (a new commit)."),
+    "continue": (
+        "repofix.agent.cli:continue_",
+        "Give a finished run a follow-up instruction (a new commit).",
+    ),
     "show": ("repofix.agent.cli:show", "Print a run's trajectory readably."),
-    "test": ("repofix.testing.cli:test", "Run a repository's tests in a sandbox; print the baseline and feedback."),
+    "test": (
+        "repofix.testing.cli:test",
+        "Run a repository's tests in a sandbox; print the baseline and feedback.",
+    ),
     "demo": ("repofix.agent.cli:demo", "Try repofix offline on a small bundled project with a bug."),
     "runs": ("repofix.runs.cli:runs", "List runs with their status; `runs prune` removes old ones."),
-    "checkpoints": ("repofix.workspace.cli:checkpoints", "List a run's checkpoints with step and test summary."),
+    "checkpoints": (
+        "repofix.workspace.cli:checkpoints",
+        "List a run's checkpoints with step and test summary.",
+    ),
     "diff": ("repofix.workspace.cli:diff", "Show a run's change up to checkpoint N."),
     "restore": ("repofix.workspace.cli:restore", "Make checkpoint N the run's current state."),
     "undo": ("repofix.workspace.cli:undo", "Reverse the last --apply, if nothing changed since."),
@@ -48,8 +60,9 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
-            formatter.write_dl([(name, entry[1] if isinstance(entry, tuple) else "")
-                                for name, entry in COMMANDS.items()])
+            formatter.write_dl(
+                [(name, entry[1] if isinstance(entry, tuple) else "") for name, entry in COMMANDS.items()]
+            )
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -65,7 +65,9 @@ class Settings:
     native_tools: bool | None = None  # None: native tool calls when LiteLLM says the model supports them
     sandbox: str | None = None  # docker | bwrap | none; None: docker if it answers, else bwrap
     image: str | None = None  # Docker image for the sandbox
-    python: str | None = None  # bwrap: the project's interpreter (default: $VIRTUAL_ENV, the repo's .venv, python3)
+    python: str | None = (
+        None  # bwrap: the project's interpreter (default: $VIRTUAL_ENV, the repo's .venv, python3)
+    )
     max_steps: int = 30
     max_cost: float | None = 2.0  # USD per run
     timeout: float = 1800.0  # wall time of a whole run, seconds
@@ -88,7 +90,6 @@ class Settings:
     notices: tuple[str, ...] = ()  # for the user: repository settings that were ignored
 
 
-
 ENV_PREFIX = "REPOFIX_"
 _TUPLES = {"setup", "allow_guards"}
 # What a repository's own config may set: facts about the project, none of which reaches the host,
@@ -98,13 +99,27 @@ TRUST_ENV = ENV_PREFIX + "TRUST_REPO_CONFIG"
 # As the value of a setting that may be empty (max_cost, model, ...): no value, e.g. no cost cap. Not for
 # `sandbox`, where "none" is the name of a backend (no isolation); leave it out to choose automatically.
 UNSET = "none"
-_MINIMUM = {"max_steps": 1, "max_cost": 0, "timeout": 1, "command_timeout": 1, "test_timeout": 1,
-            "limits.memory_mb": 16, "limits.cpus": 0.01, "limits.pids": 8, "limits.workspace_mb": 1, "limits.tmp_mb": 1,
-            "limits.home_mb": 1, "model_call.timeout": 1, "model_call.max_retries": 0, "model_call.max_tokens": 1,
-            "model_call.temperature": 0}
+_MINIMUM = {
+    "max_steps": 1,
+    "max_cost": 0,
+    "timeout": 1,
+    "command_timeout": 1,
+    "test_timeout": 1,
+    "limits.memory_mb": 16,
+    "limits.cpus": 0.01,
+    "limits.pids": 8,
+    "limits.workspace_mb": 1,
+    "limits.tmp_mb": 1,
+    "limits.home_mb": 1,
+    "model_call.timeout": 1,
+    "model_call.max_retries": 0,
+    "model_call.max_tokens": 1,
+    "model_call.temperature": 0,
+}
 # Every setting by its flat name ("max_steps", "limits.memory_mb") and its declared type.
 _KINDS = {f.name: str(f.type) for f in fields(Settings) if f.name not in SECTIONS} | {
-    f"{section}.{f.name}": str(f.type) for section, kind in SECTIONS.items() for f in fields(kind)}
+    f"{section}.{f.name}": str(f.type) for section, kind in SECTIONS.items() for f in fields(kind)
+}
 USER_CONFIG_ENV = ENV_PREFIX + "CONFIG"
 
 
@@ -113,9 +128,13 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
     try:
         if name in _TUPLES:
             if isinstance(value, str):
-                return tuple(part for part in value.split(";;") if part.strip()) if ";;" in value else (value,)
+                return (
+                    tuple(part for part in value.split(";;") if part.strip()) if ";;" in value else (value,)
+                )
             return tuple(str(v) for v in value)
-        if value is None or (kind.endswith("| None") and name != "sandbox" and str(value).strip().lower() == UNSET):
+        if value is None or (
+            kind.endswith("| None") and name != "sandbox" and str(value).strip().lower() == UNSET
+        ):
             return None
         if kind.startswith(("int", "float")):
             number = int(value) if kind.startswith("int") else float(value)
@@ -125,13 +144,21 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         if kind.startswith("bool"):  # "bool" and "bool | None"
             if isinstance(value, bool):
                 return value
-            return {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}[str(value).lower()]
+            return {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}[
+                str(value).lower()
+            ]
         return str(value)
     except (ValueError, KeyError):
         unset = f" (or {UNSET!r}: no value)" if kind.endswith("| None") else ""
         least = f" of at least {_MINIMUM[name]}" if name in _MINIMUM else ""
-        noun = next((word for prefix, word in (("int", "whole number"), ("float", "number"), ("bool", "yes/no value"))
-                     if kind.startswith(prefix)), kind)
+        noun = next(
+            (
+                word
+                for prefix, word in (("int", "whole number"), ("float", "number"), ("bool", "yes/no value"))
+                if kind.startswith(prefix)
+            ),
+            kind,
+        )
         raise SettingsError(f"{origin}: {name} = {value!r} is not a {noun}{least}{unset}") from None
 
 
@@ -196,7 +223,9 @@ def _build(values: dict[str, Any], base: Settings | None = None) -> Settings:
     base = base or Settings()
     plain = {name: value for name, value in values.items() if "." not in name}
     for section in SECTIONS:
-        given = {name.split(".", 1)[1]: value for name, value in values.items() if name.startswith(section + ".")}
+        given = {
+            name.split(".", 1)[1]: value for name, value in values.items() if name.startswith(section + ".")
+        }
         if given:
             plain[section] = replace(getattr(base, section), **given)
     return replace(base, **plain)
@@ -225,9 +254,14 @@ def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, *
     file_values, origin = _from_file(repo)
     repo_values = _values(file_values, origin, known)
     ignored = sorted(set(repo_values) - REPO_SETTINGS) if not trust_repo else []
-    notices = (f"ignored in {origin}: {', '.join(ignored)} (a repository may set only "
-               f"{', '.join(sorted(REPO_SETTINGS))}; set the others yourself, or pass --trust-repo-config)",
-               ) if ignored else ()
+    notices = (
+        (
+            f"ignored in {origin}: {', '.join(ignored)} (a repository may set only "
+            f"{', '.join(sorted(REPO_SETTINGS))}; set the others yourself, or pass --trust-repo-config)",
+        )
+        if ignored
+        else ()
+    )
     values.update({k: v for k, v in repo_values.items() if k not in ignored})
     for name in known:  # limits.memory_mb: $REPOFIX_LIMITS_MEMORY_MB
         variable = ENV_PREFIX + name.upper().replace(".", "_")
@@ -244,9 +278,15 @@ def with_flags(settings: Settings, **flags: Any) -> Settings:
     if unknown:
         raise TypeError(f"unknown settings: {', '.join(unknown)}")
     given = {name: value for name, value in flags.items() if value is not None and value != ()}
-    sections = {f"{name}.{key}": value for name in SECTIONS for key, value in (given.pop(name, None) or {}).items()}
-    values = {name: value if name == "extra" else _coerce(name, value, f"--{name.replace('_', '-').replace('.', '-')}")
-              for name, value in {**given, **sections}.items()}
+    sections = {
+        f"{name}.{key}": value for name in SECTIONS for key, value in (given.pop(name, None) or {}).items()
+    }
+    values = {
+        name: value
+        if name == "extra"
+        else _coerce(name, value, f"--{name.replace('_', '-').replace('.', '-')}")
+        for name, value in {**given, **sections}.items()
+    }
     return _build(values, settings)
 
 

@@ -20,8 +20,14 @@ _TOKEN_SHAPES = re.compile(
     r"|xox[abpr]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16})\b"
 )
 # Environment variables whose values are secrets: these names, and any name with one of these words.
-_SECRET_NAMES = {"GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-                 "REPOFIX_READ_TOKEN", "REPOFIX_WRITE_TOKEN"}
+_SECRET_NAMES = {
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "REPOFIX_READ_TOKEN",
+    "REPOFIX_WRITE_TOKEN",
+}
 _SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD")
 
 
@@ -33,7 +39,9 @@ def is_secret_name(name: str) -> bool:
 def secrets_from_env(env: Mapping[str, str] | None = None) -> list[str]:
     """Values of secret-named variables in the environment, longest first."""
     env = os.environ if env is None else env
-    values = {value for name, value in env.items() if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH}
+    values = {
+        value for name, value in env.items() if is_secret_name(name) and len(value) >= MIN_SECRET_LENGTH
+    }
     return sorted(values, key=len, reverse=True)
 
 

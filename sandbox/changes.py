@@ -170,7 +170,7 @@ def write_files(root, files, payload):
                 os.unlink(full)
             continue
         size, mode = spec
-        data = payload[offset:offset + size]
+        data = payload[offset : offset + size]
         offset += size
         parent = os.path.dirname(full)
         if not os.path.isdir(parent) or os.path.islink(parent):

@@ -40,8 +40,10 @@ class Capped:
 
 def oom_kills():
     """The cgroup's OOM-kill counter (v2 or v1), or None where it cannot be read."""
-    for path, key in (("/sys/fs/cgroup/memory.events", "oom_kill"),
-                      ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")):
+    for path, key in (
+        ("/sys/fs/cgroup/memory.events", "oom_kill"),
+        ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
+    ):
         try:
             with open(path) as handle:
                 for line in handle:
@@ -93,7 +95,7 @@ def scan_proc(root):
                 stat = handle.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if fields[0] == b"Z":
             continue
         children.setdefault(int(fields[1]), []).append(int(entry))
@@ -190,8 +192,13 @@ def collect(proc, pipes, cap, started, timeout, done=None, wake=None, keep=()):
     if done is None:
         for pipe in pipes:
             pipe.close()
-    result = {"stdout": out.text(), "stderr": err.text(), "duration": time.monotonic() - started,
-              "omitted_bytes": out.omitted + err.omitted, "timed_out": timed_out}
+    result = {
+        "stdout": out.text(),
+        "stderr": err.text(),
+        "duration": time.monotonic() - started,
+        "omitted_bytes": out.omitted + err.omitted,
+        "timed_out": timed_out,
+    }
     result["truncated"] = result["omitted_bytes"] > 0
     if timed_out:
         result["exit_code"], result["signal"] = None, signal.SIGKILL

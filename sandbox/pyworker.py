@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-WORKER = r'''
+WORKER = r"""
 import ast, json, os, sys, traceback
 ctl_in = os.fdopen(int(sys.argv[1]), "rb", buffering=0)
 ctl_out = os.fdopen(int(sys.argv[2]), "wb", buffering=0)
@@ -43,7 +43,7 @@ while True:
     sys.stdout.flush()
     sys.stderr.flush()
     ctl_out.write(json.dumps({"exit_code": code}).encode() + b"\n")
-'''
+"""
 
 
 class Worker:
@@ -57,8 +57,12 @@ class Worker:
         self.from_worker, from_worker_w = os.pipe()
         self.proc = subprocess.Popen(
             [sys.executable, "-u", "-c", WORKER, str(to_worker_r), str(from_worker_w)],
-            pass_fds=(to_worker_r, from_worker_w), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            pass_fds=(to_worker_r, from_worker_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         os.close(to_worker_r)
         os.close(from_worker_w)
         os.set_blocking(self.from_worker, False)
@@ -77,6 +81,7 @@ class Worker:
 
     def execute(self, code, cwd, cap, timeout, collect):
         import time
+
         if not self.alive():
             if self.proc is not None:
                 self.lost = True
@@ -97,8 +102,15 @@ class Worker:
                 return True
             return not self.alive()
 
-        result = collect(self.proc, [self.proc.stdout, self.proc.stderr], cap, started, timeout, done,
-                         wake=self.from_worker)
+        result = collect(
+            self.proc,
+            [self.proc.stdout, self.proc.stderr],
+            cap,
+            started,
+            timeout,
+            done,
+            wake=self.from_worker,
+        )
         if "exit_code" in finished:
             result["exit_code"] = finished["exit_code"]
         else:  # timed out or the interpreter died: the namespace is gone

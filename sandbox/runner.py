@@ -82,7 +82,9 @@ def receive():
         raise BadRequest("the input ended %d bytes into a %d-byte payload" % (len(payload), size))
     op = header.get("op")
     if op not in FIELDS:
-        raise BadRequest("unknown op %r (protocol %d knows %s)" % (op, PROTOCOL_VERSION, ", ".join(sorted(FIELDS))))
+        raise BadRequest(
+            "unknown op %r (protocol %d knows %s)" % (op, PROTOCOL_VERSION, ", ".join(sorted(FIELDS)))
+        )
     missing = [name for name in FIELDS[op] if name not in header]
     if missing:
         raise BadRequest("op %r lacks the field(s) %s" % (op, ", ".join(missing)))
@@ -110,25 +112,37 @@ class Session:
             argv = ["/bin/bash", "-c", command]
         elif isinstance(command, str):
             # Builtins only (no `env` fork): the cwd, then NAME=value\0 for every exported variable.
-            script = ("trap '__rf=$?; { pwd; for __v in $(compgen -e); do printf \"%%s=%%s\\0\" "
-                      "\"$__v\" \"${!__v}\"; done; } >%s 2>/dev/null; exit $__rf' EXIT\n%s"
-                      % (STATE_FILE, command))
+            script = (
+                'trap \'__rf=$?; { pwd; for __v in $(compgen -e); do printf "%%s=%%s\\0" '
+                '"$__v" "${!__v}"; done; } >%s 2>/dev/null; exit $__rf\' EXIT\n%s' % (STATE_FILE, command)
+            )
             argv = ["bash", "-c", script]
         else:
             argv = command
         before = oom_kills()
         started = time.monotonic()
         try:
-            proc = subprocess.Popen(argv, cwd=cwd, env=env, start_new_session=True,
-                                    stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except OSError as error:
-            return {"exit_code": 127, "stdout": "", "stderr": "repofix: cannot start %s: %s\n"
-                    % (argv[0], error), "duration": time.monotonic() - started}
+            return {
+                "exit_code": 127,
+                "stdout": "",
+                "stderr": "repofix: cannot start %s: %s\n" % (argv[0], error),
+                "duration": time.monotonic() - started,
+            }
         if stdin:
             threading.Thread(target=feed, args=(proc.stdin, stdin), daemon=True).start()
-        result = collect(proc, [proc.stdout, proc.stderr], cap, started, request["timeout"],
-                         keep={self.python.pid})
+        result = collect(
+            proc, [proc.stdout, proc.stderr], cap, started, request["timeout"], keep={self.python.pid}
+        )
         result["leftovers_killed"] = kill_all_except({self.python.pid})
         after = oom_kills()
         result["oom_killed"] = before is not None and after is not None and after > before
@@ -179,8 +193,12 @@ def feed(pipe, data):
 
 def untar(dest, data):
     os.makedirs(dest, exist_ok=True)
-    proc = subprocess.run(["tar", "-x", "-C", dest, "--no-same-owner", "-m"], input=data,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(
+        ["tar", "-x", "-C", dest, "--no-same-owner", "-m"],
+        input=data,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     if proc.returncode:
         return {"error": "tar -x failed: %s" % proc.stderr.decode("utf-8", "replace")[-2000:]}
     return {"ok": True}

@@ -14,8 +14,19 @@ IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 IN_DELETE_SELF, IN_MOVE_SELF, IN_Q_OVERFLOW, IN_IGNORED = 0x400, 0x800, 0x4000, 0x8000
 IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x1000000, 0x2000000, 0x40000000
 IN_NONBLOCK, IN_CLOEXEC = 0o4000, 0o2000000
-MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-        | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+MASK = (
+    IN_MODIFY
+    | IN_ATTRIB
+    | IN_CLOSE_WRITE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_CREATE
+    | IN_DELETE
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
+    | IN_ONLYDIR
+    | IN_DONT_FOLLOW
+)
 EVENT = struct.Struct("iIII")
 
 
@@ -62,7 +73,7 @@ class Watcher:
             offset = 0
             while offset < len(data):
                 wd, mask, _, size = EVENT.unpack_from(data, offset)
-                name = data[offset + EVENT.size: offset + EVENT.size + size].rstrip(b"\0")
+                name = data[offset + EVENT.size : offset + EVENT.size + size].rstrip(b"\0")
                 offset += EVENT.size + size
                 if mask & IN_Q_OVERFLOW:
                     return None

@@ -59,8 +59,12 @@ def act(tool: str, content: str = "", **arguments: Any) -> dict[str, Any]:
 
 
 WRONG_FIX = act("edit", "Try <=.", text=search_replace("pkg/mathx.py", "    if x < hi:", "    if x <= hi:"))
-RIGHT_FIX = act("edit", "Compare the other way.", text=search_replace("pkg/mathx.py", "    if x <= hi:", "    if x > hi:"))
-DIRECT_FIX = act("edit", "Compare the other way.", text=search_replace("pkg/mathx.py", "    if x < hi:", "    if x > hi:"))
+RIGHT_FIX = act(
+    "edit", "Compare the other way.", text=search_replace("pkg/mathx.py", "    if x <= hi:", "    if x > hi:")
+)
+DIRECT_FIX = act(
+    "edit", "Compare the other way.", text=search_replace("pkg/mathx.py", "    if x < hi:", "    if x > hi:")
+)
 
 
 def script(path: Path, replies: list[dict[str, Any]]) -> str:

@@ -37,14 +37,25 @@ def message(text: str, usage: Usage | None = None) -> Reply:
     return Reply([{"type": "text", "text": text}], usage or Usage())
 
 
-def tool_use(name: str, arguments: dict[str, Any], call_id: str = "toolu_1", usage: Usage | None = None) -> Reply:
-    return Reply([{"type": "tool_use", "id": call_id, "name": name, "input": arguments}], usage or Usage(),
-                 stop_reason="tool_use")
+def tool_use(
+    name: str, arguments: dict[str, Any], call_id: str = "toolu_1", usage: Usage | None = None
+) -> Reply:
+    return Reply(
+        [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}],
+        usage or Usage(),
+        stop_reason="tool_use",
+    )
 
 
 def too_long() -> Reply:
-    return Reply([], status=400, error={"type": "invalid_request_error",
-                                        "message": "prompt is too long: 210000 tokens > 200000 maximum"})
+    return Reply(
+        [],
+        status=400,
+        error={
+            "type": "invalid_request_error",
+            "message": "prompt is too long: 210000 tokens > 200000 maximum",
+        },
+    )
 
 
 class AnthropicServer:
@@ -80,21 +91,39 @@ class AnthropicServer:
                     server.bodies.append(body)
                     reply = server.replies.pop(0) if server.replies else None
                 if not self.path.rstrip("/").endswith("/messages"):
-                    status, data = 404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+                    status, data = (
+                        404,
+                        {"type": "error", "error": {"type": "not_found_error", "message": self.path}},
+                    )
                 elif reply is None:
-                    status, data = 400, {"type": "error", "error": {"type": "invalid_request_error",
-                                                                      "message": "no scripted reply left"}}
+                    status, data = (
+                        400,
+                        {
+                            "type": "error",
+                            "error": {"type": "invalid_request_error", "message": "no scripted reply left"},
+                        },
+                    )
                 elif reply.error:
                     status, data = reply.status, {"type": "error", "error": reply.error}
                 else:
-                    status, data = 200, {
-                        "id": f"msg_{len(server.bodies)}", "type": "message", "role": "assistant",
-                        "model": body.get("model", "claude"), "content": reply.content,
-                        "stop_reason": reply.stop_reason, "stop_sequence": None,
-                        "usage": {"input_tokens": reply.usage.input_tokens,
-                                  "output_tokens": reply.usage.output_tokens,
-                                  "cache_read_input_tokens": reply.usage.cache_read,
-                                  "cache_creation_input_tokens": reply.usage.cache_write}}
+                    status, data = (
+                        200,
+                        {
+                            "id": f"msg_{len(server.bodies)}",
+                            "type": "message",
+                            "role": "assistant",
+                            "model": body.get("model", "claude"),
+                            "content": reply.content,
+                            "stop_reason": reply.stop_reason,
+                            "stop_sequence": None,
+                            "usage": {
+                                "input_tokens": reply.usage.input_tokens,
+                                "output_tokens": reply.usage.output_tokens,
+                                "cache_read_input_tokens": reply.usage.cache_read,
+                                "cache_creation_input_tokens": reply.usage.cache_write,
+                            },
+                        },
+                    )
                 payload = json.dumps(data).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -104,7 +133,9 @@ class AnthropicServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -22,8 +22,9 @@ hypothesis_settings.register_profile("dev", deadline=None)
 hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ISOLATING = ["docker", "bwrap"]
-TEST_LIMITS = Limits(memory_mb=256, pids=128, workspace_mb=64, tmp_mb=64, home_mb=64, output_bytes=64 * 1024,
-                     timeout=60)
+TEST_LIMITS = Limits(
+    memory_mb=256, pids=128, workspace_mb=64, tmp_mb=64, home_mb=64, output_bytes=64 * 1024, timeout=60
+)
 
 
 def backend_problem(backend: str) -> str | None:
@@ -74,7 +75,9 @@ def tree(tmp_path: Path) -> Path:
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     (root / "tests").mkdir()
-    (root / "tests" / "test_calc.py").write_text("from pkg.calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    (root / "tests" / "test_calc.py").write_text(
+        "from pkg.calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    )
     return root
 
 

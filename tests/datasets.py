@@ -53,43 +53,60 @@ def synthetic_swebench_rows(count: int = 3) -> list[dict]:
     and a test id with spaces and brackets the way SWE-bench's log parser cuts them."""
     rows = []
     for n in range(count):
-        rows.append({
-            "repo": "octo/calc",
-            "instance_id": f"octo__calc-{100 + n}",
-            "base_commit": f"{n:040x}",
-            "patch": f"diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n"
-                     f"@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b + {n}\n+    return a + b + {n}\n",
-            "test_patch": "diff --git a/tests/test_ops.py b/tests/test_ops.py\n--- a/tests/test_ops.py\n"
-                          "+++ b/tests/test_ops.py\n@@ -1,2 +1,4 @@\n from calc.ops import add\n"
-                          " \n+def test_add():\n+    assert add(1, 2) == 3\n",
-            "problem_statement": f"add() subtracts (case {n})\n\nSteps: call add(1, 2).",
-            "hints_text": "" if n else "Look at calc/ops.py",
-            "created_at": f"2023-0{n + 1}-02T10:00:00Z",
-            "version": f"1.{n}",
-            "FAIL_TO_PASS": json.dumps(["tests/test_ops.py::test_add"]),
-            "PASS_TO_PASS": json.dumps(["tests/test_ops.py::test_sub", 'tests/test_ops.py::test_fmt[a-b("x",']),
-            "environment_setup_commit": f"{n + 7:040x}",
-            "image": f"swebench/sweb.eval.x86_64.octo_1776_calc-{100 + n}:latest",
-            "eval_script": "#!/bin/bash\nset -uxo pipefail\npytest -rA tests/test_ops.py\n",
-            "log_parser": "parse_log_pytest",
-            "eval_type": "pass_and_fail",
-        })
+        rows.append(
+            {
+                "repo": "octo/calc",
+                "instance_id": f"octo__calc-{100 + n}",
+                "base_commit": f"{n:040x}",
+                "patch": f"diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n"
+                f"@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b + {n}\n+    return a + b + {n}\n",
+                "test_patch": "diff --git a/tests/test_ops.py b/tests/test_ops.py\n--- a/tests/test_ops.py\n"
+                "+++ b/tests/test_ops.py\n@@ -1,2 +1,4 @@\n from calc.ops import add\n"
+                " \n+def test_add():\n+    assert add(1, 2) == 3\n",
+                "problem_statement": f"add() subtracts (case {n})\n\nSteps: call add(1, 2).",
+                "hints_text": "" if n else "Look at calc/ops.py",
+                "created_at": f"2023-0{n + 1}-02T10:00:00Z",
+                "version": f"1.{n}",
+                "FAIL_TO_PASS": json.dumps(["tests/test_ops.py::test_add"]),
+                "PASS_TO_PASS": json.dumps(
+                    ["tests/test_ops.py::test_sub", 'tests/test_ops.py::test_fmt[a-b("x",']
+                ),
+                "environment_setup_commit": f"{n + 7:040x}",
+                "image": f"swebench/sweb.eval.x86_64.octo_1776_calc-{100 + n}:latest",
+                "eval_script": "#!/bin/bash\nset -uxo pipefail\npytest -rA tests/test_ops.py\n",
+                "log_parser": "parse_log_pytest",
+                "eval_type": "pass_and_fail",
+            }
+        )
     return rows
 
 
 _HUMANEVALFIX = [
     # (entry point, prompt, buggy body, canonical body, check body, bug type)
-    ("add_one", "def add_one(x: int) -> int:\n    \"\"\"Return x plus one.\"\"\"\n",
-     "    return x + 2\n", "    return x + 1\n",
-     "    assert candidate(1) == 2\n    assert candidate(-1) == 0\n", "value misuse"),
-    ("first_even", "def first_even(numbers: list) -> int:\n    \"\"\"The first even number, or -1.\"\"\"\n",
-     "    for n in numbers:\n        if n % 2 == 1:\n            return n\n    return -1\n",
-     "    for n in numbers:\n        if n % 2 == 0:\n            return n\n    return -1\n",
-     "    assert candidate([1, 4, 6]) == 4\n    assert candidate([1, 3]) == -1\n", "operator misuse"),
-    ("count_upper", "def count_upper(text: str) -> int:\n    \"\"\"How many upper-case letters.\"\"\"\n",
-     "    return sum(1 for c in text[1:] if c.isupper())\n",
-     "    return sum(1 for c in text if c.isupper())\n",
-     "    assert candidate('ABc') == 2\n    assert candidate('') == 0\n", "missing logic"),
+    (
+        "add_one",
+        'def add_one(x: int) -> int:\n    """Return x plus one."""\n',
+        "    return x + 2\n",
+        "    return x + 1\n",
+        "    assert candidate(1) == 2\n    assert candidate(-1) == 0\n",
+        "value misuse",
+    ),
+    (
+        "first_even",
+        'def first_even(numbers: list) -> int:\n    """The first even number, or -1."""\n',
+        "    for n in numbers:\n        if n % 2 == 1:\n            return n\n    return -1\n",
+        "    for n in numbers:\n        if n % 2 == 0:\n            return n\n    return -1\n",
+        "    assert candidate([1, 4, 6]) == 4\n    assert candidate([1, 3]) == -1\n",
+        "operator misuse",
+    ),
+    (
+        "count_upper",
+        'def count_upper(text: str) -> int:\n    """How many upper-case letters."""\n',
+        "    return sum(1 for c in text[1:] if c.isupper())\n",
+        "    return sum(1 for c in text if c.isupper())\n",
+        "    assert candidate('ABc') == 2\n    assert candidate('') == 0\n",
+        "missing logic",
+    ),
 ]
 
 
@@ -99,16 +116,18 @@ def synthetic_humanevalfix_rows(count: int = 3) -> list[dict]:
     rows = []
     for n in range(count):
         entry, prompt, buggy, canonical, check, bug_type = _HUMANEVALFIX[n % len(_HUMANEVALFIX)]
-        rows.append({
-            "task_id": f"Python/{n}",
-            "prompt": prompt,
-            "buggy_solution": buggy,
-            "canonical_solution": canonical,
-            "test": f"\n\ndef check(candidate):\n{check}\n\ncheck({entry})",
-            "entry_point": entry,
-            "bug_type": bug_type,
-            "failure_symptoms": "incorrect output",
-        })
+        rows.append(
+            {
+                "task_id": f"Python/{n}",
+                "prompt": prompt,
+                "buggy_solution": buggy,
+                "canonical_solution": canonical,
+                "test": f"\n\ndef check(candidate):\n{check}\n\ncheck({entry})",
+                "entry_point": entry,
+                "bug_type": bug_type,
+                "failure_symptoms": "incorrect output",
+            }
+        )
     return rows
 
 

@@ -32,10 +32,16 @@ class Repo:
 
 
 class GitHubServer:
-    def __init__(self, tokens: dict[str, str] | None = None, bot_login: str = "github-actions[bot]",
-                 page_size: int = 100) -> None:
-        self.tokens = tokens or {"ghs_readtoken0123456789abcdefghij": "read",
-                                 "ghs_writetoken0123456789abcdefghi": "write"}
+    def __init__(
+        self,
+        tokens: dict[str, str] | None = None,
+        bot_login: str = "github-actions[bot]",
+        page_size: int = 100,
+    ) -> None:
+        self.tokens = tokens or {
+            "ghs_readtoken0123456789abcdefghij": "read",
+            "ghs_writetoken0123456789abcdefghi": "write",
+        }
         self.bot_login = bot_login
         self.page_size = page_size
         self.repos: dict[str, Repo] = {}
@@ -63,22 +69,47 @@ class GitHubServer:
     def repo(self, full_name: str) -> Repo:
         return self.repos.setdefault(full_name, Repo(full_name))
 
-    def add_pull(self, repository: str, number: int, *, head_sha: str, head_ref: str, head_repo: str | None = None,
-                 author: str = "alice", title: str = "A change", body: str = "") -> dict[str, Any]:
+    def add_pull(
+        self,
+        repository: str,
+        number: int,
+        *,
+        head_sha: str,
+        head_ref: str,
+        head_repo: str | None = None,
+        author: str = "alice",
+        title: str = "A change",
+        body: str = "",
+    ) -> dict[str, Any]:
         head_repo = head_repo or repository
-        pull = {"number": number, "state": "open", "title": title, "body": body,
-                "user": {"login": author, "type": "User"},
-                "head": {"sha": head_sha, "ref": head_ref, "label": f"{head_repo.split('/')[0]}:{head_ref}",
-                         "repo": {"full_name": head_repo, "owner": {"login": head_repo.split("/")[0]}}},
-                "base": {"ref": "main", "repo": {"full_name": repository}}}
+        pull = {
+            "number": number,
+            "state": "open",
+            "title": title,
+            "body": body,
+            "user": {"login": author, "type": "User"},
+            "head": {
+                "sha": head_sha,
+                "ref": head_ref,
+                "label": f"{head_repo.split('/')[0]}:{head_ref}",
+                "repo": {"full_name": head_repo, "owner": {"login": head_repo.split("/")[0]}},
+            },
+            "base": {"ref": "main", "repo": {"full_name": repository}},
+        }
         self.repo(repository).pulls[number] = pull
         return pull
 
-    def add_comment(self, repository: str, number: int, login: str, body: str, kind: str = "User") -> dict[str, Any]:
+    def add_comment(
+        self, repository: str, number: int, login: str, body: str, kind: str = "User"
+    ) -> dict[str, Any]:
         with self._lock:
             self._next_id += 1
-            comment = {"id": self._next_id, "body": body, "user": {"login": login, "type": kind},
-                       "html_url": f"https://github.example/{repository}/pull/{number}#c{self._next_id}"}
+            comment = {
+                "id": self._next_id,
+                "body": body,
+                "user": {"login": login, "type": kind},
+                "html_url": f"https://github.example/{repository}/pull/{number}#c{self._next_id}",
+            }
         self.repo(repository).comments.setdefault(number, []).append(comment)
         return comment
 
@@ -110,30 +141,50 @@ class GitHubServer:
                 parts = urlsplit(self.path)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None
-                server.requests.append(Recorded(self.command, parts.path, parse_qs(parts.query),
-                                                {k.lower(): v for k, v in self.headers.items()}, body))
+                server.requests.append(
+                    Recorded(
+                        self.command,
+                        parts.path,
+                        parse_qs(parts.query),
+                        {k.lower(): v for k, v in self.headers.items()},
+                        body,
+                    )
+                )
                 if server.rate_limited > 0:
                     server.rate_limited -= 1
-                    self._send(403, {"message": "You have exceeded a secondary rate limit. Please wait a few "
-                                                "minutes before you try again."}, {"Retry-After": "1"})
+                    self._send(
+                        403,
+                        {
+                            "message": "You have exceeded a secondary rate limit. Please wait a few "
+                            "minutes before you try again."
+                        },
+                        {"Retry-After": "1"},
+                    )
                     return
                 auth = self.headers.get("Authorization", "")
-                scope = server.tokens.get(auth.removeprefix("Bearer ").strip()) if auth.startswith("Bearer ") else None
+                scope = (
+                    server.tokens.get(auth.removeprefix("Bearer ").strip())
+                    if auth.startswith("Bearer ")
+                    else None
+                )
                 if scope is None:
                     self._send(401, {"message": "Bad credentials"})
                     return
                 if self.command != "GET" and scope != "write":
                     self._send(403, {"message": "Resource not accessible by integration"})
                     return
-                status, data, headers = server.route(self.command, parts.path, parse_qs(parts.query), body, scope)
+                status, data, headers = server.route(
+                    self.command, parts.path, parse_qs(parts.query), body, scope
+                )
                 self._send(status, data, headers)
 
             do_GET = do_POST = do_PATCH = _serve
 
         return Handler
 
-    def route(self, method: str, path: str, query: dict[str, list[str]], body: Any,
-              scope: str) -> tuple[int, Any, dict[str, str]]:
+    def route(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any, scope: str
+    ) -> tuple[int, Any, dict[str, str]]:
         match = re.fullmatch(r"/repos/([^/]+/[^/]+)/(.*)", path)
         if not match or match.group(1) not in self.repos:
             return 404, {"message": "Not Found"}, {}
@@ -148,9 +199,13 @@ class GitHubServer:
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
         if method == "GET" and rest == "pulls":
             head = (query.get("head") or [""])[0]
-            found = [p for p in repo.pulls.values() if p["state"] == "open" and (not head or p["head"]["label"] == head)]
+            found = [
+                p
+                for p in repo.pulls.values()
+                if p["state"] == "open" and (not head or p["head"]["label"] == head)
+            ]
             return 200, found, {}
-        if (m := re.fullmatch(r"issues/(\d+)/comments", rest)):
+        if m := re.fullmatch(r"issues/(\d+)/comments", rest):
             number = int(m.group(1))
             if method == "POST":
                 comment = self.add_comment(repo.full_name, number, self.bot_login, body["body"], "Bot")
@@ -158,11 +213,13 @@ class GitHubServer:
             items = repo.comments.get(number, [])
             size = min(int((query.get("per_page") or ["30"])[0]), self.page_size)
             page = int((query.get("page") or ["1"])[0])
-            chunk = items[(page - 1) * size: page * size]
+            chunk = items[(page - 1) * size : page * size]
             headers = {}
             if page * size < len(items):
-                headers["Link"] = (f'<{self.url}/repos/{repo.full_name}/issues/{number}/comments?per_page={size}'
-                                   f'&page={page + 1}>; rel="next"')
+                headers["Link"] = (
+                    f"<{self.url}/repos/{repo.full_name}/issues/{number}/comments?per_page={size}"
+                    f'&page={page + 1}>; rel="next"'
+                )
             return 200, chunk, headers
         if method == "PATCH" and (m := re.fullmatch(r"issues/comments/(\d+)", rest)):
             for comments in repo.comments.values():
@@ -178,12 +235,19 @@ class GitHubServer:
 
 # -- a pull request's repository on disk -----------------------------------------------------------------
 
+
 def git(cwd, *args: str) -> str:
     import os
     import subprocess
 
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Alice", "GIT_AUTHOR_EMAIL": "alice@example.com",
-           "GIT_COMMITTER_NAME": "Alice", "GIT_COMMITTER_EMAIL": "alice@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Alice",
+        "GIT_AUTHOR_EMAIL": "alice@example.com",
+        "GIT_COMMITTER_NAME": "Alice",
+        "GIT_COMMITTER_EMAIL": "alice@example.com",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
     done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, env=env)
     assert done.returncode == 0, f"git {' '.join(args)} failed: {done.stderr}"
     return done.stdout.strip()
@@ -199,9 +263,12 @@ def commit_files(work, files: dict[str, str], message: str) -> str:
     return git(work, "rev-parse", "HEAD")
 
 
-BUGGY = {"pkg/__init__.py": "", "pkg/calc.py": "def add(a, b):\n    return a - b\n",
-         "tests/test_calc.py": "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-                               "def test_zero():\n    assert add(0, 0) == 0\n"}
+BUGGY = {
+    "pkg/__init__.py": "",
+    "pkg/calc.py": "def add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "from pkg.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_zero():\n    assert add(0, 0) == 0\n",
+}
 
 
 def make_remote(root, pr_number: int = 1, branch: str = "feature") -> tuple:
@@ -218,8 +285,10 @@ def make_remote(root, pr_number: int = 1, branch: str = "feature") -> tuple:
 
 
 READ_TOKEN, WRITE_TOKEN = "ghs_readtoken0123456789abcdefghij", "ghs_writetoken0123456789abcdefghi"
-FIX_PATCH = ("diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
-             "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n")
+FIX_PATCH = (
+    "diff --git a/pkg/calc.py b/pkg/calc.py\n--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
+    "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+)
 
 
 class World:
@@ -232,9 +301,15 @@ class World:
         self.root, self.server = root, server
         self.bare, self.work, self.head = make_remote(root)
         server.repo(self.repository).permissions.update(alice="admin", carol="read")
-        self.pull = server.add_pull(self.repository, 1, head_sha=self.head, head_ref="feature",
-                                    head_repo="mallory/widgets" if fork else None,
-                                    title="Refactor add", body="Makes `add` shorter.")
+        self.pull = server.add_pull(
+            self.repository,
+            1,
+            head_sha=self.head,
+            head_ref="feature",
+            head_repo="mallory/widgets" if fork else None,
+            title="Refactor add",
+            body="Makes `add` shorter.",
+        )
 
     def branch(self, name: str = "feature") -> str:
         return git(self.bare, "rev-parse", f"refs/heads/{name}")
@@ -248,15 +323,25 @@ class World:
         return sha
 
     def bot_comments(self) -> list[dict]:
-        return [c for c in self.server.comments(self.repository, 1) if c["user"]["login"] == self.server.bot_login]
+        return [
+            c for c in self.server.comments(self.repository, 1) if c["user"]["login"] == self.server.bot_login
+        ]
 
     def env(self, event_name: str, payload: dict, token: str = READ_TOKEN) -> dict[str, str]:
         import json
 
         path = self.root / f"event-{len(list(self.root.glob('event-*')))}.json"
         path.write_text(json.dumps(payload))
-        return {"GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(path),
-                "GITHUB_REPOSITORY": self.repository, "GITHUB_API_URL": self.server.url,
-                "GITHUB_SERVER_URL": "https://github.example", "GITHUB_RUN_ID": "4242", "GITHUB_TOKEN": token,
-                "GITHUB_STEP_SUMMARY": str(self.root / "step-summary.md"), "REPOFIX_GIT_REMOTE": str(self.bare),
-                "REPOFIX_HOME": str(self.root / "home"), "REPOFIX_GITHUB_BACKOFF": "0"}
+        return {
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(path),
+            "GITHUB_REPOSITORY": self.repository,
+            "GITHUB_API_URL": self.server.url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": "4242",
+            "GITHUB_TOKEN": token,
+            "GITHUB_STEP_SUMMARY": str(self.root / "step-summary.md"),
+            "REPOFIX_GIT_REMOTE": str(self.bare),
+            "REPOFIX_HOME": str(self.root / "home"),
+            "REPOFIX_GITHUB_BACKOFF": "0",
+        }

@@ -151,14 +151,18 @@ def malformed(body: dict[str, Any]) -> str | None:
     for index, message in enumerate(messages):
         role = message.get("role")
         if pending and role != "tool":
-            return (f"messages[{index}]: an assistant message with 'tool_calls' must be followed by tool "
-                    f"messages responding to each 'tool_call_id'; missing: {sorted(pending)}")
+            return (
+                f"messages[{index}]: an assistant message with 'tool_calls' must be followed by tool "
+                f"messages responding to each 'tool_call_id'; missing: {sorted(pending)}"
+            )
         if role == "tool":
             if not tools:
                 return f"messages[{index}]: role 'tool' in a request without tools"
             if message.get("tool_call_id") not in pending:
-                return (f"messages[{index}]: messages with role 'tool' must be a response to a preceding "
-                        "message with 'tool_calls'")
+                return (
+                    f"messages[{index}]: messages with role 'tool' must be a response to a preceding "
+                    "message with 'tool_calls'"
+                )
             pending.discard(message["tool_call_id"])
             continue
         if role == "assistant" and message.get("tool_calls"):
@@ -203,7 +207,9 @@ class PromptCache:
 
     @property
     def billed(self) -> float:
-        return sum(p - c + CACHED_RATE * c for p, c in zip(self.prompt_tokens, self.cached_tokens, strict=True))
+        return sum(
+            p - c + CACHED_RATE * c for p, c in zip(self.prompt_tokens, self.cached_tokens, strict=True)
+        )
 
 
 def _common_prefix(a: str, b: str) -> int:

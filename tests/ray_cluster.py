@@ -37,37 +37,87 @@ class LocalRayCluster:
         self.client_address = f"ray://127.0.0.2:{base_port + 7}"  # the head's Ray Client server
 
     def env(self, node: int | None = None) -> dict[str, str]:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "REPOFIX_RAY_STATE": str(self.state),
-               "RAY_USAGE_STATS_ENABLED": "0",
-               # A lost node is noticed after ~3 s instead of ~30 s.
-               "RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3",
-               "RAY_health_check_timeout_ms": "1000"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "REPOFIX_RAY_STATE": str(self.state),
+            "RAY_USAGE_STATS_ENABLED": "0",
+            # A lost node is noticed after ~3 s instead of ~30 s.
+            "RAY_health_check_period_ms": "1000",
+            "RAY_health_check_failure_threshold": "3",
+            "RAY_health_check_timeout_ms": "1000",
+        }
         if node is not None:
             env[MARKER] = f"{self.run_id}-{node}"
         return env
 
     def _ports(self, node: int) -> list[str]:
         p = self.base_port + 100 * node
-        return ["--node-manager-port", str(p + 1), "--object-manager-port", str(p + 2),
-                "--min-worker-port", str(p + 20), "--max-worker-port", str(p + 60),
-                "--dashboard-agent-listen-port", str(p + 3), "--dashboard-agent-grpc-port", str(p + 4),
-                "--runtime-env-agent-port", str(p + 5), "--metrics-export-port", str(p + 6)]
+        return [
+            "--node-manager-port",
+            str(p + 1),
+            "--object-manager-port",
+            str(p + 2),
+            "--min-worker-port",
+            str(p + 20),
+            "--max-worker-port",
+            str(p + 60),
+            "--dashboard-agent-listen-port",
+            str(p + 3),
+            "--dashboard-agent-grpc-port",
+            str(p + 4),
+            "--runtime-env-agent-port",
+            str(p + 5),
+            "--metrics-export-port",
+            str(p + 6),
+        ]
 
     def start_node(self, resources: dict[str, float]) -> int:
         """Start the head (first call) or one more worker node; returns its index."""
         node = len(self.nodes)
         self.nodes.append(f"{self.run_id}-{node}")
-        common = ["--temp-dir", str(self.temp), "--num-cpus", str(self.cpus), "--resources", json.dumps(resources),
-                  "--object-store-memory", str(100 * 2**20), "--disable-usage-stats", *self._ports(node)]
+        common = [
+            "--temp-dir",
+            str(self.temp),
+            "--num-cpus",
+            str(self.cpus),
+            "--resources",
+            json.dumps(resources),
+            "--object-store-memory",
+            str(100 * 2**20),
+            "--disable-usage-stats",
+            *self._ports(node),
+        ]
         if node == 0:
-            command = [*RAY, "start", "--head", "--node-ip-address", "127.0.0.2", "--port", str(self.base_port),
-                       "--include-dashboard", "false", "--ray-client-server-port", str(self.base_port + 7), *common]
+            command = [
+                *RAY,
+                "start",
+                "--head",
+                "--node-ip-address",
+                "127.0.0.2",
+                "--port",
+                str(self.base_port),
+                "--include-dashboard",
+                "false",
+                "--ray-client-server-port",
+                str(self.base_port + 7),
+                *common,
+            ]
         else:
-            command = [*RAY, "start", "--address", self.address, "--node-ip-address", f"127.0.0.{2 + node}",
-                       *common]
+            command = [
+                *RAY,
+                "start",
+                "--address",
+                self.address,
+                "--node-ip-address",
+                f"127.0.0.{2 + node}",
+                *common,
+            ]
         done = subprocess.run(command, env=self.env(node), capture_output=True, text=True, timeout=180)
         if done.returncode != 0:
-            raise RuntimeError(f"ray start failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+            raise RuntimeError(
+                f"ray start failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            )
         return node
 
     def pids(self, node: int | None = None) -> list[int]:
@@ -89,8 +139,10 @@ class LocalRayCluster:
                 environ = (proc / "environ").read_bytes().split(b"\0")
             except (OSError, IndexError, ValueError):
                 continue
-            marked = any(e.startswith(f"{MARKER}=".encode()) and e.split(b"=", 1)[1].decode() in wanted
-                         for e in environ)
+            marked = any(
+                e.startswith(f"{MARKER}=".encode()) and e.split(b"=", 1)[1].decode() in wanted
+                for e in environ
+            )
             if marked or (node is None and _has_open_file_in(proc, self.temp)):
                 found.add(pid)
         grew = True

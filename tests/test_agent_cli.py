@@ -44,21 +44,42 @@ def test_help_lists_implement_and_fix():
         assert any(line.split()[:1] == [name] for line in lines), result.output
 
 
-@pytest.mark.parametrize("case", ["missing repo", "unknown sandbox flag", "unknown sandbox env", "missing script",
-                                  "implement without a model"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "missing repo",
+        "unknown sandbox flag",
+        "unknown sandbox env",
+        "missing script",
+        "implement without a model",
+    ],
+)
 def test_usage_and_setup_errors_exit_2(tmp_path, home, monkeypatch, case):
     repo = clamp_repo(tmp_path / "repo")
     replies = script(tmp_path / "s.yaml", [DIRECT_FIX])
     args, expected = {
-        "missing repo": (["fix", "--repo", str(tmp_path / "nowhere"), "--model", replies],
-                         "does not exist"),
-        "unknown sandbox flag": (["fix", "--repo", str(repo), "--model", replies, "--sandbox", "lxc"],
-                                 "'lxc' is not one of"),
+        "missing repo": (["fix", "--repo", str(tmp_path / "nowhere"), "--model", replies], "does not exist"),
+        "unknown sandbox flag": (
+            ["fix", "--repo", str(repo), "--model", replies, "--sandbox", "lxc"],
+            "'lxc' is not one of",
+        ),
         "unknown sandbox env": (["fix", "--repo", str(repo), "--model", replies], "unknown sandbox 'lxc'"),
-        "missing script": (["fix", "--repo", str(repo), "--model", f"scripted:{tmp_path / 'gone.yaml'}",
-                            "--sandbox", "bwrap"], "cannot read the script"),
-        "implement without a model": (["implement", "add wrap()", "--repo", str(repo), "--sandbox", "bwrap"],
-                                      "`implement` needs a language model"),
+        "missing script": (
+            [
+                "fix",
+                "--repo",
+                str(repo),
+                "--model",
+                f"scripted:{tmp_path / 'gone.yaml'}",
+                "--sandbox",
+                "bwrap",
+            ],
+            "cannot read the script",
+        ),
+        "implement without a model": (
+            ["implement", "add wrap()", "--repo", str(repo), "--sandbox", "bwrap"],
+            "`implement` needs a language model",
+        ),
     }[case]
     if case == "unknown sandbox env":
         monkeypatch.setenv("REPOFIX_SANDBOX", "lxc")
@@ -76,7 +97,9 @@ def test_no_model_for_a_task_the_builtin_engine_cannot_do_names_the_settings(tmp
     result = CliRunner().invoke(main, [*args, "--repo", str(repo), "--sandbox", "bwrap"])
     assert result.exit_code == 2, result.output
     assert "No model configured" in result.output
-    assert "REPOFIX_MODEL" in result.output and "OPENAI_API_KEY" in result.output and "--model" in result.output
+    assert (
+        "REPOFIX_MODEL" in result.output and "OPENAI_API_KEY" in result.output and "--model" in result.output
+    )
     assert not (home / "runs").exists() or not list((home / "runs").iterdir())  # nothing was started
 
 
@@ -85,8 +108,9 @@ def test_fix_json_apply_show_and_plain_progress(tmp_path, home):
     require_backend("bwrap")
     repo = clamp_repo(tmp_path / "repo")
     model = script(tmp_path / "s.yaml", [act("view", path="pkg/mathx.py"), DIRECT_FIX])
-    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--json", "--apply",
-                     home=home)
+    result = repofix(
+        "fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--json", "--apply", home=home
+    )
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "done" and outcome["reason"] == "done" and outcome["run_id"]
@@ -96,7 +120,9 @@ def test_fix_json_apply_show_and_plain_progress(tmp_path, home):
     # not a terminal: plain lines, one per step, no cursor control
     assert "\r" not in result.stderr and "\033[" not in result.stderr
     lines = result.stderr.splitlines()
-    assert f"run {outcome['run_id']}" in result.stderr and any(line.startswith("baseline: ") for line in lines)
+    assert f"run {outcome['run_id']}" in result.stderr and any(
+        line.startswith("baseline: ") for line in lines
+    )
     assert [line.split(" | ")[0] for line in lines if line.startswith("step ")] == ["step 1/30", "step 2/30"]
 
     shown = CliRunner().invoke(main, ["show", outcome["run_id"]])
@@ -106,7 +132,10 @@ def test_fix_json_apply_show_and_plain_progress(tmp_path, home):
 
     undone = repofix("undo", "--repo", str(repo), home=home)  # says which run and which repository
     assert undone.returncode == 0, undone.stderr
-    assert undone.stdout.strip() == f"undid the apply of run {outcome['run_id']} in {repo.resolve()}: 1 file(s) restored"
+    assert (
+        undone.stdout.strip()
+        == f"undid the apply of run {outcome['run_id']} in {repo.resolve()}: 1 file(s) restored"
+    )
     assert git(repo, "status", "--porcelain") == ""
 
 
@@ -115,8 +144,19 @@ def test_not_done_exits_1_and_is_not_applied(tmp_path, home):
     require_backend("bwrap")
     repo = clamp_repo(tmp_path / "repo")
     model = script(tmp_path / "s.yaml", [act("view", path="pkg/mathx.py")])
-    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--max-steps", "1",
-                     "--apply", home=home)
+    result = repofix(
+        "fix",
+        "--repo",
+        str(repo),
+        "--model",
+        model,
+        "--sandbox",
+        "bwrap",
+        "--max-steps",
+        "1",
+        "--apply",
+        home=home,
+    )
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("NOT DONE (step_limit)")
     assert "not applied: the run is not done" in result.stdout
@@ -131,8 +171,20 @@ def test_apply_refuses_to_overwrite_uncommitted_changes(tmp_path, home):
     (repo / "pkg/mathx.py").write_text(mine)
     model = script(tmp_path / "s.yaml", [DIRECT_FIX])
     # --rev HEAD: the run starts from the commit, so the user's edit is theirs alone
-    result = repofix("fix", "--repo", str(repo), "--rev", "HEAD", "--model", model, "--sandbox", "bwrap",
-                     "--json", "--apply", home=home)
+    result = repofix(
+        "fix",
+        "--repo",
+        str(repo),
+        "--rev",
+        "HEAD",
+        "--model",
+        model,
+        "--sandbox",
+        "bwrap",
+        "--json",
+        "--apply",
+        home=home,
+    )
     assert result.returncode == 1, result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "done" and outcome["applied"] == []
@@ -155,8 +207,14 @@ def test_owner_name_source_from_the_mirror_of_the_user_config(tmp_path, home):
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
     env.update(REPOFIX_HOME=str(home), REPOFIX_CONFIG=str(config), PYTHONPATH=str(ROOT))
     model = script(tmp_path / "s.yaml", [DIRECT_FIX])
-    result = subprocess.run([*CLI, "fix", "--repo", "acme/clamp", "--model", model, "--sandbox", "bwrap", "--json"],
-                            env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    result = subprocess.run(
+        [*CLI, "fix", "--repo", "acme/clamp", "--model", model, "--sandbox", "bwrap", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "done" and "+    if x > hi:" in outcome["patch"]

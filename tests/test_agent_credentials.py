@@ -20,8 +20,14 @@ from repofix.models import ModelAuthError, check_credentials, make_model
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_BASE",
-        "OPENAI_BASE_URL")
+KEYS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENAI_API_BASE",
+    "OPENAI_BASE_URL",
+)
 
 
 def repofix(*args: str, home: Path, **env: str) -> subprocess.CompletedProcess:
@@ -37,13 +43,16 @@ def no_keys(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.mark.parametrize("model, variables", [
-    ("openai/gpt-4o", ["OPENAI_API_KEY"]),
-    ("gpt-4o", ["OPENAI_API_KEY"]),
-    ("anthropic/claude-sonnet-4-5", ["ANTHROPIC_API_KEY"]),
-    ("gemini/gemini-2.0-flash", ["GOOGLE_API_KEY", "GEMINI_API_KEY"]),
-    ("builtin,openai/gpt-4o", ["OPENAI_API_KEY"]),  # every model of a chain is checked
-])
+@pytest.mark.parametrize(
+    "model, variables",
+    [
+        ("openai/gpt-4o", ["OPENAI_API_KEY"]),
+        ("gpt-4o", ["OPENAI_API_KEY"]),
+        ("anthropic/claude-sonnet-4-5", ["ANTHROPIC_API_KEY"]),
+        ("gemini/gemini-2.0-flash", ["GOOGLE_API_KEY", "GEMINI_API_KEY"]),
+        ("builtin,openai/gpt-4o", ["OPENAI_API_KEY"]),  # every model of a chain is checked
+    ],
+)
 @pytest.mark.parametrize("command", [["fix"], ["implement", "add wrap()"]])
 def test_missing_key_stops_before_anything_starts(tmp_path, model, variables, command):
     repo = clamp_repo(tmp_path / "repo")
@@ -57,16 +66,23 @@ def test_missing_key_stops_before_anything_starts(tmp_path, model, variables, co
     assert not (home / "runs").exists() or not list((home / "runs").iterdir())  # no run, no sandbox
 
 
-@pytest.mark.parametrize("spec, options", [
-    ("ollama/qwen2.5-coder", {}),  # a local provider needs no key
-    ("hosted_vllm/coder", {}),
-    ("openai/gpt-4o", {"api_base": "http://127.0.0.1:9/v1"}),  # a given endpoint: the call will tell
-    ("openai/gpt-4o", {"api_key": "sk-given-in-settings"}),
-    ("scripted:{script}", {}),
-])
+@pytest.mark.parametrize(
+    "spec, options",
+    [
+        ("ollama/qwen2.5-coder", {}),  # a local provider needs no key
+        ("hosted_vllm/coder", {}),
+        ("openai/gpt-4o", {"api_base": "http://127.0.0.1:9/v1"}),  # a given endpoint: the call will tell
+        ("openai/gpt-4o", {"api_key": "sk-given-in-settings"}),
+        ("scripted:{script}", {}),
+    ],
+)
 def test_no_pre_check_where_no_key_is_read_from_the_environment(tmp_path, no_keys, spec, options):
-    model = make_model(spec.format(script=script(tmp_path / "s.yaml", [act("submit", summary="x")])
-                                   .removeprefix("scripted:")), **options)
+    model = make_model(
+        spec.format(
+            script=script(tmp_path / "s.yaml", [act("submit", summary="x")]).removeprefix("scripted:")
+        ),
+        **options,
+    )
     check_credentials(model)  # does not raise
 
 
@@ -84,8 +100,10 @@ def test_missing_key_at_call_time_is_not_retried(no_keys, caplog):
     server = OpenAIServer().start()
     try:
         model = make_model("openai/gpt-4o", api_base=server.url)
-        with caplog.at_level(logging.WARNING, logger="repofix.models"), \
-                pytest.raises(ModelAuthError, match="OPENAI_API_KEY"):
+        with (
+            caplog.at_level(logging.WARNING, logger="repofix.models"),
+            pytest.raises(ModelAuthError, match="OPENAI_API_KEY"),
+        ):
             model.query([{"role": "user", "content": "hi"}])
         assert server.requests == []
         assert not [r for r in caplog.records if "retrying" in r.getMessage()]
@@ -101,8 +119,20 @@ def test_refused_key_is_asked_once_and_the_run_says_why(tmp_path):
     try:
         for _ in range(5):
             server.add(auth_error())
-        result = repofix("fix", "--repo", str(repo), "--model", "openai/gpt-4o", "--api-base", server.url,
-                         "--sandbox", "bwrap", "--json", home=tmp_path / "home", OPENAI_API_KEY="sk-refused-key")
+        result = repofix(
+            "fix",
+            "--repo",
+            str(repo),
+            "--model",
+            "openai/gpt-4o",
+            "--api-base",
+            server.url,
+            "--sandbox",
+            "bwrap",
+            "--json",
+            home=tmp_path / "home",
+            OPENAI_API_KEY="sk-refused-key",
+        )
         assert len(server.requests) == 1
     finally:
         server.stop()
@@ -115,9 +145,12 @@ def test_refused_key_is_asked_once_and_the_run_says_why(tmp_path):
 def test_fix_with_a_description_and_no_model_is_a_setup_error(tmp_path):
     repo = clamp_repo(tmp_path / "repo")
     home = tmp_path / "home"
-    result = repofix("fix", "clamp returns hi for values in range", "--repo", str(repo), "--sandbox", "bwrap",
-                     home=home)
+    result = repofix(
+        "fix", "clamp returns hi for values in range", "--repo", str(repo), "--sandbox", "bwrap", home=home
+    )
     assert result.returncode == 2, result.stderr[-2000:]
-    assert "No model configured" in result.stderr and "a described bug needs a language model" in result.stderr
+    assert (
+        "No model configured" in result.stderr and "a described bug needs a language model" in result.stderr
+    )
     assert "Traceback" not in result.stderr
     assert not (home / "runs").exists() or not list((home / "runs").iterdir())

@@ -34,7 +34,9 @@ INDEX_LINE = re.compile(r"^index [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}", re.MULTILINE
 def normalize(value: Any, replacements: dict[str, str]) -> Any:
     """The trajectory without times, run ids, absolute paths, commit ids and costs."""
     if isinstance(value, dict):
-        return {key: normalize(item, replacements) for key, item in sorted(value.items()) if key not in VOLATILE}
+        return {
+            key: normalize(item, replacements) for key, item in sorted(value.items()) if key not in VOLATILE
+        }
     if isinstance(value, list):
         return [normalize(item, replacements) for item in value]
     if isinstance(value, str):
@@ -54,19 +56,34 @@ def replacements_for(outcome, tmp_path: Path) -> dict[str, str]:
 def test_golden_trajectory_of_a_scripted_fix(tmp_path):
     require_backend("bwrap")
     repo = clamp_repo(tmp_path / "repo")
-    request = AgentRequest(repo=repo, mode="fix", model=script(tmp_path / "replies.yaml", REPLIES),
-                           settings=Settings(sandbox="bwrap", home=str(tmp_path / "home")))
+    request = AgentRequest(
+        repo=repo,
+        mode="fix",
+        model=script(tmp_path / "replies.yaml", REPLIES),
+        settings=Settings(sandbox="bwrap", home=str(tmp_path / "home")),
+    )
     outcome = run_agent(request)
     assert outcome.status == "done", outcome.message
     recorded = json.loads(Path(outcome.trajectory_file).read_text(encoding="utf-8"))
-    text = json.dumps(normalize(recorded, replacements_for(outcome, tmp_path)), indent=1, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+    text = (
+        json.dumps(
+            normalize(recorded, replacements_for(outcome, tmp_path)),
+            indent=1,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     assert str(tmp_path) not in text and outcome.run_id not in text
     if os.environ.get("REPOFIX_UPDATE_GOLDEN") == "1":
         # Regenerating compares nothing: say so instead of passing (the file would equal itself).
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(text, encoding="utf-8")
-        pytest.skip(f"regenerated {GOLDEN.name}: review `git diff`, then run again without REPOFIX_UPDATE_GOLDEN")
+        pytest.skip(
+            f"regenerated {GOLDEN.name}: review `git diff`, then run again without REPOFIX_UPDATE_GOLDEN"
+        )
     expected = GOLDEN.read_text(encoding="utf-8")
-    diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(GOLDEN), "this run"))
+    diff = "".join(
+        difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(GOLDEN), "this run")
+    )
     assert not diff, f"the trajectory changed (REPOFIX_UPDATE_GOLDEN=1 regenerates it if intended):\n{diff}"

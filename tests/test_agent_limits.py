@@ -23,7 +23,9 @@ pytestmark = pytest.mark.bwrap
 
 def environment(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
-    env.update(REPOFIX_HOME=str(tmp_path / "home"), REPOFIX_SCRATCH=str(tmp_path / "scratch"), PYTHONPATH=str(ROOT))
+    env.update(
+        REPOFIX_HOME=str(tmp_path / "home"), REPOFIX_SCRATCH=str(tmp_path / "scratch"), PYTHONPATH=str(ROOT)
+    )
     return env
 
 
@@ -36,9 +38,26 @@ def test_the_wall_time_limit_stops_the_run(tmp_path):
     repo = clamp_repo(tmp_path / "repo")
     # step 1 outlasts the 2-second limit; the fix in step 2 must never be made
     model = script(tmp_path / "s.yaml", [act("shell", "Wait.", command="sleep 3"), DIRECT_FIX])
-    result = subprocess.run([*CLI, "fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--timeout",
-                             "2", "--json"], env=environment(tmp_path), capture_output=True, text=True, timeout=600,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [
+            *CLI,
+            "fix",
+            "--repo",
+            str(repo),
+            "--model",
+            model,
+            "--sandbox",
+            "bwrap",
+            "--timeout",
+            "2",
+            "--json",
+        ],
+        env=environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] != "done" and outcome["reason"] == "time_limit"
@@ -52,12 +71,31 @@ def test_money_spent_before_a_kill_counts_after_resume(tmp_path):
     repo = clamp_repo(tmp_path / "repo")
     env = environment(tmp_path)
     home = tmp_path / "home"
-    replies = [costing(WRONG_FIX, 0.02), costing(act("shell", "Let it settle.", command="sleep 4"), 0.02),
-               costing(RIGHT_FIX, 0.02)]
-    command = [*CLI, "fix", "--repo", str(repo), "--model", script(tmp_path / "s.yaml", replies), "--sandbox",
-               "bwrap", "--max-cost", "0.05"]
-    first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True, cwd=ROOT)
+    replies = [
+        costing(WRONG_FIX, 0.02),
+        costing(act("shell", "Let it settle.", command="sleep 4"), 0.02),
+        costing(RIGHT_FIX, 0.02),
+    ]
+    command = [
+        *CLI,
+        "fix",
+        "--repo",
+        str(repo),
+        "--model",
+        script(tmp_path / "s.yaml", replies),
+        "--sandbox",
+        "bwrap",
+        "--max-cost",
+        "0.05",
+    ]
+    first = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd=ROOT,
+    )
     try:
         wait_for(lambda: trajectory_steps(home) >= 1, "the first recorded step")
         wait_for(lambda: sleeping_tree(first.pid), "step 2's sleep to start")
@@ -67,8 +105,9 @@ def test_money_spent_before_a_kill_counts_after_resume(tmp_path):
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
     run_id = next(home.glob("runs/*")).name
-    resumed = subprocess.run([*CLI, "resume", run_id, "--json"], env=env, capture_output=True, text=True,
-                             timeout=600, cwd=ROOT)
+    resumed = subprocess.run(
+        [*CLI, "resume", run_id, "--json"], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
     assert resumed.returncode == 1, resumed.stdout + resumed.stderr
     outcome = json.loads(resumed.stdout)
     assert outcome["reason"] == "cost_limit" and "if x > hi" not in outcome["patch"]

@@ -17,28 +17,38 @@ from repofix.agent.actions import TOOL_NAMES, openai_tools
 from repofix.config import Settings
 
 FAKE_KEY = "sk-envonly-0123456789abcdef"
-REPLIES = [act("shell", "Is a key visible in here?", command="printenv OPENAI_API_KEY; echo exit=$?"),
-           WRONG_FIX, RIGHT_FIX]
+REPLIES = [
+    act("shell", "Is a key visible in here?", command="printenv OPENAI_API_KEY; echo exit=$?"),
+    WRONG_FIX,
+    RIGHT_FIX,
+]
 
 
 def as_response(reply: dict, number: int, native: bool):
     """A scripted reply as the provider would send it: a native tool call, or a fenced text block."""
     if native:
-        return tool_call(reply["tool"], reply["arguments"], call_id=f"call_{number}", content=reply["content"])
+        return tool_call(
+            reply["tool"], reply["arguments"], call_id=f"call_{number}", content=reply["content"]
+        )
     block = f"```tool:{reply['tool']}\n{json.dumps(reply['arguments'])}\n```"
     return text(f"{reply['content']}\n\n{block}")
 
 
 def run(tmp_path: Path, name: str, model: str, **settings) -> tuple[object, dict]:
     repo = clamp_repo(tmp_path / name / "repo")
-    request = AgentRequest(repo=repo, mode="fix", settings=Settings(
-        model=model, sandbox="bwrap", home=str(tmp_path / name / "home"), **settings))
+    request = AgentRequest(
+        repo=repo,
+        mode="fix",
+        settings=Settings(model=model, sandbox="bwrap", home=str(tmp_path / name / "home"), **settings),
+    )
     outcome = run_agent(request)
     return outcome, json.loads(Path(outcome.trajectory_file).read_text(encoding="utf-8"))
 
 
 def sequence(record: dict) -> list[tuple]:
-    return [(s["action"], s["arguments"], s["observation"], s["checkpoint"], s["tests"]) for s in record["steps"]]
+    return [
+        (s["action"], s["arguments"], s["observation"], s["checkpoint"], s["tests"]) for s in record["steps"]
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +61,11 @@ def scripted(tmp_path_factory):
 
 
 @pytest.mark.bwrap
-@pytest.mark.parametrize("model, native", [("openai/test-model", False), ("openai/gpt-4o", True)],
-                         ids=["text-protocol", "native-tools"])
+@pytest.mark.parametrize(
+    "model, native",
+    [("openai/test-model", False), ("openai/gpt-4o", True)],
+    ids=["text-protocol", "native-tools"],
+)
 def test_litellm_over_http_gives_the_scripted_trajectory(tmp_path, monkeypatch, scripted, model, native):
     require_backend("bwrap")
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)

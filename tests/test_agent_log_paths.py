@@ -39,23 +39,51 @@ FULL_LOG = re.compile(r"Full log: ([^\s\]]+)")
 
 def run_fix(tmp_path: Path, backend: str, replies: list) -> dict:
     require_backend(backend)
-    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/report.py": "def render(items):\n"
-                                         "    return '; '.join(str(i) for i in items)\n",
-                                         "pkg/cli.py": "from pkg.report import render\n",
-                                         "tests/test_report.py": NOISY})
-    result = subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--repo",
-                             str(repo), "-m", script(tmp_path / "s.yaml", replies), "--sandbox", backend, "--json",
-                             "--max-steps", str(len(replies))], capture_output=True,
-                            env=env_for(tmp_path / "home", REPOFIX_FEEDBACK_TOKENS="300"),  # so reports are cut
-                            text=True, timeout=600, cwd=ROOT)
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "pkg/__init__.py": "",
+            "pkg/report.py": "def render(items):\n    return '; '.join(str(i) for i in items)\n",
+            "pkg/cli.py": "from pkg.report import render\n",
+            "tests/test_report.py": NOISY,
+        },
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from repofix.cli import main; main()",
+            "fix",
+            "--repo",
+            str(repo),
+            "-m",
+            script(tmp_path / "s.yaml", replies),
+            "--sandbox",
+            backend,
+            "--json",
+            "--max-steps",
+            str(len(replies)),
+        ],
+        capture_output=True,
+        env=env_for(tmp_path / "home", REPOFIX_FEEDBACK_TOKENS="300"),  # so reports are cut
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert result.stdout.startswith("{"), result.stderr
     return json.loads(Path(json.loads(result.stdout)["trajectory_file"]).read_text())
 
 
 @pytest.mark.parametrize("backend", backend_params(("docker", "bwrap")))
 def test_the_baseline_log_named_in_the_first_prompt_opens_in_the_sandbox(tmp_path, backend):
-    replies = [act("shell", "Read the whole log.", command=f"grep -c '^row-' {BASELINE_LOG}; grep -x END-OF-NOISE {BASELINE_LOG}"),
-               act("view", "Its first lines.", path=BASELINE_LOG, start=1, end=3)]
+    replies = [
+        act(
+            "shell",
+            "Read the whole log.",
+            command=f"grep -c '^row-' {BASELINE_LOG}; grep -x END-OF-NOISE {BASELINE_LOG}",
+        ),
+        act("view", "Its first lines.", path=BASELINE_LOG, start=1, end=3),
+    ]
     record = run_fix(tmp_path, backend, replies)
     first_prompt = record["messages"][1]["content"]
     assert FULL_LOG.findall(first_prompt) == [BASELINE_LOG]  # cut to fit, and named where the model can look
@@ -69,13 +97,26 @@ def test_the_baseline_log_named_in_the_first_prompt_opens_in_the_sandbox(tmp_pat
 def test_a_failed_verification_names_a_log_the_model_can_open(tmp_path, backend):
     """A conftest.py that marks every test passed: the model's sandbox agrees, the independent verification
     (the user's test configuration, another sandbox) does not; its report's full log is copied in."""
-    replies = [act("edit", "Add a conftest.", text=new_file("conftest.py", FLIP)), SUBMIT,
-               act("shell", "Read the verification's log.", command=f"grep -hx END-OF-NOISE {LOGS}/*-verification.log")]
+    replies = [
+        act("edit", "Add a conftest.", text=new_file("conftest.py", FLIP)),
+        SUBMIT,
+        act(
+            "shell",
+            "Read the verification's log.",
+            command=f"grep -hx END-OF-NOISE {LOGS}/*-verification.log",
+        ),
+    ]
     record = run_fix(tmp_path, backend, replies)
     edit, submit, grep = (step["observation"] for step in record["steps"])
     assert "not in repofix's independent verification" in submit
     named = FULL_LOG.findall(submit)
-    assert len(named) == 1 and re.fullmatch(re.escape(LOGS) + r"/step-\d{3}-verification\.log", named[0]), submit
+    assert len(named) == 1 and re.fullmatch(re.escape(LOGS) + r"/step-\d{3}-verification\.log", named[0]), (
+        submit
+    )
     assert grep.splitlines()[0] == "END-OF-NOISE"
     [verification] = record["verifications"]  # the host keeps its own copy, in the run folder
-    assert not verification["done"] and Path(verification["log"]).is_file() and str(tmp_path) in verification["log"]
+    assert (
+        not verification["done"]
+        and Path(verification["log"]).is_file()
+        and str(tmp_path) in verification["log"]
+    )

@@ -20,7 +20,9 @@ def test_every_template_renders_with_its_variables(name):
     assert "$" not in text.replace("$$", "")
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if Template((PROMPTS / f"{n}.md").read_text()).get_identifiers()])
+@pytest.mark.parametrize(
+    "name", [n for n in NAMES if Template((PROMPTS / f"{n}.md").read_text()).get_identifiers()]
+)
 def test_a_missing_variable_is_an_error_naming_it(name):
     identifiers = Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8")).get_identifiers()
     given = {key: "x" for key in identifiers[1:]}
@@ -29,6 +31,16 @@ def test_a_missing_variable_is_an_error_naming_it(name):
 
 
 def test_text_protocol_lists_the_tools():
-    text = instructions([{"type": "function", "function": {"name": "shell", "description": "Run a command.",
-                                                           "parameters": {"properties": {}}}}])
+    text = instructions(
+        [
+            {
+                "type": "function",
+                "function": {
+                    "name": "shell",
+                    "description": "Run a command.",
+                    "parameters": {"properties": {}},
+                },
+            }
+        ]
+    )
     assert "`shell`: Run a command." in text and "$tools" not in text

@@ -19,7 +19,9 @@ from repofix.agent.recover import MAX_RESTARTS
 
 ROOT = Path(__file__).resolve().parents[1]
 ISOLATING = backend_params(("docker", "bwrap"))
-SLEEPER = "sleep 987654"  # what the killing command leaves running: no process of this name may outlive the run
+SLEEPER = (
+    "sleep 987654"  # what the killing command leaves running: no process of this name may outlive the run
+)
 KILL_ALL = act("shell", "Stop everything.", command=f"echo junk > pkg/junk.py; kill -9 -1; {SLEEPER}")
 
 
@@ -27,8 +29,14 @@ def repofix(home: Path, *args: str) -> tuple[subprocess.CompletedProcess, int]:
     """The real command in a child process; returns its result and its pid (the sandbox's owner)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
     env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", "from repofix.cli import main; main()", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from repofix.cli import main; main()", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     out, err = proc.communicate(timeout=600)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), proc.pid
 
@@ -39,13 +47,22 @@ def trajectory(outcome: dict) -> dict:
 
 def leftovers(backend: str, owner: int) -> list[str]:
     """Sandbox processes or containers still there after the run."""
-    found = [line for line in subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True,
-                                             text=True).stdout.splitlines() if line.strip() == SLEEPER]
+    found = [
+        line
+        for line in subprocess.run(
+            ["ps", "-ww", "-eo", "args="], capture_output=True, text=True
+        ).stdout.splitlines()
+        if line.strip() == SLEEPER
+    ]
     if backend == "docker":
         import docker
 
-        found += [c.name for c in docker.from_env().containers.list(
-            all=True, filters={"label": f"org.repofix.owner-pid={owner}"})]
+        found += [
+            c.name
+            for c in docker.from_env().containers.list(
+                all=True, filters={"label": f"org.repofix.owner-pid={owner}"}
+            )
+        ]
     return found
 
 
@@ -53,11 +70,27 @@ def leftovers(backend: str, owner: int) -> list[str]:
 def test_shell_timeout_keeps_the_python_variables(tmp_path, backend):
     require_backend(backend)
     repo = clamp_repo(tmp_path / "repo")
-    model = script(tmp_path / "s.yaml", [act("python", code="x = 41"),
-                                         act("shell", command="sleep 100", timeout=2),
-                                         act("python", code="print(x + 1)")])
-    result, _ = repofix(tmp_path / "home", "fix", "--repo", str(repo), "--model", model, "--sandbox", backend,
-                        "--max-steps", "3", "--json")
+    model = script(
+        tmp_path / "s.yaml",
+        [
+            act("python", code="x = 41"),
+            act("shell", command="sleep 100", timeout=2),
+            act("python", code="print(x + 1)"),
+        ],
+    )
+    result, _ = repofix(
+        tmp_path / "home",
+        "fix",
+        "--repo",
+        str(repo),
+        "--model",
+        model,
+        "--sandbox",
+        backend,
+        "--max-steps",
+        "3",
+        "--json",
+    )
     assert result.returncode == 1, result.stderr  # the step limit: nothing was fixed
     steps = trajectory(json.loads(result.stdout))["steps"]
     assert "timed out" in steps[1]["observation"]
@@ -73,8 +106,9 @@ def test_killing_every_process_restarts_the_sandbox_from_the_checkpoint(tmp_path
     require_backend(backend)
     repo = clamp_repo(tmp_path / "repo")
     model = script(tmp_path / "s.yaml", [WRONG_FIX, KILL_ALL, RIGHT_FIX, act("submit", summary="fixed")])
-    result, owner = repofix(tmp_path / "home", "fix", "--repo", str(repo), "--model", model, "--sandbox", backend,
-                            "--json")
+    result, owner = repofix(
+        tmp_path / "home", "fix", "--repo", str(repo), "--model", model, "--sandbox", backend, "--json"
+    )
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "done" and outcome["reason"] == "done"
@@ -94,8 +128,9 @@ def test_a_model_that_keeps_killing_everything_stops_with_a_reason(tmp_path, bac
     require_backend(backend)
     repo = clamp_repo(tmp_path / "repo")
     model = script(tmp_path / "s.yaml", [KILL_ALL] * (MAX_RESTARTS + 2))
-    result, owner = repofix(tmp_path / "home", "fix", "--repo", str(repo), "--model", model, "--sandbox", backend,
-                            "--json")
+    result, owner = repofix(
+        tmp_path / "home", "fix", "--repo", str(repo), "--model", model, "--sandbox", backend, "--json"
+    )
     assert result.returncode == 1, result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "not_done" and outcome["reason"] == "sandbox_killed"

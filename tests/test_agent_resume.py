@@ -30,7 +30,7 @@ def processes() -> dict[int, tuple[int, str, str]]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
         except OSError:
             continue  # it ended while we looked
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         table[int(entry.name)] = (int(fields[1]), fields[0], cmdline)
     return table
 
@@ -50,8 +50,11 @@ def descendants(root: int) -> dict[int, str]:
 def alive(tree: dict[int, str]) -> list[int]:
     """The processes of `tree` still running (a zombie holds nothing; a reused pid has another command)."""
     table = processes()
-    return [pid for pid, cmdline in tree.items() if pid in table and table[pid][1] != "Z"
-            and table[pid][2] == cmdline]
+    return [
+        pid
+        for pid, cmdline in tree.items()
+        if pid in table and table[pid][1] != "Z" and table[pid][2] == cmdline
+    ]
 
 
 def wait_for(condition, what: str, timeout: float = 180.0):
@@ -81,8 +84,9 @@ def trajectory_steps(home: Path) -> int:
 
 def checkpoints(run_id: str, env: dict[str, str]) -> list[str]:
     """`repofix checkpoints RUN` as (number, commit) tokens per line."""
-    listed = subprocess.run([*CLI, "checkpoints", run_id], env=env, capture_output=True, text=True, check=True,
-                            cwd=ROOT)
+    listed = subprocess.run(
+        [*CLI, "checkpoints", run_id], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+    )
     return [" ".join(line.split()[0:1] + line.split()[4:5]) for line in listed.stdout.splitlines() if line]
 
 
@@ -95,10 +99,20 @@ def test_kill_9_during_a_step_then_resume_finishes(tmp_path):
     # the killed sandbox's scratch folder stays behind (`repofix sandbox prune` removes it): keep it in tmp
     env.update(REPOFIX_HOME=str(home), REPOFIX_SCRATCH=str(tmp_path / "scratch"), PYTHONPATH=str(ROOT))
     replies = [WRONG_FIX, act("shell", "Let it settle.", command="sleep 4"), RIGHT_FIX]
-    command = [*CLI, "fix", "--repo", str(repo), "--model", script(tmp_path / "s.yaml", replies), "--sandbox", "bwrap"]
+    command = [
+        *CLI,
+        "fix",
+        "--repo",
+        str(repo),
+        "--model",
+        script(tmp_path / "s.yaml", replies),
+        "--sandbox",
+        "bwrap",
+    ]
     with open(tmp_path / "first.log", "wb") as log:
-        first = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                 cwd=ROOT)
+        first = subprocess.Popen(
+            command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT
+        )
     try:
         wait_for(lambda: trajectory_steps(home) >= 1, "the first recorded step")
         tree = wait_for(lambda: sleeping_tree(first.pid), "step 2's sleep to start")
@@ -117,14 +131,15 @@ def test_kill_9_during_a_step_then_resume_finishes(tmp_path):
         time.sleep(0.2)
     assert alive(tree) == [], {pid: tree[pid] for pid in alive(tree)}
 
-    resumed = subprocess.run([*CLI, "resume", run_id, "--json"], env=env, capture_output=True, text=True,
-                             timeout=600, cwd=ROOT)
+    resumed = subprocess.run(
+        [*CLI, "resume", run_id, "--json"], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     outcome = json.loads(resumed.stdout)
     assert outcome["status"] == "done" and outcome["run_id"] == run_id
     assert "+    if x > hi:" in outcome["patch"]
     after = checkpoints(run_id, env)
-    assert after[:len(before_kill)] == before_kill and len(after) > len(before_kill)
+    assert after[: len(before_kill)] == before_kill and len(after) > len(before_kill)
     record = json.loads((home / "runs" / run_id / "trajectory.json").read_text())
     assert record["status"] == "done" and record["resumed_at_step"] == 1
     assert [s["action"] for s in record["steps"]] == ["edit", "shell", "edit"]

@@ -36,8 +36,10 @@ def fix(tmp_path: Path, model: str) -> tuple[dict, Path]:
 
 
 def test_messages_show_the_whole_conversation_escaped(tmp_path):
-    replies = [act("shell", "Look around.", command="printf 'hostile \\033]0;title\\007 \\033[31mred\\n'"),
-               DIRECT_FIX]  # verified after the edit: no submit needed
+    replies = [
+        act("shell", "Look around.", command="printf 'hostile \\033]0;title\\007 \\033[31mred\\n'"),
+        DIRECT_FIX,
+    ]  # verified after the edit: no submit needed
     outcome, home = fix(tmp_path, script(tmp_path / "s.yaml", replies))
     trajectory = json.loads(Path(outcome["trajectory_file"]).read_text())
 

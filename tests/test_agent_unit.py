@@ -28,29 +28,55 @@ VIEW = act("view", "Look first.", path="pkg/mathx.py")
 def agent_run(tmp_path: Path, replies: list, **values) -> AgentRun:
     settings = Settings(sandbox="none", home=str(tmp_path / "home"), **values)
     workspace = Workspace.create(clamp_repo(tmp_path / "repo"), home=settings.home, label="unit")
-    trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode="fix",
-                                  task="", model="scripted", targets=[], settings={})
+    trajectory = Trajectory.start(
+        workspace.folder.trajectory_file,
+        run_id=workspace.run_id,
+        mode="fix",
+        task="",
+        model="scripted",
+        targets=[],
+        settings={},
+    )
     sandbox = open_run_sandbox(settings, workspace.export(tmp_path / "tree"))
     try:
         assert isinstance(sandbox, LocalSandbox)
-        run = prepare_run(AgentRequest(repo=workspace.source.location), settings, ScriptedModel(replies),
-                          workspace, sandbox, trajectory)
+        run = prepare_run(
+            AgentRequest(repo=workspace.source.location),
+            settings,
+            ScriptedModel(replies),
+            workspace,
+            sandbox,
+            trajectory,
+        )
         assert isinstance(run, AgentRun) and run.progress.phase == "fix"
         yield run
     finally:
         sandbox.close()
 
 
-@pytest.mark.parametrize(("replies", "values", "reason", "message", "steps"), [
-    ([VIEW, DIRECT_FIX], {}, "done", "", 2),
-    (["I think it is fine."] * 3, {}, "format_errors", "3 malformed replies in a row", 3),
-    ([VIEW] * 3, {}, "stuck", "the same action gave the same result 3 times in a row", 3),
-    ([VIEW, act("view", path="tests/test_mathx.py"), VIEW], {"max_steps": 2}, "step_limit",
-     "the step limit (2) was reached", 2),
-    ([VIEW, {"content": "Looked at it.\nThis needs a redesign I cannot do.", "give_up": True}], {}, "gave_up",
-     "This needs a redesign I cannot do.", 2),
-    ([VIEW], {}, "model_error", "script", 1),  # the script runs out on the second call: the model's error
-])
+@pytest.mark.parametrize(
+    ("replies", "values", "reason", "message", "steps"),
+    [
+        ([VIEW, DIRECT_FIX], {}, "done", "", 2),
+        (["I think it is fine."] * 3, {}, "format_errors", "3 malformed replies in a row", 3),
+        ([VIEW] * 3, {}, "stuck", "the same action gave the same result 3 times in a row", 3),
+        (
+            [VIEW, act("view", path="tests/test_mathx.py"), VIEW],
+            {"max_steps": 2},
+            "step_limit",
+            "the step limit (2) was reached",
+            2,
+        ),
+        (
+            [VIEW, {"content": "Looked at it.\nThis needs a redesign I cannot do.", "give_up": True}],
+            {},
+            "gave_up",
+            "This needs a redesign I cannot do.",
+            2,
+        ),
+        ([VIEW], {}, "model_error", "script", 1),  # the script runs out on the second call: the model's error
+    ],
+)
 def test_the_loop_stops_for_each_rule_with_its_reason(tmp_path, replies, values, reason, message, steps):
     with agent_run(tmp_path, replies, **values) as run:
         stop = run_loop(run)
@@ -96,11 +122,14 @@ def test_an_edit_checkpoints_the_files_it_wrote_without_scanning(tmp_path):
         assert run.changed_files() == {"pkg/mathx.py", "notes.txt"}
 
 
-@pytest.mark.parametrize(("died", "told"), [
-    (RunnerDied("gone"), "the sandbox's processes were all killed"),
-    (ChannelForged("forged"), "wrote into the session runner's channel"),
-    (MalformedReply("bad size"), "sent a reply that breaks its protocol"),
-])
+@pytest.mark.parametrize(
+    ("died", "told"),
+    [
+        (RunnerDied("gone"), "the sandbox's processes were all killed"),
+        (ChannelForged("forged"), "wrote into the session runner's channel"),
+        (MalformedReply("bad size"), "sent a reply that breaks its protocol"),
+    ],
+)
 def test_a_dead_runner_is_restarted_and_the_model_told_why(tmp_path, died, told):
     with agent_run(tmp_path, [VIEW]) as run:
         observation = restart_sandbox(run, died)

@@ -22,18 +22,28 @@ def test_model_changes_to_test_infrastructure_are_not_counted(tmp_path):
     (repo / "pyproject.toml").write_text(PYPROJECT)
     ws = Workspace.create(repo, home=tmp_path / "home", rev=None)
     original_tests = (repo / "tests/test_mathx.py").read_text()
-    ws.store.commit_files({
-        "pkg/mathx.py": entry("def clamp(x, lo, hi):\n    return x\n"),
-        "tests/test_mathx.py": entry("def test_low():\n    assert True\n"),
-        "tests/test_extra.py": entry("def test_new():\n    assert True\n"),
-        "conftest.py": entry("# flips outcomes\n"),
-        "sitecustomize.py": entry("import os\n"),
-        "evil.pth": entry("import os\n"),
-        "pyproject.toml": entry(PYPROJECT.replace('name = "pkg"', 'name = "pkg2"').replace('"-q"', '"-p flip"')),
-    })
+    ws.store.commit_files(
+        {
+            "pkg/mathx.py": entry("def clamp(x, lo, hi):\n    return x\n"),
+            "tests/test_mathx.py": entry("def test_low():\n    assert True\n"),
+            "tests/test_extra.py": entry("def test_new():\n    assert True\n"),
+            "conftest.py": entry("# flips outcomes\n"),
+            "sitecustomize.py": entry("import os\n"),
+            "evil.pth": entry("import os\n"),
+            "pyproject.toml": entry(
+                PYPROJECT.replace('name = "pkg"', 'name = "pkg2"').replace('"-q"', '"-p flip"')
+            ),
+        }
+    )
     tree = verification_tree(ws, 1)
-    assert tree.not_counted == ["conftest.py", "evil.pth", "pyproject.toml", "sitecustomize.py", "tests/test_extra.py",
-                                "tests/test_mathx.py"]
+    assert tree.not_counted == [
+        "conftest.py",
+        "evil.pth",
+        "pyproject.toml",
+        "sitecustomize.py",
+        "tests/test_extra.py",
+        "tests/test_mathx.py",
+    ]
     assert tree.files["pkg/mathx.py"].data.startswith(b"def clamp")  # the fix is what gets tested
     assert "tests/test_extra.py" not in tree.files  # a new test of the model's: not judged, not run
     assert "tests/test_mathx.py" not in tree.files  # the starting tree's version stays
@@ -47,8 +57,12 @@ def test_accepted_red_tests_are_the_reference_for_implement(tmp_path):
     ws = Workspace.create(repo, home=tmp_path / "home", rev=None)
     red = "from pkg.mathx import wrap\n\ndef test_wrap():\n    assert wrap(12, 0, 10) == 2\n"
     ws.store.commit_files({"tests/test_wrap.py": entry(red)})  # 1: accepted red tests
-    ws.store.commit_files({"pkg/mathx.py": entry("def wrap(x, lo, hi):\n    return 2\n"),
-                           "tests/test_wrap.py": entry("def test_wrap():\n    assert True\n")})  # 2: weakened
+    ws.store.commit_files(
+        {
+            "pkg/mathx.py": entry("def wrap(x, lo, hi):\n    return 2\n"),
+            "tests/test_wrap.py": entry("def test_wrap():\n    assert True\n"),
+        }
+    )  # 2: weakened
     tree = verification_tree(ws, 2, reference=1)
     assert tree.files["tests/test_wrap.py"].data == red.encode()
     assert tree.not_counted == ["tests/test_wrap.py"]

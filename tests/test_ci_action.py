@@ -49,7 +49,9 @@ def test_example_workflows_use_least_privilege(path: Path):
         permissions = job["permissions"]
         writes = {scope for scope, level in permissions.items() if level == "write"}
         assert writes <= {"contents", "pull-requests"}
-        stages = [step.get("with", {}).get("stage") for step in job["steps"] if "repofix" in step.get("uses", "")]
+        stages = [
+            step.get("with", {}).get("stage") for step in job["steps"] if "repofix" in step.get("uses", "")
+        ]
         if "run" in stages:  # the job that runs the PR's code (in the sandbox) can only read
             assert not writes, f"{path.name}:{name}"
         if "publish" in stages:  # the job that can write never checks out or runs anything else
@@ -61,6 +63,7 @@ def test_example_workflows_use_least_privilege(path: Path):
 
 
 # -- running the composite action's shell steps ------------------------------------------------------------
+
 
 def _value(expression: str, context: dict) -> str:
     scope, _, rest = expression.partition(".")
@@ -92,8 +95,14 @@ def _condition(text: str | None, context: dict) -> bool:
 def run_action(inputs: dict, env: dict, workspace: Path, token: str) -> list[subprocess.CompletedProcess]:
     """GitHub's composite-action semantics for the `run:` steps; `uses:` steps (setup-python, artifact
     upload/download) and the pip install are stand-ins here: the artifact folder is shared on disk."""
-    context = {"inputs": {name: _render(spec.get("default", ""), {"token": token}) for name, spec in
-                          ACTION["inputs"].items()}, "token": token, "steps": {}}
+    context = {
+        "inputs": {
+            name: _render(spec.get("default", ""), {"token": token})
+            for name, spec in ACTION["inputs"].items()
+        },
+        "token": token,
+        "steps": {},
+    }
     context["inputs"].update(inputs)
     done = []
     for step in ACTION["runs"]["steps"]:
@@ -103,11 +112,18 @@ def run_action(inputs: dict, env: dict, workspace: Path, token: str) -> list[sub
         output.write_text("")
         step_env = {**env, "GITHUB_OUTPUT": str(output), "RUNNER_TEMP": str(workspace.parent / "runner-temp")}
         step_env.update({key: _render(value, context) for key, value in step.get("env", {}).items()})
-        result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=workspace, env=step_env,
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", step["run"]],
+            cwd=workspace,
+            env=step_env,
+            capture_output=True,
+            text=True,
+        )
         done.append(result)
-        context["steps"][step["id"]] = {"outputs": dict(line.split("=", 1) for line in output.read_text().splitlines()),
-                                        "outcome": "success" if result.returncode == 0 else "failure"}
+        context["steps"][step["id"]] = {
+            "outputs": dict(line.split("=", 1) for line in output.read_text().splitlines()),
+            "outcome": "success" if result.returncode == 0 else "failure",
+        }
         if result.returncode:
             break
     return done
@@ -116,8 +132,10 @@ def run_action(inputs: dict, env: dict, workspace: Path, token: str) -> list[sub
 def repofix_on_path(tmp_path: Path) -> str:
     shim = tmp_path / "bin" / "repofix"
     shim.parent.mkdir()
-    shim.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import sys; from repofix.cli import main; "
-                    "sys.argv[0] = \"repofix\"; main()' \"$@\"\n")
+    shim.write_text(
+        f"#!/bin/sh\nexec {sys.executable} -c 'import sys; from repofix.cli import main; "
+        'sys.argv[0] = "repofix"; main()\' "$@"\n'
+    )
     shim.chmod(0o755)
     return f"{shim.parent}:{os.environ['PATH']}"
 
@@ -129,8 +147,12 @@ def test_both_stages_in_one_job_answer_a_reader_with_a_refusal(tmp_path: Path):
         world = World(tmp_path, server)
         event = json.loads((ROOT / "tests" / "events" / "issue_comment_repofix.json").read_text())
         event["comment"]["user"]["login"] = "carol"
-        env = {"PATH": repofix_on_path(tmp_path), "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
-               **{k: v for k, v in world.env("issue_comment", event).items() if k != "GITHUB_TOKEN"}}
+        env = {
+            "PATH": repofix_on_path(tmp_path),
+            "PYTHONPATH": str(ROOT),
+            "HOME": str(tmp_path),
+            **{k: v for k, v in world.env("issue_comment", event).items() if k != "GITHUB_TOKEN"},
+        }
         steps = run_action({"stage": "both", "sandbox": "bwrap"}, env, workspace, WRITE_TOKEN)
         assert [r.returncode for r in steps] == [0, 0, 0], [r.stderr[-2000:] for r in steps]
         assert "refused" in steps[1].stdout and "replied" in steps[2].stdout
@@ -143,20 +165,38 @@ def test_both_stages_in_one_job_answer_a_reader_with_a_refusal(tmp_path: Path):
 def test_the_action_fixes_a_pr_in_two_stages(tmp_path: Path):
     require_backend("bwrap")
     script = tmp_path / "script.yaml"
-    script.write_text(yaml.safe_dump([
-        {"tool": "edit", "arguments": {"text": "pkg/calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n"
-                                                "    return a + b\n>>>>>>> REPLACE\n"}},
-        {"tool": "submit", "arguments": {"summary": "Fixed."}}]))
+    script.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "tool": "edit",
+                    "arguments": {
+                        "text": "pkg/calc.py\n<<<<<<< SEARCH\n    return a - b\n=======\n"
+                        "    return a + b\n>>>>>>> REPLACE\n"
+                    },
+                },
+                {"tool": "submit", "arguments": {"summary": "Fixed."}},
+            ]
+        )
+    )
     workspace = tmp_path / "workspace"  # the workflow's checkout of the base branch
     workspace.mkdir()
     with GitHubServer() as server:
         world = World(tmp_path, server)
         event = json.loads((ROOT / "tests" / "events" / "workflow_run_failure.json").read_text())
         event["workflow_run"]["head_sha"] = world.head
-        base_env = {"PATH": repofix_on_path(tmp_path), "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
-                    **{k: v for k, v in world.env("workflow_run", event).items() if k != "GITHUB_TOKEN"}}
-        ran = run_action({"stage": "run", "model": f"scripted:{script}", "sandbox": "bwrap"}, base_env, workspace,
-                         READ_TOKEN)
+        base_env = {
+            "PATH": repofix_on_path(tmp_path),
+            "PYTHONPATH": str(ROOT),
+            "HOME": str(tmp_path),
+            **{k: v for k, v in world.env("workflow_run", event).items() if k != "GITHUB_TOKEN"},
+        }
+        ran = run_action(
+            {"stage": "run", "model": f"scripted:{script}", "sandbox": "bwrap"},
+            base_env,
+            workspace,
+            READ_TOKEN,
+        )
         assert [r.returncode for r in ran] == [0, 0], [r.stderr[-2000:] for r in ran]
         assert "repofix ci: done" in ran[-1].stdout
         published = run_action({"stage": "publish"}, base_env, workspace, WRITE_TOKEN)

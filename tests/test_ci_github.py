@@ -15,8 +15,9 @@ READ, WRITE = "ghs_readtoken0123456789abcdefghij", "ghs_writetoken0123456789abcd
 @pytest.fixture
 def server():
     with GitHubServer(page_size=2) as running:
-        running.repo("acme/widgets").permissions.update(alice="admin", bob="write", mia="maintain", carol="read",
-                                                         tim="triage")
+        running.repo("acme/widgets").permissions.update(
+            alice="admin", bob="write", mia="maintain", carol="read", tim="triage"
+        )
         running.add_pull("acme/widgets", 1, head_sha="a" * 40, head_ref="feature")
         yield running
 
@@ -51,9 +52,15 @@ def test_an_exhausted_quota_fails_instead_of_waiting_an_hour(server, monkeypatch
 
     waits = []
     github = GitHub("acme/widgets", READ, server.url, sleep=waits.append)
-    monkeypatch.setattr(server, "route", lambda *args: (403, {"message": "API rate limit exceeded"},
-                                                        {"X-RateLimit-Remaining": "0",
-                                                         "X-RateLimit-Reset": str(int(time.time()) + 3600)}))
+    monkeypatch.setattr(
+        server,
+        "route",
+        lambda *args: (
+            403,
+            {"message": "API rate limit exceeded"},
+            {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 3600)},
+        ),
+    )
     with pytest.raises(GitHubError, match="rate limit exceeded"):
         github.pull(1)
     assert waits == []
@@ -77,8 +84,10 @@ def test_comments_are_paginated_created_and_updated(server):
     assert sum(1 for r in server.requests if r.method == "GET" and r.path.endswith("/comments")) == 3
 
 
-@pytest.mark.parametrize("login, allowed", [("alice", True), ("bob", True), ("mia", True), ("carol", False),
-                                            ("tim", False), ("stranger", False)])
+@pytest.mark.parametrize(
+    "login, allowed",
+    [("alice", True), ("bob", True), ("mia", True), ("carol", False), ("tim", False), ("stranger", False)],
+)
 def test_write_access_is_asked_of_the_permission_api(server, login, allowed):
     verdict = check(Trigger("comment", login, "User", 1, "x"), client(server, READ), "github-actions[bot]")
     assert verdict.allowed is allowed
@@ -87,8 +96,10 @@ def test_write_access_is_asked_of_the_permission_api(server, login, allowed):
     assert server.requests[-1].path == f"/repos/acme/widgets/collaborators/{login}/permission"
 
 
-@pytest.mark.parametrize("login, kind", [("github-actions[bot]", "Bot"), ("renovate[bot]", "User"),
-                                         ("repofix-bot", "User"), ("someapp", "Bot")])
+@pytest.mark.parametrize(
+    "login, kind",
+    [("github-actions[bot]", "Bot"), ("renovate[bot]", "User"), ("repofix-bot", "User"), ("someapp", "Bot")],
+)
 def test_bots_and_the_bot_itself_never_trigger(server, login, kind):
     verdict = check(Trigger("comment", login, kind, 1, "x"), client(server, READ), "repofix-bot")
     assert not verdict.allowed and not verdict.reply and "bot" in verdict.reason
@@ -113,9 +124,18 @@ def test_fork_workflow_runs_find_their_pull_request_by_head(server):
 
     server.add_pull("acme/widgets", 7, head_sha="b" * 40, head_ref="feature", head_repo="mallory/widgets")
     github = client(server, READ)
-    found = find_pull(Trigger("fix", "mallory", "User", None, head_owner="mallory", head_branch="feature",
-                            head_sha="b" * 40), github)
+    found = find_pull(
+        Trigger(
+            "fix", "mallory", "User", None, head_owner="mallory", head_branch="feature", head_sha="b" * 40
+        ),
+        github,
+    )
     assert found["number"] == 7
     assert server.requests[-1].query["head"] == ["mallory:feature"]
-    assert find_pull(Trigger("fix", "m", "User", None, head_owner="mallory", head_branch="feature",
-                           head_sha="c" * 40), github) is None
+    assert (
+        find_pull(
+            Trigger("fix", "m", "User", None, head_owner="mallory", head_branch="feature", head_sha="c" * 40),
+            github,
+        )
+        is None
+    )

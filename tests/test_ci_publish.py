@@ -33,11 +33,24 @@ def world(tmp_path: Path, server) -> World:
 
 def make_artifact(world: World, patch: str = FIX_PATCH, **fields) -> Path:
     directory = world.root / f"artifact-{len(list(world.root.glob('artifact-*')))}"
-    values = dict(status="done", repository=world.repository, pr_number=1, head_sha=world.pull["head"]["sha"],
-                  head_ref="feature", head_repository=world.repository, trigger="fix", mode="fix", actor="alice",
-                  tests_before="1 passed, 1 failed of 2", tests_after="2 passed, 0 failed of 2",
-                  files_changed=["pkg/calc.py"], cost=0.0123, run_id="20261122-run",
-                  run_url="https://github.example/acme/widgets/actions/runs/4242", summary="Fixed `add`.")
+    values = dict(
+        status="done",
+        repository=world.repository,
+        pr_number=1,
+        head_sha=world.pull["head"]["sha"],
+        head_ref="feature",
+        head_repository=world.repository,
+        trigger="fix",
+        mode="fix",
+        actor="alice",
+        tests_before="1 passed, 1 failed of 2",
+        tests_after="2 passed, 0 failed of 2",
+        files_changed=["pkg/calc.py"],
+        cost=0.0123,
+        run_id="20261122-run",
+        run_url="https://github.example/acme/widgets/actions/runs/4242",
+        summary="Fixed `add`.",
+    )
     values.update(fields)
     artifact.write(directory, Report(**values), patch, "summary")
     return directory
@@ -52,8 +65,14 @@ def comment_event(world: World, body: str = "/repofix", login: str = "alice") ->
 
 def publish(world: World, directory: Path, event: Event | None = None, **settings):
     github = GitHub(world.repository, WRITE_TOKEN, world.server.url, sleep=lambda s: None)
-    options = PublishSettings(directory, str(world.bare), world.repository, workdir=world.root,
-                              run_url="https://github.example/acme/widgets/actions/runs/4242", **settings)
+    options = PublishSettings(
+        directory,
+        str(world.bare),
+        world.repository,
+        workdir=world.root,
+        run_url="https://github.example/acme/widgets/actions/runs/4242",
+        **settings,
+    )
     return publish_stage(event or comment_event(world), github, options, [WRITE_TOKEN])
 
 
@@ -63,11 +82,20 @@ def test_same_repository_pr_gets_a_commit_and_one_sticky_comment(world: World):
     tip = world.branch()
     assert tip == result.commit and git(world.bare, "rev-parse", f"{tip}^") == world.head
     assert git(world.bare, "show", f"{tip}:pkg/calc.py") == "def add(a, b):\n    return a + b"
-    assert git(world.bare, "log", "-1", "--format=%an|%s", tip) == "github-actions[bot]|repofix: make the failing tests pass"
+    assert (
+        git(world.bare, "log", "-1", "--format=%an|%s", tip)
+        == "github-actions[bot]|repofix: make the failing tests pass"
+    )
     [comment] = world.bot_comments()
     assert comment["body"].startswith(MARKER)
-    for text in ("tests pass", "`1 passed, 1 failed of 2` → `2 passed, 0 failed of 2`", "`pkg/calc.py`", "$0.0123",
-                 "actions/runs/4242", f"Pushed `{tip[:12]}` to `feature`"):
+    for text in (
+        "tests pass",
+        "`1 passed, 1 failed of 2` → `2 passed, 0 failed of 2`",
+        "`pkg/calc.py`",
+        "$0.0123",
+        "actions/runs/4242",
+        f"Pushed `{tip[:12]}` to `feature`",
+    ):
         assert text in comment["body"]
     # The next result on the same PR updates that comment in place.
     world.server.add_comment(world.repository, 1, "alice", f"{MARKER} a human quoting the marker")
@@ -79,7 +107,9 @@ def test_same_repository_pr_gets_a_commit_and_one_sticky_comment(world: World):
 
 
 def test_artifact_text_never_enters_the_commit_message(world: World):
-    result = publish(world, make_artifact(world, tests_before="@everyone\n\nSigned-off-by: mallory", actor="mallory"))
+    result = publish(
+        world, make_artifact(world, tests_before="@everyone\n\nSigned-off-by: mallory", actor="mallory")
+    )
     assert result.action == "pushed"
     message = git(world.bare, "log", "-1", "--format=%B", world.branch())
     assert message.startswith("repofix: make the failing tests pass\n\nTests: ? -> 2 passed, 0 failed of 2")
@@ -109,8 +139,10 @@ def test_branch_moving_after_the_check_makes_the_push_fail(world: World):
 
 @pytest.mark.parametrize("path", [".github/workflows/ci.yml", ".github/CODEOWNERS"])
 def test_changes_to_dot_github_are_refused(world: World, path: str):
-    patch = FIX_PATCH + (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-                         "@@ -0,0 +1 @@\n+on: push\n")
+    patch = FIX_PATCH + (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+        "@@ -0,0 +1 @@\n+on: push\n"
+    )
     result = publish(world, make_artifact(world, patch))
     assert result.action == "rejected" and f"`{path}`" in result.message and world.branch() == world.head
 
@@ -120,25 +152,29 @@ def test_patch_text_checks():
     assert patch_problems(big, 50, []) == [f"the patch is {len(big)} bytes, above the limit of 50"]
     secret = FIX_PATCH + "+password = 'correct-horse-battery'\n"
     assert patch_problems(secret, 10_000, ["correct-horse-battery"]) == [
-        "the patch contains a secret value of this workflow"]
+        "the patch contains a secret value of this workflow"
+    ]
     assert patch_problems(secret, 10_000, ["correct-horse-staple"]) == []
     shaped = FIX_PATCH + f"+token = 'ghp_{'a' * 36}'\n"
     assert patch_problems(shaped, 10_000, []) == ["the patch contains a string shaped like a credential"]
     assert patch_problems(FIX_PATCH, 10_000, [WRITE_TOKEN]) == []
 
 
-@pytest.mark.parametrize("path, problem", [
-    (".github/workflows/ci.yml", "never changes `.github/`"),
-    (".GitHub/workflows/ci.yml", "never changes `.github/`"),
-    ("\uff0egithub/workflows/ci.yml", "never changes `.github/`"),     # a full-width dot, NFKC-folded
-    (".git\u200bhub/workflows/ci.yml", "never changes `.github/`"),    # an invisible zero-width space
-    ("../x.py", "outside the repository"),
-    ("/etc/x.py", "outside the repository"),
-    ("sub/.GIT/hooks/post-commit", "git's own folder"),
-    ("pkg/calc.py", None),
-    ("docs/github/notes.md", None),
-    ("pkg/.github-notes.md", None),
-])
+@pytest.mark.parametrize(
+    "path, problem",
+    [
+        (".github/workflows/ci.yml", "never changes `.github/`"),
+        (".GitHub/workflows/ci.yml", "never changes `.github/`"),
+        ("\uff0egithub/workflows/ci.yml", "never changes `.github/`"),  # a full-width dot, NFKC-folded
+        (".git\u200bhub/workflows/ci.yml", "never changes `.github/`"),  # an invisible zero-width space
+        ("../x.py", "outside the repository"),
+        ("/etc/x.py", "outside the repository"),
+        ("sub/.GIT/hooks/post-commit", "git's own folder"),
+        ("pkg/calc.py", None),
+        ("docs/github/notes.md", None),
+        ("pkg/.github-notes.md", None),
+    ],
+)
 def test_path_checks(path: str, problem: str | None):
     found = path_problems([path])
     assert (problem in found[0]) if problem else found == []
@@ -184,20 +220,28 @@ def test_refusal_is_decided_again_by_publish_whatever_the_artifact_says(world: W
     result = publish(world, make_artifact(world, actor="alice"), comment_event(world, login="carol"))
     assert result.action == "replied" and world.branch() == world.head
     [reply] = world.bot_comments()
-    assert reply["body"].startswith("<!-- repofix:reply -->") and "@carol, repofix did not run" in reply["body"]
+    assert (
+        reply["body"].startswith("<!-- repofix:reply -->") and "@carol, repofix did not run" in reply["body"]
+    )
     assert "`read` access" in reply["body"] and MARKER not in reply["body"]
     permission_checks = [r.path for r in world.server.requests if r.path.endswith("/permission")]
     assert permission_checks == ["/repos/acme/widgets/collaborators/carol/permission"]
 
 
 def test_skips_and_quiet_refusals_write_nothing(world: World):
-    assert publish(world, make_artifact(world, "", status="skipped", pr_number=None, reason="push")).action == "nothing"
+    assert (
+        publish(world, make_artifact(world, "", status="skipped", pr_number=None, reason="push")).action
+        == "nothing"
+    )
     assert publish(world, make_artifact(world, "", status="refused", reply=False)).action == "nothing"
     assert world.server.writes() == []
 
 
 def test_secrets_are_redacted_from_the_comment(world: World):
-    publish(world, make_artifact(world, "", status="not_done", summary=f"I found {WRITE_TOKEN} and ghp_{'z' * 36}"))
+    publish(
+        world,
+        make_artifact(world, "", status="not_done", summary=f"I found {WRITE_TOKEN} and ghp_{'z' * 36}"),
+    )
     body = world.bot_comments()[0]["body"]
     assert WRITE_TOKEN not in body and "ghp_" not in body and body.count("[REDACTED]") == 2
 

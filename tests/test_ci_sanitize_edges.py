@@ -24,13 +24,21 @@ def test_the_longer_of_two_overlapping_secrets_goes_whole() -> None:
     short, long = "abcdefgh", "abcdefgh-ijklmnop"
     assert redact(f"[{long}] [{short}]", [short, long]) == f"[{REDACTED}] [{REDACTED}]"
     assert secrets_from_env({"A_TOKEN": short, "B_TOKEN": long, "C_TOKEN": "abcdefgh-ij"}) == [
-        long, "abcdefgh-ij", short]
+        long,
+        "abcdefgh-ij",
+        short,
+    ]
 
 
 @pytest.mark.parametrize(
     "token",
-    [*(f"gh{kind}_{'a' * 20}" for kind in "pousr"), f"github_pat_{'B' * 20}", f"sk-{'c' * 20}",
-     *(f"xox{kind}-{'d' * 10}" for kind in "abpr"), f"AKIA{'E' * 16}"],
+    [
+        *(f"gh{kind}_{'a' * 20}" for kind in "pousr"),
+        f"github_pat_{'B' * 20}",
+        f"sk-{'c' * 20}",
+        *(f"xox{kind}-{'d' * 10}" for kind in "abpr"),
+        f"AKIA{'E' * 16}",
+    ],
 )
 def test_every_credential_shape_at_its_shortest_is_redacted(token) -> None:
     assert token_shaped(token) and redact(f"x {token} y") == f"x {REDACTED} y"
@@ -40,28 +48,71 @@ def test_every_credential_shape_at_its_shortest_is_redacted(token) -> None:
 
 @pytest.mark.parametrize(
     ("name", "secret"),
-    [*((n, True) for n in ("GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-                           "REPOFIX_READ_TOKEN", "REPOFIX_WRITE_TOKEN", "NPM_TOKEN", "OPENAI_API_KEY", "APP_SECRET",
-                           "DB_PASSWORD", "SIGNING_KEY", "github_token", "Deploy_Secret",
-                           # a secret word anywhere, not only as a suffix: withholding too much costs little
-                           "GITHUB_TOKEN_FOR_DEPLOY", "OPENAI_API_KEY_2", "SLACKTOKEN", "APIKEY", "TOKENIZER")),
-     *((n, False) for n in ("PATH", "HOME", "GITHUB_REPOSITORY", "GITHUB_SHA", "LANG", "PYTHONPATH", "TOKE"))],
+    [
+        *(
+            (n, True)
+            for n in (
+                "GITHUB_TOKEN",
+                "GH_TOKEN",
+                "ACTIONS_RUNTIME_TOKEN",
+                "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+                "REPOFIX_READ_TOKEN",
+                "REPOFIX_WRITE_TOKEN",
+                "NPM_TOKEN",
+                "OPENAI_API_KEY",
+                "APP_SECRET",
+                "DB_PASSWORD",
+                "SIGNING_KEY",
+                "github_token",
+                "Deploy_Secret",
+                # a secret word anywhere, not only as a suffix: withholding too much costs little
+                "GITHUB_TOKEN_FOR_DEPLOY",
+                "OPENAI_API_KEY_2",
+                "SLACKTOKEN",
+                "APIKEY",
+                "TOKENIZER",
+            )
+        ),
+        *(
+            (n, False)
+            for n in ("PATH", "HOME", "GITHUB_REPOSITORY", "GITHUB_SHA", "LANG", "PYTHONPATH", "TOKE")
+        ),
+    ],
 )
 def test_secret_names_by_exact_name_or_a_secret_word_in_any_case(name, secret) -> None:
     assert is_secret_name(name) is secret
 
 
 def test_the_worker_keeps_model_keys_and_drops_every_other_credential_in_any_case() -> None:
-    env = {"openai_api_key": "k1", "Anthropic_Api_Base": "b1", "github_token": "t1", "Deploy_Key": "k2",
-           "INPUT_MODEL": "m", "input_lower": "kept: only the action's own INPUT_ names go", "HOME": "/h"}
-    assert clean_env(env) == {"openai_api_key": "k1", "Anthropic_Api_Base": "b1",
-                              "input_lower": "kept: only the action's own INPUT_ names go", "HOME": "/h"}
+    env = {
+        "openai_api_key": "k1",
+        "Anthropic_Api_Base": "b1",
+        "github_token": "t1",
+        "Deploy_Key": "k2",
+        "INPUT_MODEL": "m",
+        "input_lower": "kept: only the action's own INPUT_ names go",
+        "HOME": "/h",
+    }
+    assert clean_env(env) == {
+        "openai_api_key": "k1",
+        "Anthropic_Api_Base": "b1",
+        "input_lower": "kept: only the action's own INPUT_ names go",
+        "HOME": "/h",
+    }
 
 
 @pytest.mark.parametrize(
     ("char", "category"),
-    [("\u200b", "Cf"), ("\x1b", "Cc"), ("\x7f", "Cc"), ("\ue123", "Co"), ("\U000f0000", "Co"), ("\u0378", "Cn"),
-     ("\ud800", "Cs"), ("\r", "Cc")],
+    [
+        ("\u200b", "Cf"),
+        ("\x1b", "Cc"),
+        ("\x7f", "Cc"),
+        ("\ue123", "Co"),
+        ("\U000f0000", "Co"),
+        ("\u0378", "Cn"),
+        ("\ud800", "Cs"),
+        ("\r", "Cc"),
+    ],
 )
 def test_every_hidden_character_category_is_stripped(char, category) -> None:
     assert unicodedata.category(char) == category

@@ -91,12 +91,22 @@ def test_none_is_a_sandbox_backend_not_an_unset_value(where, monkeypatch):
 def test_flags_are_coerced_like_every_other_source(where):
     _, repo = where
     settings = load_settings(repo, max_steps="7", max_cost="1.5", native_tools="no", setup="a;;b")
-    assert (settings.max_steps, settings.max_cost, settings.native_tools, settings.setup) == (7, 1.5, False, ("a", "b"))
+    assert (settings.max_steps, settings.max_cost, settings.native_tools, settings.setup) == (
+        7,
+        1.5,
+        False,
+        ("a", "b"),
+    )
 
 
-@pytest.mark.parametrize("source, origin", [
-    ("flag", "--max-cost"), ("env", "$REPOFIX_MAX_COST"), ("user", "user.toml"),
-])
+@pytest.mark.parametrize(
+    "source, origin",
+    [
+        ("flag", "--max-cost"),
+        ("env", "$REPOFIX_MAX_COST"),
+        ("user", "user.toml"),
+    ],
+)
 @pytest.mark.parametrize("bad", ["-1", "nan", "cheap"])
 def test_a_bad_value_names_where_it_came_from(where, monkeypatch, source, origin, bad):
     user, repo = where
@@ -127,7 +137,9 @@ def test_an_unknown_flag_is_a_programming_error(where):
 @pytest.mark.parametrize("flag", ["-1", "lots"])
 def test_the_cli_refuses_a_bad_cap_before_anything_starts(where, tmp_path, monkeypatch, flag):
     monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
-    result = CliRunner().invoke(main, ["fix", "--repo", str(where[1]), "--max-cost", flag, "--sandbox", "none"])
+    result = CliRunner().invoke(
+        main, ["fix", "--repo", str(where[1]), "--max-cost", flag, "--sandbox", "none"]
+    )
     assert result.exit_code == 2, result.output
     assert "--max-cost: max_cost = " in result.output and "Traceback" not in result.output
     assert not (tmp_path / "home").exists()
@@ -150,31 +162,44 @@ def test_no_module_but_config_reads_a_repofix_variable():
     # The pytest plugin runs inside the sandbox, beside the variable testing/command.py sets for it.
     allowed = {ROOT / "config.py", ROOT / "testing" / "pytest_plugin.py"}
     reader = re.compile(r"""(environ(\.get)?\s*[\[(]\s*|getenv\(\s*|envvar=)["']REPOFIX_""")
-    found = [str(path.relative_to(ROOT)) for path in ROOT.rglob("*.py")
-             if path not in allowed and reader.search(path.read_text(encoding="utf-8"))]
+    found = [
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*.py")
+        if path not in allowed and reader.search(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 
 def test_sections_merge_key_by_key_across_layers(where, monkeypatch):
     user, repo = where
-    user.write_text("[limits]\nmemory_mb = 2048\npids = 100\n\n[model_call]\ntimeout = 30\ntemperature = 'none'\n")
+    user.write_text(
+        "[limits]\nmemory_mb = 2048\npids = 100\n\n[model_call]\ntimeout = 30\ntemperature = 'none'\n"
+    )
     (repo / ".repofix.toml").write_text("[limits]\nmemory_mb = 99999\n")  # untrusted: ignored, with a notice
     monkeypatch.setenv("REPOFIX_LIMITS_PIDS", "200")
     monkeypatch.setenv("REPOFIX_MODEL_CALL_MAX_TOKENS", "1000")
     settings = load_settings(repo, model_call={"max_retries": "1"})
     assert (settings.limits.memory_mb, settings.limits.pids, settings.limits.cpus) == (2048, 200, None)
     assert settings.limits.given() == {"memory_mb": 2048, "pids": 200}
-    assert settings.model_call == config.ModelCall(timeout=30.0, max_retries=1, max_tokens=1000, temperature=None)
+    assert settings.model_call == config.ModelCall(
+        timeout=30.0, max_retries=1, max_tokens=1000, temperature=None
+    )
     assert "limits.memory_mb" in settings.notices[0]
     assert load_settings(repo, trust_repo=True).limits.memory_mb == 99999
 
 
-@pytest.mark.parametrize("text, message", [
-    ("limits = 3\n", "limits is a section"),
-    ("[limits]\nmemory = 3\n", "unknown setting 'limits.memory'"),
-    ("[limits]\ncpus = 0\n", "limits.cpus = 0 is not a number of at least 0.01"),
-    ("[model_call]\nmax_retries = -1\n", "model_call.max_retries = -1 is not a whole number of at least 0"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("limits = 3\n", "limits is a section"),
+        ("[limits]\nmemory = 3\n", "unknown setting 'limits.memory'"),
+        ("[limits]\ncpus = 0\n", "limits.cpus = 0 is not a number of at least 0.01"),
+        (
+            "[model_call]\nmax_retries = -1\n",
+            "model_call.max_retries = -1 is not a whole number of at least 0",
+        ),
+    ],
+)
 def test_a_bad_section_is_named(where, text, message):
     user, repo = where
     user.write_text(text)
@@ -187,7 +212,9 @@ def test_the_recorded_settings_come_back_whole(where):
     settings = load_settings(where[1], limits={"tmp_mb": 64}, model_call={"timeout": 9}, setup=("a;;b"))
     record = json.loads(json.dumps(dataclasses.asdict(settings)))
     assert config.settings_from_record(record) == settings
-    assert config.settings_from_record({"max_steps": 4, "gone": 1}) == Settings(max_steps=4)  # an older record
+    assert config.settings_from_record({"max_steps": 4, "gone": 1}) == Settings(
+        max_steps=4
+    )  # an older record
 
 
 def test_model_call_options_reach_the_model(where):

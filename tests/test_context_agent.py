@@ -20,10 +20,18 @@ from repofix.config import Settings
 from repofix.models import load_replies
 from repofix.models.tokens import count_text
 
-FLOOD = "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('debug %d ' % i + 'x' * 90 + '\\n')\""
-REPLIES = [act("shell", "Lots of output.", command=FLOOD), act("view", "Look.", path="pkg/mathx.py"),
-           act("run_tests", "What fails?"), act("python", "Search.", code="print(grep('return', 'pkg/*.py'))"),
-           act("shell", "List.", command="ls -R"), WRONG_FIX, RIGHT_FIX]
+FLOOD = (
+    "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('debug %d ' % i + 'x' * 90 + '\\n')\""
+)
+REPLIES = [
+    act("shell", "Lots of output.", command=FLOOD),
+    act("view", "Look.", path="pkg/mathx.py"),
+    act("run_tests", "What fails?"),
+    act("python", "Search.", code="print(grep('return', 'pkg/*.py'))"),
+    act("shell", "List.", command="ls -R"),
+    WRONG_FIX,
+    RIGHT_FIX,
+]
 GPT4O = (2.5e-6, 1.25e-6, 1e-5)  # input, cached input, output: LiteLLM's bundled prices
 
 
@@ -33,10 +41,19 @@ def test_a_run_stays_small_and_accounts_for_cached_tokens(tmp_path, monkeypatch)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
     with OpenAIServer(count=True) as server:
-        server.add(*(tool_call(r["tool"], r["arguments"], call_id=f"call_{n}", content=r["content"])
-                     for n, r in enumerate(REPLIES, 1)))
-        settings = Settings(model="openai/gpt-4o", api_base=server.url, sandbox="bwrap",
-                            home=str(tmp_path / "home"), history_steps=2)
+        server.add(
+            *(
+                tool_call(r["tool"], r["arguments"], call_id=f"call_{n}", content=r["content"])
+                for n, r in enumerate(REPLIES, 1)
+            )
+        )
+        settings = Settings(
+            model="openai/gpt-4o",
+            api_base=server.url,
+            sandbox="bwrap",
+            home=str(tmp_path / "home"),
+            history_steps=2,
+        )
         outcome = run_agent(AgentRequest(repo=clamp_repo(tmp_path / "repo"), mode="fix", settings=settings))
         requests = list(server.requests)
     assert outcome.status == "done", outcome.message  # every request was accepted by the strict server
@@ -52,14 +69,19 @@ def test_a_run_stays_small_and_accounts_for_cached_tokens(tmp_path, monkeypatch)
     assert sum(s["cached_tokens"] for s in steps) > 0
     for s in steps:
         price_in, price_cached, price_out = GPT4O
-        expected = (s["input_tokens"] - s["cached_tokens"]) * price_in + s["cached_tokens"] * price_cached \
+        expected = (
+            (s["input_tokens"] - s["cached_tokens"]) * price_in
+            + s["cached_tokens"] * price_cached
             + s["output_tokens"] * price_out
+        )
         assert s["cost"] == pytest.approx(expected)
     assert outcome.extra["cached_tokens"] == sum(s["cached_tokens"] for s in steps)
     assert f"cached) / {outcome.extra['output_tokens']} out" in summary_text(outcome, [], "", False)
     shown = CliRunner().invoke(main, ["show", outcome.run_id])
     assert shown.exit_code == 0, shown.output
-    assert f"tokens {outcome.extra['input_tokens']} in ({outcome.extra['cached_tokens']} cached)" in shown.output
+    assert (
+        f"tokens {outcome.extra['input_tokens']} in ({outcome.extra['cached_tokens']} cached)" in shown.output
+    )
 
 
 @pytest.mark.bwrap
@@ -69,9 +91,13 @@ def test_a_10_mb_reply_is_stored_once_and_not_sent_again_in_full(tmp_path, monke
     monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
     huge = "Let me think. " + "very long musing " * 600_000  # 10 MB
     with OpenAIServer() as server:
-        server.add(tool_call("shell", {"command": "echo hi"}, call_id="call_1", content=huge, usage=(900, 90)),
-                   tool_call(DIRECT_FIX["tool"], DIRECT_FIX["arguments"], call_id="call_2"))
-        settings = Settings(model="openai/gpt-4o", api_base=server.url, sandbox="bwrap", home=str(tmp_path / "home"))
+        server.add(
+            tool_call("shell", {"command": "echo hi"}, call_id="call_1", content=huge, usage=(900, 90)),
+            tool_call(DIRECT_FIX["tool"], DIRECT_FIX["arguments"], call_id="call_2"),
+        )
+        settings = Settings(
+            model="openai/gpt-4o", api_base=server.url, sandbox="bwrap", home=str(tmp_path / "home")
+        )
         outcome = run_agent(AgentRequest(repo=clamp_repo(tmp_path / "repo"), mode="fix", settings=settings))
         requests = list(server.requests)
     assert outcome.status == "done", outcome.message

@@ -23,11 +23,19 @@ BIG = "\n".join(f"E   AssertionError: value {i} differs in tests/test_mod.py::te
 
 def conversation(steps: int, observation: str = BIG) -> list[dict]:
     """A run's record: native tool calls, one reply with two calls, one with none (a format error)."""
-    messages = [{"role": "system", "content": "You are repofix."}, {"role": "user", "content": "Fix the bug."}]
+    messages = [
+        {"role": "system", "content": "You are repofix."},
+        {"role": "user", "content": "Fix the bug."},
+    ]
     for n in range(1, steps + 1):
         if n == 3:
-            reply = ModelReply("Two at once.", [ToolCall(f"c{n}a", "shell", {"command": "ls"}),
-                                                ToolCall(f"c{n}b", "view", {"path": "a.py"})])
+            reply = ModelReply(
+                "Two at once.",
+                [
+                    ToolCall(f"c{n}a", "shell", {"command": "ls"}),
+                    ToolCall(f"c{n}b", "view", {"path": "a.py"}),
+                ],
+            )
         elif n == 5:
             reply = ModelReply("I forgot the action.")
         else:
@@ -44,7 +52,9 @@ def test_the_server_refuses_what_providers_refuse():
     broken = [m for m in messages if m.get("tool_call_id") != "c2"]  # an unanswered call
     assert "tool_call_id" in malformed({"messages": broken, "tools": TOOLS})
     assert "without tools" in malformed({"messages": messages})
-    assert "alternate" in malformed({"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]})
+    assert "alternate" in malformed(
+        {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
+    )
     assert malformed({"messages": messages, "tools": TOOLS}) is None
 
 
@@ -53,8 +63,9 @@ def test_the_server_refuses_what_providers_refuse():
 def test_compacted_views_are_accepted_by_a_strict_server(native, keep):
     messages = conversation(14)
     with OpenAIServer() as server:
-        model = LiteLLMModel("openai/test-model", api_base=server.url, api_key="sk-test", native_tools=native,
-                             max_retries=0)
+        model = LiteLLMModel(
+            "openai/test-model", api_base=server.url, api_key="sk-test", native_tools=native, max_retries=0
+        )
         for end in range(3, len(messages) + 1):  # every prefix a run would send: after a step's answers
             if end < len(messages) and messages[end]["role"] != "assistant":
                 continue
@@ -83,7 +94,10 @@ def test_the_prefix_is_byte_stable_between_folds():
     for end in range(3, len(messages) + 1):
         if end < len(messages) and messages[end]["role"] != "assistant":
             continue
-        view = [json.dumps({k: v for k, v in m.items() if k != "repofix_cache"}) for m in compact(messages[:end], keep)]
+        view = [
+            json.dumps({k: v for k, v in m.items() if k != "repofix_cache"})
+            for m in compact(messages[:end], keep)
+        ]
         if previous is not None and view[: len(previous)] != previous:
             changed += 1
         previous = view
@@ -118,12 +132,21 @@ def test_a_context_length_error_shrinks_the_view_and_retries_once():
 
 def test_the_context_window_is_never_exceeded(tmp_path):
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"local-llm": {"input_per_million": 1, "output_per_million": 2,
-                                                "max_input_tokens": 12000}}))
+    prices.write_text(
+        json.dumps(
+            {"local-llm": {"input_per_million": 1, "output_per_million": 2, "max_input_tokens": 12000}}
+        )
+    )
     messages = conversation(30)
     with OpenAIServer(count=True) as server:
-        model = LiteLLMModel("openai/local-llm", api_base=server.url, api_key="sk-test", native_tools=True,
-                             price_file=prices, max_tokens=1000)
+        model = LiteLLMModel(
+            "openai/local-llm",
+            api_base=server.url,
+            api_key="sk-test",
+            native_tools=True,
+            price_file=prices,
+            max_tokens=1000,
+        )
         assert model.context_window() == int((12000 - 1000) * 0.9)
         server.add(text("ok"))
         query(model, messages, TOOLS, keep=6)
@@ -133,14 +156,19 @@ def test_the_context_window_is_never_exceeded(tmp_path):
 def test_anthropic_requests_carry_cache_breakpoints_and_cached_tokens_are_priced():
     messages = conversation(14, observation="some output " * 200)
     with AnthropicServer() as server:
-        server.add(tool_use("shell", {"command": "ls"}, usage=Usage(200, 30, cache_read=5000, cache_write=800)))
-        model = LiteLLMModel("anthropic/claude-sonnet-4-5", api_base=server.url, api_key="sk-ant-test",
-                             native_tools=True)
+        server.add(
+            tool_use("shell", {"command": "ls"}, usage=Usage(200, 30, cache_read=5000, cache_write=800))
+        )
+        model = LiteLLMModel(
+            "anthropic/claude-sonnet-4-5", api_base=server.url, api_key="sk-ant-test", native_tools=True
+        )
         reply = query(model, messages, TOOLS, keep=3)
         body = server.bodies[0]
     assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
     marked = [i for i, m in enumerate(body["messages"]) if "cache_control" in json.dumps(m)]
-    assert len(marked) == 2 and marked[-1] == len(body["messages"]) - 1  # end of the folded prefix, newest turn
+    assert (
+        len(marked) == 2 and marked[-1] == len(body["messages"]) - 1
+    )  # end of the folded prefix, newest turn
     assert json.dumps(body).count("cache_control") <= 4
     assert '"repofix' not in json.dumps(body)  # our own keys never reach the provider
     assert (reply.input_tokens, reply.cached_tokens, reply.cache_write_tokens) == (6000, 5000, 800)
@@ -152,8 +180,13 @@ def test_an_anthropic_prompt_too_long_error_also_shrinks_and_retries():
     messages = conversation(10)
     with AnthropicServer() as server:
         server.add(too_long(), message("done"))
-        model = LiteLLMModel("anthropic/claude-sonnet-4-5", api_base=server.url, api_key="sk-ant-test",
-                             native_tools=True, max_retries=0)
+        model = LiteLLMModel(
+            "anthropic/claude-sonnet-4-5",
+            api_base=server.url,
+            api_key="sk-ant-test",
+            native_tools=True,
+            max_retries=0,
+        )
         assert query(model, messages, TOOLS, keep=6).content == "done"
         assert len(json.dumps(server.bodies[1])) < len(json.dumps(server.bodies[0]))
 

@@ -14,9 +14,12 @@ from repofix.agent.observe import LOG_PATH, Observer
 from repofix.models.tokens import count_text
 from repofix.sandboxes import Limits, open_sandbox
 
-LIMITS = Limits(memory_mb=512, pids=128, workspace_mb=64, tmp_mb=160, home_mb=64, output_bytes=64 * 1024,
-                timeout=120)
-FLOOD = "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('line %06d ' % i + 'x' * 89 + '\\n')\""
+LIMITS = Limits(
+    memory_mb=512, pids=128, workspace_mb=64, tmp_mb=160, home_mb=64, output_bytes=64 * 1024, timeout=120
+)
+FLOOD = (
+    "python3 -c \"import sys\nfor i in range(400000): sys.stdout.write('line %06d ' % i + 'x' * 89 + '\\n')\""
+)
 
 
 @pytest.fixture(scope="module", params=backend_params(("docker", "bwrap")))
@@ -68,7 +71,9 @@ def test_every_action_respects_its_budget(box, budget):
     observer = Observer(box, budget=budget)
     outputs = {
         "shell": execute.shell(box, Action("shell", {"command": "seq 1 200000"}), 60, observer, 1),
-        "python": execute.python(box, Action("python", {"code": "print('y' * 300000)\n1/0"}), 60, observer, 2),
+        "python": execute.python(
+            box, Action("python", {"code": "print('y' * 300000)\n1/0"}), 60, observer, 2
+        ),
         "view": execute.view(box, Action("view", {"path": "big.txt"}), observer),
         "edit-like": observer.bound("z " * 50000, 3, "edit"),
     }
@@ -82,7 +87,9 @@ def test_every_action_respects_its_budget(box, budget):
 
 def test_small_outputs_are_shown_whole_without_a_file(box):
     observer = Observer(box, budget=2000)
-    assert execute.shell(box, Action("shell", {"command": "echo hello; false"}), 60, observer) == \
-        "hello\n[exit code 1]"
+    assert (
+        execute.shell(box, Action("shell", {"command": "echo hello; false"}), 60, observer)
+        == "hello\n[exit code 1]"
+    )
     view = execute.view(box, Action("view", {"path": "small.py"}), observer)
     assert view == "small.py (lines 1-2 of 2)\n    1  def f():\n    2      return 1"

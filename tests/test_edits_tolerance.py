@@ -258,7 +258,11 @@ def _with_made_up_context(real: int, made_up: int) -> str:
     """A hunk over the file's lines v0.. v{real-1} (the last one changed), with `made_up` context
     lines the file does not have after its first line."""
     kept = [f"    v{i} = {i}" for i in range(real)]
-    body = [" " + kept[0], *(f"     made_up_{k} = {k}" for k in range(made_up)), *(" " + t for t in kept[1:-1])]
+    body = [
+        " " + kept[0],
+        *(f"     made_up_{k} = {k}" for k in range(made_up)),
+        *(" " + t for t in kept[1:-1]),
+    ]
     body += ["-" + kept[-1], "+" + kept[-1].replace("= ", "= 100 + ")]
     n = real + made_up
     return diff("\n".join(body) + "\n", f"@@ -2,{n} +2,{n - made_up} @@")

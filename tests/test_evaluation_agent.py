@@ -29,11 +29,31 @@ def test_model_mode_runs_the_agent_then_grades_its_patch(tmp_path, monkeypatch):
     spec = tmp_path / "task.yaml"
     spec.write_text(yaml.safe_dump(task.model_dump(exclude_none=True), sort_keys=False))
     script = tmp_path / "script.yaml"
-    script.write_text(yaml.safe_dump([edit("mathx.py", "    return a - b", "    return a + b"),
-                                      {"content": "Done.", "tool": "submit", "arguments": {}, "cost": 0.25}]))
+    script.write_text(
+        yaml.safe_dump(
+            [
+                edit("mathx.py", "    return a - b", "    return a + b"),
+                {"content": "Done.", "tool": "submit", "arguments": {}, "cost": 0.25},
+            ]
+        )
+    )
     out = tmp_path / "run"
-    result = CliRunner().invoke(main, ["eval", "run", str(spec), "--model", f"scripted:{script}",
-                                       "--sandbox", "bwrap", "--out", str(out), "-q"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        [
+            "eval",
+            "run",
+            str(spec),
+            "--model",
+            f"scripted:{script}",
+            "--sandbox",
+            "bwrap",
+            "--out",
+            str(out),
+            "-q",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "report.json").read_text())
     assert summary["resolved_ids"] == ["mathx-add"], summary["tasks"]

@@ -30,23 +30,38 @@ def test_image_per_recipe_built_once_and_build_failure_is_an_infrastructure_erro
         "\n\ndef test_environment():\n"
         "    import os\n"
         f"    assert open('/opt/venv/repofix-marker.txt').read() == {marker!r}\n"
-        "    assert os.listdir('/sys/class/net') == ['lo']  # network cut after the build\n")
-    setup = ["test -f mathx.py",  # the repository is there during setup
-             f"python3 -c \"open('/opt/venv/repofix-marker.txt', 'w').write('{marker}')\""]
-    common = dict(environment={"python": "3.11", "setup": setup},
-                  test_patch=diff("tests/test_mathx.py", VISIBLE_TESTS, checks),
-                  FAIL_TO_PASS=["tests/test_mathx.py::test_add", "tests/test_mathx.py::test_environment"],
-                  patch=diff("mathx.py", BUGGY, FIXED))
-    tasks = [make_task(id="env-a", **common), make_task(id="env-b", **common),
-             make_task(id="env-broken", environment={"setup": [f"echo {marker}", "exit 3"]})]
+        "    assert os.listdir('/sys/class/net') == ['lo']  # network cut after the build\n"
+    )
+    setup = [
+        "test -f mathx.py",  # the repository is there during setup
+        f"python3 -c \"open('/opt/venv/repofix-marker.txt', 'w').write('{marker}')\"",
+    ]
+    common = dict(
+        environment={"python": "3.11", "setup": setup},
+        test_patch=diff("tests/test_mathx.py", VISIBLE_TESTS, checks),
+        FAIL_TO_PASS=["tests/test_mathx.py::test_add", "tests/test_mathx.py::test_environment"],
+        patch=diff("mathx.py", BUGGY, FIXED),
+    )
+    tasks = [
+        make_task(id="env-a", **common),
+        make_task(id="env-b", **common),
+        make_task(id="env-broken", environment={"setup": [f"echo {marker}", "exit 3"]}),
+    ]
     notes: list[str] = []
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=notes.append)
     tags = {environments.describe(t).removeprefix("docker:") for t in tasks}
     assert len(tags) == 2  # one recipe for env-a and env-b, another for the broken one
     try:
         with ResultsStore(tmp_path / "run") as store:
-            outcome = run_evaluation(tasks, GoldSource(), store, environments, tmp_path / "run",
-                                     RunOptions(jobs=2, timeout=120), Progress(len(tasks), quiet=True))
+            outcome = run_evaluation(
+                tasks,
+                GoldSource(),
+                store,
+                environments,
+                tmp_path / "run",
+                RunOptions(jobs=2, timeout=120),
+                Progress(len(tasks), quiet=True),
+            )
             results = store.latest()
         assert outcome.graded == 3 and not outcome.stopped
         assert results["env-a"].status is Status.RESOLVED, results["env-a"].detail
@@ -72,8 +87,12 @@ def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monk
     tag = environments.describe(task).removeprefix("docker:")
 
     def build_containers() -> list[str]:
-        listed = subprocess.run(["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
-                                capture_output=True, text=True, check=True).stdout
+        listed = subprocess.run(
+            ["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         return [line.split()[0] for line in listed.splitlines() if marker in line]
 
     seen: set[str] = set()  # the build container, watched while it hangs: proves the filter finds it
@@ -88,8 +107,15 @@ def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monk
     watcher.start()
     try:
         with ResultsStore(tmp_path / "run") as store:
-            run_evaluation([task], GoldSource(), store, environments, tmp_path / "run", RunOptions(jobs=1, timeout=60),
-                           Progress(1, quiet=True))
+            run_evaluation(
+                [task],
+                GoldSource(),
+                store,
+                environments,
+                tmp_path / "run",
+                RunOptions(jobs=1, timeout=60),
+                Progress(1, quiet=True),
+            )
             result = store.latest()["env-hangs"]
         building.set()
         watcher.join()  # before any assertion: `seen` is complete and the thread is gone

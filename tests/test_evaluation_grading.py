@@ -25,22 +25,32 @@ VISIBLE_TESTS = (
     "@pytest.mark.skip(reason='not on this platform')\ndef test_skipped():\n    assert False\n"
 )
 HIDDEN_TESTS = VISIBLE_TESTS.replace("from mathx import mul", "from mathx import add, mul") + (
-    "\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+)
 
 
 def diff(path: str, old: str | None, new: str | None) -> str:
     """A unified diff as git writes it (None = the file does not exist on that side)."""
-    lines = difflib.unified_diff((old or "").splitlines(True), (new or "").splitlines(True),
-                                 "/dev/null" if old is None else f"a/{path}",
-                                 "/dev/null" if new is None else f"b/{path}")
+    lines = difflib.unified_diff(
+        (old or "").splitlines(True),
+        (new or "").splitlines(True),
+        "/dev/null" if old is None else f"a/{path}",
+        "/dev/null" if new is None else f"b/{path}",
+    )
     return f"diff --git a/{path} b/{path}\n" + "".join(lines)
 
 
 def make_task(**changes) -> Task:
     fields = dict(
-        id="mathx-add", problem_statement="add() subtracts",
-        repo={"files": {"pytest.ini": "[pytest]\npythonpath = .\n", "mathx.py": BUGGY,
-                        "tests/test_mathx.py": VISIBLE_TESTS}},
+        id="mathx-add",
+        problem_statement="add() subtracts",
+        repo={
+            "files": {
+                "pytest.ini": "[pytest]\npythonpath = .\n",
+                "mathx.py": BUGGY,
+                "tests/test_mathx.py": VISIBLE_TESTS,
+            }
+        },
         FAIL_TO_PASS=["tests/test_mathx.py::test_add"],
         PASS_TO_PASS=["tests/test_mathx.py::test_mul", "tests/test_mathx.py::test_skipped"],
         test_patch=diff("tests/test_mathx.py", VISIBLE_TESTS, HIDDEN_TESTS),
@@ -68,9 +78,15 @@ def test_gold_resolves_with_skipped_pass_to_pass_and_reports_swebench_fields(env
     report = result.swebench_report()["mathx-add"]
     assert report["patch_is_None"] is False and report["patch_exists"] is True
     assert report["patch_successfully_applied"] is True and report["resolved"] is True
-    assert report["tests_status"]["FAIL_TO_PASS"] == {"success": ["tests/test_mathx.py::test_add"], "failure": []}
+    assert report["tests_status"]["FAIL_TO_PASS"] == {
+        "success": ["tests/test_mathx.py::test_add"],
+        "failure": [],
+    }
     # The skipped PASS_TO_PASS test counts neither way, as in SWE-bench.
-    assert report["tests_status"]["PASS_TO_PASS"] == {"success": ["tests/test_mathx.py::test_mul"], "failure": []}
+    assert report["tests_status"]["PASS_TO_PASS"] == {
+        "success": ["tests/test_mathx.py::test_mul"],
+        "failure": [],
+    }
     assert Path(result.log_path).is_file()
 
 
@@ -84,15 +100,24 @@ def test_empty_patch_is_graded_and_unresolved(environments, tmp_path):
 ADD, MUL = "tests/test_mathx.py::test_add", "tests/test_mathx.py::test_mul"
 
 
-@pytest.mark.parametrize("candidate, fail_to_pass, pass_to_pass", [
-    pytest.param(FIXED.replace("return a * b", "return a * b + 1"),
-                 {"success": [ADD], "failure": []}, {"success": [], "failure": [MUL]},
-                 id="fix-that-breaks-a-pass-to-pass-test"),
-    # The candidate makes the target test skip itself instead of passing.
-    pytest.param(BUGGY.replace("    return a - b", "    import pytest\n    pytest.skip('later')"),
-                 {"success": [], "failure": [ADD]}, {"success": [MUL], "failure": []},
-                 id="fail-to-pass-test-skips-itself"),
-])
+@pytest.mark.parametrize(
+    "candidate, fail_to_pass, pass_to_pass",
+    [
+        pytest.param(
+            FIXED.replace("return a * b", "return a * b + 1"),
+            {"success": [ADD], "failure": []},
+            {"success": [], "failure": [MUL]},
+            id="fix-that-breaks-a-pass-to-pass-test",
+        ),
+        # The candidate makes the target test skip itself instead of passing.
+        pytest.param(
+            BUGGY.replace("    return a - b", "    import pytest\n    pytest.skip('later')"),
+            {"success": [], "failure": [ADD]},
+            {"success": [MUL], "failure": []},
+            id="fail-to-pass-test-skips-itself",
+        ),
+    ],
+)
 def test_candidate_is_unresolved(candidate, fail_to_pass, pass_to_pass, environments, tmp_path):
     result = run(make_task(), diff("mathx.py", BUGGY, candidate), environments, tmp_path)
     assert result.status is Status.UNRESOLVED
@@ -107,7 +132,8 @@ def test_candidate_that_edits_the_tests_is_graded_on_the_original_tests(environm
     # and weakens a protected file. Both are put back before the test patch applies.
     lenient = HIDDEN_TESTS.replace("add(2, 3) == 5", "add(2, 3) == -1")
     cheat = diff("tests/test_mathx.py", VISIBLE_TESTS, lenient) + diff(
-        "pytest.ini", "[pytest]\npythonpath = .\n", "[pytest]\npythonpath = .\naddopts = -p no:python\n")
+        "pytest.ini", "[pytest]\npythonpath = .\n", "[pytest]\npythonpath = .\naddopts = -p no:python\n"
+    )
     result = run(task, cheat, environments, tmp_path)
     assert result.patch_successfully_applied
     assert result.status is Status.UNRESOLVED
@@ -119,8 +145,10 @@ def test_candidate_that_edits_the_tests_is_graded_on_the_original_tests(environm
 
 def test_candidate_creating_a_hidden_test_file_does_not_shadow_it(environments, tmp_path):
     hidden = "from mathx import add\n\n\ndef test_add_hidden():\n    assert add(1, 1) == 2\n"
-    task = make_task(test_patch=diff("tests/test_hidden.py", None, hidden),
-                     FAIL_TO_PASS=["tests/test_hidden.py::test_add_hidden"])
+    task = make_task(
+        test_patch=diff("tests/test_hidden.py", None, hidden),
+        FAIL_TO_PASS=["tests/test_hidden.py::test_add_hidden"],
+    )
     fake = "def test_add_hidden():\n    pass\n"
     result = run(task, diff("tests/test_hidden.py", None, fake), environments, tmp_path)
     assert result.status is Status.UNRESOLVED, result.detail
@@ -166,7 +194,10 @@ def test_apply_patch_falls_back_to_fuzz_and_restore_puts_files_back(tmp_path):
     with pytest.raises(PatchError, match="git apply"):
         apply_patch(tree, diff("pkg/other.py", "x = 1\n", "x = 2\n"))
     (tree / "pkg" / "new.py").write_text("extra\n")
-    assert sorted(restore(tree, base, ["pkg/m.py", "pkg/new.py", "pkg/absent.py"])) == ["pkg/m.py", "pkg/new.py"]
+    assert sorted(restore(tree, base, ["pkg/m.py", "pkg/new.py", "pkg/absent.py"])) == [
+        "pkg/m.py",
+        "pkg/new.py",
+    ]
     assert (tree / "pkg" / "m.py").read_text() == (base / "pkg" / "m.py").read_text()
     assert not (tree / "pkg" / "new.py").exists()
 
@@ -174,10 +205,16 @@ def test_apply_patch_falls_back_to_fuzz_and_restore_puts_files_back(tmp_path):
 def git(cwd: Path, *args: str) -> str:
     import subprocess
 
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def test_github_task_is_graded_from_a_mirror_folder(environments, tmp_path):
@@ -193,9 +230,15 @@ def test_github_task_is_graded_from_a_mirror_folder(environments, tmp_path):
     (clone / "mathx.py").write_text("later history the task must not see\n")
     git(clone, "commit", "-q", "-am", "later")
     task = make_task(repo={"github": "acme/mathx"}, base_commit=base)
-    result = grade(task, Candidate(task.patch, "test"), environments, log_dir=tmp_path / "t",
-                   mirror=tmp_path / "mirror")
+    result = grade(
+        task, Candidate(task.patch, "test"), environments, log_dir=tmp_path / "t", mirror=tmp_path / "mirror"
+    )
     assert result.status is Status.RESOLVED, result.detail
-    missing = grade(task, Candidate(task.patch, "test"), environments, log_dir=tmp_path / "t",
-                    mirror=tmp_path / "empty-mirror")
+    missing = grade(
+        task,
+        Candidate(task.patch, "test"),
+        environments,
+        log_dir=tmp_path / "t",
+        mirror=tmp_path / "empty-mirror",
+    )
     assert missing.status is Status.ERROR and "no clone of acme/mathx" in missing.detail

@@ -54,14 +54,22 @@ def slow_tasks(tmp_path: Path) -> Path:
         task = folder / f"slow-{n}"
         shutil.copytree(BUNDLED / name, task, ignore=shutil.ignore_patterns("__pycache__"))
         spec = task / "task.yaml"
-        spec.write_text(re.sub(r"(?m)^id: .*$", f"id: slow-{n}", spec.read_text(encoding="utf-8")), encoding="utf-8")
+        spec.write_text(
+            re.sub(r"(?m)^id: .*$", f"id: slow-{n}", spec.read_text(encoding="utf-8")), encoding="utf-8"
+        )
         (task / "repo" / "conftest.py").write_text("import time\n\ntime.sleep(6)\n", encoding="utf-8")
     return folder
 
 
 def run(*args: str, **popen) -> subprocess.Popen:
-    return subprocess.Popen([*CLI, *args], env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **popen)
+    return subprocess.Popen(
+        [*CLI, *args],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **popen,
+    )
 
 
 def finish(process: subprocess.Popen, timeout: float = 300) -> tuple[int, str]:
@@ -81,8 +89,20 @@ def attempts(out: Path) -> Counter:
 
 def containers() -> dict[str, int]:
     """Every repofix sandbox container on the engine: id -> owner pid."""
-    listed = subprocess.run(["docker", "ps", "-a", "--filter", "label=org.repofix.sandbox", "--format",
-                             '{{.ID}} {{.Label "org.repofix.owner-pid"}}'], capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        [
+            "docker",
+            "ps",
+            "-a",
+            "--filter",
+            "label=org.repofix.sandbox",
+            "--format",
+            '{{.ID}} {{.Label "org.repofix.owner-pid"}}',
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     found = {}
     for line in listed.stdout.splitlines():
         cid, _, owner = line.partition(" ")
@@ -109,8 +129,12 @@ def wait_for_sandbox(cluster: LocalRayCluster, process: subprocess.Popen, node: 
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize(("mode", "client"), [("gold", False), ("empty", True)], ids=["gold", "empty-ray-client"])
-def test_bundled_tasks_through_ray_get_the_local_executors_verdicts(cluster, tmp_path: Path, mode: str, client: bool):
+@pytest.mark.parametrize(
+    ("mode", "client"), [("gold", False), ("empty", True)], ids=["gold", "empty-ray-client"]
+)
+def test_bundled_tasks_through_ray_get_the_local_executors_verdicts(
+    cluster, tmp_path: Path, mode: str, client: bool
+):
     """--gold joins the cluster as a driver on its head node (HOST:PORT); --empty through Ray Client
     (ray://HOST:PORT), as from a laptop outside the cluster."""
     ids = [arg for name in SUBSET for arg in ("--ids", name)]
@@ -118,8 +142,17 @@ def test_bundled_tasks_through_ray_get_the_local_executors_verdicts(cluster, tmp
     code, output = finish(local)
     assert code == 0, output
     address = cluster.client_address if client else cluster.address
-    on_ray = run(str(BUNDLED), f"--{mode}", *ids, "--executor", "ray", "--address", address,
-                 "--out", str(tmp_path / "ray"))
+    on_ray = run(
+        str(BUNDLED),
+        f"--{mode}",
+        *ids,
+        "--executor",
+        "ray",
+        "--address",
+        address,
+        "--out",
+        str(tmp_path / "ray"),
+    )
     code, output = finish(on_ray)
     assert code == 0, output
     expected = "resolved" if mode == "gold" else "unresolved"
@@ -135,7 +168,9 @@ def test_bundled_tasks_through_ray_get_the_local_executors_verdicts(cluster, tmp
 
 
 @pytest.mark.timeout(900)
-def test_ctrl_c_and_a_killed_head_lose_nothing_and_resume_grades_each_task_once(cluster, slow_tasks, tmp_path):
+def test_ctrl_c_and_a_killed_head_lose_nothing_and_resume_grades_each_task_once(
+    cluster, slow_tasks, tmp_path
+):
     out = tmp_path / "run"
     common = [str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)]
     first = run(*common)
@@ -161,8 +196,22 @@ def test_ctrl_c_and_a_killed_head_lose_nothing_and_resume_grades_each_task_once(
 @pytest.mark.timeout(600)
 def test_a_task_over_its_time_limit_is_stopped_on_its_node_with_its_sandbox(cluster, slow_tasks, tmp_path):
     (slow_tasks / "slow-1" / "repo" / "conftest.py").write_text("import time\n\ntime.sleep(600)\n")
-    process = run(str(slow_tasks), "--gold", "--ids", "slow-1", "--executor", "ray", "--address", cluster.address,
-                  "--task-limit", "5", "--timeout", "900", "--out", str(tmp_path / "run"))
+    process = run(
+        str(slow_tasks),
+        "--gold",
+        "--ids",
+        "slow-1",
+        "--executor",
+        "ray",
+        "--address",
+        cluster.address,
+        "--task-limit",
+        "5",
+        "--timeout",
+        "900",
+        "--out",
+        str(tmp_path / "run"),
+    )
     code, output = finish(process)
     assert code == 1, output
     with ResultsStore(tmp_path / "run") as store:
@@ -182,28 +231,35 @@ def test_an_environment_image_is_built_once_per_host_and_reused(cluster, tmp_pat
         shutil.copytree(BUNDLED / "calc-power-assoc", task, ignore=shutil.ignore_patterns("__pycache__"))
         spec = task / "task.yaml"
         text = re.sub(r"(?m)^id: .*$", f"id: env-{n}", spec.read_text(encoding="utf-8"))
-        text = text.replace('environment: {python: "3.11", setup: []}',
-                            f'environment: {{python: "3.11", setup: ["echo {marker}"]}}')
+        text = text.replace(
+            'environment: {python: "3.11", setup: []}',
+            f'environment: {{python: "3.11", setup: ["echo {marker}"]}}',
+        )
         spec.write_text(text.replace("repo: {path: repo}", "repo: {path: ../env-1/repo}"), encoding="utf-8")
     out = tmp_path / "run"
     try:
-        code, output = finish(run(str(folder), "--gold", "--executor", "ray", "--address", cluster.address,
-                                  "--out", str(out)))
+        code, output = finish(
+            run(str(folder), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out))
+        )
         assert code == 0, output
         assert verdicts(out) == {"env-1": "resolved", "env-2": "resolved"}
         assert len(re.findall(r"\] building environment repofix-env:", output)) == 1, output
         assert len(list((out / "logs").glob("build-*.log"))) == 1  # the build log came back to the head
     finally:
         for log in (out / "logs").glob("build-*.log"):
-            subprocess.run(["docker", "image", "rm", "-f", f"repofix-env:{log.stem.removeprefix('build-')}"],
-                           capture_output=True)
+            subprocess.run(
+                ["docker", "image", "rm", "-f", f"repofix-env:{log.stem.removeprefix('build-')}"],
+                capture_output=True,
+            )
 
 
 @pytest.mark.timeout(900)
 def test_a_lost_worker_node_has_its_task_retried_elsewhere_and_counted_once(cluster, slow_tasks, tmp_path):
     """Runs last: the cluster has one node less afterwards."""
     out = tmp_path / "run"
-    process = run(str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out))
+    process = run(
+        str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)
+    )
     wait_for_sandbox(cluster, process, node=1)  # a task is mid-grading on the worker node
     cluster.kill_node(1)
     code, output = finish(process)
@@ -215,17 +271,38 @@ def test_a_lost_worker_node_has_its_task_retried_elsewhere_and_counted_once(clus
 
 def test_without_ray_the_error_says_how_to_install_it(tmp_path: Path):
     blocked = "import sys; sys.modules['ray'] = None; from repofix.cli import main; main()"
-    done = subprocess.run([sys.executable, "-c", blocked, "eval", "run", str(BUNDLED), "--gold", "--executor", "ray",
-                           "--out", str(tmp_path / "run")], env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            blocked,
+            "eval",
+            "run",
+            str(BUNDLED),
+            "--gold",
+            "--executor",
+            "ray",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "pip install 'repofix[ray]'" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "run").exists()
 
 
 def test_address_needs_the_ray_executor(tmp_path: Path):
-    done = subprocess.run([*CLI, str(BUNDLED), "--gold", "--address", "auto", "--out", str(tmp_path / "run")],
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*CLI, str(BUNDLED), "--gold", "--address", "auto", "--out", str(tmp_path / "run")],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "--address needs --executor ray" in done.stderr
 
@@ -234,9 +311,25 @@ def test_address_needs_the_ray_executor(tmp_path: Path):
 def test_an_address_where_no_cluster_answers_is_a_clear_error(tmp_path: Path, address: str):
     if importlib.util.find_spec("ray") is None:
         pytest.skip("ray is not installed")
-    done = subprocess.run([*CLI, str(BUNDLED), "--gold", "--executor", "ray", "--address", address,
-                           "--out", str(tmp_path / "run")], env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            *CLI,
+            str(BUNDLED),
+            "--gold",
+            "--executor",
+            "ray",
+            "--address",
+            address,
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert ("no Ray cluster answers at" in done.stderr) or ("expected auto, HOST:PORT" in done.stderr), done.stderr
+    assert ("no Ray cluster answers at" in done.stderr) or ("expected auto, HOST:PORT" in done.stderr), (
+        done.stderr
+    )

@@ -81,10 +81,17 @@ def test_gold_resolves_every_task_and_writes_swebench_outputs(gold_run, hef):
     tasks = {t.id: t for t in load_tasks([SWE, hef])}
     predictions = read_predictions(gold_run / "predictions.jsonl")
     assert len(predictions) == 14
-    assert all(p.model_patch == tasks[p.instance_id].patch and p.model_name_or_path == "gold" for p in predictions)
+    assert all(
+        p.model_patch == tasks[p.instance_id].patch and p.model_name_or_path == "gold" for p in predictions
+    )
     per_task = json.loads((gold_run / "tasks" / "humanevalfix-python-3" / "report.json").read_text())
     assert set(per_task["humanevalfix-python-3"]) == {
-        "patch_is_None", "patch_exists", "patch_successfully_applied", "resolved", "tests_status"}
+        "patch_is_None",
+        "patch_exists",
+        "patch_successfully_applied",
+        "resolved",
+        "tests_status",
+    }
     assert "**Resolved 14 of 14 (100.0%)**" in (gold_run / "report.md").read_text()
     try:
         import matplotlib  # noqa: F401
@@ -120,13 +127,27 @@ def test_report_is_remade_from_the_store(gold_run):
 def test_predictions_mode_grades_only_predicted_tasks(tmp_path, hef):
     require_backend("bwrap")
     tasks = {t.id: t for t in load_tasks([hef])}
-    file = write_predictions(tmp_path / "preds.jsonl", [
-        Prediction(HEF_IDS[0], "some-agent", tasks[HEF_IDS[0]].patch),
-        Prediction(HEF_IDS[1], "some-agent", ""),
-    ])
+    file = write_predictions(
+        tmp_path / "preds.jsonl",
+        [
+            Prediction(HEF_IDS[0], "some-agent", tasks[HEF_IDS[0]].patch),
+            Prediction(HEF_IDS[1], "some-agent", ""),
+        ],
+    )
     out = tmp_path / "run"
-    result = eval_cli("run", str(hef), "--predictions", str(file), "--sandbox", "bwrap", "--out", str(out), "-q",
-                      "--limit", "5")
+    result = eval_cli(
+        "run",
+        str(hef),
+        "--predictions",
+        str(file),
+        "--sandbox",
+        "bwrap",
+        "--out",
+        str(out),
+        "-q",
+        "--limit",
+        "5",
+    )
     assert result.exit_code == 0, result.output
     summary = report(out)
     assert summary["run"]["model_name"] == "some-agent"
@@ -158,8 +179,13 @@ def test_kill_9_then_resume_matches_the_uninterrupted_run(gold_run, hef, tmp_pat
     args = run_args(out, hef, "--gold", HEF_IDS)
     command = [sys.executable, "-c", "from repofix.cli import main; main()", "eval", *args]
     scratch = tmp_path / "scratch"  # what the killed workers cannot clean up stays in the test's folder
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               env={**os.environ, "REPOFIX_SCRATCH": str(scratch)})
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "REPOFIX_SCRATCH": str(scratch)},
+    )
     deadline = time.monotonic() + 240
     while len(rows(out / "results.sqlite")) < 3 and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -180,9 +206,17 @@ def test_kill_9_then_resume_matches_the_uninterrupted_run(gold_run, hef, tmp_pat
     assert sorted(after) == sorted((task_id, 1) for task_id in HEF_IDS)  # each task once, nothing twice
     assert set(before) <= set(after)  # nothing finished was lost
     killed, uninterrupted = report(out), report(gold_run)
-    assert killed["resolved_ids"] == [t for t in uninterrupted["resolved_ids"] if t in HEF_IDS] or \
-        sorted(killed["resolved_ids"]) == sorted(t for t in uninterrupted["resolved_ids"] if t in HEF_IDS)
-    assert killed["by_status"] == {"resolved": 10, "unresolved": 0, "patch_failed": 0, "env_failed": 0,
-                                   "timeout": 0, "error": 0}
+    assert killed["resolved_ids"] == [t for t in uninterrupted["resolved_ids"] if t in HEF_IDS] or sorted(
+        killed["resolved_ids"]
+    ) == sorted(t for t in uninterrupted["resolved_ids"] if t in HEF_IDS)
+    assert killed["by_status"] == {
+        "resolved": 10,
+        "unresolved": 0,
+        "patch_failed": 0,
+        "env_failed": 0,
+        "timeout": 0,
+        "error": 0,
+    }
     assert {t: row["status"] for t, row in killed["tasks"].items()} == {
-        t: row["status"] for t, row in uninterrupted["tasks"].items() if t in HEF_IDS}
+        t: row["status"] for t, row in uninterrupted["tasks"].items() if t in HEF_IDS
+    }

@@ -20,8 +20,17 @@ from repofix.tasks import Task
 
 
 def tasks(n: int) -> list[Task]:
-    return [Task.model_validate({"id": f"t{i}", "problem_statement": "x", "repo": {"files": {"a.py": ""}},
-                                 "FAIL_TO_PASS": ["test_a.py::test_a"]}) for i in range(n)]
+    return [
+        Task.model_validate(
+            {
+                "id": f"t{i}",
+                "problem_statement": "x",
+                "repo": {"files": {"a.py": ""}},
+                "FAIL_TO_PASS": ["test_a.py::test_a"],
+            }
+        )
+        for i in range(n)
+    ]
 
 
 class ScriptedAgent:
@@ -39,10 +48,19 @@ class ScriptedAgent:
 
 def evaluate(folder: Path, source, task_list, **options):
     with ResultsStore(folder) as store:
-        store.set_meta({"mode": source.mode, "model_name": source.name, "task_ids": [t.id for t in task_list]})
+        store.set_meta(
+            {"mode": source.mode, "model_name": source.name, "task_ids": [t.id for t in task_list]}
+        )
         progress = Progress(len(task_list), quiet=True)
-        outcome = run_evaluation(task_list, source, store, Environments("none", Limits(), folder / "logs"),
-                                 folder, RunOptions(**options), progress)
+        outcome = run_evaluation(
+            task_list,
+            source,
+            store,
+            Environments("none", Limits(), folder / "logs"),
+            folder,
+            RunOptions(**options),
+            progress,
+        )
         return outcome, store.latest(), store.total_cost(), progress
 
 
@@ -79,7 +97,11 @@ def test_store_rows_survive_reopening_and_use_wal(tmp_path):
         assert store.record(TaskResult("a", Status.UNRESOLVED, "m")) == 2
     with ResultsStore(tmp_path) as store:
         latest = store.latest()
-        assert list(latest) == ["a", "b"] and latest["a"].attempt == 2 and latest["a"].status is Status.UNRESOLVED
+        assert (
+            list(latest) == ["a", "b"]
+            and latest["a"].attempt == 2
+            and latest["a"].status is Status.UNRESOLVED
+        )
         assert store.total_cost() == 0.5 and store.attempts() == 3
     with sqlite3.connect(tmp_path / "results.sqlite") as db:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
@@ -106,7 +128,10 @@ class Terminal(io.StringIO):
 
 
 def test_progress_line_is_rewritten_on_a_terminal_and_one_line_per_task_elsewhere():
-    results = [TaskResult("a", Status.RESOLVED, "m", cost=0.5), TaskResult("b", Status.TIMEOUT, "m", detail="slow")]
+    results = [
+        TaskResult("a", Status.RESOLVED, "m", cost=0.5),
+        TaskResult("b", Status.TIMEOUT, "m", detail="slow"),
+    ]
     screen, log = Terminal(), io.StringIO()
     for stream in (screen, log):
         progress = Progress(3, stream=stream)
@@ -114,7 +139,10 @@ def test_progress_line_is_rewritten_on_a_terminal_and_one_line_per_task_elsewher
             progress.finished(result)
         progress.close()
     assert screen.getvalue().count("\r\033[K") == 2 and "  b: timeout (0.0s): slow\n" in screen.getvalue()
-    assert screen.getvalue().endswith("[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s)\n")
+    assert screen.getvalue().endswith(
+        "[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s)\n"
+    )
     assert log.getvalue().splitlines() == [
         "[1/3] resolved 1 (100%) · infra errors 0 · cost $0.50 · a: resolved (0.0s)",
-        "[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s) - slow"]
+        "[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s) - slow",
+    ]

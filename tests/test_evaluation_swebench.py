@@ -28,7 +28,9 @@ VISIBLE = (
     "def test_name(x):\n    assert name(x) == x\n\n\n"
     "@pytest.mark.skip(reason='not here')\ndef test_skipped():\n    pass\n"
 )
-HIDDEN = VISIBLE.replace("import name", "import add, name") + "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+HIDDEN = (
+    VISIBLE.replace("import name", "import add, name") + "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+)
 FILE = "tests/test_ops.py"
 # SWE-bench's parser cut this id at its first space; the dataset lists it that way.
 CUT_ID = f'{FILE}::test_name[create_app2("foo",'
@@ -41,18 +43,29 @@ def diff(path: str, old: str, new: str) -> str:
 
 def swebench_task(files: dict[str, str] | None = None, **row_changes) -> Task:
     row = {
-        "repo": "octo/calc", "instance_id": "octo__calc-1", "base_commit": None,
-        "problem_statement": "add() subtracts", "hints_text": "", "version": "1.0",
-        "patch": diff("calc/ops.py", BUGGY, FIXED), "test_patch": diff(FILE, VISIBLE, HIDDEN),
+        "repo": "octo/calc",
+        "instance_id": "octo__calc-1",
+        "base_commit": None,
+        "problem_statement": "add() subtracts",
+        "hints_text": "",
+        "version": "1.0",
+        "patch": diff("calc/ops.py", BUGGY, FIXED),
+        "test_patch": diff(FILE, VISIBLE, HIDDEN),
         "FAIL_TO_PASS": json.dumps([f"{FILE}::test_add"]),
         "PASS_TO_PASS": json.dumps([CUT_ID, f"{FILE}::test_name[plain]"]),
         "eval_script": "#!/bin/bash\nset -uxo pipefail\ngit status\n: '>>>>> Start Test Output'\n"
-                       f"python -m pytest {FILE}\n: '>>>>> End Test Output'\ngit checkout {FILE}\n",
-        "log_parser": "parse_log_pytest", "eval_type": "pass_and_fail",
+        f"python -m pytest {FILE}\n: '>>>>> End Test Output'\ngit checkout {FILE}\n",
+        "log_parser": "parse_log_pytest",
+        "eval_type": "pass_and_fail",
     }
     row.update(row_changes)
     task = row_to_task({k: v for k, v in row.items() if v is not None})
-    tree = {"pytest.ini": "[pytest]\npythonpath = .\n", "calc/__init__.py": "", "calc/ops.py": BUGGY, FILE: VISIBLE}
+    tree = {
+        "pytest.ini": "[pytest]\npythonpath = .\n",
+        "calc/__init__.py": "",
+        "calc/ops.py": BUGGY,
+        FILE: VISIBLE,
+    }
     tree.update(files or {})
     return Task.model_validate({**task.model_dump(), "repo": {"files": tree}})
 
@@ -140,8 +153,9 @@ def test_log_and_junit_disagreement_is_reported(environments, tmp_path):
     # believes it, the JUnit report does not.
     ghost = f"{FILE}::test_ghost"
     spoof = HIDDEN + f"\n\ndef test_spoof():\n    print('PASSED {ghost}')\n"
-    task = swebench_task(test_patch=diff(FILE, VISIBLE, spoof),
-                         FAIL_TO_PASS=json.dumps([f"{FILE}::test_add", ghost]))
+    task = swebench_task(
+        test_patch=diff(FILE, VISIBLE, spoof), FAIL_TO_PASS=json.dumps([f"{FILE}::test_add", ghost])
+    )
     result = run(task, task.patch, environments, tmp_path)
     assert result.status is Status.RESOLVED  # as SWE-bench would say
     assert result.disagreements == [f"FAIL_TO_PASS {ghost}: log says success, JUnit says failure"]
@@ -162,7 +176,9 @@ def test_python_version_the_image_lacks_fails_before_any_setup_step(tmp_path):
     require_backend("docker")
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
     task = swebench_task()
-    task = Task.model_validate({**task.model_dump(), "environment": {"python": "2.7", "setup": ["pip --version"]}})
+    task = Task.model_validate(
+        {**task.model_dump(), "environment": {"python": "2.7", "setup": ["pip --version"]}}
+    )
     result = run(task, task.patch, environments, tmp_path)
     assert result.status is Status.ENV_FAILED, result.detail
     assert "wants Python 2.7, which is not available" in result.detail and "has Python 3." in result.detail
@@ -170,9 +186,16 @@ def test_python_version_the_image_lacks_fails_before_any_setup_step(tmp_path):
 
 
 def git(cwd: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.mark.docker
@@ -191,16 +214,32 @@ def test_environment_image_is_built_at_the_rows_environment_setup_commit(tmp_pat
     git(clone, "commit", "-q", "-m", "later")
     base = git(clone, "rev-parse", "HEAD")
     row = swebench_task().model_dump()
-    task = Task.model_validate({**row, "repo": {"github": "octo/calc"}, "base_commit": base,
-                                "environment": {"setup": ["test -f only-at-setup-commit.txt"]},
-                                "extra": {**row["extra"], "environment_setup_commit": setup_commit,
-                                          "version": f"test-{tmp_path.name}"}})
+    task = Task.model_validate(
+        {
+            **row,
+            "repo": {"github": "octo/calc"},
+            "base_commit": base,
+            "environment": {"setup": ["test -f only-at-setup-commit.txt"]},
+            "extra": {
+                **row["extra"],
+                "environment_setup_commit": setup_commit,
+                "version": f"test-{tmp_path.name}",
+            },
+        }
+    )
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
     try:
-        result = grade(task, Candidate(task.patch, "test"), environments, timeout=120, log_dir=tmp_path / "task",
-                       mirror=tmp_path / "mirror")
+        result = grade(
+            task,
+            Candidate(task.patch, "test"),
+            environments,
+            timeout=120,
+            log_dir=tmp_path / "task",
+            mirror=tmp_path / "mirror",
+        )
         assert result.status is Status.RESOLVED, result.detail
         assert result.build_seconds > 0 and result.grade_seconds >= 0
     finally:
-        subprocess.run(["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]],
-                       capture_output=True)
+        subprocess.run(
+            ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
+        )

@@ -7,18 +7,22 @@ from repofix.evaluation.report import markdown, summarize
 
 
 def result(task_id: str, status: Status, patch: str = "diff", **fields) -> TaskResult:
-    return TaskResult(task_id, status, "m", patch=patch, patch_is_None=not patch, patch_exists=bool(patch),
-                      **fields)
+    return TaskResult(
+        task_id, status, "m", patch=patch, patch_is_None=not patch, patch_exists=bool(patch), **fields
+    )
 
 
 def test_counts_are_the_lengths_of_their_lists_and_an_empty_patch_is_only_an_empty_patch():
     meta = {"mode": "predictions", "task_ids": ["a", "b", "c", "d", "e"], "build_seconds": 42.5}
-    latest = {r.task_id: r for r in [
-        result("a", Status.RESOLVED, build_seconds=40.0, grade_seconds=2.0),
-        result("b", Status.UNRESOLVED, listed=[2, 3]),
-        result("c", Status.UNRESOLVED, patch=""),
-        result("d", Status.ENV_FAILED, detail="this environment cannot run the task: ..."),
-    ]}
+    latest = {
+        r.task_id: r
+        for r in [
+            result("a", Status.RESOLVED, build_seconds=40.0, grade_seconds=2.0),
+            result("b", Status.UNRESOLVED, listed=[2, 3]),
+            result("c", Status.UNRESOLVED, patch=""),
+            result("d", Status.ENV_FAILED, detail="this environment cannot run the task: ..."),
+        ]
+    }
     summary = summarize(meta, latest)
     assert summary["empty_patch_ids"] == ["c"] and summary["unresolved_ids"] == ["b"]
     assert "c" not in summary["completed_ids"] and summary["completed_ids"] == ["a", "b"]
@@ -35,12 +39,20 @@ def test_counts_are_the_lengths_of_their_lists_and_an_empty_patch_is_only_an_emp
 
 def test_gold_marks_what_its_reference_patch_does_not_resolve_as_invalid():
     meta = {"mode": "gold", "task_ids": ["a", "b", "c"]}
-    latest = {r.task_id: r for r in [result("a", Status.RESOLVED), result("b", Status.UNRESOLVED),
-                                     result("c", Status.ENV_FAILED)]}
+    latest = {
+        r.task_id: r
+        for r in [
+            result("a", Status.RESOLVED),
+            result("b", Status.UNRESOLVED),
+            result("c", Status.ENV_FAILED),
+        ]
+    }
     summary = summarize(meta, latest)
     assert summary["invalid_ids"] == {"b": "task", "c": "environment"}
     assert summary["gradeable_instances"] == 1
-    assert "invalid (the reference patch does not resolve): b (task), c (environment)" in markdown(summary, None)
+    assert "invalid (the reference patch does not resolve): b (task), c (environment)" in markdown(
+        summary, None
+    )
 
 
 def test_log_and_junit_disagreements_are_listed_per_task_and_escaped():

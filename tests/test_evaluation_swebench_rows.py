@@ -14,21 +14,38 @@ from repofix.cli import main
 from repofix.evaluation.repositories import checkout, find_clone
 from repofix.tasks import Task, TasksError, load_tasks
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-       "PATH": "/usr/bin:/bin"}
+ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "PATH": "/usr/bin:/bin",
+}
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def test_export_then_import_gives_back_every_field(tmp_path):
     spec = {
-        "id": "calc-1", "repo": {"github": "octo/calc"}, "base_commit": "abc123", "problem_statement": "add() subtracts",
-        "hints": "look at ops", "environment": {"python": "3.9", "setup": ["pip install -e ."], "image": "img:1"},
-        "test_cmd": "pytest -x tests", "FAIL_TO_PASS": ["tests/t.py::test_a"], "PASS_TO_PASS": ["tests/t.py::test_b"],
-        "test_patch": "diff --git a/t b/t\n", "patch": "diff --git a/x b/x\n", "protected_files": ["tests/t.py"],
-        "time_limit": 60, "tags": ["calc"], "extra": {"version": "1.0", "log_parser": "parse_log_pytest"},
+        "id": "calc-1",
+        "repo": {"github": "octo/calc"},
+        "base_commit": "abc123",
+        "problem_statement": "add() subtracts",
+        "hints": "look at ops",
+        "environment": {"python": "3.9", "setup": ["pip install -e ."], "image": "img:1"},
+        "test_cmd": "pytest -x tests",
+        "FAIL_TO_PASS": ["tests/t.py::test_a"],
+        "PASS_TO_PASS": ["tests/t.py::test_b"],
+        "test_patch": "diff --git a/t b/t\n",
+        "patch": "diff --git a/x b/x\n",
+        "protected_files": ["tests/t.py"],
+        "time_limit": 60,
+        "tags": ["calc"],
+        "extra": {"version": "1.0", "log_parser": "parse_log_pytest"},
     }
     (tmp_path / "calc.yaml").write_text(yaml.safe_dump(spec))
     out = tmp_path / "rows.jsonl"
@@ -54,8 +71,9 @@ def origin(tmp_path) -> tuple[Path, str]:
     return repo, base
 
 
-@pytest.mark.parametrize("layout", ["octo/calc", "octo/calc.git", "octo+calc", "octo+calc/repo", "octo__calc",
-                                    "calc", "."])
+@pytest.mark.parametrize(
+    "layout", ["octo/calc", "octo/calc.git", "octo+calc", "octo+calc/repo", "octo__calc", "calc", "."]
+)
 @pytest.mark.parametrize("bare", [True, False])
 def test_mirror_layouts(layout, bare, origin, tmp_path):
     repo, base = origin
@@ -64,15 +82,17 @@ def test_mirror_layouts(layout, bare, origin, tmp_path):
     clone.parent.mkdir(parents=True, exist_ok=True)
     git(tmp_path, "clone", "-q", *(["--mirror"] if bare else []), str(repo), str(clone))
     assert find_clone(mirror, "octo", "calc") == clone
-    task = Task.model_validate({"id": "calc-1", "repo": {"github": "octo/calc"}, "base_commit": base,
-                                "problem_statement": "x"})
+    task = Task.model_validate(
+        {"id": "calc-1", "repo": {"github": "octo/calc"}, "base_commit": base, "problem_statement": "x"}
+    )
     dest = checkout(task, tmp_path / "tree", mirror=mirror)
     assert (dest / "a.txt").read_text() == "base\n"
 
 
 def test_mirror_without_the_clone_says_where_it_looked(tmp_path):
     (tmp_path / "mirror" / "other+repo").mkdir(parents=True)
-    task = Task.model_validate({"id": "calc-1", "repo": {"github": "octo/calc"}, "base_commit": "abc",
-                                "problem_statement": "x"})
+    task = Task.model_validate(
+        {"id": "calc-1", "repo": {"github": "octo/calc"}, "base_commit": "abc", "problem_statement": "x"}
+    )
     with pytest.raises(TasksError, match="no clone of octo/calc in mirror"):
         checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")

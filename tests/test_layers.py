@@ -14,8 +14,20 @@ ROOT = Path(__file__).resolve().parents[1]
 # Libraries `repofix --help` must not load: each costs tens of milliseconds to seconds to import
 # (python -X importtime: litellm ~3 s, matplotlib.pyplot ~0.5 s, docker ~75 ms with requests,
 # pydantic.main ~45 ms with pydantic_core, GitPython ~45 ms, ray, yaml).
-HEAVY = ["litellm", "openai", "tiktoken", "docker", "requests", "git", "ray", "matplotlib", "yaml",
-         "pydantic", "pydantic_core", "unidiff"]
+HEAVY = [
+    "litellm",
+    "openai",
+    "tiktoken",
+    "docker",
+    "requests",
+    "git",
+    "ray",
+    "matplotlib",
+    "yaml",
+    "pydantic",
+    "pydantic_core",
+    "unidiff",
+]
 
 LOADED = """
 import json, sys
@@ -31,8 +43,13 @@ print(json.dumps(loaded))
 
 
 def loaded_modules(args: list[str]) -> dict[str, set[str]]:
-    done = subprocess.run([sys.executable, "-c", LOADED % json.dumps(args)], capture_output=True, text=True,
-                          check=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED % json.dumps(args)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     return {when: set(names) for when, names in json.loads(done.stdout.splitlines()[-1]).items()}
 
 
@@ -45,8 +62,9 @@ def test_cli_help_imports_no_heavy_library_and_no_room():
     assert "repofix.cli" in loaded["import"] and "repofix.agent" not in loaded["help"]
     for when in ("import", "help"):
         assert heavy(loaded[when]) == [], when
-        assert sorted(m for m in loaded[when] if m.startswith("repofix.") and m != "repofix.cli") \
-            == ["repofix.exitcodes"], when
+        assert sorted(m for m in loaded[when] if m.startswith("repofix.") and m != "repofix.cli") == [
+            "repofix.exitcodes"
+        ], when
 
 
 def test_the_probe_sees_a_heavy_import():
@@ -58,7 +76,9 @@ def test_the_probe_sees_a_heavy_import():
 def test_layer_contracts_hold():
     """`lint-imports` (import-linter, from the test extra) checks the layers in pyproject.toml."""
     command = "from importlinter.cli import lint_imports_command; lint_imports_command()"
-    done = subprocess.run([sys.executable, "-c", command, "--no-cache"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", command, "--no-cache"], capture_output=True, text=True, cwd=ROOT
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
 
@@ -70,8 +90,13 @@ def function_level_imports(source: str) -> list[str]:
     for function in ast.walk(ast.parse(source)):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in ast.walk(function):
-                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                    [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+                names = (
+                    [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else [alias.name for alias in node.names]
+                    if isinstance(node, ast.Import)
+                    else []
+                )
                 if any(name == "repofix" or name.startswith("repofix.") for name in names):
                     found.append(f"line {node.lineno}: {ast.unparse(node)}")
     return found
@@ -99,9 +124,12 @@ def test_contributing_names_files_that_exist_and_the_readme_links_it():
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     named = {name for name in re.findall(r"`([\w./-]+\.(?:py|md|toml))`", text) if "<" not in name}
     assert len(named) > 20
-    missing = sorted(name for name in named if not (ROOT / name).exists() and not (ROOT / "repofix" / name).exists())
+    missing = sorted(
+        name for name in named if not (ROOT / name).exists() and not (ROOT / "repofix" / name).exists()
+    )
     assert missing == []
     for name in re.findall(r"`([A-Z_]{4,})`", text):  # the tables a change adds a line to
-        assert re.search(rf"^{name}\b.*=", "\n".join(p.read_text() for p in (ROOT / "repofix").rglob("*.py")),
-                         re.MULTILINE), name
+        assert re.search(
+            rf"^{name}\b.*=", "\n".join(p.read_text() for p in (ROOT / "repofix").rglob("*.py")), re.MULTILINE
+        ), name
     assert "(CONTRIBUTING.md)" in (ROOT / "README.md").read_text(encoding="utf-8")

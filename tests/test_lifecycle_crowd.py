@@ -24,8 +24,15 @@ CROWD = 6
 
 
 def own_fix(i: int) -> dict:
-    return act("edit", "Compare the other way.", text=search_replace(
-        "pkg/mathx.py", "    if x < hi:\n        return hi", f"    if x > hi:  # the fix of run {i}\n        return hi"))
+    return act(
+        "edit",
+        "Compare the other way.",
+        text=search_replace(
+            "pkg/mathx.py",
+            "    if x < hi:\n        return hi",
+            f"    if x > hi:  # the fix of run {i}\n        return hi",
+        ),
+    )
 
 
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "docker")))
@@ -34,10 +41,27 @@ def test_six_runs_at_once_get_six_branches_each_with_its_own_commit(tmp_path, ba
     repo, home, scratch = clamp_repo(tmp_path / "repo"), tmp_path / "home", tmp_path / "scratch"
     head = git(repo, "rev-parse", "HEAD").strip()
     env = env_for(home, REPOFIX_SCRATCH=str(scratch))
-    crowd = [subprocess.Popen([*CLI, "fix", "--repo", str(repo), "-m", script(tmp_path / f"s{i}.yaml", [own_fix(i), SUBMIT]),
-                               "--sandbox", backend, "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, cwd=ROOT)
-             for i in range(CROWD)]
+    crowd = [
+        subprocess.Popen(
+            [
+                *CLI,
+                "fix",
+                "--repo",
+                str(repo),
+                "-m",
+                script(tmp_path / f"s{i}.yaml", [own_fix(i), SUBMIT]),
+                "--sandbox",
+                backend,
+                "--json",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for i in range(CROWD)
+    ]
     outcomes = []
     for run in crowd:
         out, err = run.communicate(timeout=1200)
@@ -48,7 +72,9 @@ def test_six_runs_at_once_get_six_branches_each_with_its_own_commit(tmp_path, ba
     assert len(set(names)) == CROWD and sorted(branches(repo)) == sorted(f"refs/heads/{b}" for b in names)
     for i, outcome in enumerate(outcomes):
         branch = outcome["branch"]
-        assert git(repo, "rev-parse", f"{branch}^").strip() == head  # one commit of its own on the user's HEAD
+        assert (
+            git(repo, "rev-parse", f"{branch}^").strip() == head
+        )  # one commit of its own on the user's HEAD
         assert f"# the fix of run {i}\n" in git(repo, "show", f"{branch}:pkg/mathx.py")
         assert f"Repofix-Run: {outcome['run_id']}" in git(repo, "log", "-1", "--format=%B", branch)
         assert not list((home / "runs" / outcome["run_id"]).glob("*.tmp"))
@@ -67,9 +93,16 @@ def test_a_container_removed_while_the_reaper_lists_them_is_skipped(monkeypatch)
 
     engine = docker.from_env()
     name = f"repofix-crowd-{os.getpid()}"
-    gone = engine.containers.create(DEFAULT_IMAGE, ["sleep", "infinity"], name=name,
-                                    labels={cleanup.LABEL: name, "org.repofix.owner": cleanup.owner_id(),
-                                            "org.repofix.host": os.uname().nodename})
+    gone = engine.containers.create(
+        DEFAULT_IMAGE,
+        ["sleep", "infinity"],
+        name=name,
+        labels={
+            cleanup.LABEL: name,
+            "org.repofix.owner": cleanup.owner_id(),
+            "org.repofix.host": os.uname().nodename,
+        },
+    )
     listing = engine.api.containers
 
     def list_then_remove_one(*args, **kwargs):  # the other run's container goes right after the listing

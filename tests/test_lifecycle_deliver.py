@@ -52,9 +52,16 @@ def test_six_concurrent_deliveries_get_six_branches(tmp_path):
         change(ws, f"hello from run {i}\n")
         runs.append(ws)
     go = tmp_path / "go"
-    children = [subprocess.Popen([sys.executable, "-c", CHILD, ws.run_id, str(home), str(go)], text=True,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": HERE})
-                for ws in runs]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, ws.run_id, str(home), str(go)],
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": HERE},
+        )
+        for ws in runs
+    ]
     time.sleep(1.0)  # every child imported and waiting: they deliver at the same moment
     go.touch()
     results = []
@@ -63,7 +70,9 @@ def test_six_concurrent_deliveries_get_six_branches(tmp_path):
         assert child.returncode == 0, err
         results.append(out.split())
     branches = [branch for branch, _ in results]
-    assert len(set(branches)) == 6 and all(b.startswith("repofix/make-the-greeting-configurable") for b in branches)
+    assert len(set(branches)) == 6 and all(
+        b.startswith("repofix/make-the-greeting-configurable") for b in branches
+    )
     for ws, (branch, commit) in zip(runs, results, strict=True):
         assert sh(repo, "git", "rev-parse", f"refs/heads/{branch}").strip() == commit  # nothing dangling
         assert sh(repo, "git", "show", f"{branch}:greeting.txt") == f"hello from run {runs.index(ws)}\n"
@@ -91,8 +100,9 @@ def test_delivery_again_and_a_follow_up_stay_on_one_branch(tmp_path, dirty):
     assert follow.branch == first.branch and follow.commit != first.commit
     assert sh(repo, "git", "rev-parse", f"{follow.branch}^").strip() == first.commit
     assert sh(repo, "git", "show", f"{follow.branch}:greeting.txt") == "hello, and negatives\n"
-    assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == \
-        [f"refs/heads/{first.branch}"]
+    assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [
+        f"refs/heads/{first.branch}"
+    ]
     assert follow.snapshot == first.snapshot  # the one snapshot, not a second copy of the user's work
     assert sh(repo, "git", "rev-list", "--count", f"HEAD..{follow.branch}").strip() == ("3" if dirty else "2")
 
@@ -131,16 +141,20 @@ def test_killed_during_delivery_then_resumed_finishes_the_same_branch(tmp_path, 
         record.pop(key, None)
     (run_dir / "trajectory.json").write_text(json.dumps({**record, "status": "running"}))
     state = json.loads((run_dir / "state.json").read_text())
-    (run_dir / "state.json").write_text(json.dumps({**state, "status": "running", "delivered": None,
-                                                    "owner": {"pid": 1, "start": -1}}))
+    (run_dir / "state.json").write_text(
+        json.dumps({**state, "status": "running", "delivered": None, "owner": {"pid": 1, "start": -1}})
+    )
     (run_dir / "report.json").unlink()
     (run_dir / "result.patch.tmp").write_text("half a pat")
     assert [r.status for r in list_runs(home)] == ["interrupted"]
     resumed = repofix(env, "resume", run_id, "--json")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert json.loads(resumed.stdout)["branch"] == branch
-    assert {k: json.loads(resumed.stdout)[k] for k in ("commit", "snapshot")} == \
-        {k: json.loads(first.stdout)[k] for k in ("commit", "snapshot")}  # the same commits, not new ones
+    assert {k: json.loads(resumed.stdout)[k] for k in ("commit", "snapshot")} == {
+        k: json.loads(first.stdout)[k] for k in ("commit", "snapshot")
+    }  # the same commits, not new ones
     assert sh(repo, "git", "rev-list", "--count", f"HEAD..{branch}").strip() == ("2" if dirty else "1")
-    assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [f"refs/heads/{branch}"]
+    assert sh(repo, "git", "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [
+        f"refs/heads/{branch}"
+    ]
     assert not list(run_dir.glob("*.tmp")) and [r.status for r in list_runs(home)] == ["resolved"]

@@ -31,7 +31,9 @@ def one_interrupted_run(home: Path) -> str:
 def small_home(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(home)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(home)], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.decode().strip()}")
     yield home
@@ -41,9 +43,19 @@ def small_home(tmp_path):
 def test_a_full_disk_is_a_message_and_the_run_resumes(tmp_path, small_home):
     require_backend("bwrap")
     repo, env = clamp_repo(tmp_path / "repo"), env_for(small_home)
-    big = act("shell", "A big file.", command="head -c 4000000 /dev/urandom > big.bin")  # more than the disk holds
-    first = repofix(env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [WRONG_FIX, big]),
-                    "--sandbox", "bwrap")
+    big = act(
+        "shell", "A big file.", command="head -c 4000000 /dev/urandom > big.bin"
+    )  # more than the disk holds
+    first = repofix(
+        env,
+        "fix",
+        "--repo",
+        str(repo),
+        "-m",
+        script(tmp_path / "s.yaml", [WRONG_FIX, big]),
+        "--sandbox",
+        "bwrap",
+    )
     run_id = one_interrupted_run(small_home)
     assert first.returncode == 2 and "Traceback" not in first.stderr, first.stderr
     (message,) = [line for line in first.stderr.splitlines() if line.startswith("repofix:")]
@@ -57,8 +69,9 @@ def test_a_full_disk_is_a_message_and_the_run_resumes(tmp_path, small_home):
 def test_a_missing_docker_engine_is_a_message(tmp_path):
     repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
     env = env_for(home, DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock")
-    first = repofix(env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [WRONG_FIX]),
-                    "--sandbox", "docker")
+    first = repofix(
+        env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [WRONG_FIX]), "--sandbox", "docker"
+    )
     assert first.returncode == 2 and "Traceback" not in first.stderr, first.stderr
     (message,) = [line for line in first.stderr.splitlines() if line.startswith("repofix:")]
     run_id = one_interrupted_run(home)
@@ -71,9 +84,15 @@ def test_a_signal_saves_the_run_and_says_how_to_resume(tmp_path, signum):
     repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
     env = env_for(home)
     model = script(tmp_path / "s.yaml", [WRONG_FIX, act("shell", "Wait.", command="sleep 120"), RIGHT_FIX])
-    first = subprocess.Popen([*CLI, "fix", "--repo", str(repo), "-m", model, "--sandbox", "bwrap"], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             cwd=ROOT)
+    first = subprocess.Popen(
+        [*CLI, "fix", "--repo", str(repo), "-m", model, "--sandbox", "bwrap"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=ROOT,
+    )
     tree = wait_for(lambda: sleeping_tree(first.pid), "step 2's sleep")
     if signum == signal.SIGINT:
         os.killpg(first.pid, signum)  # Ctrl-C reaches the terminal's whole foreground group
@@ -82,8 +101,10 @@ def test_a_signal_saves_the_run_and_says_how_to_resume(tmp_path, signum):
     _, err = first.communicate(timeout=60)
     assert first.returncode == 128 + signum and "Traceback" not in err and "Aborted!" not in err, err
     run_id = one_interrupted_run(home)
-    assert f"repofix: stopped by {signal.Signals(signum).name}; the run is saved, go on with: repofix resume {run_id}" \
+    assert (
+        f"repofix: stopped by {signal.Signals(signum).name}; the run is saved, go on with: repofix resume {run_id}"
         in err
+    )
     assert alive(tree) == []  # the whole tree is gone when repofix has exited: no waiting for stragglers
     resumed = repofix(env, "resume", run_id, "-m", script(tmp_path / "r.yaml", [RIGHT_FIX]), "--json")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
@@ -101,15 +122,27 @@ def test_repofix_test_setup_problems_are_messages(tmp_path, case):
         args = ["--sandbox", "bwrap", "--setup", "echo broken; exit 3"]
     result = repofix(env, "test", "--repo", str(repo), *args)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-    assert result.stderr.startswith("repofix: ") and ("Docker engine" in result.stderr or "exit 3" in result.stderr)
+    assert result.stderr.startswith("repofix: ") and (
+        "Docker engine" in result.stderr or "exit 3" in result.stderr
+    )
 
 
 def test_a_read_only_run_folder_is_a_message(tmp_path):
     require_backend("bwrap")
     repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
     env = env_for(home)
-    first = repofix(env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [WRONG_FIX, RIGHT_FIX]),
-                    "--sandbox", "bwrap", "--max-steps", "1")
+    first = repofix(
+        env,
+        "fix",
+        "--repo",
+        str(repo),
+        "-m",
+        script(tmp_path / "s.yaml", [WRONG_FIX, RIGHT_FIX]),
+        "--sandbox",
+        "bwrap",
+        "--max-steps",
+        "1",
+    )
     assert first.returncode == 1, first.stderr
     (run,) = list_runs(home)
     runs = home / "runs"
@@ -135,6 +168,10 @@ def test_the_default_sandbox_says_once_that_it_falls_back_to_bwrap(tmp_path):
     run = repofix(env, "fix", "--repo", str(repo), "-m", model, "--json")  # no --sandbox: the default
     assert run.returncode == 0 and json.loads(run.stdout)["status"] == "done", run.stdout + run.stderr
     said = [line for line in run.stderr.splitlines() if line.startswith("sandbox:")]
-    assert len(said) == 1 and "no Docker engine answers" in said[0] and said[0].endswith("; using bwrap"), said
-    assert "says so in one line on stderr (`sandbox: Docker is not usable (...); using bwrap`)" in \
-        (ROOT / "README.md").read_text()
+    assert len(said) == 1 and "no Docker engine answers" in said[0] and said[0].endswith("; using bwrap"), (
+        said
+    )
+    assert (
+        "says so in one line on stderr (`sandbox: Docker is not usable (...); using bwrap`)"
+        in (ROOT / "README.md").read_text()
+    )

@@ -49,8 +49,11 @@ if "x < hi" in (Path(__file__).parent / "pkg" / "mathx.py").read_text():  # only
     subprocess.call(["sleep", "{gate}"])
 """
 # phase -> (git command to pause at on the host, pause after it ran); None: the gate is in the sandbox
-HOST_GATES = {"start": ("* init --quiet */tree-*", False), "checkpoint": ("* fast-import *", False),
-              "delivery": ("* update-ref --stdin*", True)}
+HOST_GATES = {
+    "start": ("* init --quiet */tree-*", False),
+    "checkpoint": ("* fast-import *", False),
+    "delivery": ("* update-ref --stdin*", True),
+}
 PHASES = ["start", "setup", "baseline", "mid-step", "checkpoint", "delivery"]
 
 
@@ -61,7 +64,11 @@ class Gate:
         self.dir.mkdir()
 
     def pids(self) -> list[int]:
-        return [pid for pid, (_, state, args) in processes().items() if args == f"sleep {self.value}" and state != "Z"]
+        return [
+            pid
+            for pid, (_, state, args) in processes().items()
+            if args == f"sleep {self.value}" and state != "Z"
+        ]
 
     def open(self) -> None:
         """Let whatever waits at the gate go on: its sleep ends."""
@@ -86,9 +93,17 @@ class Gate:
         (shims / "git").write_text(SHIM)
         (shims / "git").chmod(0o755)
         pattern, after = HOST_GATES[phase]
-        real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True, check=True).stdout
-        return {"PATH": f"{shims}:{os.environ['PATH']}", "RF_GATE_GIT": pattern, "RF_GATE_AFTER": str(int(after)),
-                "RF_GATE_DIR": str(self.dir), "RF_GATE": self.value, "RF_REAL_GIT": real.strip()}
+        real = subprocess.run(
+            ["sh", "-c", "command -v git"], capture_output=True, text=True, check=True
+        ).stdout
+        return {
+            "PATH": f"{shims}:{os.environ['PATH']}",
+            "RF_GATE_GIT": pattern,
+            "RF_GATE_AFTER": str(int(after)),
+            "RF_GATE_DIR": str(self.dir),
+            "RF_GATE": self.value,
+            "RF_REAL_GIT": real.strip(),
+        }
 
 
 def keep_open(gate: Gate, finished: threading.Event) -> None:
@@ -100,15 +115,22 @@ def containers_of(*owners: int) -> list[str]:
     import docker
 
     engine = docker.from_env()
-    return [c.name for owner in owners
-            for c in engine.containers.list(all=True, filters={"label": f"org.repofix.owner-pid={owner}"},
-                                                 ignore_removed=True)]
+    return [
+        c.name
+        for owner in owners
+        for c in engine.containers.list(
+            all=True, filters={"label": f"org.repofix.owner-pid={owner}"}, ignore_removed=True
+        )
+    ]
 
 
 def sandbox_processes(scratch: Path) -> list[int]:
     """Processes working on a sandbox of the test's (bwrap, its helpers), not the test's own git gate."""
-    return [pid for pid, (_, state, args) in processes().items()
-            if str(scratch) in args and state != "Z" and "/gate/bin/git" not in args]
+    return [
+        pid
+        for pid, (_, state, args) in processes().items()
+        if str(scratch) in args and state != "Z" and "/gate/bin/git" not in args
+    ]
 
 
 def branches(repo: Path) -> list[str]:
@@ -133,20 +155,36 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
         git(repo, "-c", "user.email=dev@example.com", "-c", "user.name=Dev", "commit", "-qm", "pause")
     (tmp_path / "tmp").mkdir()
     env = env_for(home, REPOFIX_SCRATCH=str(scratch), TMPDIR=str(tmp_path / "tmp"), **gate.env(phase))
-    replies = [act("shell", "Look around first.", command=f"sleep {gate.value}")] if phase == "mid-step" else []
-    args = ["fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [*replies, DIRECT_FIX, SUBMIT]),
-            "--sandbox", backend, *(["--setup", f"sleep {gate.value}; true"] if phase == "setup" else [])]
+    replies = (
+        [act("shell", "Look around first.", command=f"sleep {gate.value}")] if phase == "mid-step" else []
+    )
+    args = [
+        "fix",
+        "--repo",
+        str(repo),
+        "-m",
+        script(tmp_path / "s.yaml", [*replies, DIRECT_FIX, SUBMIT]),
+        "--sandbox",
+        backend,
+        *(["--setup", f"sleep {gate.value}; true"] if phase == "setup" else []),
+    ]
     with open(tmp_path / "first.err", "w") as err:
-        first = subprocess.Popen([*CLI, *args], env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT,
-                                 start_new_session=True)
+        first = subprocess.Popen(
+            [*CLI, *args], env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, start_new_session=True
+        )
     try:
-        assert wait_until(lambda: gate.pids() or first.poll() is not None, 300), "the run never reached the gate"
+        assert wait_until(lambda: gate.pids() or first.poll() is not None, 300), (
+            "the run never reached the gate"
+        )
         assert first.poll() is None, (tmp_path / "first.err").read_text()
         (run,) = list_runs(home)
         has_sandbox = containers_of(first.pid) if backend == "docker" else sandbox_processes(scratch)
         assert bool(has_sandbox) == (phase != "start")  # the gate is where the test meant it to be
-        tree = {pid: args for pid, args in descendants(first.pid).items() if "sleep " + gate.value not in args
-                and "/gate/bin/git" not in args}
+        tree = {
+            pid: args
+            for pid, args in descendants(first.pid).items()
+            if "sleep " + gate.value not in args and "/gate/bin/git" not in args
+        }
         os.kill(first.pid, signal.SIGKILL)  # repofix alone: nothing else is signalled
         first.wait(timeout=30)
     finally:
@@ -154,9 +192,14 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
             first.kill()
         if phase in HOST_GATES:
             gate.remove_host_gate()  # the test's own gate on the host, not a sandbox: the test removes it
-    assert wait_until(lambda: not (containers_of(first.pid) if backend == "docker" else [])
-                  and not sandbox_processes(scratch) and not alive(tree) and not gate.pids()), \
-        (containers_of(first.pid) if backend == "docker" else [], sandbox_processes(scratch), alive(tree))
+    assert wait_until(
+        lambda: (
+            not (containers_of(first.pid) if backend == "docker" else [])
+            and not sandbox_processes(scratch)
+            and not alive(tree)
+            and not gate.pids()
+        )
+    ), (containers_of(first.pid) if backend == "docker" else [], sandbox_processes(scratch), alive(tree))
     line = next(line for line in runs_listing(env).splitlines() if line.startswith(run.run_id))
     assert line.split()[1] == "interrupted", line
 
@@ -164,8 +207,14 @@ def test_kill_9_at_every_phase_then_resume(tmp_path, phase, backend):
     opener = threading.Thread(target=keep_open, args=(gate, finished))
     opener.start()
     try:
-        resumed = subprocess.Popen([*CLI, "resume", run.run_id, "--json"], env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        resumed = subprocess.Popen(
+            [*CLI, "resume", run.run_id, "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         out, err = resumed.communicate(timeout=600)
     finally:
         finished.set()
@@ -192,9 +241,23 @@ def test_killed_while_the_repository_is_copied_is_clearly_not_resumable(tmp_path
     host = {**gate.env("checkpoint"), "RF_GATE_GIT": "* clone --quiet *"}
     repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
     env = env_for(home, REPOFIX_SCRATCH=str(tmp_path / "scratch"), **host)
-    first = subprocess.Popen([*CLI, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]),
-                              "--sandbox", "bwrap"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             cwd=ROOT, start_new_session=True)
+    first = subprocess.Popen(
+        [
+            *CLI,
+            "fix",
+            "--repo",
+            str(repo),
+            "-m",
+            script(tmp_path / "s.yaml", [DIRECT_FIX]),
+            "--sandbox",
+            "bwrap",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     try:
         assert wait_until(lambda: gate.pids() or first.poll() is not None, 300) and first.poll() is None
         os.kill(first.pid, signal.SIGKILL)
@@ -206,12 +269,26 @@ def test_killed_while_the_repository_is_copied_is_clearly_not_resumable(tmp_path
     (run,) = list_runs(home)
     assert run.status == "interrupted"
     before = sorted((p.name, p.read_bytes()) for p in (home / "runs" / run.run_id).iterdir() if p.is_file())
-    refused = subprocess.run([*CLI, "resume", run.run_id], env=env, capture_output=True, text=True, timeout=120,
-                             cwd=ROOT)
+    refused = subprocess.run(
+        [*CLI, "resume", run.run_id], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
-    assert "stopped while its repository was being copied" in refused.stderr and "start the task again" in \
-        refused.stderr
-    assert sorted((p.name, p.read_bytes()) for p in (home / "runs" / run.run_id).iterdir() if p.is_file()) == before
-    pruned = subprocess.run([*CLI, "runs", "prune", "--keep", "0", "--older-than", "0"], env=env, capture_output=True,
-                            text=True, timeout=120, cwd=ROOT)
-    assert pruned.returncode == 0 and run.run_id in pruned.stdout and not (home / "runs" / run.run_id).exists()
+    assert (
+        "stopped while its repository was being copied" in refused.stderr
+        and "start the task again" in refused.stderr
+    )
+    assert (
+        sorted((p.name, p.read_bytes()) for p in (home / "runs" / run.run_id).iterdir() if p.is_file())
+        == before
+    )
+    pruned = subprocess.run(
+        [*CLI, "runs", "prune", "--keep", "0", "--older-than", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert (
+        pruned.returncode == 0 and run.run_id in pruned.stdout and not (home / "runs" / run.run_id).exists()
+    )

@@ -100,11 +100,23 @@ def test_resume_after_a_provider_outage(tmp_path, setup):
     env["OPENAI_API_KEY"] = "sk-test-lifecycle"
     block = "```tool:edit\n" + json.dumps(WRONG_FIX["arguments"]) + "\n```"
     right = "```tool:edit\n" + json.dumps(RIGHT_FIX["arguments"]) + "\n```"
-    outage = error(503, "The service is temporarily unavailable.", type_="server_error", headers={"retry-after": "0"})
+    outage = error(
+        503, "The service is temporarily unavailable.", type_="server_error", headers={"retry-after": "0"}
+    )
     with OpenAIServer() as server:
         server.add(text(f"Try <=.\n\n{block}"), *[outage] * 5)  # every retry of step 2 meets the outage
-        first = repofix(env, "fix", "--repo", str(repo), "-m", "openai/test-model", "--api-base", server.url,
-                        "--sandbox", "bwrap")
+        first = repofix(
+            env,
+            "fix",
+            "--repo",
+            str(repo),
+            "-m",
+            "openai/test-model",
+            "--api-base",
+            server.url,
+            "--sandbox",
+            "bwrap",
+        )
         assert first.returncode == 1 and "NOT DONE (model_error)" in first.stdout, first.stdout + first.stderr
         run_dir = only_run(home)
         assert f"repofix resume {run_dir.name}" in first.stdout
@@ -117,11 +129,25 @@ def test_resume_after_a_provider_outage(tmp_path, setup):
     assert "sk-test-lifecycle" not in (run_dir / "trajectory.json").read_text()
 
 
-RED = act("edit", "A test for swapped bounds first.", text=search_replace(
-    "tests/test_mathx.py", "def test_high():", "def test_swapped():\n    assert clamp(5, 10, 0) == 5\n\n\ndef test_high():"))
+RED = act(
+    "edit",
+    "A test for swapped bounds first.",
+    text=search_replace(
+        "tests/test_mathx.py",
+        "def test_high():",
+        "def test_swapped():\n    assert clamp(5, 10, 0) == 5\n\n\ndef test_high():",
+    ),
+)
 SUBMIT_RED = act("submit", "The test fails as it should.", summary="test for swapped bounds")
-GREEN = act("edit", "Swap them.", text=search_replace(
-    "pkg/mathx.py", "def clamp(x, lo, hi):", "def clamp(x, lo, hi):\n    lo, hi = min(lo, hi), max(lo, hi)"))
+GREEN = act(
+    "edit",
+    "Swap them.",
+    text=search_replace(
+        "pkg/mathx.py",
+        "def clamp(x, lo, hi):",
+        "def clamp(x, lo, hi):\n    lo, hi = min(lo, hi), max(lo, hi)",
+    ),
+)
 
 
 def test_continue_a_finished_run_with_a_follow_up(tmp_path, setup):
@@ -132,7 +158,9 @@ def test_continue_a_finished_run_with_a_follow_up(tmp_path, setup):
     branch, run_dir = json.loads(first.stdout)["branch"], only_run(home)
     first_commit = git(repo, "rev-parse", branch).strip()
     before = snapshot(run_dir)
-    refused = repofix(env, "resume", run_dir.name)  # finished: resume says to use continue, and changes nothing
+    refused = repofix(
+        env, "resume", run_dir.name
+    )  # finished: resume says to use continue, and changes nothing
     assert refused.returncode == 2 and f"repofix continue {run_dir.name}" in refused.stderr
     assert snapshot(run_dir) == before
     follow = repofix(env, "continue", run_dir.name, "Also accept swapped bounds", "--json")
@@ -142,7 +170,9 @@ def test_continue_a_finished_run_with_a_follow_up(tmp_path, setup):
     assert git(repo, "rev-parse", f"{branch}^").strip() == first_commit  # a second commit on the same branch
     assert git(repo, "log", "-1", "--format=%s", branch).strip() == "Also accept swapped bounds"
     assert "lo, hi = min(lo, hi)" in git(repo, "show", f"{branch}:pkg/mathx.py")
-    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [f"refs/heads/{branch}"]
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/repofix/").split() == [
+        f"refs/heads/{branch}"
+    ]
     record = json.loads((run_dir / "trajectory.json").read_text())
     assert record["phases"][0]["status"] == "done" and record["task"] == "Also accept swapped bounds"
     assert "if x > hi" in json.dumps(record["messages"])  # the history went with it
@@ -153,11 +183,28 @@ def test_resume_a_run_killed_before_its_baseline_with_nothing_to_fix(tmp_path, s
     it takes the baseline now and ends as a new run would: no test fails and no task was described, so
     `nothing_to_fix`, exit 0, nothing delivered (it once crashed delivering checkpoint None: mypy found it)."""
     _, home, env = setup
-    repo = make_repo(tmp_path / "green", {"pkg/__init__.py": "", "pkg/mathx.py": CLAMP.replace("x < hi", "x > hi"),
-                                          "tests/test_mathx.py": CLAMP_TESTS})
-    first = repofix(env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]), "--sandbox",
-                    "bwrap", "--json")
-    assert first.returncode == 0 and json.loads(first.stdout)["reason"] == "nothing_to_fix", first.stdout + first.stderr
+    repo = make_repo(
+        tmp_path / "green",
+        {
+            "pkg/__init__.py": "",
+            "pkg/mathx.py": CLAMP.replace("x < hi", "x > hi"),
+            "tests/test_mathx.py": CLAMP_TESTS,
+        },
+    )
+    first = repofix(
+        env,
+        "fix",
+        "--repo",
+        str(repo),
+        "-m",
+        script(tmp_path / "s.yaml", [DIRECT_FIX]),
+        "--sandbox",
+        "bwrap",
+        "--json",
+    )
+    assert first.returncode == 0 and json.loads(first.stdout)["reason"] == "nothing_to_fix", (
+        first.stdout + first.stderr
+    )
     run_dir = only_run(home)
     # What the kill leaves: the trajectory as Trajectory.start wrote it, the state `running` (its owner is gone).
     record = json.loads((run_dir / "trajectory.json").read_text())

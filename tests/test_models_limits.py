@@ -34,8 +34,9 @@ def price_file(tmp_path):
 
 
 def model_for(server, **options) -> LiteLLMModel:
-    return LiteLLMModel("openai/test-model", api_base=server.url, api_key=KEY, retry_base_delay=0.01, timeout=10,
-                        **options)
+    return LiteLLMModel(
+        "openai/test-model", api_base=server.url, api_key=KEY, retry_base_delay=0.01, timeout=10, **options
+    )
 
 
 def test_the_cost_cap_counts_the_prompt_not_only_the_answer(server, price_file):
@@ -78,6 +79,8 @@ def test_a_chain_does_switch_when_a_model_gives_up():
 def test_when_every_model_gives_up_the_chain_says_so_with_the_last_reason(size):
     models = [ScriptedModel([{"give_up": True, "content": f"stuck {n}"}]) for n in range(size)]
     chain = ChainModel(models)
-    with pytest.raises(ModelGaveUp, match=rf"every model in the chain .* gave up; the last said: stuck {size - 1}$"):
+    with pytest.raises(
+        ModelGaveUp, match=rf"every model in the chain .* gave up; the last said: stuck {size - 1}$"
+    ):
         chain.query(USER)
     assert chain.current == size - 1 and all(m.remaining == 0 for m in models)

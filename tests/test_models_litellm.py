@@ -204,7 +204,9 @@ def test_cost_from_litellm_price_map_offline(server):
     reply = model_for(server, name="openai/gpt-4o", max_tokens=100_000).query(USER)
     want = 1000 * bundled["input_cost_per_token"] + 500 * bundled["output_cost_per_token"]
     assert reply.cost_known and reply.cost == pytest.approx(want)
-    assert server.requests[0].body["max_tokens"] == bundled["max_output_tokens"]  # lowered to the output limit
+    assert (
+        server.requests[0].body["max_tokens"] == bundled["max_output_tokens"]
+    )  # lowered to the output limit
 
 
 def test_cost_cap_refuses_before_the_call(server, price_file):
@@ -255,7 +257,9 @@ def test_connection_refused_is_unavailable_and_names_the_server():
     with socket.socket() as held:
         held.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{held.getsockname()[1]}/v1"
-        model = LiteLLMModel("openai/test-model", api_base=url, api_key=KEY, max_retries=1, retry_base_delay=0.01)
+        model = LiteLLMModel(
+            "openai/test-model", api_base=url, api_key=KEY, max_retries=1, retry_base_delay=0.01
+        )
         with pytest.raises(ModelUnavailable, match=f"at {url} still failing after 2 attempts"):
             model.query(USER)
 

@@ -12,14 +12,17 @@ from repofix.models.litellm_model import import_litellm
 from repofix.models.pricing import Price, find_price, load_price_file
 
 
-@pytest.mark.parametrize(("cap", "spent", "estimate", "allowed"), [
-    (1.0, 0.5, 0.5, True),  # exactly reaching the cap is allowed...
-    (1.0, 0.5, 0.5 + 2**-20, False),  # ...a hair over it is not
-    (1.0, 1.0, 0.0, False),  # a spent budget refuses even a call of unknown (zero) price
-    (1.0, 1.25, 0.0, False),
-    (0.0, 0.0, 0.0, False),  # a cap of 0 allows nothing
-    (None, 1e9, 1e9, True),  # no cap
-])
+@pytest.mark.parametrize(
+    ("cap", "spent", "estimate", "allowed"),
+    [
+        (1.0, 0.5, 0.5, True),  # exactly reaching the cap is allowed...
+        (1.0, 0.5, 0.5 + 2**-20, False),  # ...a hair over it is not
+        (1.0, 1.0, 0.0, False),  # a spent budget refuses even a call of unknown (zero) price
+        (1.0, 1.25, 0.0, False),
+        (0.0, 0.0, 0.0, False),  # a cap of 0 allows nothing
+        (None, 1e9, 1e9, True),  # no cap
+    ],
+)
 def test_the_cost_cap_boundaries(cap, spent, estimate, allowed) -> None:
     budget = Budget(max_cost=cap, spent=spent)
     if allowed:
@@ -51,19 +54,30 @@ def test_a_budget_spent_to_the_cent_refuses_a_call_of_unknown_price() -> None:
         budget.check(0.0)
 
 
-PRICE = Price(input_per_token=2**-10, output_per_token=2**-8, source="test",
-              cache_read_per_token=2**-13, cache_write_per_token=2**-9)
+PRICE = Price(
+    input_per_token=2**-10,
+    output_per_token=2**-8,
+    source="test",
+    cache_read_per_token=2**-13,
+    cache_write_per_token=2**-9,
+)
 
 
-@pytest.mark.parametrize(("args", "want"), [
-    ((1024, 0), 1.0),  # fresh input only
-    ((0, 256), 1.0),  # output only
-    ((1024, 256), 2.0),
-    ((1024, 0, 1024), 0.125),  # every prompt token read from the cache
-    ((1024, 0, 0, 512), 1.5),  # half written to the cache (at twice the input price), half fresh
-    ((1024, 0, 512, 256), 0.5 + 0.0625 + 0.25),  # 256 fresh, 512 read, 256 written
-    ((100, 0, 300), 300 * 2**-13),  # more cached than counted (providers disagree): never negative fresh tokens
-])
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        ((1024, 0), 1.0),  # fresh input only
+        ((0, 256), 1.0),  # output only
+        ((1024, 256), 2.0),
+        ((1024, 0, 1024), 0.125),  # every prompt token read from the cache
+        ((1024, 0, 0, 512), 1.5),  # half written to the cache (at twice the input price), half fresh
+        ((1024, 0, 512, 256), 0.5 + 0.0625 + 0.25),  # 256 fresh, 512 read, 256 written
+        (
+            (100, 0, 300),
+            300 * 2**-13,
+        ),  # more cached than counted (providers disagree): never negative fresh tokens
+    ],
+)
 def test_a_calls_cost_with_cached_and_written_prompt_tokens(args, want) -> None:
     assert PRICE.cost(*args) == want
 
@@ -73,28 +87,39 @@ def test_without_cache_prices_cached_tokens_cost_what_input_costs() -> None:
     assert plain.cost(1024, 0, 512, 256) == plain.cost(1024, 0) == 1.0
 
 
-@pytest.mark.parametrize(("text", "suffix"), [
-    ('{"m": {"input_cost_per_token": 0.5, "output_cost_per_token": 0.25,'
-     ' "cache_read_input_token_cost": 0.125, "cache_creation_input_token_cost": 1.0, "max_input_tokens": 4096}}',
-     "json"),
-    ("m:\n  input_per_million: 500000\n  output_per_million: 250000\n  cache_read_per_million: 125000\n"
-     "  cache_write_per_million: 1000000\n  max_input_tokens: 4096\n", "YML"),
-])
+@pytest.mark.parametrize(
+    ("text", "suffix"),
+    [
+        (
+            '{"m": {"input_cost_per_token": 0.5, "output_cost_per_token": 0.25,'
+            ' "cache_read_input_token_cost": 0.125, "cache_creation_input_token_cost": 1.0, "max_input_tokens": 4096}}',
+            "json",
+        ),
+        (
+            "m:\n  input_per_million: 500000\n  output_per_million: 250000\n  cache_read_per_million: 125000\n"
+            "  cache_write_per_million: 1000000\n  max_input_tokens: 4096\n",
+            "YML",
+        ),
+    ],
+)
 def test_price_files_in_both_spellings_give_the_same_price(tmp_path, text, suffix) -> None:
     path = tmp_path / f"prices.{suffix}"
     path.write_text(text)
     assert load_price_file(path) == {"m": Price(0.5, 0.25, str(path), 0.125, 1.0, 4096)}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "must map model names to prices"),
-    ('{"m": {"input_cost_per_token": 1e-6}}', "bad or missing price"),
-    ('{"m": {"output_per_million": 2}}', "bad or missing price"),
-    ('{"m": {"input_per_million": "cheap", "output_per_million": 2}}', "bad or missing price"),
-    ('{"m": {"price": 3}}', "give input_cost_per_token and output_cost_per_token"),
-    ('{"m": 3}', "give input_cost_per_token"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must map model names to prices"),
+        ('{"m": {"input_cost_per_token": 1e-6}}', "bad or missing price"),
+        ('{"m": {"output_per_million": 2}}', "bad or missing price"),
+        ('{"m": {"input_per_million": "cheap", "output_per_million": 2}}', "bad or missing price"),
+        ('{"m": {"price": 3}}', "give input_cost_per_token and output_cost_per_token"),
+        ('{"m": 3}', "give input_cost_per_token"),
+    ],
+)
 def test_a_bad_price_file_is_a_clear_error(tmp_path, text, message) -> None:
     path = tmp_path / "prices.json"
     path.write_text(text)
@@ -118,15 +143,28 @@ def test_litellms_price_and_cache_prices_are_used_when_the_user_gives_none() -> 
     # Any model LiteLLM prices with distinct cache prices: its data changes with its version, so it
     # is read here, never pinned.
     name, bundled = next(
-        (k, v) for k, v in sorted(import_litellm().model_cost.items())
-        if "/" not in k and v.get("input_cost_per_token") and v.get("output_cost_per_token")
-        and v.get("cache_read_input_token_cost") and v.get("cache_creation_input_token_cost")
-        and len({v["input_cost_per_token"], v["cache_read_input_token_cost"], v["cache_creation_input_token_cost"]}) == 3
+        (k, v)
+        for k, v in sorted(import_litellm().model_cost.items())
+        if "/" not in k
+        and v.get("input_cost_per_token")
+        and v.get("output_cost_per_token")
+        and v.get("cache_read_input_token_cost")
+        and v.get("cache_creation_input_token_cost")
+        and len(
+            {
+                v["input_cost_per_token"],
+                v["cache_read_input_token_cost"],
+                v["cache_creation_input_token_cost"],
+            }
+        )
+        == 3
     )
     price = find_price(f"someprovider/{name}")  # found by its bare name
     assert price is not None and price.source == "litellm"
-    assert (price.input_per_token, price.output_per_token) == (bundled["input_cost_per_token"],
-                                                               bundled["output_cost_per_token"])
+    assert (price.input_per_token, price.output_per_token) == (
+        bundled["input_cost_per_token"],
+        bundled["output_cost_per_token"],
+    )
     assert price.cache_read_per_token == bundled["cache_read_input_token_cost"]
     assert price.cache_write_per_token == bundled["cache_creation_input_token_cost"]
 

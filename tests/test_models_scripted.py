@@ -120,7 +120,10 @@ def test_scripted_is_deterministic():
     first, second = replay(), replay()
     assert first == second
     assert [(r["tool_calls"][0]["name"], r["tool_calls"][0]["arguments"]) for r in first] == [
-        ("run_shell", {"command": "ls"}), ("submit", {}), ("run_shell", {"command": "pwd"})]
+        ("run_shell", {"command": "ls"}),
+        ("submit", {}),
+        ("run_shell", {"command": "pwd"}),
+    ]
 
 
 @pytest.mark.parametrize("suffix", ["yaml", "json"])

@@ -19,12 +19,23 @@ def test_every_package_folder_is_listed_in_pyproject():
 
 
 def test_the_wheel_ships_the_runner_and_templates(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     names = set(zipfile.ZipFile(next(tmp_path.glob("repofix-*.whl"))).namelist())
-    for required in ("repofix/_sandbox/runner.py", "repofix/_sandbox/procs.py", "repofix/_sandbox/watch.py",
-                     "repofix/_sandbox/changes.py", "repofix/_sandbox/pyworker.py", "repofix/_sandbox/Dockerfile",
-                     "repofix/_sandbox/build_base.sh", "repofix/agent/prompts/system.md",
-                     "repofix/agent/sandbox_helpers.py", "repofix/models/prompts/text_protocol.md",
-                     "repofix/repair/insandbox/worker.py"):
+    for required in (
+        "repofix/_sandbox/runner.py",
+        "repofix/_sandbox/procs.py",
+        "repofix/_sandbox/watch.py",
+        "repofix/_sandbox/changes.py",
+        "repofix/_sandbox/pyworker.py",
+        "repofix/_sandbox/Dockerfile",
+        "repofix/_sandbox/build_base.sh",
+        "repofix/agent/prompts/system.md",
+        "repofix/agent/sandbox_helpers.py",
+        "repofix/models/prompts/text_protocol.md",
+        "repofix/repair/insandbox/worker.py",
+    ):
         assert required in names, required

@@ -30,11 +30,16 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repo
 
 def python310() -> str | None:
     """A working Python 3.10 (pyenv's shim may exist without the version being selected)."""
-    candidates = [*sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.10*/bin/python3.10")), reverse=True),
-                  shutil.which("python3.10")]
+    candidates = [
+        *sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.10*/bin/python3.10")), reverse=True),
+        shutil.which("python3.10"),
+    ]
     for candidate in filter(None, candidates):
-        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 10))"],
-                               capture_output=True, text=True)
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info[:2] == (3, 10))"],
+            capture_output=True,
+            text=True,
+        )
         if probe.stdout.strip() == "True":
             return candidate
     return None
@@ -55,8 +60,11 @@ def py310() -> Path:
     if not (venv / "ready").exists():
         CACHE.mkdir(parents=True, exist_ok=True)  # "ready" is written last: a half-made venv is redone
         subprocess.run([interpreter, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True)
-        pip = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "-q", *dependencies, "pytest>=8"],
-                             capture_output=True, text=True)
+        pip = subprocess.run(
+            [str(venv / "bin/python"), "-m", "pip", "install", "-q", *dependencies, "pytest>=8"],
+            capture_output=True,
+            text=True,
+        )
         assert pip.returncode == 0, pip.stderr[-3000:]
         (venv / "ready").write_text(key)
     return venv / "bin/python"
@@ -65,16 +73,20 @@ def py310() -> Path:
 def run310(python: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
     clean.update(PYTHONPATH=str(ROOT), LITELLM_LOCAL_MODEL_COST_MAP="True", **env)
-    return subprocess.run([str(python), *args], env=clean, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return subprocess.run(
+        [str(python), *args], env=clean, capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
 
 
 @pytest.mark.timeout(1200)  # the first run installs the dependencies
 def test_every_module_imports_on_python_310(py310):
-    code = ("import importlib, pkgutil, sys, repofix\n"
-            "assert sys.version_info[:2] == (3, 10), sys.version\n"
-            "names = [m.name for m in pkgutil.walk_packages(repofix.__path__, 'repofix.')]\n"
-            "for name in names: importlib.import_module(name)\n"
-            "print(len(names))\n")
+    code = (
+        "import importlib, pkgutil, sys, repofix\n"
+        "assert sys.version_info[:2] == (3, 10), sys.version\n"
+        "names = [m.name for m in pkgutil.walk_packages(repofix.__path__, 'repofix.')]\n"
+        "for name in names: importlib.import_module(name)\n"
+        "print(len(names))\n"
+    )
     result = run310(py310, "-c", code)
     assert result.returncode == 0, result.stderr[-3000:]
     assert int(result.stdout.split()[-1]) > 50  # every module, not a few
@@ -85,8 +97,20 @@ def test_a_whole_run_on_python_310(py310, tmp_path):
     runs the session runner with this interpreter too)."""
     repo = clamp_repo(tmp_path / "repo")
     replies = script(tmp_path / "s.yaml", [act("view", path="pkg/mathx.py"), DIRECT_FIX])
-    result = run310(py310, "-c", "from repofix.cli import main; main()", "fix", "--repo", str(repo),
-                    "--model", replies, "--sandbox", "none", "--json", REPOFIX_HOME=str(tmp_path / "home"))
+    result = run310(
+        py310,
+        "-c",
+        "from repofix.cli import main; main()",
+        "fix",
+        "--repo",
+        str(repo),
+        "--model",
+        replies,
+        "--sandbox",
+        "none",
+        "--json",
+        REPOFIX_HOME=str(tmp_path / "home"),
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     outcome = json.loads(result.stdout)
     assert (outcome["status"], outcome["files_changed"]) == ("done", ["pkg/mathx.py"])

@@ -28,36 +28,74 @@ def reachable(graph, start):
 CASES = [
     # (family, buggy, fixed)
     ("add-statement", BFS, BFS.replace("queue.pop()\n", "queue.pop()\n        visited.add(node)\n")),
-    ("add-statement", "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n    return out\n",
-     "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n        out.append(y)\n    return out\n"),
-    ("add-clause", "def neg(x):\n    if x < 0:\n        return True\n    return False\n",
-     "def neg(x):\n    if x is None or x < 0:\n        return True\n    return False\n"),
-    ("add-clause", "def short(n, items):\n    if n > 3:\n        return 1\n    return 0\n",
-     "def short(n, items):\n    if n > 3 or not items:\n        return 1\n    return 0\n"),
-    ("add-clause", "def drain(queue):\n    out = 0\n    while True:\n        out += queue.pop()\n    return out\n",
-     "def drain(queue):\n    out = 0\n    while queue:\n        out += queue.pop()\n    return out\n"),
+    (
+        "add-statement",
+        "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n    return out\n",
+        "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n        out.append(y)\n    return out\n",
+    ),
+    (
+        "add-clause",
+        "def neg(x):\n    if x < 0:\n        return True\n    return False\n",
+        "def neg(x):\n    if x is None or x < 0:\n        return True\n    return False\n",
+    ),
+    (
+        "add-clause",
+        "def short(n, items):\n    if n > 3:\n        return 1\n    return 0\n",
+        "def short(n, items):\n    if n > 3 or not items:\n        return 1\n    return 0\n",
+    ),
+    (
+        "add-clause",
+        "def drain(queue):\n    out = 0\n    while True:\n        out += queue.pop()\n    return out\n",
+        "def drain(queue):\n    out = 0\n    while queue:\n        out += queue.pop()\n    return out\n",
+    ),
     ("off-by-one", "def f(xs, n):\n    return g(xs, n)\n", "def f(xs, n):\n    return g(xs, n - 1)\n"),
     ("off-by-one", "def f(a, b):\n    return a * b\n", "def f(a, b):\n    return (a - 1) * b\n"),
     ("off-by-one", "def f(i, n):\n    return i < n\n", "def f(i, n):\n    return i < n - 1\n"),
-    ("add-wrapper", "def f(a, b):\n    total = a - b\n    return total\n",
-     "def f(a, b):\n    total = a - b\n    return abs(total)\n"),
-    ("add-wrapper", "def norm(s):\n    return s.strip()\n\n\ndef f(s):\n    return s\n\n\nx = norm(' a ')\n",
-     "def norm(s):\n    return s.strip()\n\n\ndef f(s):\n    return norm(s)\n\n\nx = norm(' a ')\n"),
+    (
+        "add-wrapper",
+        "def f(a, b):\n    total = a - b\n    return total\n",
+        "def f(a, b):\n    total = a - b\n    return abs(total)\n",
+    ),
+    (
+        "add-wrapper",
+        "def norm(s):\n    return s.strip()\n\n\ndef f(s):\n    return s\n\n\nx = norm(' a ')\n",
+        "def norm(s):\n    return s.strip()\n\n\ndef f(s):\n    return norm(s)\n\n\nx = norm(' a ')\n",
+    ),
     ("add-wrapper", "def f(a, b):\n    return a - b\n", "def f(a, b):\n    return max(a - b, 0)\n"),
     ("drop-wrapper", "def f(x):\n    return normalize(x)\n", "def f(x):\n    return x\n"),
     ("drop-wrapper", "def f(x):\n    return max(0, x)\n", "def f(x):\n    return x\n"),
-    ("add-slice", "def f(arr, k):\n    first = arr[k]\n    return sum(arr)\n",
-     "def f(arr, k):\n    first = arr[k]\n    return sum(arr[k:])\n"),
-    ("add-slice", "def f(a, b):\n    for c in b:\n        a += c\n    return a\n",
-     "def f(a, b):\n    for c in b[1:]:\n        a += c\n    return a\n"),
-    ("add-operand", "def f(x, rest):\n    out = [x]\n    return out\n",
-     "def f(x, rest):\n    out = rest + [x]\n    return out\n"),
-    ("literal", "def f():\n    result = []\n    return result\n", "def f():\n    result = [[]]\n    return result\n"),
+    (
+        "add-slice",
+        "def f(arr, k):\n    first = arr[k]\n    return sum(arr)\n",
+        "def f(arr, k):\n    first = arr[k]\n    return sum(arr[k:])\n",
+    ),
+    (
+        "add-slice",
+        "def f(a, b):\n    for c in b:\n        a += c\n    return a\n",
+        "def f(a, b):\n    for c in b[1:]:\n        a += c\n    return a\n",
+    ),
+    (
+        "add-operand",
+        "def f(x, rest):\n    out = [x]\n    return out\n",
+        "def f(x, rest):\n    out = rest + [x]\n    return out\n",
+    ),
+    (
+        "literal",
+        "def f():\n    result = []\n    return result\n",
+        "def f():\n    result = [[]]\n    return result\n",
+    ),
     ("literal", "def f(x):\n    y = None\n    return y\n", "def f(x):\n    y = []\n    return y\n"),
     ("to-name", "def f(self, total):\n    return self.total\n", "def f(self, total):\n    return total\n"),
-    ("to-name", "def f(value):\n    x = compute()\n    return x\n", "def f(value):\n    x = value\n    return x\n"),
-    ("assign-target", "def f(x):\n    total = 0\n    count = x + 1\n    return total\n",
-     "def f(x):\n    total = 0\n    total = x + 1\n    return total\n"),
+    (
+        "to-name",
+        "def f(value):\n    x = compute()\n    return x\n",
+        "def f(value):\n    x = value\n    return x\n",
+    ),
+    (
+        "assign-target",
+        "def f(x):\n    total = 0\n    count = x + 1\n    return total\n",
+        "def f(x):\n    total = 0\n    total = x + 1\n    return total\n",
+    ),
 ]
 
 
@@ -74,7 +112,9 @@ def programs(source: str) -> dict[str, set[str]]:
     return found
 
 
-@pytest.mark.parametrize(("family", "buggy", "fixed"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("family", "buggy", "fixed"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_each_family_produces_its_fix(family: str, buggy: str, fixed: str) -> None:
     found = programs(buggy)
     want = ast.dump(ast.parse(fixed))
@@ -102,21 +142,36 @@ def test_two_coordinated_edits_in_one_function() -> None:
 
 
 ENGINE = [
-    ("missing visited.add", BFS, "from graph import reachable\n\ndef test_cycle():\n"
-     "    assert reachable({1: [2], 2: [1, 3], 3: []}, 1) == {1, 2, 3}\n\ndef test_single():\n"
-     "    assert reachable({1: []}, 1) == {1}\n", "visited.add(node)"),
-    ("missing clause", "def first(items):\n    if len(items) > 5:\n        return None\n    return items[0]\n",
-     "from graph import first\n\ndef test_empty():\n    assert first([]) is None\n\ndef test_one():\n"
-     "    assert first([4]) == 4\n\ndef test_long():\n    assert first(list(range(9))) is None\n", "not items"),
-    ("[] -> [[]]", "def subsets(xs):\n    out = []\n    for x in xs:\n        out = out + [s + [x] for s in out]\n"
-     "    return out\n", "from graph import subsets\n\ndef test_two():\n"
-     "    assert sorted(subsets([1, 2])) == [[], [1], [1, 2], [2]]\n", "out = [[]]"),
+    (
+        "missing visited.add",
+        BFS,
+        "from graph import reachable\n\ndef test_cycle():\n"
+        "    assert reachable({1: [2], 2: [1, 3], 3: []}, 1) == {1, 2, 3}\n\ndef test_single():\n"
+        "    assert reachable({1: []}, 1) == {1}\n",
+        "visited.add(node)",
+    ),
+    (
+        "missing clause",
+        "def first(items):\n    if len(items) > 5:\n        return None\n    return items[0]\n",
+        "from graph import first\n\ndef test_empty():\n    assert first([]) is None\n\ndef test_one():\n"
+        "    assert first([4]) == 4\n\ndef test_long():\n    assert first(list(range(9))) is None\n",
+        "not items",
+    ),
+    (
+        "[] -> [[]]",
+        "def subsets(xs):\n    out = []\n    for x in xs:\n        out = out + [s + [x] for s in out]\n"
+        "    return out\n",
+        "from graph import subsets\n\ndef test_two():\n"
+        "    assert sorted(subsets([1, 2])) == [[], [1], [1, 2], [2]]\n",
+        "out = [[]]",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "code", "tests", "expected"), ENGINE, ids=[e[0] for e in ENGINE])
-def test_the_engine_repairs_the_minimal_case(name: str, code: str, tests: str, expected: str, make_sandbox,
-                                              tmp_path: Path) -> None:
+def test_the_engine_repairs_the_minimal_case(
+    name: str, code: str, tests: str, expected: str, make_sandbox, tmp_path: Path
+) -> None:
     root = tmp_path / "repo"
     root.mkdir()
     (root / "graph.py").write_text(code)

@@ -36,7 +36,7 @@ def test_traceback_frames_break_ties() -> None:
     assert rank(runs, {"t::a"})[0].line == 2
 
 
-PROGRAM = '''\
+PROGRAM = """\
 def mean(xs):
     total = 0
     for x in xs:
@@ -54,9 +54,9 @@ def median(xs):
 
 def spread(xs):
     return max(xs) - min(xs)
-'''
+"""
 
-TESTS = '''\
+TESTS = """\
 from stats import mean, median, spread
 
 def test_mean():
@@ -73,7 +73,7 @@ def test_median_even_again():
 
 def test_spread():
     assert spread([1, 5]) == 4
-'''
+"""
 
 
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
@@ -93,14 +93,18 @@ def test_coverage_run_ranks_the_planted_line_first(backend: str, make_sandbox, t
 
 
 @pytest.mark.parametrize("backend", backend_params(("none",)))
-def test_a_hanging_test_fails_in_the_coverage_run_and_points_at_the_loop(backend: str, make_sandbox,
-                                                                         tmp_path: Path) -> None:
+def test_a_hanging_test_fails_in_the_coverage_run_and_points_at_the_loop(
+    backend: str, make_sandbox, tmp_path: Path
+) -> None:
     tmp_path = tmp_path / "loop"
     tmp_path.mkdir()
-    (tmp_path / "loop.py").write_text("def down(n):\n    out = []\n    while n > 0:\n        out.append(n)\n"
-                                      "        n += 1\n    return out\n")
-    (tmp_path / "test_loop.py").write_text("from loop import down\n\ndef test_down():\n"
-                                           "    assert down(2) == [2, 1]\n")
+    (tmp_path / "loop.py").write_text(
+        "def down(n):\n    out = []\n    while n > 0:\n        out.append(n)\n"
+        "        n += 1\n    return out\n"
+    )
+    (tmp_path / "test_loop.py").write_text(
+        "from loop import down\n\ndef test_down():\n    assert down(2) == [2, 1]\n"
+    )
     sandbox = make_sandbox(backend, source=tmp_path)
     runs, _ = Checker(sandbox).coverage([], timeout=60, per_test=1)
     (run,) = runs

@@ -15,8 +15,10 @@ from repofix.repair.model import BuiltinModel, make_builtin_model
 from tests.conftest import backend_params, require_backend
 
 CODE = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x < hi:\n        return hi\n    return x\n"
-TESTS = "from clamp import clamp\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n" \
-        "def test_high():\n    assert clamp(50, 0, 10) == 10\n\ndef test_mid():\n    assert clamp(5, 0, 10) == 5\n"
+TESTS = (
+    "from clamp import clamp\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n"
+    "def test_high():\n    assert clamp(50, 0, 10) == 10\n\ndef test_mid():\n    assert clamp(5, 0, 10) == 5\n"
+)
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -24,7 +26,9 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
-def test_repofix_fix_without_a_model_repairs_offline_and_delivers_a_branch(backend: str, tmp_path: Path) -> None:
+def test_repofix_fix_without_a_model_repairs_offline_and_delivers_a_branch(
+    backend: str, tmp_path: Path
+) -> None:
     require_backend(backend)
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -35,8 +39,14 @@ def test_repofix_fix_without_a_model_repairs_offline_and_delivers_a_branch(backe
     git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init")
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_") and not k.endswith("_API_KEY")}
     env.update(REPOFIX_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    done = subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--sandbox", backend],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--sandbox", backend],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "built-in repair engine" in done.stdout + done.stderr
     branches = git(repo, "branch", "--list", "repofix/*").split()

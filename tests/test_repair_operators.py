@@ -26,7 +26,11 @@ CASES = [
     # (operator, buggy, fixed)
     ("compare", "def f(x):\n    return x < 3\n", "def f(x):\n    return x <= 3\n"),
     ("compare", "def f(x, y):\n    return x is not y\n", "def f(x, y):\n    return x is y\n"),
-    ("compare", "def f(x, xs):\n    return x not  in xs  # spaced\n", "def f(x, xs):\n    return x in xs  # spaced\n"),
+    (
+        "compare",
+        "def f(x, xs):\n    return x not  in xs  # spaced\n",
+        "def f(x, xs):\n    return x in xs  # spaced\n",
+    ),
     ("compare", "def f(a, b):\n    return (a)<(b)\n", "def f(a, b):\n    return (a)>=(b)\n"),
     ("boolean", "def f(a, b):\n    return a and b\n", "def f(a, b):\n    return a or b\n"),
     ("arith", "def f(a, b):\n    return a - b\n", "def f(a, b):\n    return a + b\n"),
@@ -42,27 +46,61 @@ CASES = [
     ("off-by-one", "def f(xs, i):\n    return xs[i]\n", "def f(xs, i):\n    return xs[i - 1]\n"),
     ("off-by-one", "def f(n):\n    return list(range(n))\n", "def f(n):\n    return list(range(n + 1))\n"),
     ("off-by-one", "def f(n):\n    return list(range(n))\n", "def f(n):\n    return list(range(1, n))\n"),
-    ("variable", "def f(a, b):\n    c = a * 2\n    return a\n", "def f(a, b):\n    c = a * 2\n    return c\n"),
+    (
+        "variable",
+        "def f(a, b):\n    c = a * 2\n    return a\n",
+        "def f(a, b):\n    c = a * 2\n    return c\n",
+    ),
     ("call", "def f(xs):\n    return min(xs)\n", "def f(xs):\n    return max(xs)\n"),
     ("call", "def f(xs):\n    return any(xs)\n", "def f(xs):\n    return all(xs)\n"),
     ("call", "def f(s):\n    return s.lower()\n", "def f(s):\n    return s.upper()\n"),
-    ("call", "import math\ndef f(x):\n    return math.floor(x)\n", "import math\ndef f(x):\n    return math.ceil(x)\n"),
+    (
+        "call",
+        "import math\ndef f(x):\n    return math.floor(x)\n",
+        "import math\ndef f(x):\n    return math.ceil(x)\n",
+    ),
     ("call", "def f(xs):\n    return sorted(xs)\n", "def f(xs):\n    return sorted(xs, reverse=True)\n"),
-    ("negate", "def f(x):\n    if x:\n        return 1\n    return 2\n", "def f(x):\n    if not x:\n        return 1\n    return 2\n"),
-    ("negate", "def f(x, y):\n    return 1 if x > y else 2\n", "def f(x, y):\n    return 1 if not (x > y) else 2\n"),
+    (
+        "negate",
+        "def f(x):\n    if x:\n        return 1\n    return 2\n",
+        "def f(x):\n    if not x:\n        return 1\n    return 2\n",
+    ),
+    (
+        "negate",
+        "def f(x, y):\n    return 1 if x > y else 2\n",
+        "def f(x, y):\n    return 1 if not (x > y) else 2\n",
+    ),
     ("drop-condition", "def f(a, b):\n    return a and b\n", "def f(a, b):\n    return a\n"),
-    ("drop-condition", "def f(xs):\n    return [x for x in xs if x]\n", "def f(xs):\n    return [x for x in xs]\n"),
-    ("remove-statement", "def f(x):\n    x = x * 2\n    x += 1\n    return x\n", "def f(x):\n    x = x * 2\n    pass\n    return x\n"),
+    (
+        "drop-condition",
+        "def f(xs):\n    return [x for x in xs if x]\n",
+        "def f(xs):\n    return [x for x in xs]\n",
+    ),
+    (
+        "remove-statement",
+        "def f(x):\n    x = x * 2\n    x += 1\n    return x\n",
+        "def f(x):\n    x = x * 2\n    pass\n    return x\n",
+    ),
     ("swap-args", "def f(a, b):\n    return pow(a, b)\n", "def f(a, b):\n    return pow(b, a)\n"),
     ("swap-operands", "def f(a, b):\n    return (a - b) / 2\n", "def f(a, b):\n    return (b - a) / 2\n"),
     ("drop-operand", "def f(a, b):\n    return a * b * -1\n", "def f(a, b):\n    return a * b\n"),
     ("wrap-abs", "def f(a, b):\n    return a - b\n", "def f(a, b):\n    return abs(a - b)\n"),
     ("unwrap-call", "def f(x):\n    return abs(x)\n", "def f(x):\n    return x\n"),
-    ("flip-returns", "def f(x):\n    if x:\n        return False\n    return True\n",
-     "def f(x):\n    if x:\n        return True\n    return False\n"),
-    ("return-early", "def f(xs):\n    r = 0\n    for x in xs:\n        r = x\n    return r\n",
-     "def f(xs):\n    r = 0\n    for x in xs:\n        r = x\n        return r\n    return r\n"),
-    ("drop-element", "def f(c):\n    return c in ['a', 'e', 'y']\n", "def f(c):\n    return c in ['a', 'e']\n"),
+    (
+        "flip-returns",
+        "def f(x):\n    if x:\n        return False\n    return True\n",
+        "def f(x):\n    if x:\n        return True\n    return False\n",
+    ),
+    (
+        "return-early",
+        "def f(xs):\n    r = 0\n    for x in xs:\n        r = x\n    return r\n",
+        "def f(xs):\n    r = 0\n    for x in xs:\n        r = x\n        return r\n    return r\n",
+    ),
+    (
+        "drop-element",
+        "def f(c):\n    return c in ['a', 'e', 'y']\n",
+        "def f(c):\n    return c in ['a', 'e']\n",
+    ),
     ("swap-elements", "def f(i, j):\n    return (j, i)\n", "def f(i, j):\n    return (i, j)\n"),
     ("drop-unary", "def f(x):\n    return -x\n", "def f(x):\n    return x\n"),
 ]
@@ -76,12 +114,16 @@ def test_operator_produces_the_fix(op: str, buggy: str, fixed: str) -> None:
 
 
 def test_formatting_and_comments_elsewhere_are_kept() -> None:
-    buggy = "# header   comment\ndef f(x):   # odd  spacing\n    y = [1,2,  3]\n    return x < len(y)  # tail\n"
+    buggy = (
+        "# header   comment\ndef f(x):   # odd  spacing\n    y = [1,2,  3]\n    return x < len(y)  # tail\n"
+    )
     src = SourceFile("m.py", buggy)
     for m in mutations(src, lines=[4]):
         out = src.apply(m.edits)
         assert out.splitlines()[:3] == buggy.splitlines()[:3]
-    assert "    return x <= len(y)  # tail\n" in {src.apply(m.edits).splitlines(True)[3] for m in mutations(src)}
+    assert "    return x <= len(y)  # tail\n" in {
+        src.apply(m.edits).splitlines(True)[3] for m in mutations(src)
+    }
 
 
 def test_non_ascii_source_keeps_offsets_right() -> None:

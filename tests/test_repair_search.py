@@ -28,8 +28,13 @@ def test_the_order_matches_hand_computed_scores() -> None:
     # with its constant (0.4 x 0.85 = 0.34), just after line 3's added clauses (1.0 x 0.35).
     singles = pool({2: 0.4, 3: 1.0}).singles()
     assert [m.description for m in singles[:6]] == [
-        "comparison < -> <=", "comparison < -> >", "comparison < -> >=", "comparison < -> ==",
-        "comparison < -> !=", "negate 'x < b'"]
+        "comparison < -> <=",
+        "comparison < -> >",
+        "comparison < -> >=",
+        "comparison < -> ==",
+        "comparison < -> !=",
+        "negate 'x < b'",
+    ]
     first_of_line_2 = next(i for i, m in enumerate(singles) if m.line == 2)
     assert singles[first_of_line_2].description == "constant 1 -> 0"
     assert singles[first_of_line_2 - 1].op == "add-clause" and singles[first_of_line_2 - 1].line == 3

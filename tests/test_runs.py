@@ -109,8 +109,13 @@ def test_kill_9_mid_checkpoint_then_resume(tmp_path, delay):
     home = tmp_path / "home"
     ws = Workspace.create(repo, home=home)
     here = str(Path(repofix.__file__).resolve().parents[1])  # this checkout's repofix, whatever is installed
-    child = subprocess.Popen([sys.executable, "-c", CHILD, ws.run_id, str(home)], stdout=subprocess.PIPE,
-                             text=True, start_new_session=True, env={**os.environ, "PYTHONPATH": here})
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, ws.run_id, str(home)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": here},
+    )
     reported = [child.stdout.readline().split() for _ in range(2)]  # two done, the third under way
     time.sleep(delay)
     os.killpg(child.pid, signal.SIGKILL)  # repofix and its git processes, mid-write
@@ -125,12 +130,19 @@ def test_kill_9_mid_checkpoint_then_resume(tmp_path, delay):
     assert sorted(checkpoints) == list(range(len(checkpoints)))
     sh(ws2.folder.repo, "git", "fsck", "--connectivity-only", "--no-dangling")
     assert not list((ws2.folder.repo / ".git" / "objects").glob("pack/tmp_*"))
-    assert point.checkpoint == max(checkpoints) and json.loads(ws2.folder.state_file.read_text())["checkpoint"] == \
-        point.checkpoint
+    assert (
+        point.checkpoint == max(checkpoints)
+        and json.loads(ws2.folder.state_file.read_text())["checkpoint"] == point.checkpoint
+    )
     if point.checkpoint:
-        assert sh(ws2.folder.repo, "git", "show", f"{point.commit}:step{point.checkpoint}.txt") == f"{point.checkpoint}\n"
+        assert (
+            sh(ws2.folder.repo, "git", "show", f"{point.commit}:step{point.checkpoint}.txt")
+            == f"{point.checkpoint}\n"
+        )
     # The run goes on from there.
     from repofix.workspace import FileEntry
 
-    following = ws2.store.commit_files({"after.txt": FileEntry(0o100644, b"resumed\n")}, step=point.checkpoint + 1)
+    following = ws2.store.commit_files(
+        {"after.txt": FileEntry(0o100644, b"resumed\n")}, step=point.checkpoint + 1
+    )
     assert following.n == point.checkpoint + 1

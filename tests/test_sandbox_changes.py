@@ -43,7 +43,9 @@ def snapshot(root: Path) -> dict[str, tuple[list, bytes, tuple]]:
 def check_report(reported: dict, before: dict, after: dict) -> None:
     """Every file whose content or mode changed (or that is new) is reported with its mode, every
     removed one as deleted; beyond those, only files rewritten or touched on disk may be reported."""
-    must = {p: kind for p, (kind, data, _) in after.items() if p not in before or before[p][:2] != (kind, data)}
+    must = {
+        p: kind for p, (kind, data, _) in after.items() if p not in before or before[p][:2] != (kind, data)
+    }
     touched = {p for p, (_, _, identity) in after.items() if p in before and before[p][2] != identity}
     assert {p: reported["modified"].get(p) for p in must} == must
     assert set(reported["modified"]) <= set(must) | touched
@@ -62,12 +64,14 @@ OPERATIONS = {
     "deep_dir": lambda r, rng: write(r, f"deep{rng.randrange(100)}/a/b/c.txt", "deep\n"),
     "delete": lambda r, rng: os.unlink(r / rng.choice(files(r))) if files(r) else None,
     "rmtree": lambda r, rng: shutil.rmtree(r / rng.choice(dirs(r))) if dirs(r) else None,
-    "rename_dir": lambda r, rng: os.rename(r / rng.choice(dirs(r)), r / f"moved{rng.randrange(1000)}")
-    if dirs(r) else None,
+    "rename_dir": lambda r, rng: (
+        os.rename(r / rng.choice(dirs(r)), r / f"moved{rng.randrange(1000)}") if dirs(r) else None
+    ),
     "rename_over": lambda r, rng: replace_file(r, rng),
     "chmod": lambda r, rng: os.chmod(r / rng.choice(files(r)), 0o755) if files(r) else None,
-    "symlink": lambda r, rng: os.symlink("target", r / f"link{rng.randrange(1000)}")
-    if not (r / "link").exists() else None,
+    "symlink": lambda r, rng: (
+        os.symlink("target", r / f"link{rng.randrange(1000)}") if not (r / "link").exists() else None
+    ),
     "skipped": lambda r, rng: write(r, "__pycache__/x.pyc", "bytes"),
     "chmod_dir": lambda r, rng: os.chmod(r / rng.choice(dirs(r)), 0o700) if dirs(r) else None,
     "chmod_root": lambda r, rng: os.chmod(r, 0o700),
@@ -130,8 +134,10 @@ def test_walks_the_tree_when_inotify_cannot_tell(tmp_path, failure, monkeypatch)
     write(root, "a.py", "2\n")
     os.mkdir(root / "new")
     write(root, "new/b.py", "b\n")
-    assert tracker.changes() == {"modified": {"a.py": [0o100644, False], "new/b.py": [0o100644, False]},
-                                 "deleted": []}
+    assert tracker.changes() == {
+        "modified": {"a.py": [0o100644, False], "new/b.py": [0o100644, False]},
+        "deleted": [],
+    }
 
 
 def _no_inotify(root, skip):
@@ -141,13 +147,19 @@ def _no_inotify(root, skip):
 @pytest.mark.parametrize("backend", backend_params(("docker", "bwrap")))
 def test_changes_through_a_sandbox_match_a_full_copy(make_sandbox, backend, tmp_path):
     box = make_sandbox(backend)
-    script = ("mkdir -p a/b && echo 1 > a/b/new.txt && mv pkg moved && chmod +x moved/calc.py && "
-              "ln -s moved/calc.py link && rm tests/test_calc.py && echo x > tests/other.py")
+    script = (
+        "mkdir -p a/b && echo 1 > a/b/new.txt && mv pkg moved && chmod +x moved/calc.py && "
+        "ln -s moved/calc.py link && rm tests/test_calc.py && echo x > tests/other.py"
+    )
     assert box.run(script).ok
     reported = box.changes()
-    assert reported.modified == {"a/b/new.txt": (0o100644, False), "moved/__init__.py": (0o100644, False),
-                                 "moved/calc.py": (0o100755, False), "link": (0o120000, True),
-                                 "tests/other.py": (0o100644, False)}
+    assert reported.modified == {
+        "a/b/new.txt": (0o100644, False),
+        "moved/__init__.py": (0o100644, False),
+        "moved/calc.py": (0o100755, False),
+        "link": (0o120000, True),
+        "tests/other.py": (0o100644, False),
+    }
     assert reported.deleted == ["pkg/__init__.py", "pkg/calc.py", "tests/test_calc.py"]
     assert not box.changes()
 

@@ -15,14 +15,18 @@ from conftest import backend_params
 
 ISOLATING = backend_params(("docker", "bwrap"))
 BWRAP = backend_params(("bwrap",))
-SETUID_ATTEMPTS = ("cp /bin/sh ./s1; chmod u+s ./s1; cp /bin/sh ~/s2; chmod 4755 ~/s2; "
-                   "python3 -c \"import os; os.close(os.open('s3', os.O_CREAT | os.O_WRONLY, 0o6755))\"; "
-                   "ls -l s1 ~/s2 s3; sleep 2; true")
+SETUID_ATTEMPTS = (
+    "cp /bin/sh ./s1; chmod u+s ./s1; cp /bin/sh ~/s2; chmod 4755 ~/s2; "
+    "python3 -c \"import os; os.close(os.open('s3', os.O_CREAT | os.O_WRONLY, 0o6755))\"; "
+    "ls -l s1 ~/s2 s3; sleep 2; true"
+)
 
 
 def connect(host: str, port: int) -> str:
-    return (f"python3 -c \"import socket; socket.create_connection(('{host}', {port}), timeout=5); "
-            f"print('REACHED {host}')\"")
+    return (
+        f"python3 -c \"import socket; socket.create_connection(('{host}', {port}), timeout=5); "
+        f"print('REACHED {host}')\""
+    )
 
 
 def setid_files(root: Path) -> list[tuple[str, int, str]]:
@@ -87,8 +91,14 @@ def test_seccomp_denies_kernel_interfaces(make_sandbox, backend, syscall):
         pytest.skip("no seccomp filter for this architecture")
     number = seccomp.ARCHES[os.uname().machine][1][syscall]
     box = make_sandbox(backend)
-    result = box.run(["python3", "-c", "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
-                      f"r = libc.syscall({number}, 0, 0, 0, 0, 0); print(r, os.strerror(ctypes.get_errno()))"])
+    result = box.run(
+        [
+            "python3",
+            "-c",
+            "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+            f"r = libc.syscall({number}, 0, 0, 0, 0, 0); print(r, os.strerror(ctypes.get_errno()))",
+        ]
+    )
     assert result.stdout.strip() == "-1 Operation not permitted", result.output
     assert "Seccomp:\t2" in box.run("cat /proc/self/status").stdout
 
@@ -97,9 +107,15 @@ def test_seccomp_denies_kernel_interfaces(make_sandbox, backend, syscall):
 def test_bwrap_setup_has_network_but_not_the_host_loopback(make_sandbox, backend, listening):
     port, accepted = listening("127.0.0.1")
     box = make_sandbox(backend)
-    result = box.setup([f"{connect('127.0.0.1', port)}; {connect('10.0.2.2', port)}; "
-                        "ip -4 addr show tap0 | grep -c inet; true"])[0]
-    assert "REACHED" not in result.stdout and result.stdout.split()[-1] == "1", result.output  # own tap0, no host
+    result = box.setup(
+        [
+            f"{connect('127.0.0.1', port)}; {connect('10.0.2.2', port)}; "
+            "ip -4 addr show tap0 | grep -c inet; true"
+        ]
+    )[0]
+    assert "REACHED" not in result.stdout and result.stdout.split()[-1] == "1", (
+        result.output
+    )  # own tap0, no host
     assert accepted == []
 
 
@@ -109,21 +125,31 @@ def host_addresses() -> list[str]:
     import subprocess
 
     listing = json.loads(subprocess.run(["ip", "-j", "-4", "addr"], capture_output=True, text=True).stdout)
-    return [entry["local"] for link in listing for entry in link.get("addr_info", [])
-            if not entry["local"].startswith("127.")]
+    return [
+        entry["local"]
+        for link in listing
+        for entry in link.get("addr_info", [])
+        if not entry["local"].startswith("127.")
+    ]
 
 
 @pytest.mark.parametrize("backend", backend_params(("docker",)))
 def test_docker_setup_cannot_reach_the_host(make_sandbox, backend, listening):
     port, accepted = listening("0.0.0.0")
     box = make_sandbox(backend)
-    gateway = ("python3 -c \"import socket, struct; print(next(socket.inet_ntoa(struct.pack('<L', int(f[2], 16))) "
-               "for f in (l.split() for l in open('/proc/net/route')) if f[1] == '00000000'))\"")
+    gateway = (
+        "python3 -c \"import socket, struct; print(next(socket.inet_ntoa(struct.pack('<L', int(f[2], 16))) "
+        "for f in (l.split() for l in open('/proc/net/route')) if f[1] == '00000000'))\""
+    )
     addresses = host_addresses()
     probes = "; ".join(connect(address, port) for address in addresses)
-    result = box.setup([f"gw=$({gateway}); echo gateway=$gw; "
-                        f"python3 -c \"import socket; socket.create_connection(('$gw', {port}), timeout=5); "
-                        f"print('REACHED gateway')\"; {probes}; true"])[0]
+    result = box.setup(
+        [
+            f"gw=$({gateway}); echo gateway=$gw; "
+            f"python3 -c \"import socket; socket.create_connection(('$gw', {port}), timeout=5); "
+            f"print('REACHED gateway')\"; {probes}; true"
+        ]
+    )[0]
     assert "gateway=" in result.stdout and "REACHED" not in result.stdout, result.output
     gw = result.stdout.split("gateway=")[1].split()[0]
     assert gw in addresses  # the gateway is one of the host's own addresses, the server listens on it

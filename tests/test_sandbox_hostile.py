@@ -123,10 +123,15 @@ def host_server(listening):
 @pytest.mark.parametrize("target", ["host-loopback", "1.1.1.1", "pypi.org"])
 def test_no_network(make_sandbox, backend, target, host_server):
     port, accepted = host_server
-    host, port = {"host-loopback": ("127.0.0.1", port), "1.1.1.1": ("1.1.1.1", 80),
-                  "pypi.org": ("pypi.org", 443)}[target]
+    host, port = {
+        "host-loopback": ("127.0.0.1", port),
+        "1.1.1.1": ("1.1.1.1", 80),
+        "pypi.org": ("pypi.org", 443),
+    }[target]
     box = make_sandbox(backend)
-    result = box.run(["python3", "-c", f"import socket; socket.create_connection(({host!r}, {port}), timeout=5)"])
+    result = box.run(
+        ["python3", "-c", f"import socket; socket.create_connection(({host!r}, {port}), timeout=5)"]
+    )
     assert result.exit_code == 1
     assert any(word in result.stderr for word in ("unreachable", "refused", "Name or service", "resolution"))
     assert accepted == []
@@ -187,7 +192,9 @@ def test_command_that_closes_stdout_early(make_sandbox, backend):
     still_usable(box)
 
 
-FORGED_REPLY = """printf '{"exit_code": 0, "stdout": "FORGED", "stderr": ""}\\n' > /proc/$PPID/fd/1; echo real"""
+FORGED_REPLY = (
+    """printf '{"exit_code": 0, "stdout": "FORGED", "stderr": ""}\\n' > /proc/$PPID/fd/1; echo real"""
+)
 
 
 @pytest.mark.parametrize("backend", ISOLATING)

@@ -43,10 +43,12 @@ def test_helper():
 
 def make_wheel(folder: Path) -> Path:
     """helperlib 0.1 as a wheel, written by hand: pip installs it without any build backend or network."""
-    files = {"helperlib/__init__.py": b"def double(x):\n    return 2 * x\n",
-             "helperlib-0.1.dist-info/METADATA": b"Metadata-Version: 2.1\nName: helperlib\nVersion: 0.1\n",
-             "helperlib-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\n"
-                                              b"Tag: py3-none-any\n"}
+    files = {
+        "helperlib/__init__.py": b"def double(x):\n    return 2 * x\n",
+        "helperlib-0.1.dist-info/METADATA": b"Metadata-Version: 2.1\nName: helperlib\nVersion: 0.1\n",
+        "helperlib-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\n"
+        b"Tag: py3-none-any\n",
+    }
     record = ""
     for name, data in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -61,11 +63,16 @@ def make_wheel(folder: Path) -> Path:
 
 def make_venv(where: Path, *packages: Path) -> Path:
     """A venv on the tests' own Python (pytest and pip come from its site-packages), plus `packages`."""
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(where)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(where)], check=True
+    )
     python = where / "bin" / "python"
     if packages:
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", "--no-deps", *map(str, packages)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--no-index", "--no-deps", *map(str, packages)],
+            check=True,
+            capture_output=True,
+        )
     return python
 
 
@@ -81,8 +88,12 @@ def repofix_in_tmp(tmp_path_factory) -> Path:
     venv = tmp_path_factory.mktemp("repofix-venv")
     assert str(venv).startswith("/tmp/")
     python = make_venv(venv)
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(site, "repofix-checkout.pth").write_text(f"{ROOT}\n")
     command = venv / "bin" / "repofix"
     command.write_text(f"#!{python}\nimport sys\nfrom repofix.cli import main\nsys.exit(main())\n")
@@ -103,21 +114,33 @@ def repofix_pipx_style(tmp_path_factory) -> Path:
     venv = tmp_path_factory.mktemp("pipx-venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     linked = venv / "linked-site"
     linked.mkdir()
     for source in map(Path, sysconfig_site_dirs()):
         for entry in source.iterdir():
             stem = re.split(r"[-.]", entry.name, maxsplit=1)[0].lower()
-            if stem not in PYTEST_PARTS and not entry.name.endswith(".pth") and not (linked / entry.name).exists():
+            if (
+                stem not in PYTEST_PARTS
+                and not entry.name.endswith(".pth")
+                and not (linked / entry.name).exists()
+            ):
                 (linked / entry.name).symlink_to(entry)
     (site / "repofix-deps.pth").write_text(f"{linked}\n{ROOT}\n")
     command = venv / "bin" / "repofix"
     command.write_text(f"#!{python}\nimport sys\nfrom repofix.cli import main\nsys.exit(main())\n")
     command.chmod(0o755)
     assert subprocess.run([str(python), "-c", "import pytest"], capture_output=True).returncode != 0
-    assert subprocess.run([str(python), "-c", "import repofix.cli, click"], capture_output=True).returncode == 0
+    assert (
+        subprocess.run([str(python), "-c", "import repofix.cli, click"], capture_output=True).returncode == 0
+    )
     return command
 
 
@@ -134,19 +157,29 @@ def project(root: Path, bug: bool = False) -> Path:
     (repo / "tests" / "test_helper.py").write_text(HELPER_TEST)
     (repo / ".gitignore").write_text(".venv/\n")
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(repo), "-c", "user.email=d@e.x", "-c", "user.name=D", "commit", "-qm", "helper"],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.email=d@e.x", "-c", "user.name=D", "commit", "-qm", "helper"],
+        check=True,
+    )
     return repo
 
 
 def repofix(command: Path, *args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_") and k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("REPOFIX_") and k not in ("VIRTUAL_ENV", "PYTHONPATH")
+    }
     env.update(REPOFIX_HOME=str(cwd.parent / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True")
     env.update(extra)
-    return subprocess.run([str(command), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [str(command), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
-def test_tests_run_in_the_projects_venv_though_repofix_lives_in_a_venv_under_tmp(tmp_path, wheel, repofix_in_tmp):
+def test_tests_run_in_the_projects_venv_though_repofix_lives_in_a_venv_under_tmp(
+    tmp_path, wheel, repofix_in_tmp
+):
     repo = project(tmp_path / "proj")
     make_venv(repo / ".venv", wheel)
     result = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", cwd=repo)
@@ -155,8 +188,9 @@ def test_tests_run_in_the_projects_venv_though_repofix_lives_in_a_venv_under_tmp
     assert "Traceback" not in result.stderr
 
 
-def test_repofix_installed_pipx_style_without_pytest_runs_the_projects_tests_in_its_venv(tmp_path, wheel,
-                                                                                          repofix_pipx_style):
+def test_repofix_installed_pipx_style_without_pytest_runs_the_projects_tests_in_its_venv(
+    tmp_path, wheel, repofix_pipx_style
+):
     """repofix's own environment has neither pytest nor helperlib; the project's .venv has both."""
     repo = project(tmp_path / "proj")
     make_venv(repo / ".venv", wheel)
@@ -168,7 +202,9 @@ def test_repofix_installed_pipx_style_without_pytest_runs_the_projects_tests_in_
     assert "NOT importable" not in doctor.stdout
 
 
-def test_python_option_or_the_active_venv_chooses_an_environment_outside_the_repository(tmp_path, wheel, repofix_in_tmp):
+def test_python_option_or_the_active_venv_chooses_an_environment_outside_the_repository(
+    tmp_path, wheel, repofix_in_tmp
+):
     repo = project(tmp_path / "proj")
     python = make_venv(tmp_path / "envs" / "proj", wheel)
     without = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", cwd=repo)
@@ -176,11 +212,15 @@ def test_python_option_or_the_active_venv_chooses_an_environment_outside_the_rep
     assert "helperlib" in without.stdout
     chosen = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", "--python", str(python), cwd=repo)
     assert chosen.returncode == 0, chosen.stdout + chosen.stderr
-    active = repofix(repofix_in_tmp, "test", "--sandbox", "bwrap", cwd=repo, VIRTUAL_ENV=str(python.parents[1]))
+    active = repofix(
+        repofix_in_tmp, "test", "--sandbox", "bwrap", cwd=repo, VIRTUAL_ENV=str(python.parents[1])
+    )
     assert active.returncode == 0, active.stdout + active.stderr
 
 
-def test_a_fix_run_uses_the_projects_venv_in_its_sandbox_and_in_the_verification(tmp_path, wheel, repofix_in_tmp):
+def test_a_fix_run_uses_the_projects_venv_in_its_sandbox_and_in_the_verification(
+    tmp_path, wheel, repofix_in_tmp
+):
     repo = project(tmp_path / "proj", bug=True)
     make_venv(repo / ".venv", wheel)
     model = script(tmp_path / "script.yaml", [DIRECT_FIX])
@@ -195,13 +235,24 @@ def test_a_resumed_run_keeps_the_interpreter_its_start_chose(tmp_path, wheel, re
     make_venv(repo / ".venv", wheel)
     home = str(tmp_path / "home")
     look = script(tmp_path / "look.yaml", [act("view", path="pkg/mathx.py")])
-    first = repofix(repofix_in_tmp, "fix", "--sandbox", "bwrap", "--model", look, "--max-steps", "1", cwd=repo,
-                    REPOFIX_HOME=home)
+    first = repofix(
+        repofix_in_tmp,
+        "fix",
+        "--sandbox",
+        "bwrap",
+        "--model",
+        look,
+        "--max-steps",
+        "1",
+        cwd=repo,
+        REPOFIX_HOME=home,
+    )
     assert first.returncode == 1, first.stdout + first.stderr
     run_id = next(Path(home).glob("runs/*")).name
     fix = script(tmp_path / "fix.yaml", [DIRECT_FIX])
-    resumed = repofix(repofix_in_tmp, "resume", run_id, "--model", fix, "--max-steps", "3", cwd=tmp_path,
-                      REPOFIX_HOME=home)
+    resumed = repofix(
+        repofix_in_tmp, "resume", run_id, "--model", fix, "--max-steps", "3", cwd=tmp_path, REPOFIX_HOME=home
+    )
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
 
 
@@ -222,7 +273,10 @@ def test_doctor_names_the_interpreter_and_whether_pytest_imports(tmp_path, wheel
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
     result = repofix(repofix_in_tmp, "sandbox", "doctor", "--python", str(bare / "bin/python"), cwd=repo)
     assert f"python  {bare / 'bin/python'}" in result.stdout
-    assert "pytest NOT importable in the sandbox (ModuleNotFoundError: No module named 'pytest')" in result.stdout
+    assert (
+        "pytest NOT importable in the sandbox (ModuleNotFoundError: No module named 'pytest')"
+        in result.stdout
+    )
 
 
 def _link(repo: Path, target: str) -> None:
@@ -233,7 +287,7 @@ def _link(repo: Path, target: str) -> None:
 def _script_venv(repo: Path) -> None:
     (repo / ".venv" / "bin").mkdir(parents=True)
     shim = repo / ".venv" / "bin" / "python"
-    shim.write_text("#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n")
+    shim.write_text('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
     shim.chmod(0o755)
 
 
@@ -241,15 +295,24 @@ BAD_VENVS = {
     "not an interpreter": (lambda repo: _link(repo, "/etc/passwd"), "is not an executable program"),
     "missing": (lambda repo: _link(repo, "/nonexistent/python3"), "which does not exist"),
     "a script": (_script_venv, "is not an executable program"),
-    "venv leads out": (lambda repo: (repo / ".venv").symlink_to(Path(sys.base_prefix)), "leads out of the repository"),
+    "venv leads out": (
+        lambda repo: (repo / ".venv").symlink_to(Path(sys.base_prefix)),
+        "leads out of the repository",
+    ),
     "cfg names a home folder": (
-        lambda repo: (_link(repo, os.path.realpath(sys.executable)),
-                      (repo / ".venv" / "pyvenv.cfg").write_text("home = /root/bin\n")),
-        "holds no Python 3 standard library"),
+        lambda repo: (
+            _link(repo, os.path.realpath(sys.executable)),
+            (repo / ".venv" / "pyvenv.cfg").write_text("home = /root/bin\n"),
+        ),
+        "holds no Python 3 standard library",
+    ),
     "cfg is a link to a host file": (
-        lambda repo: (_link(repo, os.path.realpath(sys.executable)),
-                      (repo / ".venv" / "pyvenv.cfg").symlink_to("/etc/hostname")),
-        "pyvenv.cfg names no `home`"),
+        lambda repo: (
+            _link(repo, os.path.realpath(sys.executable)),
+            (repo / ".venv" / "pyvenv.cfg").symlink_to("/etc/hostname"),
+        ),
+        "pyvenv.cfg names no `home`",
+    ),
 }
 
 
@@ -304,7 +367,9 @@ def test_the_session_runner_starts_on_every_python_3_at_hand(python):
     with open_sandbox(None, backend="bwrap", python=python) as box:
         result = box.run(["python", "-c", "import sys; print(sys.version_info[:2])"])
         state = box.python("x = 41")
-        box.client.proc.stdin.write(b'{"op": "run"}\n')  # a malformed request: answered, the runner keeps serving
+        box.client.proc.stdin.write(
+            b'{"op": "run"}\n'
+        )  # a malformed request: answered, the runner keeps serving
         box.client.proc.stdin.flush()
         with pytest.raises(SandboxError, match="bad request: op 'run' lacks the field"):
             box.client.reply(wait=30)
@@ -329,7 +394,9 @@ def test_python_names_the_chosen_interpreter_outside_a_venv():
         pytest.skip("needs a /usr/bin/python3 without /usr/bin/python beside it (Debian's layout)")
     chosen = os.path.realpath("/usr/bin/python3")
     with open_sandbox(None, backend="bwrap", python=chosen) as box:
-        result = box.run("python -c 'import sys; print(sys.executable)'; python3 -c 'import sys; print(sys.prefix)'")
+        result = box.run(
+            "python -c 'import sys; print(sys.executable)'; python3 -c 'import sys; print(sys.prefix)'"
+        )
     assert result.ok, result.output
     assert result.stdout.split() == [f"{interpreter.NAMES_DIR}/python", "/usr"]
 

@@ -40,11 +40,17 @@ with open_sandbox(None, backend=sys.argv[1]) as box:
 """
 
 
-def hold_sandbox(tree: Path, backend: str, scratch_root: Path, busy: bool = False
-                 ) -> tuple[subprocess.Popen, dict]:
+def hold_sandbox(
+    tree: Path, backend: str, scratch_root: Path, busy: bool = False
+) -> tuple[subprocess.Popen, dict]:
     env = dict(os.environ, REPOFIX_SCRATCH=str(scratch_root))
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(tree), backend, "busy" if busy else "idle"],
-                            stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(tree), backend, "busy" if busy else "idle"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     info = json.loads(proc.stdout.readline())
     return proc, info
 
@@ -60,7 +66,9 @@ def container_exists(name: str | None) -> bool:
 
 
 def sandbox_processes(scratch: str) -> list[str]:
-    out = subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True, text=True).stdout  # -ww: whole lines
+    out = subprocess.run(
+        ["ps", "-ww", "-eo", "args="], capture_output=True, text=True
+    ).stdout  # -ww: whole lines
     return [line for line in out.splitlines() if scratch in line and "bwrap" in line]
 
 
@@ -83,7 +91,9 @@ def test_kill_9_of_the_owner_leaves_nothing(tree, backend, moment, tmp_path):
     assert container_exists(info["container"]) if backend == "docker" else sandbox_processes(info["scratch"])
     os.kill(proc.pid, signal.SIGKILL)  # the owner only: nothing else is signalled
     proc.wait(timeout=30)
-    assert wait_until(lambda: not sandbox_processes(info["scratch"]) and not container_exists(info["container"]))
+    assert wait_until(
+        lambda: not sandbox_processes(info["scratch"]) and not container_exists(info["container"])
+    )
     # The scratch folder is what remains; the next repofix to start a sandbox removes it (its owner is dead).
     assert Path(info["scratch"]).exists()
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
@@ -115,16 +125,25 @@ def children(pid: int) -> list[int]:
 def owned_containers(owner: int) -> list[str]:
     import docker
 
-    return [c.attrs["Names"][0].lstrip("/") for c in docker.from_env().containers.list(
-        all=True, sparse=True, filters={"label": f"org.repofix.owner-pid={owner}"})]
+    return [
+        c.attrs["Names"][0].lstrip("/")
+        for c in docker.from_env().containers.list(
+            all=True, sparse=True, filters={"label": f"org.repofix.owner-pid={owner}"}
+        )
+    ]
 
 
 def test_kill_9_of_an_owner_of_both_backends_leaves_nothing(tree, tmp_path):
     require_backend("docker")
     require_backend("bwrap")
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
-    proc = subprocess.Popen([sys.executable, "-c", BOTH, str(tree)], stdout=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BOTH, str(tree)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
     container, scratch = proc.stdout.readline().split()
     assert container_exists(container) and sandbox_processes(scratch)
     os.kill(proc.pid, signal.SIGKILL)
@@ -136,15 +155,21 @@ def test_kill_9_of_an_owner_of_both_backends_leaves_nothing(tree, tmp_path):
 def test_kill_9_during_the_networked_setup_leaves_nothing(tree, backend, tmp_path):
     require_backend(backend)
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
-    proc = subprocess.Popen([sys.executable, "-c", IN_SETUP, str(tree), backend], env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", IN_SETUP, str(tree), backend], env=env, start_new_session=True
+    )
 
     def in_setup() -> bool:
         out = subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True, text=True).stdout
         return "sleep 1000" in out.splitlines() and (backend == "docker" or bool(slirps()))
 
     def slirps() -> list[int]:
-        return [pid for pid in children(proc.pid)
-                if Path(f"/proc/{pid}/comm").exists() and Path(f"/proc/{pid}/comm").read_text().strip() == "slirp4netns"]
+        return [
+            pid
+            for pid in children(proc.pid)
+            if Path(f"/proc/{pid}/comm").exists()
+            and Path(f"/proc/{pid}/comm").read_text().strip() == "slirp4netns"
+        ]
 
     assert wait_until(in_setup)
     network_helpers = slirps() if backend == "bwrap" else []
@@ -153,9 +178,13 @@ def test_kill_9_during_the_networked_setup_leaves_nothing(tree, backend, tmp_pat
     assert (containers if backend == "docker" else network_helpers) and scratches
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    assert wait_until(lambda: not any(map(container_exists, containers))
-                      and not any(sandbox_processes(scratch) for scratch in scratches)
-                      and not any(Path(f"/proc/{pid}").exists() for pid in network_helpers))
+    assert wait_until(
+        lambda: (
+            not any(map(container_exists, containers))
+            and not any(sandbox_processes(scratch) for scratch in scratches)
+            and not any(Path(f"/proc/{pid}").exists() for pid in network_helpers)
+        )
+    )
 
 
 DIES_BEFORE_START = """
@@ -178,8 +207,9 @@ DockerSandbox(None)
 def test_owner_dying_between_create_and_start_leaves_no_container(tmp_path):
     require_backend("docker")
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
-    proc = subprocess.run([sys.executable, "-c", DIES_BEFORE_START], capture_output=True, text=True, env=env,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", DIES_BEFORE_START], capture_output=True, text=True, env=env, timeout=120
+    )
     name = proc.stdout.strip()
     assert proc.returncode == 9 and name.startswith("repofix-")
     assert wait_until(lambda: not container_exists(name))
@@ -215,12 +245,18 @@ def test_prune_dry_run_lists_and_keeps(tree, tmp_path, monkeypatch):
     # What a host reboot leaves: a labelled container whose owner is gone.
     name = f"repofix-stale-{os.getpid()}"
     engine = docker.from_env()
-    engine.containers.create(DEFAULT_IMAGE, ["sleep", "infinity"], name=name,
-                             labels={cleanup.LABEL: name, "org.repofix.owner": f"{dead} 12345"})
+    engine.containers.create(
+        DEFAULT_IMAGE,
+        ["sleep", "infinity"],
+        name=name,
+        labels={cleanup.LABEL: name, "org.repofix.owner": f"{dead} 12345"},
+    )
     try:
         dry = CliRunner().invoke(main, ["sandbox", "prune", "--dry-run"])
         assert dry.exit_code == 0, dry.output
-        assert f"would remove container {name}" in dry.output and f"would remove scratch {stale}" in dry.output
+        assert (
+            f"would remove container {name}" in dry.output and f"would remove scratch {stale}" in dry.output
+        )
         assert container_exists(name) and stale.exists()
         real = CliRunner().invoke(main, ["sandbox", "prune"])
         assert real.exit_code == 0, real.output
@@ -237,8 +273,9 @@ def test_network_only_during_setup(tree, backend, make_sandbox):
     probe = "python3 -c \"import socket; socket.create_connection(('pypi.org', 443), timeout=15)\""
     box = make_sandbox(backend, setup=[probe, "echo installed > /home/sandbox/marker"])
     after = box.run(probe)
-    assert after.exit_code == 1 and ("unreachable" in after.stderr or "resolution" in after.stderr
-                                     or "Name or service" in after.stderr)
+    assert after.exit_code == 1 and (
+        "unreachable" in after.stderr or "resolution" in after.stderr or "Name or service" in after.stderr
+    )
     assert box.run("cat /home/sandbox/marker").stdout.strip() == "installed"
     assert box.run("cat pkg/calc.py").ok  # the workspace survived the setup phase
 
@@ -256,7 +293,9 @@ def test_failing_setup_is_a_clear_error_and_leaves_nothing(tree, backend, tmp_pa
 
 def test_doctor_reports_each_backend():
     result = CliRunner().invoke(main, ["sandbox", "doctor"])
-    lines = {line.split()[0]: line for line in result.output.splitlines() if line and not line.startswith(" ")}
+    lines = {
+        line.split()[0]: line for line in result.output.splitlines() if line and not line.startswith(" ")
+    }
     assert set(lines) >= {"docker", "bwrap", "none"}
     for name in ("docker", "bwrap"):
         if os.environ.get(f"REPOFIX_REQUIRE_{name.upper()}") == "1":
@@ -283,7 +322,17 @@ def test_sandbox_build_makes_a_working_image():
 
 def test_sandbox_build_reports_a_missing_base_image():
     require_backend("docker")
-    result = CliRunner().invoke(main, ["sandbox", "build", "--base-image", "no-such-base:1", "--no-build-base",
-                                       "--tag", "repofix-sandbox:never"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "sandbox",
+            "build",
+            "--base-image",
+            "no-such-base:1",
+            "--no-build-base",
+            "--tag",
+            "repofix-sandbox:never",
+        ],
+    )
     assert result.exit_code == 2
     assert "docker build failed" in result.output

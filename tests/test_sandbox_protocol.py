@@ -35,14 +35,16 @@ def test_shell_state_persists_between_commands(make_sandbox, backend):
 def test_per_call_env_and_cwd_do_not_stick(make_sandbox, backend):
     box = make_sandbox(backend)
     assert box.run("echo $ONLY_NOW; pwd", env={"ONLY_NOW": "x"}, cwd="/tmp").stdout.split() == ["x", "/tmp"]
-    assert box.run("echo \"[$ONLY_NOW]\"; pwd").stdout.split() == ["[]", box.workdir]
+    assert box.run('echo "[$ONLY_NOW]"; pwd').stdout.split() == ["[]", box.workdir]
 
 
 @pytest.mark.parametrize("backend", ALL)
 def test_argv_commands_and_stdin(make_sandbox, backend):
     box = make_sandbox(backend)
-    result = box.run(["python3", "-c", "import sys; print(sys.argv[1:], sys.stdin.read().upper())", "a b", "$HOME"],
-                     stdin="piped text")
+    result = box.run(
+        ["python3", "-c", "import sys; print(sys.argv[1:], sys.stdin.read().upper())", "a b", "$HOME"],
+        stdin="piped text",
+    )
     assert result.stdout.strip() == "['a b', '$HOME'] PIPED TEXT"
     missing = box.run(["no-such-program-xyz"])
     assert missing.exit_code == 127 and "no-such-program-xyz" in missing.stderr
@@ -66,13 +68,22 @@ def test_python_namespace_persists_and_survives_errors(make_sandbox, backend):
 def test_files_in_and_out(make_sandbox, backend, tmp_path):
     box = make_sandbox(backend)
     box.changes()  # reset
-    box.write_files({"new/deep/file.txt": "héllo\n".encode(), "run.sh": b"#!/bin/sh\necho ran\n",
-                     "link": b"new/deep/file.txt"}, modes={"run.sh": 0o100755, "link": 0o120000})
+    box.write_files(
+        {
+            "new/deep/file.txt": "héllo\n".encode(),
+            "run.sh": b"#!/bin/sh\necho ran\n",
+            "link": b"new/deep/file.txt",
+        },
+        modes={"run.sh": 0o100755, "link": 0o120000},
+    )
     box.write_files({"pkg/calc.py": None})
     assert box.run("./run.sh && cat link").stdout == "ran\nhéllo\n"
     changes = box.changes()
-    assert changes.modified == {"new/deep/file.txt": (0o100644, False), "run.sh": (0o100755, False),
-                                "link": (0o120000, True)}
+    assert changes.modified == {
+        "new/deep/file.txt": (0o100644, False),
+        "run.sh": (0o100755, False),
+        "link": (0o120000, True),
+    }
     assert changes.deleted == ["pkg/calc.py"]
     assert not box.changes()
     files = box.read_files(["run.sh", "link", "pkg/calc.py"])
@@ -112,7 +123,10 @@ def test_host_secrets_never_enter(tree, backend, monkeypatch):
     require_backend(backend)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-very-secret-1234")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret_token_5678")
-    with pytest.warns(UserWarning) if backend == "none" else nullcontext(), open_sandbox(tree, backend=backend) as box:
+    with (
+        pytest.warns(UserWarning) if backend == "none" else nullcontext(),
+        open_sandbox(tree, backend=backend) as box,
+    ):
         # An isolating sandbox sees only its own processes, so /proc/* is all of them; the `none` backend
         # shares the host's /proc, where other people's processes are not this test's business.
         environs = "/proc/*/environ" if backend != "none" else "/proc/self/environ /proc/$$/environ"
@@ -130,7 +144,7 @@ def test_runner_death_is_reported_and_restartable(make_sandbox, backend):
         box.run("kill -9 $(cat /proc/$$/stat | cut -d' ' -f4)")  # the runner is the shell's parent
         box.run("true")
     box.restart()
-    assert box.run("echo alive; echo \"[$KEPT]\"").stdout.split() == ["alive", "[]"]
+    assert box.run('echo alive; echo "[$KEPT]"').stdout.split() == ["alive", "[]"]
 
 
 @pytest.mark.parametrize("backend", ALL)
@@ -169,6 +183,7 @@ def test_unknown_backend_is_a_clear_error(tree):
 
 
 # -- the protocol itself: its spec, malformed requests, malformed replies ------------------------------------
+
 
 def test_spec_lists_every_operation_and_both_sides_speak_one_version():
     spec = (runner_dir() / "PROTOCOL.md").read_text()
@@ -211,7 +226,10 @@ def test_malformed_requests_are_answered_and_the_runner_keeps_serving(make_sandb
 @pytest.mark.parametrize("backend", ALL)
 def test_unknown_op_is_refused_by_name(make_sandbox, backend):
     box = make_sandbox(backend)
-    with pytest.raises(SandboxError, match=r"unknown op 'launch' \(protocol 1 knows changes, ping, python, read, run, snapshot, tar, untar, write\)$"):
+    with pytest.raises(
+        SandboxError,
+        match=r"unknown op 'launch' \(protocol 1 knows changes, ping, python, read, run, snapshot, tar, untar, write\)$",
+    ):
         box.client.request({"op": "launch", "missiles": 3})
     assert box.client.request({"op": "ping"})[0]["pid"] == box.client.pid
 
@@ -235,13 +253,17 @@ HELLO = '{"op": "hello", "protocol": %s, "pid": 7, "python": "3.8.0", "key": "KE
 
 
 def fake_client(tmp_path: Path, hello: str, *replies: str) -> RunnerClient:
-    return RunnerClient([sys.executable, "-c", FAKE_RUNNER, hello, json.dumps(replies)], str(tmp_path), str(tmp_path))
+    return RunnerClient(
+        [sys.executable, "-c", FAKE_RUNNER, hello, json.dumps(replies)], str(tmp_path), str(tmp_path)
+    )
 
 
 @pytest.mark.parametrize("version", ["0", "2", "null", '"1"', "true", "1.0"])
 def test_a_runner_of_another_protocol_version_is_refused(tmp_path, version):
     spoken = {"null": "None", '"1"': "'1'", "true": "True"}.get(version, version)
-    with pytest.raises(SandboxError, match=f"runner speaks protocol version {spoken}, this repofix speaks version 1"):
+    with pytest.raises(
+        SandboxError, match=f"runner speaks protocol version {spoken}, this repofix speaks version 1"
+    ):
         fake_client(tmp_path, HELLO % version)
 
 
@@ -260,7 +282,11 @@ MALFORMED_REPLIES = [
     ('{"key": "KEY", "payload": -1}\n', MalformedReply, "its 'payload' is -1, not a byte count"),
     ('{"key": "KEY"}\n', MalformedReply, "reply to 'read' broke the protocol .*'sizes' is None"),
     ('{"key": "KEY", "sizes": {"a": "1"}}\n', MalformedReply, "the size of 'a' is '1'"),
-    ('{"key": "KEY", "sizes": {"a": 5}, "payload": 2}\nxy', MalformedReply, "add up to 5 bytes, the payload has 2"),
+    (
+        '{"key": "KEY", "sizes": {"a": 5}, "payload": 2}\nxy',
+        MalformedReply,
+        "add up to 5 bytes, the payload has 2",
+    ),
 ]
 
 
@@ -287,8 +313,12 @@ def test_a_malformed_changes_entry_is_a_malformed_reply(tmp_path):
 
 def test_a_well_formed_reply_from_the_stand_in_is_believed(tmp_path):
     # The stand-in above speaks the protocol: the errors of the previous tests are the replies' own.
-    client = fake_client(tmp_path, HELLO % 1, '{"key": "KEY", "sizes": {"a": 2, "b": -1}, "payload": 2}\nxy',
-                         '{"key": "KEY", "exit_code": 0, "stdout": 5, "stderr": ""}\n')
+    client = fake_client(
+        tmp_path,
+        HELLO % 1,
+        '{"key": "KEY", "sizes": {"a": 2, "b": -1}, "payload": 2}\nxy',
+        '{"key": "KEY", "exit_code": 0, "stdout": 5, "stderr": ""}\n',
+    )
     try:
         assert client.pid == 7
         assert client.read_files(["a", "b"]) == {"a": b"xy", "b": None}

@@ -23,13 +23,24 @@ from tests.datasets import (
 def rows(request, tmp_path: Path) -> dict:
     """A SWE-bench file and a HumanEvalFix file, with the ids and counts the tests expect of each."""
     if request.param == "shared":
-        return {"swebench": swebench_split("SWE-bench_Lite_dev"), "humanevalfix": humanevalfix_rows(),
-                "first": "sqlfluff__sqlfluff-1625", "github": "sqlfluff/sqlfluff", "swe": 23, "hef": 164}
+        return {
+            "swebench": swebench_split("SWE-bench_Lite_dev"),
+            "humanevalfix": humanevalfix_rows(),
+            "first": "sqlfluff__sqlfluff-1625",
+            "github": "sqlfluff/sqlfluff",
+            "swe": 23,
+            "hef": 164,
+        }
     swe = synthetic_swebench_rows()
     hef = synthetic_humanevalfix_rows()
-    return {"swebench": write_jsonl(tmp_path / "swe.jsonl", swe),
-            "humanevalfix": write_jsonl(tmp_path / "hef.jsonl", hef),
-            "first": swe[0]["instance_id"], "github": swe[0]["repo"], "swe": len(swe), "hef": len(hef)}
+    return {
+        "swebench": write_jsonl(tmp_path / "swe.jsonl", swe),
+        "humanevalfix": write_jsonl(tmp_path / "hef.jsonl", hef),
+        "first": swe[0]["instance_id"],
+        "github": swe[0]["repo"],
+        "swe": len(swe),
+        "hef": len(hef),
+    }
 
 
 def invoke(*args: str):
@@ -78,7 +89,9 @@ def test_import_swebench_then_export_round_trips(tmp_path: Path, rows: dict):
 
 def test_import_humanevalfix_writes_loadable_tiny_repositories(tmp_path: Path, rows: dict):
     out = tmp_path / "he"
-    result = invoke("tasks", "import", "humanevalfix", str(rows["humanevalfix"]), "-o", str(out), "--limit", "3")
+    result = invoke(
+        "tasks", "import", "humanevalfix", str(rows["humanevalfix"]), "-o", str(out), "--limit", "3"
+    )
     assert result.exit_code == 0 and "wrote 3 task(s)" in result.output
     tasks = load_tasks([out])
     assert [t.id for t in tasks] == [f"humanevalfix-python-{n}" for n in range(3)]

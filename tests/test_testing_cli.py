@@ -13,9 +13,22 @@ from repofix.cli import main
 def test_repofix_test_prints_baseline_and_feedback(tree, tmp_path) -> None:
     require_backend("bwrap")
     (tree / "tests" / "test_more.py").write_text(
-        "from pkg.calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -3\n")
-    result = CliRunner().invoke(main, ["test", "--repo", str(tree), "--sandbox", "bwrap",
-                                       "--log-dir", str(tmp_path / "logs"), "--budget", "800"])
+        "from pkg.calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -3\n"
+    )
+    result = CliRunner().invoke(
+        main,
+        [
+            "test",
+            "--repo",
+            str(tree),
+            "--sandbox",
+            "bwrap",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--budget",
+            "800",
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "Baseline: 1 failed, 1 passed" in result.output
     assert "FAILED tests/test_more.py::test_negative" in result.output
@@ -35,7 +48,17 @@ def test_repofix_test_exit_code_zero_when_all_pass(tree) -> None:
 @pytest.mark.bwrap
 def test_repofix_test_with_a_non_pytest_command(tree) -> None:
     require_backend("bwrap")
-    result = CliRunner().invoke(main, ["test", "--repo", str(tree), "--sandbox", "bwrap",
-                                       "--test-cmd", "sh -c 'echo widget check FAILED; exit 3'"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "test",
+            "--repo",
+            str(tree),
+            "--sandbox",
+            "bwrap",
+            "--test-cmd",
+            "sh -c 'echo widget check FAILED; exit 3'",
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "exit code 3" in result.output and "widget check FAILED" in result.output

@@ -12,8 +12,15 @@ T, P, OTHER = "tests/test_a.py::test_target", "tests/test_a.py::test_kept[1]", "
 MISSING = None
 TARGET_STATES = [*Outcome, MISSING]
 P2P_STATES = [*Outcome, MISSING]
-STATUSES = [RunStatus.COMPLETED, RunStatus.COLLECTION_ERROR, RunStatus.TIMEOUT, RunStatus.CRASHED,
-            RunStatus.IMPORT_ERROR, RunStatus.NO_TESTS, RunStatus.RUNNER_MISSING]
+STATUSES = [
+    RunStatus.COMPLETED,
+    RunStatus.COLLECTION_ERROR,
+    RunStatus.TIMEOUT,
+    RunStatus.CRASHED,
+    RunStatus.IMPORT_ERROR,
+    RunStatus.NO_TESTS,
+    RunStatus.RUNNER_MISSING,
+]
 
 
 def make_run(outcomes: dict[str, Outcome | None], status: RunStatus = RunStatus.COMPLETED) -> TestRun:
@@ -44,8 +51,11 @@ def test_truth_table(target, kept, flaky, status) -> None:
     assert bool(verdict) is verdict.done
 
 
-@pytest.mark.parametrize(("target", "kept"), list(itertools.product(TARGET_STATES, P2P_STATES)),
-                         ids=lambda v: getattr(v, "value", str(v)))
+@pytest.mark.parametrize(
+    ("target", "kept"),
+    list(itertools.product(TARGET_STATES, P2P_STATES)),
+    ids=lambda v: getattr(v, "value", str(v)),
+)
 def test_grader_form_gives_the_same_answer(target, kept) -> None:
     """The evaluation grader passes explicit FAIL_TO_PASS / PASS_TO_PASS and an id -> outcome map."""
     outcomes = {i: o for i, o in {T: target, P: kept}.items() if o is not None}
@@ -75,11 +85,14 @@ def test_flaky_target_must_still_pass() -> None:
     assert not done(BASELINE, make_run({T: Outcome.FAILED, P: Outcome.PASSED}), [T], flaky={T}).done
 
 
-@pytest.mark.parametrize(("outcomes", "ok"), [
-    ({T: Outcome.PASSED, P: Outcome.SKIPPED}, True),
-    ({T: Outcome.PASSED, P: Outcome.ERROR}, False),
-    ({}, False),
-])
+@pytest.mark.parametrize(
+    ("outcomes", "ok"),
+    [
+        ({T: Outcome.PASSED, P: Outcome.SKIPPED}, True),
+        ({T: Outcome.PASSED, P: Outcome.ERROR}, False),
+        ({}, False),
+    ],
+)
 def test_without_targets_or_baseline_everything_must_pass(outcomes, ok) -> None:
     assert done(None, make_run(outcomes), []).done is ok
 

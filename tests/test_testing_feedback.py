@@ -15,7 +15,7 @@ from repofix.testing.runner import run_tests
 
 pytestmark = pytest.mark.bwrap
 
-SHOP = textwrap.dedent('''
+SHOP = textwrap.dedent("""
     def total(prices, discount=0):
         s = 0
         for p in prices:
@@ -27,9 +27,9 @@ SHOP = textwrap.dedent('''
 
     def _convert(text):
         return int(text)
-    ''')
+    """)
 
-TESTS = textwrap.dedent('''
+TESTS = textwrap.dedent("""
     import pytest
     from pkg.shop import parse_qty, total
 
@@ -51,10 +51,14 @@ TESTS = textwrap.dedent('''
     @pytest.mark.parametrize("i", range(20))
     def test_fine(i):
         pass
-    ''')
+    """)
 
-FAILING = ["tests/test_shop.py::test_noisy", "tests/test_shop.py::test_parse", "tests/test_shop.py::test_dicts",
-           *(f"tests/test_shop.py::test_same_failure[{n}]" for n in range(6))]
+FAILING = [
+    "tests/test_shop.py::test_noisy",
+    "tests/test_shop.py::test_parse",
+    "tests/test_shop.py::test_dicts",
+    *(f"tests/test_shop.py::test_same_failure[{n}]" for n in range(6)),
+]
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +77,12 @@ def runs(tmp_path_factory) -> tuple[TestRun, TestRun]:
         baseline = run_tests(box, "python -m pytest", timeout=60)
         fixed = SHOP.replace("return s - discount - 1", "return s - discount")
         fixed += "\ndef broken_helper():\n    return 1\n"
-        box.write_files({"pkg/shop.py": fixed.encode(),
-                         "tests/test_new.py": b"def test_new():\n    assert 'abc'.upper() == 'ABd'\n"})
+        box.write_files(
+            {
+                "pkg/shop.py": fixed.encode(),
+                "tests/test_new.py": b"def test_new():\n    assert 'abc'.upper() == 'ABd'\n",
+            }
+        )
         after = run_tests(box, "python -m pytest", timeout=60)
     return baseline, after
 
@@ -157,9 +165,14 @@ def test_plain_output_keeps_errors_from_the_middle_and_the_tail() -> None:
 
 
 def test_timeout_feedback_names_the_running_test() -> None:
-    run = TestRun("python -m pytest", RunStatus.TIMEOUT, None, output="tests/test_slow.py .",
-                  detail="timed out after 8s while running tests/test_slow.py::test_hangs; 1 results before that",
-                  running="tests/test_slow.py::test_hangs")
+    run = TestRun(
+        "python -m pytest",
+        RunStatus.TIMEOUT,
+        None,
+        output="tests/test_slow.py .",
+        detail="timed out after 8s while running tests/test_slow.py::test_hangs; 1 results before that",
+        running="tests/test_slow.py::test_hangs",
+    )
     assert "TIMEOUT: timed out after 8s while running tests/test_slow.py::test_hangs" in condense(run)
 
 

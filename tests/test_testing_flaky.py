@@ -12,7 +12,7 @@ from repofix.testing.runner import run_tests
 
 pytestmark = pytest.mark.bwrap
 
-FLIP = '''
+FLIP = """
 from pathlib import Path
 
 COUNTER = Path("/tmp/flip-counter")
@@ -27,7 +27,7 @@ def test_always_fails():
 
 def test_stable():
     pass
-'''
+"""
 
 
 @pytest.fixture
@@ -37,8 +37,9 @@ def box(make_sandbox, tmp_path):
     return make_sandbox("bwrap", source=tmp_path / "flip", limits=TEST_LIMITS)
 
 
-FLAKY, REAL, STABLE = (f"tests/test_flip.py::{n}" for n in ("test_every_other_run", "test_always_fails",
-                                                              "test_stable"))
+FLAKY, REAL, STABLE = (
+    f"tests/test_flip.py::{n}" for n in ("test_every_other_run", "test_always_fails", "test_stable")
+)
 
 
 def test_baseline_reruns_failures_and_finds_the_flaky_one(box) -> None:

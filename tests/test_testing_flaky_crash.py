@@ -11,7 +11,7 @@ from repofix.testing.runner import run_tests
 
 pytestmark = pytest.mark.bwrap
 
-CRASH_ON_RERUN = '''
+CRASH_ON_RERUN = """
 import os
 from pathlib import Path
 
@@ -25,7 +25,7 @@ def test_fails_then_crashes_the_run():
 
 def test_stable():
     pass
-'''
+"""
 REAL = "tests/test_crash.py::test_fails_then_crashes_the_run"
 
 

@@ -28,10 +28,11 @@ def test_a_flip_is_passing_against_failing_either_way(before, after) -> None:
     # A skip is neither: skipped <-> passed is no flip, skipped <-> failed is (it is failing now or was).
     expected = (before in OK) != (after in OK) and (before in BAD or after in BAD)
     assert flipped(run_of(t=before, other=Outcome.PASSED), run_of(t=after, new=Outcome.FAILED)) == (
-        ["t"] if expected else [])
+        ["t"] if expected else []
+    )
 
 
-COUNTED = '''
+COUNTED = """
 from pathlib import Path
 
 def bump(name):
@@ -55,7 +56,7 @@ def test_stable():
 
 def test_passes_only_the_first_time():
     assert bump("once") == 1
-'''
+"""
 P = "tests/test_counted.py::"
 
 
@@ -73,10 +74,18 @@ def runs(box, name: str) -> int:
 @pytest.mark.bwrap
 def test_reruns_count_to_the_last_and_stop_for_what_is_explained(box) -> None:
     first = run_tests(box, "python -m pytest", timeout=60)
-    assert sorted(first.failing) == [P + "test_always_fails", P + "test_passes_on_second_run",
-                                     P + "test_passes_on_third_run"]
-    suspects = [P + "test_passes_on_third_run", P + "test_passes_on_second_run", P + "test_always_fails",
-                P + "test_passes_on_second_run", P + "test_not_there"]
+    assert sorted(first.failing) == [
+        P + "test_always_fails",
+        P + "test_passes_on_second_run",
+        P + "test_passes_on_third_run",
+    ]
+    suspects = [
+        P + "test_passes_on_third_run",
+        P + "test_passes_on_second_run",
+        P + "test_always_fails",
+        P + "test_passes_on_second_run",
+        P + "test_not_there",
+    ]
     flaky = find_flaky(box, first, suspects, command="python -m pytest", reruns=2, timeout=60)
     assert flaky == {P + "test_passes_on_third_run", P + "test_passes_on_second_run"}  # the 2nd re-run counts
     assert runs(box, "second") == 2  # shown flaky on the first re-run: not run again
@@ -86,8 +95,9 @@ def test_reruns_count_to_the_last_and_stop_for_what_is_explained(box) -> None:
 @pytest.mark.bwrap
 def test_no_rerun_once_every_suspect_is_flaky(box) -> None:
     first = run_tests(box, "python -m pytest", timeout=60)
-    assert find_flaky(box, first, [P + "test_passes_on_second_run"], command="python -m pytest", reruns=3,
-                      timeout=60) == {P + "test_passes_on_second_run"}
+    assert find_flaky(
+        box, first, [P + "test_passes_on_second_run"], command="python -m pytest", reruns=3, timeout=60
+    ) == {P + "test_passes_on_second_run"}
     assert (runs(box, "second"), runs(box, "stable"), runs(box, "always")) == (2, 1, 1)
 
 
@@ -104,6 +114,7 @@ def test_a_test_that_passed_and_then_fails_on_the_rerun_is_flaky(box) -> None:
     """A flip either way counts: passing at first and failing on the re-run is as flaky as the reverse."""
     first = run_tests(box, "python -m pytest", timeout=60)
     assert first.results[P + "test_passes_only_the_first_time"].outcome.ok
-    assert find_flaky(box, first, [P + "test_passes_only_the_first_time"], command="python -m pytest",
-                      reruns=2, timeout=60) == {P + "test_passes_only_the_first_time"}
+    assert find_flaky(
+        box, first, [P + "test_passes_only_the_first_time"], command="python -m pytest", reruns=2, timeout=60
+    ) == {P + "test_passes_only_the_first_time"}
     assert runs(box, "once") == 2

@@ -19,25 +19,42 @@ line-length = 100
 """
 
 
-@pytest.mark.parametrize(("path", "infra"), [
-    ("conftest.py", True), ("tests/conftest.py", True), ("pytest.ini", True), ("sitecustomize.py", True),
-    ("src/usercustomize.py", True), ("evil.pth", True), ("pkg/mod.py", False), ("tests/test_a.py", False),
-])
+@pytest.mark.parametrize(
+    ("path", "infra"),
+    [
+        ("conftest.py", True),
+        ("tests/conftest.py", True),
+        ("pytest.ini", True),
+        ("sitecustomize.py", True),
+        ("src/usercustomize.py", True),
+        ("evil.pth", True),
+        ("pkg/mod.py", False),
+        ("tests/test_a.py", False),
+    ],
+)
 def test_infra_files(path, infra):
     assert is_infra_file(path) is infra
 
 
-@pytest.mark.parametrize(("path", "protected"), [
-    ("tests/test_a.py", True), ("pkg/test_b.py", True), ("tests/helpers.py", True), ("conftest.py", True),
-    ("pkg/mod.py", False), ("pyproject.toml", False),
-])
+@pytest.mark.parametrize(
+    ("path", "protected"),
+    [
+        ("tests/test_a.py", True),
+        ("pkg/test_b.py", True),
+        ("tests/helpers.py", True),
+        ("conftest.py", True),
+        ("pkg/mod.py", False),
+        ("pyproject.toml", False),
+    ],
+)
 def test_protected_files(path, protected):
     assert is_protected(path) is protected
 
 
 def test_pyproject_keeps_the_models_project_changes_but_the_users_pytest_section():
-    forged = (PYPROJECT.replace(b'version = "1.0"', b'version = "1.1"')
-              .replace(b'addopts = "-q"', b'addopts = "-q -p flip"'))
+    forged = PYPROJECT.replace(b'version = "1.0"', b'version = "1.1"').replace(
+        b'addopts = "-q"', b'addopts = "-q -p flip"'
+    )
     result = splice("pyproject.toml", forged, PYPROJECT)
     assert b'version = "1.1"' in result and b"-p flip" not in result and b'addopts = "-q"' in result
     assert pytest_settings("pyproject.toml", result) == {"ini_options": {"addopts": "-q"}}
@@ -47,7 +64,11 @@ def test_a_pytest_section_the_model_added_is_removed():
     original = b"[metadata]\nname = pkg\n"
     forged = original + b"\n[tool:pytest]\naddopts = -p flip\n"
     result = splice("setup.cfg", forged, original)
-    assert result.startswith(original) and b"pytest" not in result and pytest_settings("setup.cfg", result) is None
+    assert (
+        result.startswith(original)
+        and b"pytest" not in result
+        and pytest_settings("setup.cfg", result) is None
+    )
 
 
 def test_a_pytest_setting_splicing_cannot_separate_falls_back_to_the_users_file():

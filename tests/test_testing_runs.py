@@ -14,7 +14,7 @@ from repofix.testing.runner import run_tests
 
 pytestmark = pytest.mark.bwrap  # (one test also runs on docker)
 
-KINDS = '''
+KINDS = """
 import logging, sys
 import pytest
 
@@ -77,18 +77,25 @@ def test_long_diff():
 def test_raises_in_code():
     from pkg.core import divide
     divide(1, 0)
-'''
+"""
 
 PROJECTS: dict[str, dict[str, str]] = {
-    "kinds": {"tests/sub/test_kinds.py": KINDS, "pkg/__init__.py": "",
-              "pkg/core.py": "def divide(a, b):\n    return a / b\n"},
+    "kinds": {
+        "tests/sub/test_kinds.py": KINDS,
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def divide(a, b):\n    return a / b\n",
+    },
     "collection_error": {
         "tests/test_ok.py": "def test_fine():\n    pass\n",
         "tests/test_broken.py": "def test_x(:\n    pass\n",
     },
     "import_error": {"tests/test_imp.py": "import no_such_module\n\ndef test_x():\n    pass\n"},
-    "conftest_error": {"conftest.py": "import no_such_module\n", "tests/test_x.py": "def test_x():\n    pass\n"},
-    "crash": {"tests/test_crash.py": textwrap.dedent("""
+    "conftest_error": {
+        "conftest.py": "import no_such_module\n",
+        "tests/test_x.py": "def test_x():\n    pass\n",
+    },
+    "crash": {
+        "tests/test_crash.py": textwrap.dedent("""
         import os, signal
         def test_before():
             pass
@@ -96,21 +103,26 @@ PROJECTS: dict[str, dict[str, str]] = {
             os.kill(os.getpid(), signal.SIGSEGV)
         def test_after():
             pass
-        """)},
-    "timeout": {"tests/test_slow.py": textwrap.dedent("""
+        """)
+    },
+    "timeout": {
+        "tests/test_slow.py": textwrap.dedent("""
         import time
         def test_quick():
             pass
         def test_hangs():
             time.sleep(120)
-        """)},
+        """)
+    },
     "no_tests": {"tests/test_empty.py": "X = 1\n"},
-    "thousands": {"tests/test_many.py": textwrap.dedent("""
+    "thousands": {
+        "tests/test_many.py": textwrap.dedent("""
         import pytest
         @pytest.mark.parametrize("i", range(2500))
         def test_many(i):
             assert i % 1000 != 7
-        """)},
+        """)
+    },
 }
 
 
@@ -122,8 +134,14 @@ def write_project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def run_project(make_sandbox, tmp_path: Path, name: str, command: str = "python -m pytest",
-                timeout: float | None = 60, **kwargs) -> TestRun:
+def run_project(
+    make_sandbox,
+    tmp_path: Path,
+    name: str,
+    command: str = "python -m pytest",
+    timeout: float | None = 60,
+    **kwargs,
+) -> TestRun:
     root = write_project(tmp_path / name, PROJECTS.get(name, {}))
     box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
     return run_tests(box, command, timeout=timeout, **kwargs)
@@ -144,22 +162,25 @@ def kinds_run(tmp_path_factory) -> TestRun:
 F = "tests/sub/test_kinds.py"
 
 
-@pytest.mark.parametrize(("test_id", "outcome"), [
-    (f"{F}::TestOuter::TestInner::test_param[1]", Outcome.FAILED),
-    (f"{F}::TestOuter::TestInner::test_param[a.b::c]", Outcome.FAILED),
-    (f"{F}::TestOuter::TestInner::test_param[\\xfc]", Outcome.FAILED),
-    (f"{F}::TestOuter::TestInner::test_param[with space]", Outcome.FAILED),
-    (f"{F}::TestOuter::test_ok", Outcome.PASSED),
-    (f"{F}::test_pass", Outcome.PASSED),
-    (f"{F}::test_fail_unicode", Outcome.FAILED),
-    (f"{F}::test_xfailed", Outcome.XFAILED),
-    (f"{F}::test_xpassed", Outcome.XPASSED),
-    (f"{F}::test_strict_xpass", Outcome.FAILED),
-    (f"{F}::test_skipped", Outcome.SKIPPED),
-    (f"{F}::test_setup_error", Outcome.ERROR),
-    (f"{F}::test_long_diff", Outcome.FAILED),
-    (f"{F}::test_raises_in_code", Outcome.FAILED),
-])
+@pytest.mark.parametrize(
+    ("test_id", "outcome"),
+    [
+        (f"{F}::TestOuter::TestInner::test_param[1]", Outcome.FAILED),
+        (f"{F}::TestOuter::TestInner::test_param[a.b::c]", Outcome.FAILED),
+        (f"{F}::TestOuter::TestInner::test_param[\\xfc]", Outcome.FAILED),
+        (f"{F}::TestOuter::TestInner::test_param[with space]", Outcome.FAILED),
+        (f"{F}::TestOuter::test_ok", Outcome.PASSED),
+        (f"{F}::test_pass", Outcome.PASSED),
+        (f"{F}::test_fail_unicode", Outcome.FAILED),
+        (f"{F}::test_xfailed", Outcome.XFAILED),
+        (f"{F}::test_xpassed", Outcome.XPASSED),
+        (f"{F}::test_strict_xpass", Outcome.FAILED),
+        (f"{F}::test_skipped", Outcome.SKIPPED),
+        (f"{F}::test_setup_error", Outcome.ERROR),
+        (f"{F}::test_long_diff", Outcome.FAILED),
+        (f"{F}::test_raises_in_code", Outcome.FAILED),
+    ],
+)
 def test_each_result_kind_has_its_exact_node_id(kinds_run: TestRun, test_id: str, outcome: Outcome) -> None:
     assert kinds_run.results[test_id].outcome is outcome
 
@@ -244,8 +265,9 @@ def test_thousands_of_tests(make_sandbox, tmp_path) -> None:
     assert run.status is RunStatus.COMPLETED and not run.ok
 
 
-@pytest.mark.parametrize(("command", "ok"), [("sh -c 'echo all good'", True),
-                                             ("sh -c 'echo FAIL: widget; exit 2'", False)])
+@pytest.mark.parametrize(
+    ("command", "ok"), [("sh -c 'echo all good'", True), ("sh -c 'echo FAIL: widget; exit 2'", False)]
+)
 def test_other_commands_are_judged_by_exit_code(make_sandbox, tmp_path, command, ok) -> None:
     run = run_project(make_sandbox, tmp_path, "no_tests", command=command)
     assert not run.structured and run.results == {}
@@ -285,13 +307,21 @@ def test_frames_are_parsed_in_every_traceback_style(make_sandbox, tmp_path, styl
     root = tmp_path / style
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "core.py").write_text("def divide(a, b):\n    return a / b\n\ndef ratio(a):\n    return divide(a, 0)\n")
+    (root / "pkg" / "core.py").write_text(
+        "def divide(a, b):\n    return a / b\n\ndef ratio(a):\n    return divide(a, 0)\n"
+    )
     (root / "tests").mkdir()
-    (root / "tests" / "test_core.py").write_text("from pkg.core import ratio\n\ndef test_ratio():\n    ratio(1)\n")
+    (root / "tests" / "test_core.py").write_text(
+        "from pkg.core import ratio\n\ndef test_ratio():\n    ratio(1)\n"
+    )
     box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
     run = run_tests(box, f"python -m pytest --tb={style}", timeout=60)
     result = run.results["tests/test_core.py::test_ratio"]
-    assert [f.location for f in result.repo_frames] == ["tests/test_core.py:4", "pkg/core.py:5", "pkg/core.py:2"]
+    assert [f.location for f in result.repo_frames] == [
+        "tests/test_core.py:4",
+        "pkg/core.py:5",
+        "pkg/core.py:2",
+    ]
     assert "a / b" in result.repo_frames[-1].source[-1]
     assert result.message.startswith("ZeroDivisionError")
 
@@ -300,13 +330,15 @@ def test_a_report_larger_than_the_output_cap_is_read_back_whole(make_sandbox, tm
     """Sandbox output is capped (64 KiB here); incompressible captured output makes the report bigger."""
     root = tmp_path / "big"
     (root / "tests").mkdir(parents=True)
-    (root / "tests" / "test_big.py").write_text(textwrap.dedent("""
+    (root / "tests" / "test_big.py").write_text(
+        textwrap.dedent("""
         import base64, os, pytest
         @pytest.mark.parametrize("i", range(60))
         def test_noisy(i):
             print(base64.b64encode(os.urandom(3000)).decode())
             assert i < 0
-        """))
+        """)
+    )
     box = make_sandbox("bwrap", source=root, limits=TEST_LIMITS)
     run = run_tests(box, "python -m pytest", timeout=60)
     assert len(run.failing) == 60
@@ -317,13 +349,17 @@ def test_a_report_larger_than_the_output_cap_is_read_back_whole(make_sandbox, tm
 def test_same_results_in_every_isolating_backend(make_sandbox, tmp_path, backend) -> None:
     root = write_project(tmp_path / backend, PROJECTS["collection_error"])
     (root / "tests" / "test_more.py").write_text(
-        "import pytest\n\n@pytest.mark.xfail\ndef test_xp():\n    pass\n\ndef test_fails():\n    assert 'é' == 'e'\n")
+        "import pytest\n\n@pytest.mark.xfail\ndef test_xp():\n    pass\n\ndef test_fails():\n    assert 'é' == 'e'\n"
+    )
     box = make_sandbox(backend, source=root, limits=TEST_LIMITS)
     box.changes()
     run = run_tests(box, "python -m pytest", timeout=120)
     assert run.status is RunStatus.COLLECTION_ERROR
     assert {i: r.outcome for i, r in run.results.items()} == {
-        "tests/test_broken.py": Outcome.ERROR, "tests/test_ok.py::test_fine": Outcome.PASSED,
-        "tests/test_more.py::test_xp": Outcome.XPASSED, "tests/test_more.py::test_fails": Outcome.FAILED}
+        "tests/test_broken.py": Outcome.ERROR,
+        "tests/test_ok.py::test_fine": Outcome.PASSED,
+        "tests/test_more.py::test_xp": Outcome.XPASSED,
+        "tests/test_more.py::test_fails": Outcome.FAILED,
+    }
     assert "'é' == 'e'" in run.results["tests/test_more.py::test_fails"].message
     assert not box.changes()

@@ -23,14 +23,23 @@ BACKENDS = backend_params(("docker", "bwrap"))
 def repofix(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
     env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-c", "from repofix.cli import main; main()", *args], env=env,
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", "from repofix.cli import main; main()", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
 
 
-def fix(repo: Path, model: str, backend: str, home: Path, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
+def fix(
+    repo: Path, model: str, backend: str, home: Path, *extra: str
+) -> tuple[subprocess.CompletedProcess, dict]:
     require_backend(backend)
-    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", backend, "--json", *extra,
-                     home=home)
+    result = repofix(
+        "fix", "--repo", str(repo), "--model", model, "--sandbox", backend, "--json", *extra, home=home
+    )
     return result, (json.loads(result.stdout) if result.stdout.startswith("{") else {})
 
 
@@ -60,14 +69,27 @@ def test_an_honest_fix_is_verified_done_in_a_fresh_sandbox(tmp_path, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize(("files", "flags", "shown"), [
-    ({"conftest.py": "import no_such_module\n", "tests/test_a.py": "def test_a():\n    assert True\n"}, [],
-     ["import_error", "no_such_module"]),
-    ({"pkg/__init__.py": "", "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"}, [],
-     ["no_tests", "no tests were collected"]),
-    ({"tests/test_a.py": "def test_a():\n    assert True\n"}, ["--test-cmd", "no-such-runner -q"],
-     ["runner_missing", "no-such-runner"]),
-], ids=["conftest-import-error", "no-tests", "no-runner"])
+@pytest.mark.parametrize(
+    ("files", "flags", "shown"),
+    [
+        (
+            {"conftest.py": "import no_such_module\n", "tests/test_a.py": "def test_a():\n    assert True\n"},
+            [],
+            ["import_error", "no_such_module"],
+        ),
+        (
+            {"pkg/__init__.py": "", "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"},
+            [],
+            ["no_tests", "no tests were collected"],
+        ),
+        (
+            {"tests/test_a.py": "def test_a():\n    assert True\n"},
+            ["--test-cmd", "no-such-runner -q"],
+            ["runner_missing", "no-such-runner"],
+        ),
+    ],
+    ids=["conftest-import-error", "no-tests", "no-runner"],
+)
 def test_a_suite_that_cannot_run_at_baseline_is_not_done(tmp_path, backend, files, flags, shown):
     repo = make_repo(tmp_path / "repo", files)
     model = script(tmp_path / "s.yaml", [act("view", path="conftest.py")])
@@ -75,8 +97,12 @@ def test_a_suite_that_cannot_run_at_baseline_is_not_done(tmp_path, backend, file
     assert result.returncode == 1, result.stderr
     assert outcome["status"] == "not_done" and outcome["reason"] == "tests_broken" and outcome["steps"] == 0
     assert all(text in outcome["message"] for text in shown)
-    plain = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", backend, *flags, home=tmp_path / "home")
-    assert plain.returncode == 1 and plain.stdout.startswith("NOT DONE (tests_broken): the test suite cannot run")
+    plain = repofix(
+        "fix", "--repo", str(repo), "--model", model, "--sandbox", backend, *flags, home=tmp_path / "home"
+    )
+    assert plain.returncode == 1 and plain.stdout.startswith(
+        "NOT DONE (tests_broken): the test suite cannot run"
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -86,7 +112,11 @@ def test_a_model_that_gives_up_ends_gave_up_with_its_reason(tmp_path, backend, c
     reason = "The bug is in a C extension I cannot build here."
     model = script(tmp_path / "s.yaml", [{"content": f"I looked everywhere.\n{reason}", "give_up": True}])
     if chain:  # the first model gives up, the next takes the same conversation and gives up too
-        model = script(tmp_path / "first.yaml", [{"content": "no candidate patch", "give_up": True}]) + "," + model
+        model = (
+            script(tmp_path / "first.yaml", [{"content": "no candidate patch", "give_up": True}])
+            + ","
+            + model
+        )
     result, outcome = fix(repo, model, backend, tmp_path / "home")
     assert result.returncode == 1, result.stderr
     assert outcome["status"] == "not_done" and outcome["reason"] == "gave_up"
@@ -94,10 +124,14 @@ def test_a_model_that_gives_up_ends_gave_up_with_its_reason(tmp_path, backend, c
 
 
 @pytest.mark.bwrap
-@pytest.mark.parametrize(("broken", "reason", "code"), [
-    ("", "nothing_to_fix", 0),
-    ("import no_such_module\n", "tests_broken", 1),
-], ids=["all-pass", "only-a-collection-error"])
+@pytest.mark.parametrize(
+    ("broken", "reason", "code"),
+    [
+        ("", "nothing_to_fix", 0),
+        ("import no_such_module\n", "tests_broken", 1),
+    ],
+    ids=["all-pass", "only-a-collection-error"],
+)
 def test_nothing_to_fix_only_when_tests_ran_and_none_fails(tmp_path, broken, reason, code):
     files = {"pkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    assert True\n"}
     if broken:
@@ -112,9 +146,14 @@ def test_nothing_to_fix_only_when_tests_ran_and_none_fails(tmp_path, broken, rea
 
 @pytest.mark.bwrap
 def test_the_builtin_engine_giving_up_ends_gave_up_not_format_errors(tmp_path):
-    repo = make_repo(tmp_path / "repo", {
-        "pkg/__init__.py": "", "pkg/greet.py": "def greet():\n    return 'bye'\n",
-        "tests/test_greet.py": "from pkg.greet import greet\n\n\ndef test_greet():\n    assert greet() == 'hello world'\n"})
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "pkg/__init__.py": "",
+            "pkg/greet.py": "def greet():\n    return 'bye'\n",
+            "tests/test_greet.py": "from pkg.greet import greet\n\n\ndef test_greet():\n    assert greet() == 'hello world'\n",
+        },
+    )
     result, outcome = fix(repo, "builtin", "bwrap", tmp_path / "home")
     assert result.returncode == 1, result.stderr
     assert outcome["reason"] == "gave_up"

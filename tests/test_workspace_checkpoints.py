@@ -50,11 +50,20 @@ def test_tricky_tree_round_trip(tmp_path, home, make_sandbox, backend):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-@pytest.mark.parametrize("wreck", ["rm -rf ./* ./.[!.]*", "rm -rf .git", "chmod -R a-rwx pkg; chmod a-w .",
-                                   "chmod 000 pkg/mod.py; chmod +x pkg/*.py"])
+@pytest.mark.parametrize(
+    "wreck",
+    [
+        "rm -rf ./* ./.[!.]*",
+        "rm -rf .git",
+        "chmod -R a-rwx pkg; chmod a-w .",
+        "chmod 000 pkg/mod.py; chmod +x pkg/*.py",
+    ],
+)
 def test_restore_after_wrecking(tmp_path, home, make_sandbox, backend, wreck):
-    repo = make_repo(tmp_path / "user", {"pkg/mod.py": "def f():\n    return 1\n", "pkg/other.py": "y = 2\n",
-                                         "README": "readme\n"})
+    repo = make_repo(
+        tmp_path / "user",
+        {"pkg/mod.py": "def f():\n    return 1\n", "pkg/other.py": "y = 2\n", "README": "readme\n"},
+    )
     ws, box = start(tmp_path, home, make_sandbox, backend, repo)
     box.run("echo 'def f():\n    return 2' > pkg/mod.py", timeout=10)
     good = ws.sync(box, step=1).checkpoint
@@ -71,9 +80,16 @@ def test_restore_after_wrecking(tmp_path, home, make_sandbox, backend, wreck):
 def test_many_steps_match_full_comparison(tmp_path, home, make_sandbox, backend):
     repo = make_repo(tmp_path / "user", {f"d{i % 3}/f{i}.txt": f"{i}\n" for i in range(30)})
     ws, box = start(tmp_path, home, make_sandbox, backend, repo)
-    steps = ["echo x >> d0/f0.txt", "git mv d1/f1.txt d2/renamed.txt 2>/dev/null || mv d1/f1.txt d2/renamed.txt",
-             "rm -rf d1", "mkdir d1 && echo back > d1/new.txt", "chmod +x d2/renamed.txt", "ln -s d0 d3",
-             "rm d3 && mkdir d3 && echo z > d3/z", "true"]
+    steps = [
+        "echo x >> d0/f0.txt",
+        "git mv d1/f1.txt d2/renamed.txt 2>/dev/null || mv d1/f1.txt d2/renamed.txt",
+        "rm -rf d1",
+        "mkdir d1 && echo back > d1/new.txt",
+        "chmod +x d2/renamed.txt",
+        "ln -s d0 d3",
+        "rm d3 && mkdir d3 && echo z > d3/z",
+        "true",
+    ]
     for i, command in enumerate(steps, 1):
         assert box.run(command, timeout=10).ok
         result = ws.sync(box, step=i)
@@ -85,14 +101,18 @@ def test_many_steps_match_full_comparison(tmp_path, home, make_sandbox, backend)
 
 @pytest.mark.parametrize("backend", backend_params(("none",)))
 def test_size_limit_and_ignored(tmp_path, home, make_sandbox, backend):
-    repo = make_repo(tmp_path / "user", {".gitignore": "*.tmp\n", "keep.tmp": "tracked despite the rule\n",
-                                         "a.txt": "a\n"})
+    repo = make_repo(
+        tmp_path / "user", {".gitignore": "*.tmp\n", "keep.tmp": "tracked despite the rule\n", "a.txt": "a\n"}
+    )
     sh(repo, "git", "add", "-f", "keep.tmp")
     sh(repo, "git", "commit", "-qm", "force-add")
     ws = Workspace.create(repo, home=home, max_file_bytes=1000)
     box = make_sandbox(backend, source=ws.export(tmp_path / "export"))
     box.changes()
-    box.run("head -c 5000 /dev/zero > big.bin; echo more >> keep.tmp; echo x > scratch.tmp; echo b > a.txt", timeout=10)
+    box.run(
+        "head -c 5000 /dev/zero > big.bin; echo more >> keep.tmp; echo x > scratch.tmp; echo b > a.txt",
+        timeout=10,
+    )
     result = ws.sync(box, step=1)
     assert result.ignored == ["scratch.tmp"]
     assert any("big.bin" in m and "limit" in m for m in result.refused)

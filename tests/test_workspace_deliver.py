@@ -19,7 +19,9 @@ def run(tmp_path, make_sandbox):
     """A run on a repository with uncommitted work in notes.txt; the run edits app.py and adds new.py."""
 
     def make(dirty: bool = True, edit_notes: bool = False):
-        repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n", "notes.txt": "notes\n", "old.txt": "old\n"})
+        repo = make_repo(
+            tmp_path / "user", {"app.py": "print('hi')\n", "notes.txt": "notes\n", "old.txt": "old\n"}
+        )
         if dirty:
             (repo / "notes.txt").write_text("my uncommitted notes\n")
         ws = Workspace.create(repo, home=tmp_path / "home", label="greet")
@@ -45,17 +47,31 @@ def test_branch_patch_and_report(run, tmp_path, dirty):
     below = sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip()
     assert below == (delivery.snapshot if dirty else sh(repo, "git", "rev-parse", "HEAD").strip())
     message = sh(repo, "git", "log", "-1", "--format=%B", delivery.branch)
-    assert message.startswith("Say hello instead of hi\n\nChanged the greeting.") and f"Repofix-Run: {ws.run_id}" in message
+    assert (
+        message.startswith("Say hello instead of hi\n\nChanged the greeting.")
+        and f"Repofix-Run: {ws.run_id}" in message
+    )
     changed = sh(repo, "git", "diff", "--name-status", f"{delivery.branch}^", delivery.branch).split()
-    assert changed == ["M", "app.py", "A", "new.py", "D", "old.txt"] == \
-        [x for f in delivery.files for x in ({"app.py": "M", "new.py": "A", "old.txt": "D"}[f], f)]
+    assert (
+        changed
+        == ["M", "app.py", "A", "new.py", "D", "old.txt"]
+        == [x for f in delivery.files for x in ({"app.py": "M", "new.py": "A", "old.txt": "D"}[f], f)]
+    )
     if dirty:  # the user's notes are the commit below, on their HEAD, labelled as theirs
         assert sh(repo, "git", "diff", "--name-status", "HEAD", below).split() == ["M", "notes.txt"]
-        assert sh(repo, "git", "rev-parse", f"{below}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
-        assert sh(repo, "git", "log", "-1", "--format=%s", below).strip() == \
-            f"repofix: snapshot of uncommitted work at start of run {ws.run_id}"
+        assert (
+            sh(repo, "git", "rev-parse", f"{below}^").strip() == sh(repo, "git", "rev-parse", "HEAD").strip()
+        )
+        assert (
+            sh(repo, "git", "log", "-1", "--format=%s", below).strip()
+            == f"repofix: snapshot of uncommitted work at start of run {ws.run_id}"
+        )
     report = json.loads(ws.folder.report_file.read_text())
-    assert report["status"] == "resolved" and report["branch"] == delivery.branch and report["checkpoint"]["n"] == 1
+    assert (
+        report["status"] == "resolved"
+        and report["branch"] == delivery.branch
+        and report["checkpoint"]["n"] == 1
+    )
     clone = tmp_path / "clone"
     sh(tmp_path, "git", "clone", "-q", str(repo), str(clone))
     (clone / "notes.txt").write_text("my uncommitted notes\n")
@@ -63,7 +79,9 @@ def test_branch_patch_and_report(run, tmp_path, dirty):
     again = deliver(ws, task="Say hello instead of hi")  # a resumed delivery: the same branch and commit
     assert (again.branch, again.commit) == (delivery.branch, delivery.commit)
     other = Workspace.create(repo, home=tmp_path / "home", label="other")  # another run: the next free name
-    other.store.commit_tree(f"{delivery.commit}^{{tree}}", parent=other.source.base, step=1, label="same change")
+    other.store.commit_tree(
+        f"{delivery.commit}^{{tree}}", parent=other.source.base, step=1, label="same change"
+    )
     assert deliver(other, task="Say hello instead of hi").branch == "repofix/say-hello-instead-of-hi-2"
 
 
@@ -75,7 +93,11 @@ def test_a_fix_that_edits_uncommitted_work_is_its_own_commit(run):
     assert sh(repo, "git", "show", f"{delivery.branch}:notes.txt") == "my uncommitted notes\nagent\n"
     assert "+agent" in sh(repo, "git", "show", delivery.branch, "--", "notes.txt")
     again = deliver(ws, task="greet")  # delivered again: the very same two commits
-    assert (again.branch, again.commit, again.snapshot) == (delivery.branch, delivery.commit, delivery.snapshot)
+    assert (again.branch, again.commit, again.snapshot) == (
+        delivery.branch,
+        delivery.commit,
+        delivery.snapshot,
+    )
 
 
 def test_apply_and_undo(run):
@@ -155,7 +177,9 @@ def test_an_edit_in_the_second_of_the_commit_is_in_the_snapshot(tmp_path):
     for path in (repo / "pkg/mod.py", repo / ".git" / "index"):
         os.utime(path, ns=(moment, moment))
     ws = Workspace.create(repo, home=tmp_path / "home")
-    assert ws.source.dirty and sh(ws.folder.repo, "git", "show", f"{ws.source.base}:pkg/mod.py") == "x = a + b\n"
+    assert (
+        ws.source.dirty and sh(ws.folder.repo, "git", "show", f"{ws.source.base}:pkg/mod.py") == "x = a + b\n"
+    )
 
 
 def test_uncommitted_work_in_a_repository_with_a_submodule(tmp_path):
@@ -183,5 +207,8 @@ def test_a_repository_without_commits_gets_the_snapshot_as_its_root(tmp_path):
     delivery = deliver(ws, task="greet")
     assert delivery.files == ["app.py"] and delivery.snapshot
     assert sh(repo, "git", "rev-list", delivery.branch).split() == [delivery.commit, delivery.snapshot]
-    assert sorted(sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split()) == ["app.py", "notes.txt"]
+    assert sorted(sh(repo, "git", "show", "--format=", "--name-only", delivery.snapshot).split()) == [
+        "app.py",
+        "notes.txt",
+    ]
     assert sh(repo, "git", "show", f"{delivery.branch}:app.py") == "print('hello')\n"

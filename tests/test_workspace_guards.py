@@ -9,7 +9,7 @@ from test_workspace_support import make_repo
 from repofix.workspace import Workspace
 from repofix.workspace.guards import GuardConfig, check_change, enforce
 
-TEST_FILE = '''import pytest
+TEST_FILE = """import pytest
 from pkg.calc import add, sub
 
 
@@ -21,12 +21,13 @@ def test_add():
 class TestSub:
     def test_sub(self):
         assert sub(3, 2) == 1
-'''
+"""
 
 PROJECT = {
     "pkg/__init__.py": "",
-    "pkg/calc.py": "".join(f"# line {i}\n" for i in range(30)) + "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n"
-                   "    return a - b\n",
+    "pkg/calc.py": "".join(f"# line {i}\n" for i in range(30))
+    + "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n"
+    "    return a - b\n",
     "tests/test_calc.py": TEST_FILE,
     ".github/workflows/ci.yml": "on: push\n",
     "docs/guide.md": "guide\n",
@@ -36,11 +37,20 @@ PROJECT = {
 CASES = {
     "mass-deletion-files": ("rm -rf data", "mass-deletion"),
     "mass-deletion-lines": ("head -n 3 pkg/calc.py > x && mv x pkg/calc.py", "mass-deletion"),
-    "removed-test": ("python3 - <<'EOF'\nimport re\np='tests/test_calc.py'\ns=open(p).read()\n"
-                     "s=s.replace('def test_add():', 'def helper():')\nopen(p,'w').write(s)\nEOF", "tests"),
+    "removed-test": (
+        "python3 - <<'EOF'\nimport re\np='tests/test_calc.py'\ns=open(p).read()\n"
+        "s=s.replace('def test_add():', 'def helper():')\nopen(p,'w').write(s)\nEOF",
+        "tests",
+    ),
     "removed-assert": ("sed -i '/assert add(0, 0)/d' tests/test_calc.py", "tests"),
-    "added-skip": ("sed -i 's/^def test_add/@pytest.mark.skip(reason=\"flaky\")\\ndef test_add/' tests/test_calc.py", "tests"),
-    "skip-in-class": ("sed -i 's/        assert sub(3, 2) == 1/        pytest.skip(\"no\")/' tests/test_calc.py", "tests"),
+    "added-skip": (
+        "sed -i 's/^def test_add/@pytest.mark.skip(reason=\"flaky\")\\ndef test_add/' tests/test_calc.py",
+        "tests",
+    ),
+    "skip-in-class": (
+        "sed -i 's/        assert sub(3, 2) == 1/        pytest.skip(\"no\")/' tests/test_calc.py",
+        "tests",
+    ),
     "deleted-test-file": ("rm tests/test_calc.py", "tests"),
     "ci-config": ("echo '  - run: true' >> .github/workflows/ci.yml", "ci-config"),
     "large-file": ("head -c 2000000 /dev/urandom | base64 > big.txt", "large-file"),
@@ -125,9 +135,13 @@ def test_rollback_in_an_isolating_sandbox(tmp_path, make_sandbox, backend):
 def test_nested_classes_and_parametrized_ids():
     from repofix.workspace.testguard import weakened
 
-    before = (b"import pytest\nclass TestA:\n    class TestB:\n        @pytest.mark.parametrize('x', [1, 2])\n"
-              b"        def test_b(self, x):\n            assert x > 0\n")
+    before = (
+        b"import pytest\nclass TestA:\n    class TestB:\n        @pytest.mark.parametrize('x', [1, 2])\n"
+        b"        def test_b(self, x):\n            assert x > 0\n"
+    )
     after = before.replace(b"assert x > 0", b"x")
     protected = frozenset({"t/test_x.py::TestA::TestB::test_b[1]"})
-    assert weakened("t/test_x.py", before, after, protected) == ["removes 1 assertion(s) from TestA::TestB::test_b"]
+    assert weakened("t/test_x.py", before, after, protected) == [
+        "removes 1 assertion(s) from TestA::TestB::test_b"
+    ]
     assert weakened("t/test_x.py", before, after, frozenset({"t/test_x.py::test_other"})) == []

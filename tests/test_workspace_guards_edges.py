@@ -14,7 +14,9 @@ from test_workspace_support import make_repo
 from repofix.workspace.guards import GuardConfig, _link_escapes, _outside, check_change
 
 
-def commit(repo: Path, write: dict[str, bytes | str | None] | None = None, links: dict[str, str] | None = None) -> str:
+def commit(
+    repo: Path, write: dict[str, bytes | str | None] | None = None, links: dict[str, str] | None = None
+) -> str:
     """Apply `write` (None deletes) and `links` to the work tree, commit, return the commit id."""
     for rel, content in (write or {}).items():
         path = repo / rel
@@ -27,27 +29,37 @@ def commit(repo: Path, write: dict[str, bytes | str | None] | None = None, links
         os.symlink(target, repo / rel)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     subprocess.run(["git", "commit", "-qm", "step", "--allow-empty"], cwd=repo, check=True)
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
-def guards(tmp_path: Path, files: dict[str, str], change: dict[str, bytes | str | None],
-           config: GuardConfig | None = None, links: dict[str, str] | None = None) -> list[tuple[str, str | None]]:
+def guards(
+    tmp_path: Path,
+    files: dict[str, str],
+    change: dict[str, bytes | str | None],
+    config: GuardConfig | None = None,
+    links: dict[str, str] | None = None,
+) -> list[tuple[str, str | None]]:
     repo = make_repo(tmp_path / "repo", files)
-    old = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
-                         text=True).stdout.strip()
+    old = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()
     new = commit(repo, change, links)
     return [(h.guard, h.path) for h in check_change(repo, old, new, config or GuardConfig())]
 
 
-@pytest.mark.parametrize(("total", "deleted", "trips"), [
-    (100, 25, False),  # at most 25 files a step...
-    (100, 26, True),  # ...one more is a mass deletion
-    (10, 5, True),  # half of all files, when at least 5 go
-    (10, 6, True),  # more than half
-    (12, 5, False),  # under half
-    (6, 4, False),  # 4 of 6 is two thirds, but fewer than 5 files never count as a share
-])
+@pytest.mark.parametrize(
+    ("total", "deleted", "trips"),
+    [
+        (100, 25, False),  # at most 25 files a step...
+        (100, 26, True),  # ...one more is a mass deletion
+        (10, 5, True),  # half of all files, when at least 5 go
+        (10, 6, True),  # more than half
+        (12, 5, False),  # under half
+        (6, 4, False),  # 4 of 6 is two thirds, but fewer than 5 files never count as a share
+    ],
+)
 def test_mass_deletion_of_files_at_its_limits(tmp_path, total, deleted, trips) -> None:
     files = {f"d/f{i:03}.txt": f"{i}\n" for i in range(total)}
     hits = guards(tmp_path, files, {f"d/f{i:03}.txt": None for i in range(deleted)})
@@ -58,12 +70,15 @@ def _lines(n: int) -> str:
     return "".join(f"line {i}\n" for i in range(n))
 
 
-@pytest.mark.parametrize(("length", "removed", "trips"), [
-    (20, 16, True),  # 80% of a 20-line file
-    (20, 15, False),
-    (19, 19, False),  # shorter files may be rewritten whole
-    (40, 32, True),
-])
+@pytest.mark.parametrize(
+    ("length", "removed", "trips"),
+    [
+        (20, 16, True),  # 80% of a 20-line file
+        (20, 15, False),
+        (19, 19, False),  # shorter files may be rewritten whole
+        (40, 32, True),
+    ],
+)
 def test_mass_deletion_of_lines_at_its_limits(tmp_path, length, removed, trips) -> None:
     before = _lines(length)
     after = "".join(line for i, line in enumerate(before.splitlines(True)) if i >= removed)
@@ -99,10 +114,18 @@ def test_binary_new_file_is_sniffed_in_its_first_8000_bytes(tmp_path, where, tri
     assert (("binary-file", "new.dat") in hits) is trips, hits
 
 
-@pytest.mark.parametrize(("path", "trips"), [
-    (".github/workflows/ci.yml", True), (".gitlab-ci.yml", True), ("Jenkinsfile", True), (".ci/run", True),
-    ("docs/Jenkinsfile", False), (".githubx/notes.md", False), ("my.gitlab-ci.yml", False),
-])
+@pytest.mark.parametrize(
+    ("path", "trips"),
+    [
+        (".github/workflows/ci.yml", True),
+        (".gitlab-ci.yml", True),
+        ("Jenkinsfile", True),
+        (".ci/run", True),
+        ("docs/Jenkinsfile", False),
+        (".githubx/notes.md", False),
+        ("my.gitlab-ci.yml", False),
+    ],
+)
 def test_ci_configuration_paths(tmp_path, path, trips) -> None:
     hits = guards(tmp_path, {"a.txt": "a\n"}, {path: "run: true\n"})
     assert (("ci-config", path) in hits) is trips, hits
@@ -113,18 +136,21 @@ def test_an_empty_ci_path_in_the_settings_matches_nothing(tmp_path) -> None:
     assert guards(tmp_path, {"a.txt": "a\n"}, {"docs/x.md": "x\n"}, config) == []
 
 
-@pytest.mark.parametrize(("path", "target", "escapes"), [
-    ("link", "/etc/passwd", True),
-    ("link", "../secret", True),
-    ("a/link", "../b.txt", False),
-    ("a/b/link", "../../c.txt", False),
-    ("a/b/link", "../../../c.txt", True),
-    ("link", "sub/../../x", True),
-    ("link", "sub/./x", False),
-    ("link", "..x", False),
-    ("a/up", "..", False),  # the repository root itself is inside
-    ("a/here", ".", False),
-])
+@pytest.mark.parametrize(
+    ("path", "target", "escapes"),
+    [
+        ("link", "/etc/passwd", True),
+        ("link", "../secret", True),
+        ("a/link", "../b.txt", False),
+        ("a/b/link", "../../c.txt", False),
+        ("a/b/link", "../../../c.txt", True),
+        ("link", "sub/../../x", True),
+        ("link", "sub/./x", False),
+        ("link", "..x", False),
+        ("a/up", "..", False),  # the repository root itself is inside
+        ("a/here", ".", False),
+    ],
+)
 def test_symlink_targets(path, target, escapes) -> None:
     assert _link_escapes(path, target.encode()) is escapes
 
@@ -133,13 +159,22 @@ def test_a_symlink_is_judged_as_a_link_not_as_a_new_file(tmp_path) -> None:
     config = GuardConfig(max_new_file_bytes=3)  # the link's target text is longer than 3 bytes
     assert guards(tmp_path, {"a.txt": "a\n"}, {}, config, links={"near": "a.txt"}) == []
     assert guards(tmp_path / "2", {"a.txt": "a\n"}, {}, config, links={"far": "../../x"}) == [
-        ("symlink-outside", "far")]
+        ("symlink-outside", "far")
+    ]
 
 
-@pytest.mark.parametrize(("path", "outside"), [
-    ("/etc/passwd", True), ("../x", True), ("a/../b", True), ("a/..", True),
-    ("a..b/c", False), ("..x/y", False), ("a/b...", False),
-])
+@pytest.mark.parametrize(
+    ("path", "outside"),
+    [
+        ("/etc/passwd", True),
+        ("../x", True),
+        ("a/../b", True),
+        ("a/..", True),
+        ("a..b/c", False),
+        ("..x/y", False),
+        ("a/b...", False),
+    ],
+)
 def test_paths_outside_the_root(path, outside) -> None:
     assert _outside(path) is outside
 
@@ -147,8 +182,12 @@ def test_paths_outside_the_root(path, outside) -> None:
 @pytest.mark.parametrize("guard", ["ci-config", "binary-file", "large-file", "mass-deletion"])
 def test_a_disabled_guard_stays_quiet(tmp_path, guard) -> None:
     files = {f"d/f{i}.txt": "x\n" for i in range(30)}
-    change: dict[str, bytes | str | None] = {".github/x.yml": "x\n", "n.bin": b"\0" * 10,
-                                             "big.txt": b"x" * (2 * 1024 * 1024), **{f"d/f{i}.txt": None for i in range(30)}}
+    change: dict[str, bytes | str | None] = {
+        ".github/x.yml": "x\n",
+        "n.bin": b"\0" * 10,
+        "big.txt": b"x" * (2 * 1024 * 1024),
+        **{f"d/f{i}.txt": None for i in range(30)},
+    }
     on = GuardConfig(enabled=frozenset({"ci-config", "binary-file", "large-file", "mass-deletion"}) - {guard})
     hits = {g for g, _ in guards(tmp_path, files, change, on)}
     assert guard not in hits and len(hits) == 3, hits
@@ -161,6 +200,7 @@ def test_what_the_guards_say_names_the_files_and_the_size(tmp_path) -> None:
     old = commit(repo)
     new = commit(repo, {**{f"d/f{i:03}.txt": None for i in range(7)}, "big.bin": b"x" * (3 * 2**19 + 1)})
     said = {(h.guard, h.path): h.reason for h in check_change(repo, old, new, GuardConfig())}
-    assert said[("mass-deletion", None)] == ("deletes 7 files of 14: d/f000.txt, d/f001.txt, d/f002.txt, "
-                                             "d/f003.txt, d/f004.txt")
+    assert said[("mass-deletion", None)] == (
+        "deletes 7 files of 14: d/f000.txt, d/f001.txt, d/f002.txt, d/f003.txt, d/f004.txt"
+    )
     assert said[("large-file", "big.bin")] == "is a new file of 1.5 MiB"

@@ -11,13 +11,16 @@ from repofix.workspace.paths import path_problem
 LINK, FILE = 0o120000, 0o100644
 
 
-@pytest.mark.parametrize(("path", "refused"), [
-    pytest.param("/".join(["d" * 203] * 10) + "/" + "x" * 8, False, id="2048-bytes"),
-    pytest.param("/".join(["d" * 203] * 10) + "/" + "x" * 9, True, id="2049-bytes"),
-    pytest.param("é" * 127 + "x", False, id="component-255-bytes"),
-    pytest.param("é" * 128, True, id="component-256-bytes-in-128-characters"),
-    pytest.param("/".join(["é" * 100] * 11), True, id="2210-bytes-in-1110-characters"),
-])
+@pytest.mark.parametrize(
+    ("path", "refused"),
+    [
+        pytest.param("/".join(["d" * 203] * 10) + "/" + "x" * 8, False, id="2048-bytes"),
+        pytest.param("/".join(["d" * 203] * 10) + "/" + "x" * 9, True, id="2049-bytes"),
+        pytest.param("é" * 127 + "x", False, id="component-255-bytes"),
+        pytest.param("é" * 128, True, id="component-256-bytes-in-128-characters"),
+        pytest.param("/".join(["é" * 100] * 11), True, id="2210-bytes-in-1110-characters"),
+    ],
+)
 def test_length_limits_count_bytes(path, refused) -> None:
     assert (path_problem(path, FILE) is not None) is refused
 
@@ -27,24 +30,54 @@ def test_empty_and_dot_components_are_refused(path) -> None:
     assert "'.' or '..' component" in (path_problem(path, FILE) or "")
 
 
-@pytest.mark.parametrize(("char", "refused"), [
-    ("\x00", True), ("\x1f", True), ("\x7f", True), ("\t", True), (" ", False), ("~", False), ("\x80", False),
-])
+@pytest.mark.parametrize(
+    ("char", "refused"),
+    [
+        ("\x00", True),
+        ("\x1f", True),
+        ("\x7f", True),
+        ("\t", True),
+        (" ", False),
+        ("~", False),
+        ("\x80", False),
+    ],
+)
 def test_control_characters_are_refused_and_spaces_are_not(char, refused) -> None:
     assert (path_problem(f"a{char}b.py", FILE) is not None) is refused
 
 
-@pytest.mark.parametrize("component", [
-    "gi7eba~1", "GIT~12", "GI7EBA~3", ".gi\ufefft", "\u202e.git", ".git\u206f", ".gi\u200et", ".GIT. .", ".git:x",
-])
+@pytest.mark.parametrize(
+    "component",
+    [
+        "gi7eba~1",
+        "GIT~12",
+        "GI7EBA~3",
+        ".gi\ufefft",
+        "\u202e.git",
+        ".git\u206f",
+        ".gi\u200et",
+        ".GIT. .",
+        ".git:x",
+    ],
+)
 def test_every_spelling_of_dotgit_is_refused(component) -> None:
     assert ".git" in (path_problem(f"{component}/config", FILE) or "")
 
 
-@pytest.mark.parametrize(("name", "refused"), [
-    (".gitmodules", True), (".gitignore", True), (".mailmap", True), (".gitattributes", True),
-    ("GITMOD~1", True), ("gi7d29~4", True), (".gitmodules.", True), (".gitkeep", False), ("gitmod~x", False),
-])
+@pytest.mark.parametrize(
+    ("name", "refused"),
+    [
+        (".gitmodules", True),
+        (".gitignore", True),
+        (".mailmap", True),
+        (".gitattributes", True),
+        ("GITMOD~1", True),
+        ("gi7d29~4", True),
+        (".gitmodules.", True),
+        (".gitkeep", False),
+        ("gitmod~x", False),
+    ],
+)
 def test_files_git_refuses_as_symlinks(name, refused) -> None:
     assert (path_problem(f"lib/{name}", LINK) is not None) is refused
     assert path_problem(f"lib/{name}", FILE) is None  # as regular files they are fine

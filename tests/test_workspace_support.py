@@ -8,13 +8,23 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
-           "GIT_COMMITTER_EMAIL": "t@example.com"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "T",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "T",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
 
 
 def sh(cwd: Path, *argv: str, env: dict | None = None) -> str:
-    return subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV, **(env or {})}).stdout
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV, **(env or {})},
+    ).stdout
 
 
 def write_tree(root: Path, files: dict[str, bytes | str]) -> None:
@@ -83,7 +93,11 @@ def full_tree(sandbox, store: Path) -> str:
     with tempfile.TemporaryDirectory(prefix="fullcmp-") as tmp:
         copy = Path(tmp) / "copy"
         sandbox.copy_out(sandbox.workdir, copy)
-        env = {"GIT_DIR": str(store / ".git"), "GIT_WORK_TREE": str(copy), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        env = {
+            "GIT_DIR": str(store / ".git"),
+            "GIT_WORK_TREE": str(copy),
+            "GIT_INDEX_FILE": str(Path(tmp) / "index"),
+        }
         sh(copy, "git", "add", "-A", env=env)
         return sh(copy, "git", "write-tree", env=env).strip()
 
@@ -92,12 +106,30 @@ def repo_fingerprint(root: Path) -> dict[str, object]:
     """Everything of a user's repository that repofix must leave alone."""
     git_dir = root / ".git"
     return {
-        "status": sh(root, "git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "--untracked-files=all", "--ignored"),
+        "status": sh(
+            root,
+            "git",
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "--untracked-files=all",
+            "--ignored",
+        ),
         "index": (git_dir / "index").read_bytes() if (git_dir / "index").exists() else None,
         "refs": sh(root, "git", "for-each-ref", "--format=%(refname) %(objectname)"),
         "head": (git_dir / "HEAD").read_bytes(),
         "stash": sh(root, "git", "stash", "list"),
-        "files": {str(p.relative_to(root)): (p.read_bytes() if p.is_file() and not p.is_symlink() else os.readlink(p)
-                                            if p.is_symlink() else None, p.lstat().st_mode)
-                  for p in sorted(root.rglob("*")) if ".git" not in p.relative_to(root).parts},
+        "files": {
+            str(p.relative_to(root)): (
+                p.read_bytes()
+                if p.is_file() and not p.is_symlink()
+                else os.readlink(p)
+                if p.is_symlink()
+                else None,
+                p.lstat().st_mode,
+            )
+            for p in sorted(root.rglob("*"))
+            if ".git" not in p.relative_to(root).parts
+        },
     }

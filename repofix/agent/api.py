@@ -81,9 +81,16 @@ class AgentOutcome:
 
 def resolve_settings(request: AgentRequest) -> Settings:
     local = Path(request.repo) if Path(str(request.repo)).is_dir() else None
-    overrides = dict(model=request.model, sandbox=request.sandbox, max_steps=request.max_steps,
-                     max_cost=request.max_cost, timeout=request.timeout, test_cmd=request.test_cmd,
-                     tests_first=request.tests_first, python=request.python)
+    overrides = dict(
+        model=request.model,
+        sandbox=request.sandbox,
+        max_steps=request.max_steps,
+        max_cost=request.max_cost,
+        timeout=request.timeout,
+        test_cmd=request.test_cmd,
+        tests_first=request.tests_first,
+        python=request.python,
+    )
     if request.settings is None:
         return load_settings(local, trust_repo=request.trust_repo_config, **overrides)
     return with_flags(request.settings, **overrides)
@@ -96,12 +103,16 @@ def choose_model_spec(settings: Settings, mode: str, described: bool = False) ->
         return settings.model, ""
 
     if mode != "fix":
-        raise AgentSetupError(describe_missing_model() + "\n(The built-in repair engine only fixes bugs; "
-                              "`implement` needs a language model.)")
+        raise AgentSetupError(
+            describe_missing_model() + "\n(The built-in repair engine only fixes bugs; "
+            "`implement` needs a language model.)"
+        )
     if described:
-        raise AgentSetupError(describe_missing_model() + "\n(The built-in repair engine only makes failing "
-                              "tests pass; a described bug needs a language model to write its regression "
-                              "test. Without a description, `repofix fix` works on the failing tests.)")
+        raise AgentSetupError(
+            describe_missing_model() + "\n(The built-in repair engine only makes failing "
+            "tests pass; a described bug needs a language model to write its regression "
+            "test. Without a description, `repofix fix` works on the failing tests.)"
+        )
     return "builtin", "No model is configured: using the built-in repair engine (offline, no LLM)."
 
 
@@ -109,8 +120,14 @@ def open_run_sandbox(settings: Settings, tree: Path):
     limits = Limits(timeout=settings.command_timeout, **settings.limits.given())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the CLI prints its own warning for --sandbox none
-        box = open_sandbox(tree, backend=settings.sandbox, limits=limits, setup=settings.setup, image=settings.image,
-                           python=settings.python)
+        box = open_sandbox(
+            tree,
+            backend=settings.sandbox,
+            limits=limits,
+            setup=settings.setup,
+            image=settings.image,
+            python=settings.python,
+        )
     box.changes()  # what setup wrote is the starting state, not a change
     execute.preload_helpers(box)
     return box
@@ -126,8 +143,11 @@ def pin_interpreter(settings: Settings, repo: Path | str) -> tuple[Settings, str
     except SandboxError:
         return settings, ""  # opening the sandbox says why, in the run's record
     if backend != "bwrap":
-        return settings, (f"python = {settings.python} is for the bwrap sandbox; the {backend} sandbox runs its "
-                          "own Python" if settings.python else "")
+        return settings, (
+            f"python = {settings.python} is for the bwrap sandbox; the {backend} sandbox runs its own Python"
+            if settings.python
+            else ""
+        )
     local = Path(str(repo)) if Path(str(repo)).is_dir() else None
     chosen = interpreter.choose(settings.python, local)
     if chosen.fallback:  # the machine's python3: found again the same way, nothing to record
@@ -145,17 +165,35 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
     for line in [*settings.notices, note, python_note]:
         if line:
             notify({"event": "note", "message": line})
-    model = make_model(spec, max_cost=settings.max_cost, api_base=settings.api_base,
-                       price_file=settings.price_file, native_tools=settings.native_tools,
-                       runs_dir=_runs_dir(settings), **dataclasses.asdict(settings.model_call))
+    model = make_model(
+        spec,
+        max_cost=settings.max_cost,
+        api_base=settings.api_base,
+        price_file=settings.price_file,
+        native_tools=settings.native_tools,
+        runs_dir=_runs_dir(settings),
+        **dataclasses.asdict(settings.model_call),
+    )
     check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists
     label = (request.instruction or request.mode)[:40]
-    workspace = Workspace.create(request.repo, rev=request.rev, mirror=Path(settings.mirror) if settings.mirror else None,
-                                 home=settings.home, label=label, local_submodules=settings.allow_local_submodules)
+    workspace = Workspace.create(
+        request.repo,
+        rev=request.rev,
+        mirror=Path(settings.mirror) if settings.mirror else None,
+        home=settings.home,
+        label=label,
+        local_submodules=settings.allow_local_submodules,
+    )
     notify({"event": "workspace", "run_id": workspace.run_id, "run_dir": str(workspace.folder.root)})
-    trajectory = Trajectory.start(workspace.folder.trajectory_file, run_id=workspace.run_id, mode=request.mode,
-                                  task=request.instruction, model=spec, targets=list(request.targets),
-                                  settings=_public_settings(settings))
+    trajectory = Trajectory.start(
+        workspace.folder.trajectory_file,
+        run_id=workspace.run_id,
+        mode=request.mode,
+        task=request.instruction,
+        model=spec,
+        targets=list(request.targets),
+        settings=_public_settings(settings),
+    )
     # a sandbox that cannot start ends the run as an error too, not as "running" forever
     with stops_recorded(workspace, trajectory) as stack:
         with owned_tempdir("tree-") as tmp:
@@ -170,16 +208,24 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         return finish(run, request.instruction)
 
 
-def prepare_run(request: AgentRequest, settings: Settings, model: Model, workspace: Workspace, sandbox: Sandbox,
-                trajectory: Trajectory, notify: Callable[[dict], None] = lambda event: None,
-                map_text: str = "") -> AgentRun | AgentOutcome:
+def prepare_run(
+    request: AgentRequest,
+    settings: Settings,
+    model: Model,
+    workspace: Workspace,
+    sandbox: Sandbox,
+    trajectory: Trajectory,
+    notify: Callable[[dict], None] = lambda event: None,
+    map_text: str = "",
+) -> AgentRun | AgentOutcome:
     """Take the baseline in `sandbox`, plan the goal and write the first prompt: a run ready for
     `run_loop`, or the outcome when there is nothing to run (the suite cannot run; nothing fails and
     no task was described). A new run and a resumed run killed before its baseline both start here;
     the model and the sandbox are whatever the caller made (tests pass a scripted model)."""
     notify({"event": "baseline"})
-    baseline = take_baseline(sandbox, settings.test_cmd, timeout=settings.test_timeout,
-                             log_dir=workspace.folder.root / "logs")
+    baseline = take_baseline(
+        sandbox, settings.test_cmd, timeout=settings.test_timeout, log_dir=workspace.folder.root / "logs"
+    )
     state = Progress.from_baseline(baseline.run, baseline.flaky)
     goal = plan(state, request, settings, uncollected(baseline.run))
     notify({"event": "baselined", "summary": state.summary(), "phase": state.phase})
@@ -191,11 +237,21 @@ def prepare_run(request: AgentRequest, settings: Settings, model: Model, workspa
     if goal is None:
         message = "the tests ran and none fails, and no task was described: nothing to fix"
         trajectory.save(status="done", reason="nothing_to_fix", message=message, progress=state.to_dict())
-        return _outcome(workspace, trajectory, state, "done", "nothing_to_fix", message, None, state.summary())
-    first = prompt("task", mode=request.mode, task=request.instruction or "Make the failing tests pass.",
-                   goal=goal, repo_map=map_text, baseline=_baseline_text(baseline.run, state, settings, sandbox))
-    messages = [{"role": "system", "content": prompt("system", formats=_formats())},
-                {"role": "user", "content": first}]
+        return _outcome(
+            workspace, trajectory, state, "done", "nothing_to_fix", message, None, state.summary()
+        )
+    first = prompt(
+        "task",
+        mode=request.mode,
+        task=request.instruction or "Make the failing tests pass.",
+        goal=goal,
+        repo_map=map_text,
+        baseline=_baseline_text(baseline.run, state, settings, sandbox),
+    )
+    messages = [
+        {"role": "system", "content": prompt("system", formats=_formats())},
+        {"role": "user", "content": first},
+    ]
     run = AgentRun(settings, model, workspace, sandbox, trajectory, state, messages, openai_tools(), notify)
     run.best = (state.score(), workspace.current().n)
     trajectory.save(messages, status="running", progress=state.to_dict())
@@ -219,9 +275,11 @@ def baseline_problem(run: TestRun, state: Progress, goal: str | None) -> str:
         return ""
     tail = "\n".join(f"  | {line}" for line in run.output.strip().splitlines()[-15:])
     detail = run.detail or f"{len(broken)} test module(s) failed to collect: {', '.join(broken[:5])}"
-    return (f"the test suite cannot run as it is, before any change ({run.status.value}: {detail}); "
-            f"repofix needs a working test run to judge a fix. Fix the test setup, or give --test-cmd or "
-            f"--setup, then run again.\n  $ {run.command}\n{tail}").rstrip()
+    return (
+        f"the test suite cannot run as it is, before any change ({run.status.value}: {detail}); "
+        f"repofix needs a working test run to judge a fix. Fix the test setup, or give --test-cmd or "
+        f"--setup, then run again.\n  $ {run.command}\n{tail}"
+    ).rstrip()
 
 
 @contextlib.contextmanager
@@ -254,8 +312,9 @@ def plan(state: Progress, request: AgentRequest, settings: Settings, skip: Seque
         state.phase = "red" if tests_first is not False else "green"
     elif request.targets or state.failing_before:
         keyword = (settings.extra or {}).get("keyword", "").lower()
-        state.targets = list(request.targets) or [t for t in state.failing_before
-                                                 if keyword in t.lower() and t not in skip]
+        state.targets = list(request.targets) or [
+            t for t in state.failing_before if keyword in t.lower() and t not in skip
+        ]
         if not state.targets:
             return None
         state.phase = "fix"
@@ -283,18 +342,31 @@ def finish(run: AgentRun, task: str) -> AgentOutcome:
         assert run.verified_checkpoint is not None
         checkpoint = run.verified_checkpoint
     summary = run.trajectory.data.get("summary") or ""
-    delivery = deliver(workspace, checkpoint, task=task or default_title(state), summary=summary,
-                       status="resolved" if done else reason, make_branch=done)
+    delivery = deliver(
+        workspace,
+        checkpoint,
+        task=task or default_title(state),
+        summary=summary,
+        status="resolved" if done else reason,
+        make_branch=done,
+    )
     after = state.summary()
     if run.last_check is not None and run.last_check[0] == checkpoint:  # what the verifier saw is the truth
         checked = run.last_check[1].run
         after = state.summary({i: r.outcome.value for i, r in checked.results.items()})
     not_counted = verification_tree(workspace, checkpoint, state.reference).not_counted
-    run.trajectory.save(run.messages, status=DONE if done else NOT_DONE, reason=reason, message=message,
-                        final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
-                        delivered=dataclasses.asdict(delivery), not_counted=not_counted)
-    outcome = _outcome(workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, message,
-                       delivery, after, run)
+    run.trajectory.save(
+        run.messages,
+        status=DONE if done else NOT_DONE,
+        reason=reason,
+        message=message,
+        final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
+        delivered=dataclasses.asdict(delivery),
+        not_counted=not_counted,
+    )
+    outcome = _outcome(
+        workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, message, delivery, after, run
+    )
     if not_counted:
         outcome.extra["test_infra_not_counted"] = not_counted
     return outcome
@@ -308,24 +380,43 @@ def default_title(state: Progress) -> str:
     return f"Fix {names[0]}" + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
 
 
-def _outcome(workspace, trajectory, state, status, reason, message, delivery, after, run=None) -> AgentOutcome:
+def _outcome(
+    workspace, trajectory, state, status, reason, message, delivery, after, run=None
+) -> AgentOutcome:
     patch = Path(delivery.patch).read_text(encoding="utf-8", errors="replace") if delivery else ""
     return AgentOutcome(
-        status=status, reason=reason, message=message, patch=patch, run_id=workspace.run_id,
-        run_dir=workspace.folder.root, tests_before=state.summary(state.baseline), tests_after=after,
-        files_changed=list(delivery.files) if delivery else [], cost=run.spent if run else 0.0,
-        summary=trajectory.data.get("summary") or "", steps=run.step if run else 0,
-        branch=delivery.branch if delivery else None, patch_file=delivery.patch if delivery else None,
-        trajectory_file=str(trajectory.path), checkpoint=delivery.checkpoint if delivery else None,
-        extra=_token_counts(trajectory), commit=delivery.commit if delivery else None,
-        snapshot=delivery.snapshot if delivery else None)
+        status=status,
+        reason=reason,
+        message=message,
+        patch=patch,
+        run_id=workspace.run_id,
+        run_dir=workspace.folder.root,
+        tests_before=state.summary(state.baseline),
+        tests_after=after,
+        files_changed=list(delivery.files) if delivery else [],
+        cost=run.spent if run else 0.0,
+        summary=trajectory.data.get("summary") or "",
+        steps=run.step if run else 0,
+        branch=delivery.branch if delivery else None,
+        patch_file=delivery.patch if delivery else None,
+        trajectory_file=str(trajectory.path),
+        checkpoint=delivery.checkpoint if delivery else None,
+        extra=_token_counts(trajectory),
+        commit=delivery.commit if delivery else None,
+        snapshot=delivery.snapshot if delivery else None,
+    )
 
 
 def _token_counts(trajectory: Trajectory) -> dict[str, int]:
     totals = trajectory.totals()
     tokens_in, tokens_out = int(totals["input_tokens"]), int(totals["output_tokens"])
-    return {"tokens": tokens_in + tokens_out, "input_tokens": tokens_in, "output_tokens": tokens_out,
-            "cached_tokens": int(totals["cached_tokens"]), "cache_write_tokens": int(totals["cache_write_tokens"])}
+    return {
+        "tokens": tokens_in + tokens_out,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cached_tokens": int(totals["cached_tokens"]),
+        "cache_write_tokens": int(totals["cache_write_tokens"]),
+    }
 
 
 def _baseline_text(run, state: Progress, settings: Settings, sandbox) -> str:

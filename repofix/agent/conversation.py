@@ -36,8 +36,11 @@ def messages_json(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     summarised; `record` is the one line a step became once older steps were folded."""
     shown = []
     for message in messages:
-        item: dict[str, Any] = {key: message[key] for key in ("role", "content", "tool_calls", "tool_call_id", "name")
-                if key in message}
+        item: dict[str, Any] = {
+            key: message[key]
+            for key in ("role", "content", "tool_calls", "tool_call_id", "name")
+            if key in message
+        }
         record = (message.get(RECORD) or {}).get("record")
         if record:
             item["record"] = record
@@ -56,8 +59,9 @@ def render(messages: list[dict[str, Any]]) -> str:
         parts = [head + " =="]
         content = message.get("content")
         if isinstance(content, list):  # content blocks: their text
-            content = "\n".join(str(block.get("text", block)) if isinstance(block, dict) else str(block)
-                                for block in content)
+            content = "\n".join(
+                str(block.get("text", block)) if isinstance(block, dict) else str(block) for block in content
+            )
         if content:
             parts.append(str(content).rstrip("\n"))
         for call in message.get("tool_calls") or []:

@@ -35,11 +35,16 @@ class Display:
             detail = event.get("detail", "").split("\n")[0] if event.get("detail") else ""
             self.status(action=f"{event['action']} {detail}".strip()[:60])
         elif kind == "tests":
-            self.status(action="running tests" + (f" ({event['selection']} selected)" if event["selection"] else ""))
+            self.status(
+                action="running tests" + (f" ({event['selection']} selected)" if event["selection"] else "")
+            )
         elif kind == "verifying":
             self.status(action="verifying in a fresh sandbox")
         elif kind in ("tested", "step"):
-            self.status(tests=event.get("tests") or event.get("summary", ""), cost=event.get("cost", self.state["cost"]))
+            self.status(
+                tests=event.get("tests") or event.get("summary", ""),
+                cost=event.get("cost", self.state["cost"]),
+            )
             if kind == "step" and not self.live:
                 self.line(self.render())
 
@@ -52,8 +57,11 @@ class Display:
     def render(self) -> str:
         s = self.state
         elapsed = time.monotonic() - self.started
-        return visible(f"step {s['step']}/{self.max_steps} | {s['action']} | tests {s['tests'] or '-'} | "
-                       f"${s['cost']:.4f} | {elapsed:.0f}s", one_line=True)
+        return visible(
+            f"step {s['step']}/{self.max_steps} | {s['action']} | tests {s['tests'] or '-'} | "
+            f"${s['cost']:.4f} | {elapsed:.0f}s",
+            one_line=True,
+        )
 
     def line(self, text: str) -> None:
         if self.live:

@@ -12,8 +12,10 @@ from repofix.sandboxes import Sandbox
 
 VIEW_LINES = 300
 # the JUnit -> node id rule first (one copy for host and sandbox), then the helpers that use it
-HELPERS = "\n\n".join(Path(path).read_text(encoding="utf-8")
-                       for path in (junitid.__file__, Path(__file__).parent / "sandbox_helpers.py"))
+HELPERS = "\n\n".join(
+    Path(path).read_text(encoding="utf-8")
+    for path in (junitid.__file__, Path(__file__).parent / "sandbox_helpers.py")
+)
 
 
 def preload_helpers(sandbox: Sandbox) -> None:
@@ -51,7 +53,7 @@ def view(sandbox: Sandbox, action: Action, observer: Observer) -> str:
         return f"{path}: no such file. Use `shell` (ls, find) to look around."
     lines = content.decode("utf-8", "replace").splitlines()
     end = min(end, len(lines), start + VIEW_LINES - 1)
-    return numbered(path, lines[start - 1:end], start, len(lines), observer.budget)
+    return numbered(path, lines[start - 1 : end], start, len(lines), observer.budget)
 
 
 class RepositoryFiles:
@@ -80,10 +82,15 @@ def edit(sandbox: Sandbox, action: Action) -> tuple[str, list[str]]:
         except UnicodeDecodeError:
             return data
 
-    result = apply_edit(action.arguments["text"], read, known_paths=RepositoryFiles(sandbox),
-                        root=sandbox.workdir)
+    result = apply_edit(
+        action.arguments["text"], read, known_paths=RepositoryFiles(sandbox), root=sandbox.workdir
+    )
     if not result.ok:
         return result.message(), []
-    sandbox.write_files({path: content.encode("utf-8") if isinstance(content, str) else content
-                         for path, content in result.changes.items()})
+    sandbox.write_files(
+        {
+            path: content.encode("utf-8") if isinstance(content, str) else content
+            for path, content in result.changes.items()
+        }
+    )
     return result.message(), sorted(result.changes)

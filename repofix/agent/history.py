@@ -36,8 +36,10 @@ _STATUS = re.compile(r"^\[(exit code -?\d+|timed out[^;\]]*|killed[^\]]*)", re.M
 def answers(reply: ModelReply, observation: str, record: str) -> list[dict[str, Any]]:
     """The turns answering `reply`: every tool call gets one (only the first ran), or one user turn."""
     if reply.tool_calls:
-        turns = [tool_message(call, observation if index == 0 else "Not run: one action per reply.")
-                 for index, call in enumerate(reply.tool_calls)]
+        turns = [
+            tool_message(call, observation if index == 0 else "Not run: one action per reply.")
+            for index, call in enumerate(reply.tool_calls)
+        ]
     else:
         turns = [{"role": "user", "content": observation}]
     turns[0][RECORD] = {"record": record}
@@ -53,8 +55,15 @@ def step_reply(reply: ModelReply, message: int) -> dict[str, Any]:
     return data
 
 
-def record_line(step: int, action: str, arguments: dict[str, Any], observation: str, checkpoint: int | None,
-                tests: str, where: str = "") -> str:
+def record_line(
+    step: int,
+    action: str,
+    arguments: dict[str, Any],
+    observation: str,
+    checkpoint: int | None,
+    tests: str,
+    where: str = "",
+) -> str:
     """The one line an old step becomes in the model's view; `where` is the file holding its full text."""
     argument = next((str(value) for value in arguments.values() if value not in (None, "")), "")
     argument = " ".join(argument.split())
@@ -119,7 +128,9 @@ def _bounded_reply(message: dict[str, Any]) -> dict[str, Any]:
 
 def _short(text: Any) -> str:
     text = text if isinstance(text, str) else ""
-    return text if len(text) <= OLD_TEXT else f"{text[:OLD_TEXT]}… [{len(text)} characters in the run's record]"
+    return (
+        text if len(text) <= OLD_TEXT else f"{text[:OLD_TEXT]}… [{len(text)} characters in the run's record]"
+    )
 
 
 def _short_call(call: dict[str, Any], chars: int | None) -> dict[str, Any]:
@@ -149,8 +160,9 @@ def _bounded(text: str, budget: int) -> str:
 
 
 # -- the call ---------------------------------------------------------------------------------
-def query(model: Model, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-          keep: int) -> ModelReply:
+def query(
+    model: Model, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, keep: int
+) -> ModelReply:
     """Ask `model` with a compact view of `messages` that fits its context window; when the
     provider says it does not fit anyway, shrink the view and retry once."""
     view = compact(messages, keep)
@@ -164,8 +176,9 @@ def query(model: Model, messages: list[dict[str, Any]], tools: list[dict[str, An
         return model.query(shrink(messages, tools, limit, keep), tools=tools)
 
 
-def shrink(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, limit: int,
-           keep: int) -> list[dict[str, Any]]:
+def shrink(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, limit: int, keep: int
+) -> list[dict[str, Any]]:
     """The largest view within `limit` tokens: fewer full steps, then every message cut to a share."""
     for steps in (min(keep, 2) if keep > 0 else 2, 1):
         view = compact(messages, steps, batch=1)
@@ -173,12 +186,17 @@ def shrink(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, l
         if total <= limit:
             return view
     share = max(limit // max(len(view) // 2, 4), 100)
-    view = [{**m, "content": fit(m["content"], share, "cut to fit the context window")}
-            if isinstance(m.get("content"), str) and len(m["content"]) > share else m for m in view]
+    view = [
+        {**m, "content": fit(m["content"], share, "cut to fit the context window")}
+        if isinstance(m.get("content"), str) and len(m["content"]) > share
+        else m
+        for m in view
+    ]
     total = count_messages(_plain(view), tools)
     if total > limit:
-        raise ContextLengthError(f"even shrunk to {total} tokens the conversation exceeds the "
-                                 f"{limit}-token limit for this call")
+        raise ContextLengthError(
+            f"even shrunk to {total} tokens the conversation exceeds the {limit}-token limit for this call"
+        )
     return view
 
 

@@ -100,8 +100,9 @@ class Observer:
         # persist as before; the blank line ends a trailing backslash continuation.
         result = self.sandbox.run(f"{{ {command}\n\n}} >{shlex.quote(log)} 2>&1", timeout=timeout)
         # repofix's own reader: the starting environment, not the model's PATH (it may hold a fake python3)
-        got = self.sandbox.run(["python3", "-c", _READ, log, str(min(self.budget * 8, 16384))], timeout=60,
-                               clean=True)
+        got = self.sandbox.run(
+            ["python3", "-c", _READ, log, str(min(self.budget * 8, 16384))], timeout=60, clean=True
+        )
         info = _json_or_none(got.stdout) if got.ok else None
         direct = result.output.rstrip()  # what escaped the redirection (e.g. a syntax error)
         if not info:
@@ -110,8 +111,10 @@ class Observer:
         text = "\n".join(part for part in (direct, (head + tail).rstrip()) if part) or "(no output)"
         if info["whole"] and count_text(text) <= self.budget:
             return describe(result, text)
-        note = f"the full output ({_size(size)}, {info['lines']} lines) is in {log}: read parts with " \
-               f"`view` (start/end) or grep it"
+        note = (
+            f"the full output ({_size(size)}, {info['lines']} lines) is in {log}: read parts with "
+            f"`view` (start/end) or grep it"
+        )
         if info["whole"]:
             return describe(result, fit(text, self.budget, note), full_log=log)
         # Only the file's two ends came back: show as much of each as fits, the tail favoured.
@@ -128,8 +131,9 @@ class Observer:
         if count_text(text) <= self.budget:
             return describe(result, text)
         log = self.save(text, step, "python")
-        return describe(result, fit(text, self.budget, f"the full output is in {log}: `view` or grep it"),
-                        full_log=log)
+        return describe(
+            result, fit(text, self.budget, f"the full output is in {log}: `view` or grep it"), full_log=log
+        )
 
     def bound(self, text: str, step: int, kind: str, budget: int | None = None) -> str:
         """Any observation text within `budget` (default: the observation budget), saved in full when cut."""
@@ -150,8 +154,12 @@ class Observer:
     def save(self, text: str, step: int, kind: str) -> str:
         """Write `text` to a new log file inside the sandbox; returns its path."""
         log = self.log_path(step, kind)
-        saved = self.sandbox.run(["sh", "-c", 'cat > "$1"', "sh", log], stdin=text.encode("utf-8", "replace"),
-                                 timeout=60, clean=True)
+        saved = self.sandbox.run(
+            ["sh", "-c", 'cat > "$1"', "sh", log],
+            stdin=text.encode("utf-8", "replace"),
+            timeout=60,
+            clean=True,
+        )
         if not saved.ok:
             raise RuntimeError(f"cannot save an observation to {log} in the sandbox: {saved.output[-300:]}")
         return log
@@ -177,7 +185,9 @@ def numbered(path: str, lines: list[str], start: int, total: int, budget: int) -
     if count_text("\n".join(shown)) > budget - 60:  # as many whole lines as fit
         while low < high:
             middle = (low + high + 1) // 2
-            low, high = (middle, high) if count_text("\n".join(shown[:middle])) <= budget - 60 else (low, middle - 1)
+            low, high = (
+                (middle, high) if count_text("\n".join(shown[:middle])) <= budget - 60 else (low, middle - 1)
+            )
         shown = shown[:low]
     if not shown and lines:  # one line longer than the budget: cut it
         shown = [fit(f"{start:5d}  {lines[0]}", budget - 60)]
@@ -190,7 +200,9 @@ def describe(result: CommandResult, text: str | None = None, full_log: str = "")
     """A command's result for the model: output (or `text`), then what happened, said plainly."""
     parts = [text if text is not None else (result.output.rstrip() or "(no output)")]
     if result.timed_out:
-        parts.append(f"[timed out after {result.duration:.0f}s; the command and everything it started were killed]")
+        parts.append(
+            f"[timed out after {result.duration:.0f}s; the command and everything it started were killed]"
+        )
     elif result.oom_killed:
         parts.append("[killed: out of memory]")
     elif result.exit_code is None:

@@ -12,8 +12,14 @@ from repofix.testfiles import is_test_file
 from repofix.testing import Outcome, RunStatus, TestResult, TestRun, Verdict, done
 
 BROKEN_LIKE = ("SyntaxError", "IndentationError", "TabError")
-IMPORT_LIKE = ("ImportError", "ModuleNotFoundError", "cannot import name", "AttributeError", "has no attribute",
-               "NameError")  # a collection error on a name that does not exist yet
+IMPORT_LIKE = (
+    "ImportError",
+    "ModuleNotFoundError",
+    "cannot import name",
+    "AttributeError",
+    "has no attribute",
+    "NameError",
+)  # a collection error on a name that does not exist yet
 CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 
 
@@ -21,7 +27,10 @@ class RedJudgement(NamedTuple):
     targets: list[str]  # collected test ids that fail as they should: empty when refused
     reason: str = ""  # why the tests were refused
     unimported: tuple[str, ...] = ()  # test modules that failed to import, typically on the task's new name
-    missing: tuple[str, str] = ("pkg.mod", "new_name")  # (module, name) the import error names, for the how-to
+    missing: tuple[str, str] = (
+        "pkg.mod",
+        "new_name",
+    )  # (module, name) the import error names, for the how-to
 
 
 def missing_name(run: TestRun, unimported: list[str]) -> tuple[str, str]:
@@ -121,7 +130,9 @@ class Progress:
                 continue
             text = result.message + "\n" + result.traceback
             if any(word in text for word in BROKEN_LIKE):
-                broken.append(f"{test_id}: {result.message.splitlines()[0] if result.message else 'syntax error'}")
+                broken.append(
+                    f"{test_id}: {result.message.splitlines()[0] if result.message else 'syntax error'}"
+                )
             elif result.phase == "collect" or "::" not in test_id:
                 first = next((line for line in result.message.splitlines() if line.strip()), "")
                 broken.append(f"{test_id}: collection error: {first[:200]}")
@@ -130,20 +141,36 @@ class Progress:
             else:
                 failing.append(test_id)
         if broken:
-            return RedJudgement([], "some tests are broken rather than failing:\n" + "\n".join(broken[:10]),
-                                tuple(unimported), missing_name(run, unimported))
+            return RedJudgement(
+                [],
+                "some tests are broken rather than failing:\n" + "\n".join(broken[:10]),
+                tuple(unimported),
+                missing_name(run, unimported),
+            )
         if not failing:
             return RedJudgement([], "no new test fails; the tests must fail before the feature exists")
         return RedJudgement(failing, "")
 
     # -- persistence -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {"command": self.command, "baseline": self.baseline, "flaky": sorted(self.flaky),
-                "targets": self.targets, "latest": self.latest,
-                "phase": self.phase, "reference": self.reference}
+        return {
+            "command": self.command,
+            "baseline": self.baseline,
+            "flaky": sorted(self.flaky),
+            "targets": self.targets,
+            "latest": self.latest,
+            "phase": self.phase,
+            "reference": self.reference,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Progress:
-        return cls(command=data["command"], baseline=data["baseline"], flaky=set(data["flaky"]),
-                   targets=list(data["targets"]),  # an older record's "target_files" (never set) is ignored
-                   latest=dict(data["latest"]), phase=data["phase"], reference=data.get("reference", 0))
+        return cls(
+            command=data["command"],
+            baseline=data["baseline"],
+            flaky=set(data["flaky"]),
+            targets=list(data["targets"]),  # an older record's "target_files" (never set) is ignored
+            latest=dict(data["latest"]),
+            phase=data["phase"],
+            reference=data.get("reference", 0),
+        )

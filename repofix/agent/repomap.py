@@ -15,8 +15,19 @@ from repofix.workspace.git import argv, git_env
 
 MAX_SOURCE_BYTES = 256 * 1024  # a bigger .py file is listed without its definitions
 
-SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache",
-             "build", "dist", ".eggs"}
+SKIP_DIRS = {
+    ".git",
+    "__pycache__",
+    ".venv",
+    "venv",
+    "node_modules",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    "build",
+    "dist",
+    ".eggs",
+}
 
 
 def list_files(root: Path) -> list[str]:

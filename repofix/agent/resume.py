@@ -42,11 +42,15 @@ def _open(run_id: str, home: str | None):
     workspace, point = resume_point(run_id, home)
     owner = point.state.get("owner")
     if point.state.get("status") in ("created", "acquired", "running") and owner is not None and alive(owner):
-        raise AgentSetupError(f"run {workspace.run_id} is still running (process {owner['pid']}); "
-                              "stop it first (Ctrl-C or kill) and then resume it")
+        raise AgentSetupError(
+            f"run {workspace.run_id} is still running (process {owner['pid']}); "
+            "stop it first (Ctrl-C or kill) and then resume it"
+        )
     if not point.trajectory.exists():
-        raise AgentSetupError(f"run {workspace.run_id} has no trajectory (it stopped while its repository was "
-                              "being copied); start a new run instead")
+        raise AgentSetupError(
+            f"run {workspace.run_id} has no trajectory (it stopped while its repository was "
+            "being copied); start a new run instead"
+        )
     return workspace, point, Trajectory.load(point.trajectory)
 
 
@@ -58,34 +62,56 @@ def _check_limits(data: dict, settings: Settings, spent: float) -> None:
     """A run stopped by a limit goes on only when that limit was raised (else it would stop at once)."""
     steps = len(data["steps"])
     if steps >= settings.max_steps:
-        raise AgentSetupError(f"run {data['run_id']} has used {steps} of its {settings.max_steps} steps; "
-                              f"raise the limit, e.g. --max-steps {steps + 10}")
+        raise AgentSetupError(
+            f"run {data['run_id']} has used {steps} of its {settings.max_steps} steps; "
+            f"raise the limit, e.g. --max-steps {steps + 10}"
+        )
     if settings.max_cost is not None and spent >= settings.max_cost:
-        raise AgentSetupError(f"run {data['run_id']} has spent ${spent:.4f} of its ${settings.max_cost:.4f} cap; "
-                              f"raise the cap, e.g. --max-cost {max(spent * 2, spent + 1):.2f}")
+        raise AgentSetupError(
+            f"run {data['run_id']} has spent ${spent:.4f} of its ${settings.max_cost:.4f} cap; "
+            f"raise the cap, e.g. --max-cost {max(spent * 2, spent + 1):.2f}"
+        )
 
 
 def _model(spec_override: str | None, data: dict, settings: Settings, spent: float, used: int):
-    chosen = make_model(spec_override or data["model"], budget=Budget(max_cost=settings.max_cost, spent=spent),
-                        api_base=settings.api_base, price_file=settings.price_file,
-                        native_tools=settings.native_tools, **dataclasses.asdict(settings.model_call))
-    if spec_override is None and hasattr(chosen, "position"):  # scripted/replayed replies already used are skipped
+    chosen = make_model(
+        spec_override or data["model"],
+        budget=Budget(max_cost=settings.max_cost, spent=spent),
+        api_base=settings.api_base,
+        price_file=settings.price_file,
+        native_tools=settings.native_tools,
+        **dataclasses.asdict(settings.model_call),
+    )
+    if spec_override is None and hasattr(
+        chosen, "position"
+    ):  # scripted/replayed replies already used are skipped
         chosen.position = used
     return chosen
 
 
-def resume_agent(run_id: str, *, model: str | None = None, home: str | None = None, max_steps: int | None = None,
-                 max_cost: float | str | None = None, timeout: float | None = None,
-                 progress: Callable[[dict], None] | None = None) -> AgentOutcome:
+def resume_agent(
+    run_id: str,
+    *,
+    model: str | None = None,
+    home: str | None = None,
+    max_steps: int | None = None,
+    max_cost: float | str | None = None,
+    timeout: float | None = None,
+    progress: Callable[[dict], None] | None = None,
+) -> AgentOutcome:
     workspace, point, trajectory = _open(run_id, home)
     data = trajectory.data
     status, reason = data.get("status"), data.get("reason")
     if status == "done":
-        raise AgentSetupError(f"run {workspace.run_id} already finished (done: {reason}); give it a follow-up "
-                              f"with `repofix continue {workspace.run_id} \"INSTRUCTION\"`")
+        raise AgentSetupError(
+            f"run {workspace.run_id} already finished (done: {reason}); give it a follow-up "
+            f'with `repofix continue {workspace.run_id} "INSTRUCTION"`'
+        )
     if status == "not_done" and reason not in RESUMABLE:
-        raise AgentSetupError(f"run {workspace.run_id} stopped because it was {reason} ({data.get('message', '')}); "
-                              f"`repofix continue {workspace.run_id} \"INSTRUCTION\"` can give it a new direction")
+        raise AgentSetupError(
+            f"run {workspace.run_id} stopped because it was {reason} ({data.get('message', '')}); "
+            f'`repofix continue {workspace.run_id} "INSTRUCTION"` can give it a new direction'
+        )
     settings = _settings(data, max_steps=max_steps, max_cost=max_cost, timeout=timeout)
     spent = trajectory.totals()["cost"]
     _check_limits(data, settings, spent)
@@ -101,16 +127,35 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
         if "progress" not in data or not data.get("messages"):
             return _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text)
         if best != point.checkpoint:  # the workspace's latest is worse than the best: make the best current
-            workspace.restore(sandbox, best, step=len(trajectory.steps), reason="resumed from the best checkpoint")
+            workspace.restore(
+                sandbox, best, step=len(trajectory.steps), reason="resumed from the best checkpoint"
+            )
         state = Progress.from_dict(data["progress"])
         messages = list(data["messages"])
         why = "was interrupted" if status != "not_done" else f"stopped ({reason}: {data.get('message', '')})"
-        messages.append({"role": "user", "content": (
-            f"[repofix: this run {why} and has been resumed. The workspace is at checkpoint "
-            f"{workspace.current().n}; anything after your last observation was lost or kept as that checkpoint "
-            "shows. Continue.]")})
-        run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify,
-                       step=len(trajectory.steps), spent=spent)
+        messages.append(
+            {
+                "role": "user",
+                "content": (
+                    f"[repofix: this run {why} and has been resumed. The workspace is at checkpoint "
+                    f"{workspace.current().n}; anything after your last observation was lost or kept as that checkpoint "
+                    "shows. Continue.]"
+                ),
+            }
+        )
+        run = AgentRun(
+            settings,
+            chosen,
+            workspace,
+            sandbox,
+            trajectory,
+            state,
+            messages,
+            openai_tools(),
+            notify,
+            step=len(trajectory.steps),
+            spent=spent,
+        )
         run.best = (state.score(), best)
         trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
         run_loop(run)
@@ -120,8 +165,12 @@ def resume_agent(run_id: str, *, model: str | None = None, home: str | None = No
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
     """The run was killed before its baseline was recorded: take it now, as a new run does."""
     data = trajectory.data
-    request = AgentRequest(repo=workspace.source.location, instruction=data.get("task", ""),
-                           mode=data.get("mode", "fix"), targets=tuple(data.get("targets") or ()))
+    request = AgentRequest(
+        repo=workspace.source.location,
+        instruction=data.get("task", ""),
+        mode=data.get("mode", "fix"),
+        targets=tuple(data.get("targets") or ()),
+    )
     run = prepare_run(request, settings, chosen, workspace, sandbox, trajectory, notify, map_text)
     if isinstance(run, AgentOutcome):
         return run
@@ -129,31 +178,52 @@ def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map
     return finish(run, request.instruction)
 
 
-def continue_agent(run_id: str, instruction: str, *, model: str | None = None, home: str | None = None,
-                   max_steps: int | None = None, max_cost: float | str | None = None, timeout: float | None = None,
-                   progress: Callable[[dict], None] | None = None) -> AgentOutcome:
+def continue_agent(
+    run_id: str,
+    instruction: str,
+    *,
+    model: str | None = None,
+    home: str | None = None,
+    max_steps: int | None = None,
+    max_cost: float | str | None = None,
+    timeout: float | None = None,
+    progress: Callable[[dict], None] | None = None,
+) -> AgentOutcome:
     """A follow-up on a finished run: the result so far becomes the new baseline (so what the first phase
     fixed is protected), the model first writes failing tests for the follow-up, then makes them pass."""
     if not instruction.strip():
-        raise AgentSetupError("give the follow-up instruction, e.g. repofix continue RUN \"also handle negatives\"")
+        raise AgentSetupError(
+            'give the follow-up instruction, e.g. repofix continue RUN "also handle negatives"'
+        )
     workspace, point, trajectory = _open(run_id, home)
     data = trajectory.data
     if data.get("status") not in FINISHED or "progress" not in data:
-        raise AgentSetupError(f"run {workspace.run_id} has not finished; `repofix resume {workspace.run_id}` "
-                              "goes on with it")
+        raise AgentSetupError(
+            f"run {workspace.run_id} has not finished; `repofix resume {workspace.run_id}` goes on with it"
+        )
     if not data.get("messages"):  # it found nothing to do and never spoke to a model
-        raise AgentSetupError(f"run {workspace.run_id} ended without a conversation ({data.get('reason')}); "
-                              "start a new run with the instruction instead")
+        raise AgentSetupError(
+            f"run {workspace.run_id} ended without a conversation ({data.get('reason')}); "
+            "start a new run with the instruction instead"
+        )
     steps = len(trajectory.steps)
-    settings = _settings(data, max_steps=max_steps or steps + _settings(data).max_steps, max_cost=max_cost,
-                         timeout=timeout)
+    settings = _settings(
+        data, max_steps=max_steps or steps + _settings(data).max_steps, max_cost=max_cost, timeout=timeout
+    )
     spent = trajectory.totals()["cost"]
     _check_limits({**data, "reason": None}, settings, spent)
     chosen = _model(model, data, settings, spent, steps)
     notify = progress or (lambda event: None)
     final = (data.get("delivered") or {}).get("checkpoint", point.checkpoint)
-    phases = [*data.get("phases", []), {"task": data.get("task", ""), "status": data.get("status"),
-                                        "reason": data.get("reason"), "steps": steps}]
+    phases = [
+        *data.get("phases", []),
+        {
+            "task": data.get("task", ""),
+            "status": data.get("status"),
+            "reason": data.get("reason"),
+            "steps": steps,
+        },
+    ]
     claim(workspace, point)
     with stops_recorded(workspace, trajectory) as stack:
         with owned_tempdir("tree-") as tmp:
@@ -162,17 +232,50 @@ def continue_agent(run_id: str, instruction: str, *, model: str | None = None, h
         if final != point.checkpoint:
             workspace.restore(sandbox, final, step=steps, reason="continued from the delivered checkpoint")
         before = Progress.from_dict(data["progress"])
-        state = Progress(command=before.command, baseline=dict(before.latest), flaky=set(before.flaky),
-                         latest=dict(before.latest), phase="red" if settings.tests_first is not False else "green")
-        goal = prompt("goal_red") if state.phase == "red" else prompt("goal_submit")  # no targets: done on submit
-        messages = [*data["messages"], {"role": "user", "content": (
-            f"[repofix: the previous task is finished ({data.get('status')}: {data.get('reason')}). The workspace "
-            f"is at checkpoint {workspace.current().n}, and the tests stand at {state.summary()}; that is the new "
-            f"baseline.]\n\nNew task: {instruction}\n\n{goal}")}]
-        run = AgentRun(settings, chosen, workspace, sandbox, trajectory, state, messages, openai_tools(), notify,
-                       step=steps, spent=spent)
+        state = Progress(
+            command=before.command,
+            baseline=dict(before.latest),
+            flaky=set(before.flaky),
+            latest=dict(before.latest),
+            phase="red" if settings.tests_first is not False else "green",
+        )
+        goal = (
+            prompt("goal_red") if state.phase == "red" else prompt("goal_submit")
+        )  # no targets: done on submit
+        messages = [
+            *data["messages"],
+            {
+                "role": "user",
+                "content": (
+                    f"[repofix: the previous task is finished ({data.get('status')}: {data.get('reason')}). The workspace "
+                    f"is at checkpoint {workspace.current().n}, and the tests stand at {state.summary()}; that is the new "
+                    f"baseline.]\n\nNew task: {instruction}\n\n{goal}"
+                ),
+            },
+        ]
+        run = AgentRun(
+            settings,
+            chosen,
+            workspace,
+            sandbox,
+            trajectory,
+            state,
+            messages,
+            openai_tools(),
+            notify,
+            step=steps,
+            spent=spent,
+        )
         run.best = (state.score(), workspace.current().n)
-        trajectory.save(messages, status="running", reason=None, message="", task=instruction, phases=phases,
-                        progress=state.to_dict(), summary="")
+        trajectory.save(
+            messages,
+            status="running",
+            reason=None,
+            message="",
+            task=instruction,
+            phases=phases,
+            progress=state.to_dict(),
+            summary="",
+        )
         run_loop(run)
         return finish(run, instruction)

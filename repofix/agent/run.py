@@ -127,8 +127,14 @@ class AgentRun:
 
     def execute(self, action: Action) -> str:
         self.format_errors = 0
-        self.notify({"event": "action", "step": self.step, "action": action.name,
-                     "detail": str(next(iter(action.arguments.values()), ""))[:80]})
+        self.notify(
+            {
+                "event": "action",
+                "step": self.step,
+                "action": action.name,
+                "detail": str(next(iter(action.arguments.values()), ""))[:80],
+            }
+        )
         timeout = self.settings.command_timeout
         observer = self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
         observer.budget = UNBOUNDED if reads_whole_output(self.model) else self.settings.observation_tokens
@@ -141,8 +147,13 @@ class AgentRun:
             return self.submit(action.arguments.get("summary", ""))
         if action.name == "run_tests":
             run = self.run_tests(action.arguments.get("tests") or ())
-            return condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
-                            flaky=self.progress.flaky, workdir=self.sandbox.workdir)
+            return condense(
+                run,
+                self.progress.baseline_run(),
+                budget=self.settings.feedback_tokens,
+                flaky=self.progress.flaky,
+                workdir=self.sandbox.workdir,
+            )
         paths: list[str] | None = None  # None: commands ran, so the sandbox is scanned for what changed
         if action.name == "edit":
             text, paths = execute.edit(self.sandbox, action)  # an edit knows the files it wrote
@@ -156,8 +167,13 @@ class AgentRun:
 
     def run_tests(self, tests: Sequence[str] = ()) -> TestRun:
         self.notify({"event": "tests", "step": self.step, "selection": len(tests)})
-        run = run_tests(self.sandbox, self.progress.command or self.settings.test_cmd, tests=tuple(tests),
-                        timeout=self.settings.test_timeout, log_dir=self.workspace.folder.root / "logs")
+        run = run_tests(
+            self.sandbox,
+            self.progress.command or self.settings.test_cmd,
+            tests=tuple(tests),
+            timeout=self.settings.test_timeout,
+            log_dir=self.workspace.folder.root / "logs",
+        )
         run.log_path = self.readable(run, "tests").log_path
         self.progress.update(run)
         self.notify({"event": "tested", "step": self.step, "summary": self.progress.summary()})
@@ -184,14 +200,25 @@ class AgentRun:
         if self.progress.phase == "red":
             return "\n".join(n for n in notes if n)
         test_files = sorted({test_file(i) for i in [*self.progress.baseline, *self.progress.latest]})
-        selection = select_tests(self.progress.latest_run(), changed, test_files) if self.progress.latest else ()
+        selection = (
+            select_tests(self.progress.latest_run(), changed, test_files) if self.progress.latest else ()
+        )
         run = self.run_tests(selection)
-        notes.append(condense(run, self.progress.baseline_run(), budget=self.settings.feedback_tokens,
-                              flaky=self.progress.flaky, workdir=self.sandbox.workdir))
+        notes.append(
+            condense(
+                run,
+                self.progress.baseline_run(),
+                budget=self.settings.feedback_tokens,
+                flaky=self.progress.flaky,
+                workdir=self.sandbox.workdir,
+            )
+        )
         notes.append(self.judge_progress(synced.checkpoint.n))
         if not self.progress.all_targets():  # tests first off: only `submit` says the task is complete
-            notes.append("No target tests: when the task is complete, `submit`; repofix then runs the full "
-                         "suite and checks that nothing that passed before fails.")
+            notes.append(
+                "No target tests: when the task is complete, `submit`; repofix then runs the full "
+                "suite and checks that nothing that passed before fails."
+            )
         elif self.progress.verdict().done and not self.stopped:
             notes.append(self.verify())
         return "\n\n".join(n for n in notes if n)
@@ -204,8 +231,9 @@ class AgentRun:
         self.worse_streak += 1
         if self.worse_streak < 2:
             return "Note: this step made things worse than your best checkpoint so far."
-        restored = self.workspace.restore(self.sandbox, best_n, step=self.step,
-                                          reason="two steps in a row made things worse")
+        restored = self.workspace.restore(
+            self.sandbox, best_n, step=self.step, reason="two steps in a row made things worse"
+        )
         self.worse_streak = 0
         self.run_tests()
         return f"Two steps in a row made things worse, so repofix rolled back to checkpoint {best_n}.\n{restored.note}"
@@ -227,23 +255,45 @@ class AgentRun:
             checked = self.last_check[1]
         else:
             self.notify({"event": "verifying", "step": self.step, "checkpoint": n})
-            checked = verify_checkpoint(self.settings, self.workspace, self.progress, n, self.sandbox.backend,
-                                        reference=self.progress.reference)
+            checked = verify_checkpoint(
+                self.settings,
+                self.workspace,
+                self.progress,
+                n,
+                self.sandbox.backend,
+                reference=self.progress.reference,
+            )
             self.last_check = (n, checked)
             self.trajectory.data.setdefault("verifications", []).append(
-                {"step": self.step, "checkpoint": n, "done": checked.verdict.done, "reason": checked.verdict.reason,
-                 "status": checked.run.status.value, "not_counted": checked.not_counted, "log": checked.run.log_path})
+                {
+                    "step": self.step,
+                    "checkpoint": n,
+                    "done": checked.verdict.done,
+                    "reason": checked.verdict.reason,
+                    "status": checked.run.status.value,
+                    "not_counted": checked.not_counted,
+                    "log": checked.run.log_path,
+                }
+            )
         note = f"\n{checked.note}" if checked.note else ""
         if checked.verdict.done:
             self.verified, self.verified_checkpoint = True, n
             self.stop("done", checked.verdict.reason + (f" ({checked.note})" if checked.note else ""))
-            return (f"Full test run: {self.progress.summary()}. Verified in a fresh sandbox: the task's tests pass "
-                    f"and nothing regressed: done.{note}")
-        report = condense(self.readable(checked.run, "verification"), self.progress.baseline_run(),
-                          budget=self.settings.feedback_tokens, flaky=self.progress.flaky)
-        return ("Full test run in your sandbox: the done rule holds there, but not in repofix's independent "
-                "verification (a fresh sandbox with the user's test files and test configuration, a clean "
-                f"environment): {checked.verdict.reason}.{note}\n{report}")
+            return (
+                f"Full test run: {self.progress.summary()}. Verified in a fresh sandbox: the task's tests pass "
+                f"and nothing regressed: done.{note}"
+            )
+        report = condense(
+            self.readable(checked.run, "verification"),
+            self.progress.baseline_run(),
+            budget=self.settings.feedback_tokens,
+            flaky=self.progress.flaky,
+        )
+        return (
+            "Full test run in your sandbox: the done rule holds there, but not in repofix's independent "
+            "verification (a fresh sandbox with the user's test files and test configuration, a clean "
+            f"environment): {checked.verdict.reason}.{note}\n{report}"
+        )
 
     def submit(self, summary: str) -> str:
         self.trajectory.data["summary"] = summary
@@ -255,13 +305,19 @@ class AgentRun:
     def judge_submission(self) -> str:
         if self.is_done():
             return "Verified: done."
-        if not self.progress.all_targets() and not self.changed_files():  # no test can show a no-op is the task
+        if (
+            not self.progress.all_targets() and not self.changed_files()
+        ):  # no test can show a no-op is the task
             return "Submission not accepted: nothing has changed yet. Implement the task, then `submit`."
         observation = self.verify()
         if self.is_done():
             return observation
-        run_text = condense(self.progress.latest_run(), self.progress.baseline_run(),
-                            budget=self.settings.feedback_tokens, flaky=self.progress.flaky)
+        run_text = condense(
+            self.progress.latest_run(),
+            self.progress.baseline_run(),
+            budget=self.settings.feedback_tokens,
+            flaky=self.progress.flaky,
+        )
         return f"Submission not accepted. {observation}\n\n{run_text}"
 
     def finish_red(self) -> str:
@@ -273,8 +329,12 @@ class AgentRun:
         failing = judged.targets
         if not failing:
             module, name = judged.missing
-            return prompt("red_refused_import" if judged.unimported else "red_refused", reason=judged.reason,
-                          module=module, new_name=name)
+            return prompt(
+                "red_refused_import" if judged.unimported else "red_refused",
+                reason=judged.reason,
+                module=module,
+                new_name=name,
+            )
         self.progress.targets = failing
         self.progress.phase = "green"
         self.progress.reference = self.workspace.current().n  # the accepted red tests count as the user's
@@ -302,11 +362,20 @@ class AgentRun:
     def is_done(self) -> bool:
         return self.stopped is not None and self.stopped.reason == "done"
 
-    def record(self, reply: ModelReply, action: Action | FormatError, observation: str, duration: float) -> None:
+    def record(
+        self, reply: ModelReply, action: Action | FormatError, observation: str, duration: float
+    ) -> None:
         name, arguments = getattr(action, "name", "format_error"), getattr(action, "arguments", {})
         self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
-        line = history.record_line(self.step, name, arguments, observation, self.workspace.current().n,
-                                   self.progress.summary(), self.observer.keep(observation, self.step))
+        line = history.record_line(
+            self.step,
+            name,
+            arguments,
+            observation,
+            self.workspace.current().n,
+            self.progress.summary(),
+            self.observer.keep(observation, self.step),
+        )
         asked_at = len(self.messages) - 1  # the reply's own turn
         self.messages.extend(history.answers(reply, observation, line))  # every tool call answered
         key = action.key() if isinstance(action, Action) else f"format:{action.message}"
@@ -314,10 +383,21 @@ class AgentRun:
         if len(self.recent) == STUCK_REPEATS and len(set(self.recent)) == 1:
             self.stop("stuck", f"the same action gave the same result {STUCK_REPEATS} times in a row")
         self.trajectory.add_step(
-            step=self.step, reply=history.step_reply(reply, asked_at), action=name, arguments=arguments, observation=observation,
-            cost=reply.cost, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
-            cached_tokens=reply.cached_tokens, cache_write_tokens=reply.cache_write_tokens,
+            step=self.step,
+            reply=history.step_reply(reply, asked_at),
+            action=name,
+            arguments=arguments,
+            observation=observation,
+            cost=reply.cost,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cached_tokens=reply.cached_tokens,
+            cache_write_tokens=reply.cache_write_tokens,
             duration=round(duration, 3),
-            checkpoint=self.workspace.current().n, tests=self.progress.summary())
+            checkpoint=self.workspace.current().n,
+            tests=self.progress.summary(),
+        )
         self.trajectory.save(self.messages, progress=self.progress.to_dict(), best_checkpoint=self.best[1])
-        self.notify({"event": "step", "step": self.step, "cost": self.spent, "tests": self.progress.summary()})
+        self.notify(
+            {"event": "step", "step": self.step, "cost": self.spent, "tests": self.progress.summary()}
+        )

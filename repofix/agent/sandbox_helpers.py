@@ -51,8 +51,23 @@ def show(path, start=1, end=None):
 def tests(*ids, timeout=600):
     """Run pytest (all, or the given node ids / files) and return {test id: outcome}."""
     report = "/tmp/repofix-helper-report.xml"
-    _subprocess.run(["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml", report,
-                     "-o", "junit_family=xunit1", *ids], capture_output=True, timeout=timeout)
+    _subprocess.run(
+        [
+            "python",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--junitxml",
+            report,
+            "-o",
+            "junit_family=xunit1",
+            *ids,
+        ],
+        capture_output=True,
+        timeout=timeout,
+    )
     outcomes = {}
     try:
         root = _ET.parse(report).getroot()
@@ -61,6 +76,13 @@ def tests(*ids, timeout=600):
     for case in root.iter("testcase"):
         test_id = nodeid_from_junit(case.get("classname", ""), case.get("name", ""), case.get("file"))  # noqa: F821
         kinds = {child.tag for child in case}
-        outcomes[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
-                             else "skipped" if "skipped" in kinds else "passed")
+        outcomes[test_id] = (
+            "failed"
+            if "failure" in kinds
+            else "error"
+            if "error" in kinds
+            else "skipped"
+            if "skipped" in kinds
+            else "passed"
+        )
     return outcomes

@@ -13,6 +13,8 @@ from repofix.redaction import redact_data, secrets_from_env
 from repofix.runs import read_json
 
 FORMAT_VERSION = 1
+
+
 @dataclass
 class Trajectory:
     path: Path
@@ -20,8 +22,17 @@ class Trajectory:
 
     @classmethod
     def start(cls, path: Path, **header: Any) -> Trajectory:
-        record = cls(path, {"format_version": FORMAT_VERSION, "started": time.time(), "status": "running",
-                            **header, "messages": [], "steps": []})
+        record = cls(
+            path,
+            {
+                "format_version": FORMAT_VERSION,
+                "started": time.time(),
+                "status": "running",
+                **header,
+                "messages": [],
+                "steps": [],
+            },
+        )
         record.save()
         return record
 
@@ -29,7 +40,9 @@ class Trajectory:
     def load(cls, path: Path) -> Trajectory:
         data = read_json(path)
         if data.get("format_version") != FORMAT_VERSION:
-            raise ValueError(f"{path}: trajectory format {data.get('format_version')} is not {FORMAT_VERSION}")
+            raise ValueError(
+                f"{path}: trajectory format {data.get('format_version')} is not {FORMAT_VERSION}"
+            )
         return cls(path, data)
 
     @property
@@ -40,9 +53,13 @@ class Trajectory:
         self.steps.append(step)
 
     def totals(self) -> dict[str, float]:
-        return {"cost": sum(s.get("cost", 0.0) for s in self.steps),
-                **{key: sum(s.get(key, 0) for s in self.steps)
-                   for key in ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")}}
+        return {
+            "cost": sum(s.get("cost", 0.0) for s in self.steps),
+            **{
+                key: sum(s.get(key, 0) for s in self.steps)
+                for key in ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
+            },
+        }
 
     def save(self, messages: list[dict[str, Any]] | None = None, **fields: Any) -> None:
         if messages is not None:

@@ -43,8 +43,10 @@ class Verification:
     def note(self) -> str:
         if not self.not_counted:
             return ""
-        return ("Changes to test infrastructure were not used for the verdict (the user's versions were): "
-                + ", ".join(self.not_counted))
+        return (
+            "Changes to test infrastructure were not used for the verdict (the user's versions were): "
+            + ", ".join(self.not_counted)
+        )
 
 
 def entries_at(repo: Path, commit: str, paths: set[str]) -> dict[str, FileEntry]:
@@ -77,8 +79,14 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
         wanted, ours = at_candidate.get(path), at_ref.get(path)
         if is_protected(path):
             target = ours
-        elif has_sections(path) and pytest_settings(path, wanted.data if wanted else None) != pytest_settings(path, ours.data if ours else None):
-            target = FileEntry(wanted.mode, splice(path, wanted.data, ours.data if ours else None)) if wanted else ours
+        elif has_sections(path) and pytest_settings(path, wanted.data if wanted else None) != pytest_settings(
+            path, ours.data if ours else None
+        ):
+            target = (
+                FileEntry(wanted.mode, splice(path, wanted.data, ours.data if ours else None))
+                if wanted
+                else ours
+            )
         else:
             target = wanted
         if target != wanted:
@@ -88,19 +96,32 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
     return tree
 
 
-def verify_checkpoint(settings: Settings, workspace: Workspace, progress: Progress, n: int, backend: str,
-                      reference: int = 0) -> Verification:
+def verify_checkpoint(
+    settings: Settings, workspace: Workspace, progress: Progress, n: int, backend: str, reference: int = 0
+) -> Verification:
     """Run the full suite on checkpoint `n` in a fresh sandbox and judge it with the done rule."""
     plan = verification_tree(workspace, n, reference)
     with owned_tempdir("verify-") as tmp:
         start = workspace.export(Path(tmp) / "tree", 0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the run already warned about --sandbox none
-            limits = Limits(timeout=settings.command_timeout, **settings.limits.given())  # as the run's sandbox
-            box = open_sandbox(start, backend=backend, limits=limits,
-                               setup=settings.setup, image=settings.image, python=settings.python)
+            limits = Limits(
+                timeout=settings.command_timeout, **settings.limits.given()
+            )  # as the run's sandbox
+            box = open_sandbox(
+                start,
+                backend=backend,
+                limits=limits,
+                setup=settings.setup,
+                image=settings.image,
+                python=settings.python,
+            )
     with box:
         _write_incremental(box, plan.files)
-        run = run_tests(box, progress.command or settings.test_cmd, timeout=settings.test_timeout,
-                        log_dir=workspace.folder.root / "logs")
+        run = run_tests(
+            box,
+            progress.command or settings.test_cmd,
+            timeout=settings.test_timeout,
+            log_dir=workspace.folder.root / "logs",
+        )
     return Verification(progress.verdict(run), run, plan.not_counted)

@@ -26,12 +26,12 @@ class ArtifactError(ValueError):
 
 @dataclass
 class Report:
-    status: str                      # one of STATUSES
-    reason: str = ""                 # one line: why skipped/refused/error
-    reply: bool = False              # post the refusal as a reply comment
+    status: str  # one of STATUSES
+    reason: str = ""  # one line: why skipped/refused/error
+    reply: bool = False  # post the refusal as a reply comment
     repository: str = ""
     pr_number: int | None = None
-    head_sha: str = ""               # the PR head the patch was made for
+    head_sha: str = ""  # the PR head the patch was made for
     head_ref: str = ""
     head_repository: str = ""
     fork: bool = False
@@ -60,8 +60,14 @@ def write(directory: Path, report: Report, patch: str, summary_md: str) -> None:
 
 
 def _check(name: str, value: Any, expected: Any) -> None:
-    kinds = {"str": (str,), "bool": (bool,), "int": (int,), "float": (int, float), "int | None": (int, type(None)),
-             "list[str]": (list,)}[expected]
+    kinds = {
+        "str": (str,),
+        "bool": (bool,),
+        "int": (int,),
+        "float": (int, float),
+        "int | None": (int, type(None)),
+        "list[str]": (list,),
+    }[expected]
     if not isinstance(value, kinds) or (kinds == (int,) and isinstance(value, bool)):
         raise ArtifactError(f"report.json: `{name}` must be {expected}, got {type(value).__name__}")
     if isinstance(value, list) and not all(isinstance(item, str) for item in value):

@@ -37,7 +37,12 @@ def _run_url() -> str:
 
 def _allow_list(values: tuple[str, ...]) -> list[str]:
     raw = list(values) or [config.env("ALLOW") or ""]
-    return [name.strip().lstrip("@") for value in raw for name in value.replace("\n", ",").split(",") if name.strip()]
+    return [
+        name.strip().lstrip("@")
+        for value in raw
+        for name in value.replace("\n", ",").split(",")
+        if name.strip()
+    ]
 
 
 @click.group()
@@ -46,13 +51,25 @@ def ci() -> None:
 
 
 _common = [
-    click.option("--artifact-dir", type=click.Path(path_type=Path), default=DEFAULT_ARTIFACT, show_default=True,
-                 help="Folder for the patch, report.json, summary.md and the trajectory."),
-    click.option("--bot-login", default=lambda: config.env("BOT_LOGIN") or BOT_LOGIN,
-                 show_default=f"$REPOFIX_BOT_LOGIN, else {BOT_LOGIN}",
-                 help="The account repofix comments as (its comments never trigger it)."),
-    click.option("--remote", default=None, help="Git remote of the repository [default: $REPOFIX_GIT_REMOTE, "
-                 "else $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git]."),
+    click.option(
+        "--artifact-dir",
+        type=click.Path(path_type=Path),
+        default=DEFAULT_ARTIFACT,
+        show_default=True,
+        help="Folder for the patch, report.json, summary.md and the trajectory.",
+    ),
+    click.option(
+        "--bot-login",
+        default=lambda: config.env("BOT_LOGIN") or BOT_LOGIN,
+        show_default=f"$REPOFIX_BOT_LOGIN, else {BOT_LOGIN}",
+        help="The account repofix comments as (its comments never trigger it).",
+    ),
+    click.option(
+        "--remote",
+        default=None,
+        help="Git remote of the repository [default: $REPOFIX_GIT_REMOTE, "
+        "else $GITHUB_SERVER_URL/$GITHUB_REPOSITORY.git].",
+    ),
 ]
 
 
@@ -64,22 +81,48 @@ def _with_common(function):
 
 @ci.command("run")
 @_with_common
-@click.option("--allow", multiple=True, help="Only these logins may trigger repofix (comma-separated or "
-              "repeated; also $REPOFIX_ALLOW). They still need write access.")
+@click.option(
+    "--allow",
+    multiple=True,
+    help="Only these logins may trigger repofix (comma-separated or "
+    "repeated; also $REPOFIX_ALLOW). They still need write access.",
+)
 # --model and --sandbox: without the flag, the settings decide ($REPOFIX_MODEL / $REPOFIX_SANDBOX, the config files)
-@click.option("--model", default=None, help="Model, e.g. openai/gpt-4o or scripted:FILE [default: the settings'].")
+@click.option(
+    "--model", default=None, help="Model, e.g. openai/gpt-4o or scripted:FILE [default: the settings']."
+)
 @click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None)
 @click.option("--max-steps", type=int, default=None, help="Step limit [default: the settings', 30].")
 @click.option("--max-cost", type=float, default=None, help="Stop when the model has cost this many dollars.")
 @click.option("--timeout", type=float, default=None, help="Wall-clock limit of the run in seconds.")
 @click.option("--test-cmd", default=None, help="Test command (default: detected).")
-@click.option("--config-dir", type=click.Path(path_type=Path, file_okay=False), default=".", show_default=True,
-              help="Read .repofix.toml / [tool.repofix] from here (the base branch), never from the PR head.")
-@click.option("--allow-unsandboxed", is_flag=True, default=lambda: config.env_flag("CI_ALLOW_UNSANDBOXED"),
-              help="Permit the `none` sandbox (only for code you trust).")
-def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...], model: str | None,
-        sandbox: str | None, max_steps: int | None, max_cost: float | None, timeout: float | None,
-        test_cmd: str | None, config_dir: Path, allow_unsandboxed: bool) -> None:
+@click.option(
+    "--config-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=".",
+    show_default=True,
+    help="Read .repofix.toml / [tool.repofix] from here (the base branch), never from the PR head.",
+)
+@click.option(
+    "--allow-unsandboxed",
+    is_flag=True,
+    default=lambda: config.env_flag("CI_ALLOW_UNSANDBOXED"),
+    help="Permit the `none` sandbox (only for code you trust).",
+)
+def run(
+    artifact_dir: Path,
+    bot_login: str,
+    remote: str | None,
+    allow: tuple[str, ...],
+    model: str | None,
+    sandbox: str | None,
+    max_steps: int | None,
+    max_cost: float | None,
+    timeout: float | None,
+    test_cmd: str | None,
+    config_dir: Path,
+    allow_unsandboxed: bool,
+) -> None:
     """Read the GitHub event, check who asked, run the agent on the PR head and write the artifact.
     Needs only a read-only token ($GITHUB_TOKEN)."""
     secrets = secrets_from_env()
@@ -90,14 +133,31 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
 
     def work(checkout: Path, instruction: str, mode: str, progress):
         # The agent runs in a new process whose environment never held a token (see repofix.ci.worker).
-        request = WorkRequest(str(checkout), instruction, mode, str(config_dir.resolve()), model, sandbox,
-                              max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
+        request = WorkRequest(
+            str(checkout),
+            instruction,
+            mode,
+            str(config_dir.resolve()),
+            model,
+            sandbox,
+            max_steps,
+            max_cost,
+            timeout,
+            test_cmd,
+            allow_unsandboxed,
+        )
         return run_in_worker(request, checkout.parent, progress)
+
     try:
         event = load_event()
         github = GitHub(event.repository, _token())
-        settings = RunSettings(artifact_dir=artifact_dir, remote=remote or default_remote(event.repository),
-                               bot_login=bot_login, allow=_allow_list(allow), run_url=_run_url())
+        settings = RunSettings(
+            artifact_dir=artifact_dir,
+            remote=remote or default_remote(event.repository),
+            bot_login=bot_login,
+            allow=_allow_list(allow),
+            run_url=_run_url(),
+        )
         report = run_stage(event, github, work, settings, secrets)
     except (EventError, GitHubError) as error:
         raise click.ClickException(redact(str(error), secrets)) from None
@@ -109,21 +169,34 @@ def run(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str
 
 @ci.command("publish")
 @_with_common
-@click.option("--allow", multiple=True, help="Only these logins may trigger repofix (as for `ci run`; checked again "
-              "here).")
+@click.option(
+    "--allow",
+    multiple=True,
+    help="Only these logins may trigger repofix (as for `ci run`; checked again here).",
+)
 @click.option("--max-patch-bytes", type=int, default=None, help="Refuse larger patches [default: 50000].")
-def publish(artifact_dir: Path, bot_login: str, remote: str | None, allow: tuple[str, ...],
-            max_patch_bytes: int | None) -> None:
+def publish(
+    artifact_dir: Path,
+    bot_login: str,
+    remote: str | None,
+    allow: tuple[str, ...],
+    max_patch_bytes: int | None,
+) -> None:
     """Validate the artifact of `ci run` and publish it: push a commit to a same-repository PR, or
     suggest the patch on a fork PR; update repofix's comment. Needs a token that may write. The event,
     the requester's permission and the pull request are checked again here, on GitHub."""
     secrets = secrets_from_env()
     try:
         event = load_event()
-        settings = PublishSettings(artifact_dir=artifact_dir, remote=remote or default_remote(event.repository),
-                                   repository=event.repository, bot_login=bot_login,
-                                   max_patch_bytes=max_patch_bytes or DEFAULT_MAX_PATCH_BYTES,
-                                   allow=_allow_list(allow), run_url=_run_url())
+        settings = PublishSettings(
+            artifact_dir=artifact_dir,
+            remote=remote or default_remote(event.repository),
+            repository=event.repository,
+            bot_login=bot_login,
+            max_patch_bytes=max_patch_bytes or DEFAULT_MAX_PATCH_BYTES,
+            allow=_allow_list(allow),
+            run_url=_run_url(),
+        )
         result = publish_stage(event, GitHub(event.repository, _token()), settings, secrets)
     except (ArtifactError, EventError, GitHubError, GitError) as error:
         raise click.ClickException(redact(str(error), secrets)) from None

@@ -17,7 +17,13 @@ from repofix.redaction import redact
 
 COMMENT_LIMIT = 60_000  # GitHub rejects comment bodies above 65,536 characters
 _ICONS = {"done": "✅", "not_done": "⚠️", "error": "❌", "refused": "⛔", "skipped": "➖"}
-_WORDS = {"done": "tests pass", "not_done": "not done", "error": "error", "refused": "refused", "skipped": "skipped"}
+_WORDS = {
+    "done": "tests pass",
+    "not_done": "not done",
+    "error": "error",
+    "refused": "refused",
+    "skipped": "skipped",
+}
 
 
 class CommentApi(Protocol):
@@ -41,13 +47,21 @@ def summary_markdown(report: Report, outcome_note: str = "") -> str:
         files = ", ".join(code_span(name) for name in report.files_changed[:20]) or "none"
         if len(report.files_changed) > 20:
             files += f" and {len(report.files_changed) - 20} more"
-        lines += ["| | |", "|---|---|",
-                  f"| task | {'fix the failing tests' if report.mode == 'fix' else 'a `/repofix` request'} |",
-                  f"| requested by | {_cell(code_span(report.actor))} |",
-                  f"| commit | {_cell(code_span(report.head_sha[:12]))} |",
-                  f"| tests | {_cell(code_span(report.tests_before))} → {_cell(code_span(report.tests_after))} |",
-                  f"| files changed | {_cell(files)} |", f"| cost | ${report.cost:.4f} |"]
-        if report.run_url.startswith(("https://", "http://")) and " " not in report.run_url and ")" not in report.run_url:
+        lines += [
+            "| | |",
+            "|---|---|",
+            f"| task | {'fix the failing tests' if report.mode == 'fix' else 'a `/repofix` request'} |",
+            f"| requested by | {_cell(code_span(report.actor))} |",
+            f"| commit | {_cell(code_span(report.head_sha[:12]))} |",
+            f"| tests | {_cell(code_span(report.tests_before))} → {_cell(code_span(report.tests_after))} |",
+            f"| files changed | {_cell(files)} |",
+            f"| cost | ${report.cost:.4f} |",
+        ]
+        if (
+            report.run_url.startswith(("https://", "http://"))
+            and " " not in report.run_url
+            and ")" not in report.run_url
+        ):
             lines.append(f"| run | [workflow run]({report.run_url}) |")
         lines.append("")
         if report.summary.strip():
@@ -70,12 +84,16 @@ def suggestion(patch: str, pr_number: int, budget: int = COMMENT_LIMIT - 5_000) 
     while delimiter in patch:
         delimiter = f"REPOFIX_PATCH_{random.token_hex(4)}"
     fence = _fence(patch)
-    command = (f"To apply it, run this in a checkout of the pull request's branch, then commit and push:\n\n"
-               f"{fence}sh\ngit apply --index <<'{delimiter}'\n{patch.rstrip()}\n{delimiter}\n{fence}\n\n"
-               f"(`gh pr checkout {pr_number}` gets you such a checkout.)")
+    command = (
+        f"To apply it, run this in a checkout of the pull request's branch, then commit and push:\n\n"
+        f"{fence}sh\ngit apply --index <<'{delimiter}'\n{patch.rstrip()}\n{delimiter}\n{fence}\n\n"
+        f"(`gh pr checkout {pr_number}` gets you such a checkout.)"
+    )
     if len(command) > budget:
-        return ("The suggested patch is too large for a comment: download the `repofix` artifact of this "
-                "workflow run and run `git apply --index patch.diff` in a checkout of the pull request's branch.")
+        return (
+            "The suggested patch is too large for a comment: download the `repofix` artifact of this "
+            "workflow run and run `git apply --index patch.diff` in a checkout of the pull request's branch."
+        )
     view = f"<details><summary>Suggested patch</summary>\n\n{fence}diff\n{patch.rstrip()}\n{fence}\n</details>\n\n"
     return (view + command) if len(view) + len(command) <= budget else command
 

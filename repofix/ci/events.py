@@ -33,15 +33,15 @@ class Trigger:
     """Work to do. `instruction` is untrusted text (hidden parts stripped); it only ever reaches the
     model as quoted data."""
 
-    kind: str                    # "fix" (tests failed) | "comment" (/repofix) | "dispatch"
+    kind: str  # "fix" (tests failed) | "comment" (/repofix) | "dispatch"
     actor: str
-    actor_type: str              # "User" | "Bot" | "Organization"
+    actor_type: str  # "User" | "Bot" | "Organization"
     pr_number: int | None
     instruction: str = ""
     comment_id: int | None = None
     head_owner: str | None = None  # for workflow_run on forks, whose `pull_requests` list is empty
     head_branch: str | None = None
-    head_sha: str | None = None    # the commit whose tests failed
+    head_sha: str | None = None  # the commit whose tests failed
 
     @property
     def mode(self) -> str:
@@ -93,8 +93,15 @@ def _workflow_run(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
     number = int(pulls[0]["number"]) if pulls else None
     head_repo = run.get("head_repository") or {}
     owner = (head_repo.get("owner") or {}).get("login")
-    return Trigger("fix", actor, kind, number, head_owner=owner, head_branch=run.get("head_branch"),
-                   head_sha=run.get("head_sha"))
+    return Trigger(
+        "fix",
+        actor,
+        kind,
+        number,
+        head_owner=owner,
+        head_branch=run.get("head_branch"),
+        head_sha=run.get("head_sha"),
+    )
 
 
 def _pull_request(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
@@ -108,8 +115,10 @@ def _pull_request(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
 
 
 def _pull_request_target(payload: dict[str, Any], bot_login: str) -> Skip:
-    return Skip("`pull_request_target` is refused: it would run the PR's code next to write credentials; "
-                "use `workflow_run` (see the example workflows)")
+    return Skip(
+        "`pull_request_target` is refused: it would run the PR's code next to write credentials; "
+        "use `workflow_run` (see the example workflows)"
+    )
 
 
 def _issue_comment(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
@@ -124,23 +133,43 @@ def _issue_comment(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
     if "<!-- repofix:" in body:
         return Skip("comment is one of repofix's own")
     text = strip_hidden(body).lstrip()
-    if not text.startswith(COMMAND) or text[len(COMMAND):len(COMMAND) + 1] not in ("", " ", "\n", "\t"):
+    if not text.startswith(COMMAND) or text[len(COMMAND) : len(COMMAND) + 1] not in ("", " ", "\n", "\t"):
         return Skip("comment does not start with /repofix")
     if not issue.get("pull_request"):
         return Skip("/repofix comment is on an issue, not on a pull request")
-    return Trigger("comment", actor, kind, int(issue["number"]), instruction=text[len(COMMAND):].strip(),
-                   comment_id=comment.get("id"))
+    return Trigger(
+        "comment",
+        actor,
+        kind,
+        int(issue["number"]),
+        instruction=text[len(COMMAND) :].strip(),
+        comment_id=comment.get("id"),
+    )
 
 
 def _workflow_dispatch(payload: dict[str, Any], bot_login: str) -> Trigger | Skip:
     inputs = payload.get("inputs") or {}
-    raw = str(inputs.get("pr") or inputs.get("pr_number") or inputs.get("pull_request") or "").strip().lstrip("#")
+    raw = (
+        str(inputs.get("pr") or inputs.get("pr_number") or inputs.get("pull_request") or "")
+        .strip()
+        .lstrip("#")
+    )
     if not raw.isdigit():
         return Skip(f"workflow_dispatch needs a pull request number in the `pr` input, got {raw!r}")
     actor, kind = _user(payload.get("sender"))
-    return Trigger("dispatch", actor, kind, int(raw), instruction=strip_hidden(str(inputs.get("instruction") or "")).strip())
+    return Trigger(
+        "dispatch",
+        actor,
+        kind,
+        int(raw),
+        instruction=strip_hidden(str(inputs.get("instruction") or "")).strip(),
+    )
 
 
-_HANDLERS = {"workflow_run": _workflow_run, "pull_request": _pull_request,
-             "pull_request_target": _pull_request_target, "issue_comment": _issue_comment,
-             "workflow_dispatch": _workflow_dispatch}
+_HANDLERS = {
+    "workflow_run": _workflow_run,
+    "pull_request": _pull_request,
+    "pull_request_target": _pull_request_target,
+    "issue_comment": _issue_comment,
+    "workflow_dispatch": _workflow_dispatch,
+}

@@ -32,8 +32,11 @@ def _is_rate_limited(status: int, headers: Any, body: str) -> bool:
         return True
     if status != 403:
         return False
-    return ("rate limit" in body.lower() or headers.get("Retry-After") is not None
-            or headers.get("X-RateLimit-Remaining") == "0")
+    return (
+        "rate limit" in body.lower()
+        or headers.get("Retry-After") is not None
+        or headers.get("X-RateLimit-Remaining") == "0"
+    )
 
 
 def _wait_seconds(headers: Any, attempt: int) -> float:
@@ -44,14 +47,22 @@ def _wait_seconds(headers: Any, attempt: int) -> float:
         return float(headers["Retry-After"]) * scale
     if headers.get("X-RateLimit-Remaining") == "0" and headers.get("X-RateLimit-Reset"):
         return max(0.0, float(headers["X-RateLimit-Reset"]) - time.time()) * scale
-    return 60.0 * (2 ** attempt) * scale
+    return 60.0 * (2**attempt) * scale
 
 
 class GitHub:
     """REST calls for one repository (`owner/name`)."""
 
-    def __init__(self, repository: str, token: str | None, api_url: str | None = None, *, retries: int = 4,
-                 sleep: Callable[[float], None] = time.sleep, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        repository: str,
+        token: str | None,
+        api_url: str | None = None,
+        *,
+        retries: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+        timeout: float = 30.0,
+    ) -> None:
         self.repository = repository
         self.api_url = (api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
         self._token = token
@@ -64,15 +75,25 @@ class GitHub:
         return self._token
 
     # -- transport -----------------------------------------------------------------------------------
-    def request(self, method: str, path: str, body: Any = None, *, params: dict[str, Any] | None = None,
-                ok404: bool = False) -> tuple[Any, Any]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        params: dict[str, Any] | None = None,
+        ok404: bool = False,
+    ) -> tuple[Any, Any]:
         """(decoded JSON or None, response headers). `path` is relative to the API root."""
         url = path if path.startswith("http") else f"{self.api_url}/{path.lstrip('/')}"
         if params:
             url += ("&" if "?" in url else "?") + urllib.parse.urlencode(params)
         data = None if body is None else json.dumps(body).encode()
-        headers = {"Accept": "application/vnd.github+json", "User-Agent": USER_AGENT,
-                   "X-GitHub-Api-Version": "2022-11-28"}
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "User-Agent": USER_AGENT,
+            "X-GitHub-Api-Version": "2022-11-28",
+        }
         if data is not None:
             headers["Content-Type"] = "application/json"
         if self._token:
@@ -88,16 +109,17 @@ class GitHub:
                 if error.code == 404 and ok404:
                     return None, error.headers
                 retry = _is_rate_limited(error.code, error.headers, text) or error.code >= 500
-                wait = _wait_seconds(error.headers, attempt) if error.code < 500 else 2.0 ** attempt
+                wait = _wait_seconds(error.headers, attempt) if error.code < 500 else 2.0**attempt
                 if retry and attempt < self.retries and wait <= MAX_WAIT:
                     self.sleep(wait)
                     continue
                 message = _message(text)
-                raise GitHubError(f"GitHub {method} {_path_only(url)} failed: HTTP {error.code}: {message}",
-                                  error.code) from None
+                raise GitHubError(
+                    f"GitHub {method} {_path_only(url)} failed: HTTP {error.code}: {message}", error.code
+                ) from None
             except (urllib.error.URLError, OSError) as error:
                 if attempt < self.retries:
-                    self.sleep(2.0 ** attempt)
+                    self.sleep(2.0**attempt)
                     continue
                 raise GitHubError(f"GitHub API at {self.api_url} is unreachable: {error}") from None
         raise AssertionError("unreachable")
@@ -127,12 +149,17 @@ class GitHub:
 
     def permission(self, login: str) -> str:
         """The user's permission on the repository: admin, maintain, write, triage, read or none."""
-        data, _ = self.request("GET", self._repo(f"collaborators/{urllib.parse.quote(login)}/permission"),
-                               ok404=True)
+        data, _ = self.request(
+            "GET", self._repo(f"collaborators/{urllib.parse.quote(login)}/permission"), ok404=True
+        )
         if not data:
             return "none"
         role = data.get("role_name") or ""
-        return role if role in ("admin", "maintain", "write", "triage", "read") else data.get("permission", "none")
+        return (
+            role
+            if role in ("admin", "maintain", "write", "triage", "read")
+            else data.get("permission", "none")
+        )
 
     def comments(self, number: int) -> list[dict[str, Any]]:
         return self.paginate(self._repo(f"issues/{int(number)}/comments"))
@@ -158,5 +185,5 @@ def _path_only(url: str) -> str:
 def _next_link(link: str) -> str | None:
     for part in link.split(","):
         if 'rel="next"' in part:
-            return part[part.find("<") + 1:part.find(">")]
+            return part[part.find("<") + 1 : part.find(">")]
     return None

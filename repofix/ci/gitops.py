@@ -26,15 +26,20 @@ def auth_env(remote: str, token: str | None) -> dict[str, str]:
         return {}
     parts = urllib.parse.urlsplit(remote)
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"http.{parts.scheme}://{parts.netloc}/.extraheader",
-            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}"}
+    return {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"http.{parts.scheme}://{parts.netloc}/.extraheader",
+        "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+    }
 
 
 def default_remote(repository: str, env: dict[str, str] | None = None) -> str:
     remote = config.git_remote(env)
     if remote:
         return remote
-    server = ((os.environ if env is None else env).get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    server = ((os.environ if env is None else env).get("GITHUB_SERVER_URL") or "https://github.com").rstrip(
+        "/"
+    )
     return f"{server}/{repository}.git"
 
 
@@ -43,8 +48,16 @@ def fetch_pr_head(remote: str, pr_number: int, expected_sha: str, dest: Path, to
     checked out; HeadMoved if the head is not `expected_sha`. No hooks run: the clone is brand new."""
     env = auth_env(remote, token)
     git(None, "init", "-q", str(dest))
-    git(dest, "fetch", "-q", "--no-tags", remote, f"+refs/pull/{int(pr_number)}/head:refs/repofix/pr-head", env=env,
-        timeout=600)
+    git(
+        dest,
+        "fetch",
+        "-q",
+        "--no-tags",
+        remote,
+        f"+refs/pull/{int(pr_number)}/head:refs/repofix/pr-head",
+        env=env,
+        timeout=600,
+    )
     got = git(dest, "rev-parse", "refs/repofix/pr-head").decode().strip()
     if got != expected_sha:
         raise HeadMoved(f"the head of pull request #{pr_number} is {got[:12]}, not {expected_sha[:12]}")
@@ -76,13 +89,33 @@ def commit_and_push(repo: Path, message: str, remote: str, branch: str, token: s
     branch moved meanwhile, the push is rejected. Returns the new commit's sha."""
     name, email = config.git_identity(BOT_NAME, BOT_EMAIL)
     identity = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
-    identity.update(GIT_COMMITTER_NAME=identity["GIT_AUTHOR_NAME"], GIT_COMMITTER_EMAIL=identity["GIT_AUTHOR_EMAIL"])
-    git(repo, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-F", "-", input=message.encode("utf-8"),
-        env=identity)
+    identity.update(
+        GIT_COMMITTER_NAME=identity["GIT_AUTHOR_NAME"], GIT_COMMITTER_EMAIL=identity["GIT_AUTHOR_EMAIL"]
+    )
+    git(
+        repo,
+        "-c",
+        "commit.gpgsign=false",
+        "commit",
+        "-q",
+        "--no-verify",
+        "-F",
+        "-",
+        input=message.encode("utf-8"),
+        env=identity,
+    )
     sha = git(repo, "rev-parse", "HEAD").decode().strip()
     try:
-        git(repo, "push", "-q", "--no-verify", remote, f"{sha}:refs/heads/{branch}", env=auth_env(remote, token),
-            timeout=600)
+        git(
+            repo,
+            "push",
+            "-q",
+            "--no-verify",
+            remote,
+            f"{sha}:refs/heads/{branch}",
+            env=auth_env(remote, token),
+            timeout=600,
+        )
     except GitError as error:
         raise HeadMoved(f"pushing to `{branch}` was rejected (did the branch move?): {error}") from error
     return sha

@@ -42,6 +42,10 @@ def check(trigger: Trigger, github: PermissionSource, bot_login: str, allow: Seq
         return Verdict(False, f"@{login} is not on this repository's repofix allow list", reply)
     level = github.permission(login)
     if level not in WRITE_ACCESS:
-        return Verdict(False, f"@{login} has `{level}` access to this repository; repofix acts only for "
-                              "people with write access", reply)
+        return Verdict(
+            False,
+            f"@{login} has `{level}` access to this repository; repofix acts only for "
+            "people with write access",
+            reply,
+        )
     return Verdict(True, f"@{login} has `{level}` access")

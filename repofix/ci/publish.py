@@ -36,17 +36,17 @@ _COUNTS = re.compile(r"^[A-Za-z0-9 ,.]{0,120}$")  # "1 passed, 1 failed of 2": n
 class PublishSettings:
     artifact_dir: Path
     remote: str
-    repository: str                  # GITHUB_REPOSITORY of the publishing workflow (trusted)
+    repository: str  # GITHUB_REPOSITORY of the publishing workflow (trusted)
     bot_login: str = "github-actions[bot]"
     max_patch_bytes: int = DEFAULT_MAX_PATCH_BYTES
     workdir: Path | None = None
     allow: list[str] = field(default_factory=list)
-    run_url: str = ""                # this workflow run (trusted), shown instead of the artifact's
+    run_url: str = ""  # this workflow run (trusted), shown instead of the artifact's
 
 
 @dataclass
 class Published:
-    action: str                      # pushed | suggested | replied | reported | nothing | rejected
+    action: str  # pushed | suggested | replied | reported | nothing | rejected
     message: str
     commit: str = ""
     comment_id: int | None = None
@@ -91,23 +91,36 @@ def _check_head(pull: dict[str, Any], report: Report) -> str | None:
     if pull.get("state") != "open":
         return f"pull request #{report.pr_number} is {code_span(str(pull.get('state')))}"
     if head_sha != report.head_sha:
-        return (f"the pull request's head moved from `{report.head_sha[:12]}` to `{head_sha[:12]}` after repofix "
-                "ran, so this result is stale; comment `/repofix` again (or wait for the new test run)")
+        return (
+            f"the pull request's head moved from `{report.head_sha[:12]}` to `{head_sha[:12]}` after repofix "
+            "ran, so this result is stale; comment `/repofix` again (or wait for the new test run)"
+        )
     return None
 
 
 def _commit_message(report: Report) -> str:
-    title = ("repofix: make the failing tests pass" if report.mode == "fix"
-             else f"repofix: apply the /repofix request of {_mention(report.actor)}")
-    before, after = (text if _COUNTS.match(text) else "?" for text in (report.tests_before, report.tests_after))
+    title = (
+        "repofix: make the failing tests pass"
+        if report.mode == "fix"
+        else f"repofix: apply the /repofix request of {_mention(report.actor)}"
+    )
+    before, after = (
+        text if _COUNTS.match(text) else "?" for text in (report.tests_before, report.tests_after)
+    )
     lines = [title, "", f"Tests: {before} -> {after}"]
     if report.run_url:
         lines.append(f"Run: {report.run_url}")
     return "\n".join(lines) + "\n"
 
 
-def _deliver(github: GitHub, settings: PublishSettings, report: Report, patch: str, pull: dict[str, Any],
-             secrets: list[str]) -> Published:
+def _deliver(
+    github: GitHub,
+    settings: PublishSettings,
+    report: Report,
+    patch: str,
+    pull: dict[str, Any],
+    secrets: list[str],
+) -> Published:
     problems = patch_problems(patch, settings.max_patch_bytes, secrets)
     stale = _check_head(pull, report)
     if stale:
@@ -117,20 +130,30 @@ def _deliver(github: GitHub, settings: PublishSettings, report: Report, patch: s
     head = pull.get("head") or {}
     scratch = Path(tempfile.mkdtemp(prefix="repofix-publish-", dir=settings.workdir))
     try:
-        checkout = fetch_pr_head(settings.remote, int(pull["number"]), report.head_sha, scratch / "head", github.token)
+        checkout = fetch_pr_head(
+            settings.remote, int(pull["number"]), report.head_sha, scratch / "head", github.token
+        )
         reason = check_applies(checkout, patch)
         if reason:
-            return Published("rejected", f"Not published: the patch does not apply to `{report.head_sha[:12]}`: "
-                                         f"{code_span(redact(reason, secrets))}")
+            return Published(
+                "rejected",
+                f"Not published: the patch does not apply to `{report.head_sha[:12]}`: "
+                f"{code_span(redact(reason, secrets))}",
+            )
         problems = path_problems(apply_to_index(checkout, patch))
         if problems:
             return Published("rejected", "Not published: " + "; ".join(problems) + ".")
         head_repo = (head.get("repo") or {}).get("full_name") or ""
         if head_repo.lower() == settings.repository.lower():
-            sha = commit_and_push(checkout, _commit_message(report), settings.remote, head["ref"], github.token)
+            sha = commit_and_push(
+                checkout, _commit_message(report), settings.remote, head["ref"], github.token
+            )
             return Published("pushed", f"Pushed `{sha[:12]}` to {code_span(head['ref'])}.", commit=sha)
-        return Published("suggested", "This pull request comes from a fork, so repofix does not push to it.\n\n"
-                         + suggestion(patch, int(pull["number"])))
+        return Published(
+            "suggested",
+            "This pull request comes from a fork, so repofix does not push to it.\n\n"
+            + suggestion(patch, int(pull["number"])),
+        )
     except HeadMoved as error:
         return Published("rejected", f"Not published: {code_span(str(error))}.")
     finally:
@@ -141,11 +164,15 @@ def _verified(report: Report, event_pull: dict[str, Any], trigger_head: str | No
     """Refuse an artifact that is not about the pull request (and commit) this workflow run is about."""
     number = int(event_pull["number"])
     if report.pr_number != number:
-        raise ArtifactError(f"the artifact is for pull request #{report.pr_number}, but this workflow run is "
-                            f"about #{number}: refusing to publish it")
+        raise ArtifactError(
+            f"the artifact is for pull request #{report.pr_number}, but this workflow run is "
+            f"about #{number}: refusing to publish it"
+        )
     if trigger_head and report.head_sha != trigger_head:
-        raise ArtifactError(f"the artifact is for commit {report.head_sha[:12]!r}, but the tests of "
-                            f"{trigger_head[:12]} failed: refusing to publish it")
+        raise ArtifactError(
+            f"the artifact is for commit {report.head_sha[:12]!r}, but the tests of "
+            f"{trigger_head[:12]} failed: refusing to publish it"
+        )
 
 
 def publish_stage(event: Event, github: GitHub, settings: PublishSettings, secrets: list[str]) -> Published:
@@ -160,7 +187,9 @@ def publish_stage(event: Event, github: GitHub, settings: PublishSettings, secre
     if not verdict.allowed:
         if not verdict.reply or trigger.pr_number is None:
             return Published("nothing", f"refused: {verdict.reason}")
-        body = redact(f"{REPLY_MARKER}\n{_mention(trigger.actor)}, repofix did not run: {verdict.reason}", secrets)
+        body = redact(
+            f"{REPLY_MARKER}\n{_mention(trigger.actor)}, repofix did not run: {verdict.reason}", secrets
+        )
         created = github.create_comment(trigger.pr_number, body)
         return Published("replied", f"refused: {verdict.reason}", comment_id=int(created["id"]))
     # A workflow_run's PR is found by its branch: if its head moved on, the result is reported as stale.
@@ -172,17 +201,28 @@ def publish_stage(event: Event, github: GitHub, settings: PublishSettings, secre
     _verified(report, pull, trigger.head_sha)
     head = pull.get("head") or {}
     head_repository = ((head.get("repo") or {}).get("full_name")) or ""
-    report = replace(report, actor=trigger.actor, trigger=trigger.kind, mode=trigger.mode, run_url=settings.run_url,
-                     head_ref=str(head.get("ref") or ""), head_repository=head_repository,
-                     fork=head_repository.lower() != settings.repository.lower())
+    report = replace(
+        report,
+        actor=trigger.actor,
+        trigger=trigger.kind,
+        mode=trigger.mode,
+        run_url=settings.run_url,
+        head_ref=str(head.get("ref") or ""),
+        head_repository=head_repository,
+        fork=head_repository.lower() != settings.repository.lower(),
+    )
     if report.status == "done" and patch.strip():
         result = _deliver(github, settings, report, patch, pull, secrets)
     elif report.status == "done":
         result = Published("reported", "The tests already pass; there was nothing to change.")
     else:
-        result = Published("reported", "Nothing was pushed. The run's record and any partial patch are in the "
-                                       "workflow artifact.")
+        result = Published(
+            "reported",
+            "Nothing was pushed. The run's record and any partial patch are in the workflow artifact.",
+        )
     text = summary_markdown(report, result.message)
-    result.comment_id = upsert_sticky(github, int(pull["number"]), sticky_body(text, secrets), settings.bot_login)
+    result.comment_id = upsert_sticky(
+        github, int(pull["number"]), sticky_body(text, secrets), settings.bot_login
+    )
     add_step_summary(text, secrets)
     return result

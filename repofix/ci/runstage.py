@@ -53,8 +53,10 @@ def task_text(trigger: Trigger, pull: dict[str, Any]) -> str:
     failing tests are the whole task (the agent takes an empty instruction to mean exactly that)."""
     if trigger.mode == "fix":
         return ""
-    context = quote_untrusted(f"{pull.get('title') or ''}\n\n{pull.get('body') or ''}",
-                              f"the author of pull request #{pull.get('number')} (its title and description)")
+    context = quote_untrusted(
+        f"{pull.get('title') or ''}\n\n{pull.get('body') or ''}",
+        f"the author of pull request #{pull.get('number')} (its title and description)",
+    )
     request = quote_untrusted(trigger.instruction, f"@{strip_hidden(trigger.actor)} (a /repofix request)")
     return f"Implement the change requested below on this pull request's code.\n\n{request}\n\n{context}"
 
@@ -96,7 +98,9 @@ def _progress(seen: dict[str, Any], secrets: list[str]) -> Callable[[dict[str, A
         if event.get("event") == "workspace":
             seen["run_dir"] = event.get("run_dir")
         elif event.get("event") == "step":
-            print(redact(f"repofix: step {event.get('step')}: tests {event.get('tests')}", secrets), flush=True)
+            print(
+                redact(f"repofix: step {event.get('step')}: tests {event.get('tests')}", secrets), flush=True
+            )
 
     return note
 
@@ -114,7 +118,12 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
         base.reason = decision.reason
         return _finish(settings, base, "", secrets)
     trigger = decision
-    base.trigger, base.mode, base.actor, base.pr_number = trigger.kind, trigger.mode, trigger.actor, trigger.pr_number
+    base.trigger, base.mode, base.actor, base.pr_number = (
+        trigger.kind,
+        trigger.mode,
+        trigger.actor,
+        trigger.pr_number,
+    )
     verdict = permissions.check(trigger, github, settings.bot_login, settings.allow)
     if not verdict.allowed:
         base.status, base.reason, base.reply = "refused", verdict.reason, verdict.reply
@@ -124,20 +133,28 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
         base.reason = "no open pull request matches the failed workflow run"
         return _finish(settings, base, "", secrets)
     head = pull.get("head") or {}
-    base.pr_number, base.head_sha, base.head_ref = int(pull["number"]), head.get("sha", ""), head.get("ref", "")
+    base.pr_number, base.head_sha, base.head_ref = (
+        int(pull["number"]),
+        head.get("sha", ""),
+        head.get("ref", ""),
+    )
     base.head_repository = ((head.get("repo") or {}).get("full_name")) or ""
     base.fork = base.head_repository.lower() != event.repository.lower()
     if pull.get("state") != "open":
         base.reason = f"pull request #{base.pr_number} is {pull.get('state')}"
         return _finish(settings, base, "", secrets)
     if trigger.head_sha and trigger.head_sha != base.head_sha:
-        base.reason = (f"the pull request's head moved on from {trigger.head_sha[:12]} to {base.head_sha[:12]}; "
-                       "the newer commit's own test run decides")
+        base.reason = (
+            f"the pull request's head moved on from {trigger.head_sha[:12]} to {base.head_sha[:12]}; "
+            "the newer commit's own test run decides"
+        )
         return _finish(settings, base, "", secrets)
     scratch = Path(tempfile.mkdtemp(prefix="repofix-ci-", dir=settings.workdir))
     seen: dict[str, Any] = {}
     try:
-        checkout = fetch_pr_head(settings.remote, base.pr_number, base.head_sha, scratch / "head", github.token)
+        checkout = fetch_pr_head(
+            settings.remote, base.pr_number, base.head_sha, scratch / "head", github.token
+        )
         instruction = redact(task_text(trigger, pull), secrets)
         outcome = work(checkout, instruction, trigger.mode, _progress(seen, secrets))
     except HeadMoved as error:
@@ -151,9 +168,18 @@ def run_stage(event: Event, github: GitHub, work: Work, settings: RunSettings, s
         return _finish(settings, base, "", secrets)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    report = Report(**{**base.__dict__, "status": outcome.status, "tests_before": outcome.tests_before,
-                       "tests_after": outcome.tests_after, "files_changed": list(outcome.files_changed),
-                       "cost": float(outcome.cost), "run_id": outcome.run_id, "summary": outcome.summary})
+    report = Report(
+        **{
+            **base.__dict__,
+            "status": outcome.status,
+            "tests_before": outcome.tests_before,
+            "tests_after": outcome.tests_after,
+            "files_changed": list(outcome.files_changed),
+            "cost": float(outcome.cost),
+            "run_id": outcome.run_id,
+            "summary": outcome.summary,
+        }
+    )
     patch = outcome.patch or ""
     if any(value in patch for value in secrets if len(value) >= 8):
         report.status, patch = "error", ""

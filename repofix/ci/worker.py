@@ -30,8 +30,13 @@ _MODEL_KEYS = ("_API_KEY", "_API_BASE")  # the host calls the model, so the work
 
 def clean_env(env: Mapping[str, str]) -> dict[str, str]:
     """`env` without credentials (GitHub tokens, other secrets, the action's INPUT_* values)."""
-    return {name: value for name, value in env.items()
-            if not ((is_secret_name(name) and not name.upper().endswith(_MODEL_KEYS)) or name.startswith("INPUT_"))}
+    return {
+        name: value
+        for name, value in env.items()
+        if not (
+            (is_secret_name(name) and not name.upper().endswith(_MODEL_KEYS)) or name.startswith("INPUT_")
+        )
+    }
 
 
 @dataclass
@@ -67,18 +72,25 @@ class WorkOutcome:
     run_dir: str = ""
 
 
-def run_in_worker(request: WorkRequest, folder: Path, progress: Callable[[dict[str, Any]], None]) -> WorkOutcome:
+def run_in_worker(
+    request: WorkRequest, folder: Path, progress: Callable[[dict[str, Any]], None]
+) -> WorkOutcome:
     """Start the worker with a clean environment, wait for it, and return its outcome (WorkError when
     it failed). `folder` is a private scratch folder for the request and the answer."""
     request_file, answer_file = folder / "work-request.json", folder / "work-outcome.json"
     request_file.write_text(json.dumps(asdict(request)), "utf-8")
-    done = subprocess.run([sys.executable, "-m", "repofix.ci.worker", str(request_file), str(answer_file)],
-                          env=clean_env(os.environ), stdin=subprocess.DEVNULL, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "repofix.ci.worker", str(request_file), str(answer_file)],
+        env=clean_env(os.environ),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     try:
         answer = json.loads(answer_file.read_text("utf-8"))
     except (OSError, ValueError):
-        raise WorkError(f"the run stage's worker process exited with code {done.returncode} and left no "
-                        "result") from None
+        raise WorkError(
+            f"the run stage's worker process exited with code {done.returncode} and left no result"
+        ) from None
     if answer.get("run_dir"):
         progress({"event": "workspace", "run_dir": answer["run_dir"]})
     if "error" in answer:
@@ -87,8 +99,16 @@ def run_in_worker(request: WorkRequest, folder: Path, progress: Callable[[dict[s
     return WorkOutcome(**{name: value for name, value in answer.items() if name in known})
 
 
-def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, max_steps: int | None,
-               max_cost: float | None, timeout: float | None, test_cmd: str | None, allow_unsandboxed: bool = False):
+def agent_work(
+    config_dir: Path | None,
+    model: str | None,
+    sandbox: str | None,
+    max_steps: int | None,
+    max_cost: float | None,
+    timeout: float | None,
+    test_cmd: str | None,
+    allow_unsandboxed: bool = False,
+):
     """The `work` function `ci run` calls: the agent loop on the PR head checkout.
 
     Settings come from `config_dir` (the workflow's checkout of the base branch), never from the PR
@@ -96,13 +116,24 @@ def agent_work(config_dir: Path | None, model: str | None, sandbox: str | None, 
     settings = load_settings(config_dir)
     if (sandbox or settings.sandbox) == "none" and not allow_unsandboxed:
         # Without isolation the PR's code could read this process's tokens (e.g. from /proc).
-        raise click.UsageError("the `none` sandbox would let the pull request's code read the workflow's "
-                               "credentials; use docker or bwrap, or pass --allow-unsandboxed (trusted code only)")
+        raise click.UsageError(
+            "the `none` sandbox would let the pull request's code read the workflow's "
+            "credentials; use docker or bwrap, or pass --allow-unsandboxed (trusted code only)"
+        )
 
     def work(checkout: Path, instruction: str, mode: str, progress):
-        request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, model=model, sandbox=sandbox,
-                               max_steps=max_steps, max_cost=max_cost, timeout=timeout, test_cmd=test_cmd,
-                               settings=settings)
+        request = AgentRequest(
+            repo=checkout,
+            instruction=instruction,
+            mode=mode,
+            model=model,
+            sandbox=sandbox,
+            max_steps=max_steps,
+            max_cost=max_cost,
+            timeout=timeout,
+            test_cmd=test_cmd,
+            settings=settings,
+        )
         return run_agent(request, progress=progress)
 
     return work
@@ -118,13 +149,30 @@ def _work(request: WorkRequest, answer_file: Path) -> None:
             print(f"repofix: step {event.get('step')}: tests {event.get('tests')}", flush=True)
 
     try:
-        work = agent_work(Path(request.config_dir), request.model, request.sandbox, request.max_steps,
-                          request.max_cost, request.timeout, request.test_cmd, request.allow_unsandboxed)
+        work = agent_work(
+            Path(request.config_dir),
+            request.model,
+            request.sandbox,
+            request.max_steps,
+            request.max_cost,
+            request.timeout,
+            request.test_cmd,
+            request.allow_unsandboxed,
+        )
         outcome = work(Path(request.checkout), request.instruction, request.mode, progress)
-        answer: dict[str, Any] = asdict(WorkOutcome(
-            status=outcome.status, tests_before=outcome.tests_before, tests_after=outcome.tests_after,
-            files_changed=list(outcome.files_changed), cost=float(outcome.cost), run_id=outcome.run_id,
-            summary=outcome.summary, patch=outcome.patch or "", run_dir=str(outcome.run_dir)))
+        answer: dict[str, Any] = asdict(
+            WorkOutcome(
+                status=outcome.status,
+                tests_before=outcome.tests_before,
+                tests_after=outcome.tests_after,
+                files_changed=list(outcome.files_changed),
+                cost=float(outcome.cost),
+                run_id=outcome.run_id,
+                summary=outcome.summary,
+                patch=outcome.patch or "",
+                run_dir=str(outcome.run_dir),
+            )
+        )
     except Exception as error:  # reported by the run stage in the PR's comment
         answer = {"error": f"{type(error).__name__}: {error}", "run_dir": seen.get("run_dir", "")}
     answer_file.write_text(json.dumps(answer), "utf-8")

@@ -60,11 +60,14 @@ def _clean(path: str | None, root: str = "") -> str | None:
     path = path.replace("\\", "/")
     root = root.rstrip("/")
     if root and path.startswith(root + "/"):  # absolute, inside the repository (as models write them)
-        path = path[len(root) + 1:]
+        path = path[len(root) + 1 :]
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         where = f" or under {root}/" if root else ""
-        raise EditError(ErrorKind.BAD_PATH, f"{path}: outside the repository; use a path relative to the "
-                        f"repository root{where}.", path)
+        raise EditError(
+            ErrorKind.BAD_PATH,
+            f"{path}: outside the repository; use a path relative to the repository root{where}.",
+            path,
+        )
     norm = posixpath.normpath(path)
     if norm == ".." or norm.startswith("../") or norm == ".":
         raise EditError(ErrorKind.BAD_PATH, f"{path}: the path leaves the repository.", path)
@@ -91,7 +94,11 @@ def parse_edit(text: str) -> tuple[str, list[FileEdit]]:
 
 
 def apply_edit(
-    text: str, files: FileSource, *, known_paths: Iterable[str] | None = None, check_python: bool = True,
+    text: str,
+    files: FileSource,
+    *,
+    known_paths: Iterable[str] | None = None,
+    check_python: bool = True,
     root: str = "",
 ) -> EditResult:
     """Apply the edit in `text` (any format of `repofix.edits.FORMATS`) to `files`, all or nothing.

@@ -70,9 +70,21 @@ class AgentSource:
 
     mode = "model"
 
-    def __init__(self, model: str, sandbox: str | None, home: Path, mirror: Path | None = None,
-                 tests_first: bool | None = None):
-        self.name, self.sandbox, self.home, self.mirror, self.tests_first = model, sandbox, home, mirror, tests_first
+    def __init__(
+        self,
+        model: str,
+        sandbox: str | None,
+        home: Path,
+        mirror: Path | None = None,
+        tests_first: bool | None = None,
+    ):
+        self.name, self.sandbox, self.home, self.mirror, self.tests_first = (
+            model,
+            sandbox,
+            home,
+            mirror,
+            tests_first,
+        )
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
@@ -81,17 +93,39 @@ class AgentSource:
             repo = checkout(task, workspace / "repo", mirror=self.mirror)
             env = task.environment
             settings = load_settings(
-                repo, model=self.name, sandbox=self.sandbox, home=str(self.home), test_cmd=task.test_cmd,
-                setup=tuple(env.setup) or None, image=env.image)
+                repo,
+                model=self.name,
+                sandbox=self.sandbox,
+                home=str(self.home),
+                test_cmd=task.test_cmd,
+                setup=tuple(env.setup) or None,
+                image=env.image,
+            )
             if budget is not None:  # never more than the evaluation has left
                 settings = with_flags(settings, max_cost=min(budget, settings.max_cost or budget))
-            outcome = run_agent(AgentRequest(repo=repo, instruction=task.problem_statement, mode="fix",
-                                                  tests_first=self.tests_first, settings=settings))
+            outcome = run_agent(
+                AgentRequest(
+                    repo=repo,
+                    instruction=task.problem_statement,
+                    mode="fix",
+                    tests_first=self.tests_first,
+                    settings=settings,
+                )
+            )
         except Exception as error:  # the agent's failure is this task's error, not the evaluation's
-            return Candidate("", self.name, seconds=time.monotonic() - started,
-                             error=f"the agent failed: {type(error).__name__}: {error}")
+            return Candidate(
+                "",
+                self.name,
+                seconds=time.monotonic() - started,
+                error=f"the agent failed: {type(error).__name__}: {error}",
+            )
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
         tokens = int((outcome.extra or {}).get("tokens", 0) or 0)
-        return Candidate(outcome.patch or "", self.name, cost=float(outcome.cost or 0.0), tokens=tokens,
-                         seconds=time.monotonic() - started)
+        return Candidate(
+            outcome.patch or "",
+            self.name,
+            cost=float(outcome.cost or 0.0),
+            tokens=tokens,
+            seconds=time.monotonic() - started,
+        )

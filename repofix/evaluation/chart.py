@@ -29,15 +29,25 @@ def draw_chart(summary: dict[str, Any], path: Path) -> Path:
     labels = [s for s, n in counts.items() if n] or ["resolved"]
     values = [counts.get(s, 0) for s in labels]
     left.bar(labels, values, color=[COLORS.get(s, COLORS["infra"]) for s in labels])
-    left.set_title(f"resolved {summary['resolved_instances']}/{summary['total_instances']} "
-                   f"({100 * summary['resolve_rate']:.0f}%)")
+    left.set_title(
+        f"resolved {summary['resolved_instances']}/{summary['total_instances']} "
+        f"({100 * summary['resolve_rate']:.0f}%)"
+    )
     left.set_ylabel("tasks")
     left.tick_params(axis="x", labelrotation=30)
     ids = list(tasks)
     use_cost = any(row["cost"] for row in tasks.values())
-    heights = [tasks[t]["cost"] if use_cost else tasks[t]["grade_seconds"] + tasks[t]["agent_seconds"] for t in ids]
-    colors = [COLORS["resolved"] if tasks[t]["resolved"] else
-              COLORS["unresolved"] if tasks[t]["status"] == "unresolved" else COLORS["infra"] for t in ids]
+    heights = [
+        tasks[t]["cost"] if use_cost else tasks[t]["grade_seconds"] + tasks[t]["agent_seconds"] for t in ids
+    ]
+    colors = [
+        COLORS["resolved"]
+        if tasks[t]["resolved"]
+        else COLORS["unresolved"]
+        if tasks[t]["status"] == "unresolved"
+        else COLORS["infra"]
+        for t in ids
+    ]
     right.bar(range(len(ids)), heights, color=colors)
     right.set_title("cost per task (USD)" if use_cost else "time per task (s); no model cost in this run")
     right.set_ylabel("USD" if use_cost else "seconds")

@@ -29,9 +29,15 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         "a_only": [t for t in common if t in ra and t not in rb],
         "b_only": [t for t in common if t in rb and t not in ra],
         "neither": [t for t in common if t not in ra and t not in rb],
-        "status_changed": [(t, a["tasks"].get(t, {}).get("status", "not run"),
-                            b["tasks"].get(t, {}).get("status", "not run")) for t in common
-                           if a["tasks"].get(t, {}).get("status") != b["tasks"].get(t, {}).get("status")],
+        "status_changed": [
+            (
+                t,
+                a["tasks"].get(t, {}).get("status", "not run"),
+                b["tasks"].get(t, {}).get("status", "not run"),
+            )
+            for t in common
+            if a["tasks"].get(t, {}).get("status") != b["tasks"].get(t, {}).get("status")
+        ],
     }
 
 
@@ -43,21 +49,39 @@ def markdown(a: dict[str, Any], b: dict[str, Any], name_a: str, name_b: str) -> 
         got = sum(1 for t in diff["common"] if t in set(summary["resolved_ids"]))
         return f"{got}/{n} ({100 * got / n:.1f}%)" if n else "0/0"
 
-    lines = [f"# {name_a} vs {name_b}", "",
-             f"{n} task(s) in both runs" + (f"; {len(diff['only_in_a'])} only in A, {len(diff['only_in_b'])} only in B"
-                                            if diff["only_in_a"] or diff["only_in_b"] else "") + ".", "",
-             "| | A | B |", "| --- | ---: | ---: |",
-             f"| model | {a['run'].get('model_name', '?')} | {b['run'].get('model_name', '?')} |",
-             f"| resolved (common tasks) | {rate(a)} | {rate(b)} |",
-             f"| infrastructure errors | {a['error_instances']} | {b['error_instances']} |",
-             f"| cost (USD) | {a['cost']:.4f} | {b['cost']:.4f} |",
-             f"| grading time (s) | {a['seconds']['grading']:.1f} | {b['seconds']['grading']:.1f} |", "",
-             f"Resolved by both: {len(diff['both'])}; only A: {len(diff['a_only'])}; only B: {len(diff['b_only'])}; "
-             f"neither: {len(diff['neither'])}.", ""]
+    lines = [
+        f"# {name_a} vs {name_b}",
+        "",
+        f"{n} task(s) in both runs"
+        + (
+            f"; {len(diff['only_in_a'])} only in A, {len(diff['only_in_b'])} only in B"
+            if diff["only_in_a"] or diff["only_in_b"]
+            else ""
+        )
+        + ".",
+        "",
+        "| | A | B |",
+        "| --- | ---: | ---: |",
+        f"| model | {a['run'].get('model_name', '?')} | {b['run'].get('model_name', '?')} |",
+        f"| resolved (common tasks) | {rate(a)} | {rate(b)} |",
+        f"| infrastructure errors | {a['error_instances']} | {b['error_instances']} |",
+        f"| cost (USD) | {a['cost']:.4f} | {b['cost']:.4f} |",
+        f"| grading time (s) | {a['seconds']['grading']:.1f} | {b['seconds']['grading']:.1f} |",
+        "",
+        f"Resolved by both: {len(diff['both'])}; only A: {len(diff['a_only'])}; only B: {len(diff['b_only'])}; "
+        f"neither: {len(diff['neither'])}.",
+        "",
+    ]
     for title, key in (("Resolved only by A", "a_only"), ("Resolved only by B", "b_only")):
         if diff[key]:
             lines += [f"## {title}", "", *[f"- {t}" for t in diff[key]], ""]
     if diff["status_changed"]:
-        lines += ["## Status changes", "", "| task | A | B |", "| --- | --- | --- |",
-                  *[f"| {t} | {sa} | {sb} |" for t, sa, sb in diff["status_changed"]], ""]
+        lines += [
+            "## Status changes",
+            "",
+            "| task | A | B |",
+            "| --- | --- | --- |",
+            *[f"| {t} | {sa} | {sb} |" for t, sa, sb in diff["status_changed"]],
+            "",
+        ]
     return "\n".join(lines)

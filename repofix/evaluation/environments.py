@@ -49,8 +49,13 @@ def repo_identity(task: Task) -> str:
 
 
 def recipe_hash(base_image_id: str, task: Task) -> str:
-    recipe = {"base": base_image_id, "python": task.environment.python, "setup": task.environment.setup,
-              "repo": repo_identity(task), "format": 1}
+    recipe = {
+        "base": base_image_id,
+        "python": task.environment.python,
+        "setup": task.environment.setup,
+        "repo": repo_identity(task),
+        "format": 1,
+    }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -58,7 +63,12 @@ def dockerfile(base_image: str, setup: list[str], python: str | None, key: str) 
     """Setup runs as root (the venv in /opt is root's) in /workspace holding the repository, so
     `pip install -r requirements.txt` and `pip install -e .` work; the workspace is emptied
     afterwards because every sandbox mounts its own copy of the task's tree there."""
-    lines = [f"FROM {base_image}", "USER root", "COPY --chown=1000:1000 repo/ /workspace/", "WORKDIR /workspace"]
+    lines = [
+        f"FROM {base_image}",
+        "USER root",
+        "COPY --chown=1000:1000 repo/ /workspace/",
+        "WORKDIR /workspace",
+    ]
     lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
     if python:
         lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")
@@ -67,9 +77,11 @@ def dockerfile(base_image: str, setup: list[str], python: str | None, key: str) 
 
 
 def _version_check(python: str) -> str:
-    return ("import platform,sys; v=platform.python_version(); "
-            f"sys.exit(0 if v=={python!r} or v.startswith({python + '.'!r}) else "
-            f"'this image has Python '+v+', the task wants {python}')")
+    return (
+        "import platform,sys; v=platform.python_version(); "
+        f"sys.exit(0 if v=={python!r} or v.startswith({python + '.'!r}) else "
+        f"'this image has Python '+v+', the task wants {python}')"
+    )
 
 
 def python_matches(wanted: str | None, actual: str) -> bool:
@@ -81,8 +93,9 @@ class Environments:
     image is built once even when several workers need it at the same time, and a failed build
     is not retried within one evaluation."""
 
-    def __init__(self, backend: str, limits: Limits, log_dir: Path,
-                 echo: Callable[[str], None] = lambda line: None):
+    def __init__(
+        self, backend: str, limits: Limits, log_dir: Path, echo: Callable[[str], None] = lambda line: None
+    ):
         self.backend, self.limits, self.log_dir, self.echo = backend, limits, log_dir, echo
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
@@ -113,17 +126,24 @@ class Environments:
         if env.image:
             raise EnvironmentFailed(f"the task needs the image {env.image}: use --sandbox docker")
         if not python_matches(env.python, platform.python_version()):
-            raise EnvironmentFailed(f"the task wants Python {env.python}; the {self.backend} sandbox has "
-                                    f"{platform.python_version()} (use --sandbox docker with a matching image)")
+            raise EnvironmentFailed(
+                f"the task wants Python {env.python}; the {self.backend} sandbox has "
+                f"{platform.python_version()} (use --sandbox docker with a matching image)"
+            )
         with open_sandbox(tree, backend=self.backend, limits=self.limits) as box:
             if env.setup:
                 results = box.setup(env.setup)
                 if not results[-1].ok or len(results) < len(env.setup):
-                    log = self._write_log(f"setup-{task.id.replace('/', '__')}.log",
-                                          "\n".join(f"$ {c}\n{r.output}" for c, r in zip(env.setup, results, strict=False)))
+                    log = self._write_log(
+                        f"setup-{task.id.replace('/', '__')}.log",
+                        "\n".join(f"$ {c}\n{r.output}" for c, r in zip(env.setup, results, strict=False)),
+                    )
                     last = results[-1]
-                    raise EnvironmentFailed(f"setup command {env.setup[len(results) - 1]!r} failed "
-                                            f"(exit {last.exit_code}{', timed out' if last.timed_out else ''})", log)
+                    raise EnvironmentFailed(
+                        f"setup command {env.setup[len(results) - 1]!r} failed "
+                        f"(exit {last.exit_code}{', timed out' if last.timed_out else ''})",
+                        log,
+                    )
             yield box
 
     def describe(self, task: Task) -> str:
@@ -147,7 +167,9 @@ class Environments:
         return image
 
     def _recipe_tag(self, task: Task) -> str:
-        if self._base_id is None:  # the base image's id is part of every recipe: a rebuilt base means new images
+        if (
+            self._base_id is None
+        ):  # the base image's id is part of every recipe: a rebuilt base means new images
             self._base_id = _image_id(DEFAULT_IMAGE) or DEFAULT_IMAGE
         return f"{ENV_REPO}:{recipe_hash(self._base_id, task)}"
 
@@ -168,19 +190,27 @@ class Environments:
     def _build(self, tag: str, task: Task, base: Path) -> None:
         log = self.log_dir / f"build-{tag.split(':')[1]}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        self.echo(f"building environment {tag} for {repo_identity(task)} ({len(task.environment.setup)} "
-                  f"setup command(s)); log: {log}")
+        self.echo(
+            f"building environment {tag} for {repo_identity(task)} ({len(task.environment.setup)} "
+            f"setup command(s)); log: {log}"
+        )
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="repofix-env-") as context:
             shutil.copytree(base, Path(context) / "repo", symlinks=True)
             _at_setup_commit(Path(context) / "repo", task, log)
-            text = dockerfile(DEFAULT_IMAGE, task.environment.setup, task.environment.python, tag.split(":")[1])
+            text = dockerfile(
+                DEFAULT_IMAGE, task.environment.setup, task.environment.python, tag.split(":")[1]
+            )
             (Path(context) / "Dockerfile").write_text(text, encoding="utf-8")
             with log.open("w", encoding="utf-8") as stream:
                 stream.write(text + "\n")
                 stream.flush()
-                process = subprocess.Popen(["docker", "build", "--force-rm", "-t", tag, context],
-                                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                process = subprocess.Popen(
+                    ["docker", "build", "--force-rm", "-t", tag, context],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
                 assert process.stdout is not None
                 # The output is read to its end, so the time limit needs a watchdog of its own.
                 watchdog = threading.Timer(BUILD_TIMEOUT, process.kill)
@@ -200,11 +230,14 @@ class Environments:
             self.build_seconds += seconds
         if timed_out:
             self.echo(f"environment {tag} TIMED OUT after {seconds:.0f}s; log: {log}")
-            raise EnvironmentFailed(f"building the environment image {tag} took over {BUILD_TIMEOUT:.0f}s and was "
-                                    "stopped", log)
+            raise EnvironmentFailed(
+                f"building the environment image {tag} took over {BUILD_TIMEOUT:.0f}s and was stopped", log
+            )
         if code != 0:
             self.echo(f"environment {tag} FAILED after {seconds:.0f}s; log: {log}")
-            raise EnvironmentFailed(f"building the environment image {tag} failed (docker build exit {code})", log)
+            raise EnvironmentFailed(
+                f"building the environment image {tag} failed (docker build exit {code})", log
+            )
         self.echo(f"environment {tag} built in {seconds:.0f}s")
 
     def _check_python(self, image: str, wanted: str | None) -> None:
@@ -213,18 +246,36 @@ class Environments:
         with self._lock:
             actual = self._python.get(image)
         if actual is None:
-            probe = subprocess.run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "python3", image,
-                                    "-c", "import platform; print(platform.python_version())"],
-                                   capture_output=True, text=True, timeout=300)
+            probe = subprocess.run(
+                [
+                    "docker",
+                    "run",
+                    "--rm",
+                    "--network",
+                    "none",
+                    "--entrypoint",
+                    "python3",
+                    image,
+                    "-c",
+                    "import platform; print(platform.python_version())",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             if probe.returncode != 0:
-                raise EnvironmentFailed(f"cannot run python3 in the image {image}: {probe.stderr.strip()[-300:]}")
+                raise EnvironmentFailed(
+                    f"cannot run python3 in the image {image}: {probe.stderr.strip()[-300:]}"
+                )
             actual = probe.stdout.strip()
             with self._lock:
                 self._python[image] = actual
         if not python_matches(wanted, actual):
-            raise EnvironmentFailed(f"the task wants Python {wanted}, which is not available: the image {image} "
-                                    f"has Python {actual} only (give the task an environment.image with Python "
-                                    f"{wanted}, or drop its python field to run on {actual})")
+            raise EnvironmentFailed(
+                f"the task wants Python {wanted}, which is not available: the image {image} "
+                f"has Python {actual} only (give the task an environment.image with Python "
+                f"{wanted}, or drop its python field to run on {actual})"
+            )
 
     def _write_log(self, name: str, text: str) -> Path:
         path = self.log_dir / name
@@ -240,11 +291,16 @@ def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
     commit = task.extra.get("environment_setup_commit")
     if not isinstance(commit, str) or not (repo / ".git").exists():
         return
-    done = subprocess.run(argv(repo, ["checkout", "--quiet", "--force", "--detach", commit, "--"]),
-                          capture_output=True, text=True, env=git_env())
+    done = subprocess.run(
+        argv(repo, ["checkout", "--quiet", "--force", "--detach", commit, "--"]),
+        capture_output=True,
+        text=True,
+        env=git_env(),
+    )
     if done.returncode != 0:
-        raise EnvironmentFailed(f"cannot check out the environment setup commit {commit[:12]}: "
-                                f"{done.stderr.strip()[:300]}", log)
+        raise EnvironmentFailed(
+            f"cannot check out the environment setup commit {commit[:12]}: {done.stderr.strip()[:300]}", log
+        )
 
 
 @contextmanager
@@ -259,6 +315,7 @@ def _host_lock(tag: str) -> Iterator[None]:
 
 
 def _image_id(image: str) -> str | None:
-    done = subprocess.run(["docker", "image", "inspect", "--format", "{{.Id}}", image],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Id}}", image], capture_output=True, text=True
+    )
     return done.stdout.strip() if done.returncode == 0 else None

@@ -59,7 +59,9 @@ class TaskWork:
     def candidate(self, task: Task, left: float | None) -> Candidate:
         return self.source.candidate(task, left)
 
-    def grade(self, task: Task, candidate: Candidate, environments: Environments, log_dir: Path) -> TaskResult:
+    def grade(
+        self, task: Task, candidate: Candidate, environments: Environments, log_dir: Path
+    ) -> TaskResult:
         return grade(task, candidate, environments, timeout=self.timeout, log_dir=log_dir, mirror=self.mirror)
 
 
@@ -98,11 +100,17 @@ class LocalExecutor:
                     budget.add(candidate.cost)
                     if stop.is_set():
                         return
-                    result = work.grade(task, candidate, self.environments, task_folder(self.out_dir, task.id))
+                    result = work.grade(
+                        task, candidate, self.environments, task_folder(self.out_dir, task.id)
+                    )
                     # Ctrl-C in a terminal reaches the sandbox processes too: they die, and the task
                     # looks like an infrastructure error a moment before the main thread hears of the
                     # interrupt. Give it that moment, so no such task is recorded as finished.
-                    if result.status.infra and result.status is not Status.PATCH_FAILED and not candidate.error:
+                    if (
+                        result.status.infra
+                        and result.status is not Status.PATCH_FAILED
+                        and not candidate.error
+                    ):
                         stop.wait(1.0)
                     if stop.is_set():
                         return  # abandoned: its sandbox may have been torn down under it
@@ -111,8 +119,10 @@ class LocalExecutor:
                 stop.set()
                 results.put(error)
 
-        threads = [threading.Thread(target=worker, name=f"eval-worker-{n}", daemon=True)
-                   for n in range(max(1, min(self.jobs, len(tasks))))]
+        threads = [
+            threading.Thread(target=worker, name=f"eval-worker-{n}", daemon=True)
+            for n in range(max(1, min(self.jobs, len(tasks))))
+        ]
         for thread in threads:
             thread.start()
         try:

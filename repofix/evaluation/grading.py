@@ -39,8 +39,11 @@ from repofix.tasks import Task
 from repofix.testing import RunStatus, TestRun, done, run_tests
 
 # Test runs that say nothing about the candidate: the harness or the task is broken.
-_INFRA_RUNS = {RunStatus.RUNNER_MISSING: Status.ERROR, RunStatus.INTERNAL_ERROR: Status.ERROR,
-               RunStatus.TIMEOUT: Status.TIMEOUT}
+_INFRA_RUNS = {
+    RunStatus.RUNNER_MISSING: Status.ERROR,
+    RunStatus.INTERNAL_ERROR: Status.ERROR,
+    RunStatus.TIMEOUT: Status.TIMEOUT,
+}
 
 
 def run_task_tests(box: Sandbox, task: Task, *, timeout: float, log_dir: Path | None) -> TestRun:
@@ -66,15 +69,30 @@ def judge(task: Task, run: TestRun) -> tuple[Status, str, TestsStatus]:
     return (Status.RESOLVED if verdict.done else Status.UNRESOLVED), verdict.reason, status
 
 
-def grade(task: Task, candidate: Candidate, environments: Environments, *, timeout: float = 300.0,
-          log_dir: Path | None = None, mirror: Path | None = None) -> TaskResult:
+def grade(
+    task: Task,
+    candidate: Candidate,
+    environments: Environments,
+    *,
+    timeout: float = 300.0,
+    log_dir: Path | None = None,
+    mirror: Path | None = None,
+) -> TaskResult:
     """Grade `candidate` on `task`. Never raises for a problem of the task, patch or sandbox:
     those become statuses (with the traceback in `log_dir`); interrupts propagate."""
     started = time.monotonic()
-    result = TaskResult(task.id, Status.ERROR, candidate.model_name, patch=candidate.patch,
-                        patch_is_None=not candidate.patch.strip(), patch_exists=bool(candidate.patch.strip()),
-                        cost=candidate.cost, tokens=candidate.tokens, agent_seconds=candidate.seconds,
-                        listed=[len(task.FAIL_TO_PASS), len(task.PASS_TO_PASS)])
+    result = TaskResult(
+        task.id,
+        Status.ERROR,
+        candidate.model_name,
+        patch=candidate.patch,
+        patch_is_None=not candidate.patch.strip(),
+        patch_exists=bool(candidate.patch.strip()),
+        cost=candidate.cost,
+        tokens=candidate.tokens,
+        agent_seconds=candidate.seconds,
+        listed=[len(task.FAIL_TO_PASS), len(task.PASS_TO_PASS)],
+    )
     # In the sandboxes' scratch root, marked with our pid: after a kill -9, `repofix sandbox prune`
     # removes it with the rest.
     scratch = cleanup.new_scratch("grade-")
@@ -96,8 +114,16 @@ def grade(task: Task, candidate: Candidate, environments: Environments, *, timeo
     return result
 
 
-def _grade_into(result: TaskResult, task: Task, candidate: Candidate, environments: Environments,
-                scratch: Path, timeout: float, log_dir: Path | None, mirror: Path | None) -> None:
+def _grade_into(
+    result: TaskResult,
+    task: Task,
+    candidate: Candidate,
+    environments: Environments,
+    scratch: Path,
+    timeout: float,
+    log_dir: Path | None,
+    mirror: Path | None,
+) -> None:
     base, tree = scratch / "base", scratch / "tree"
     checkout(task, base, mirror=mirror)
     shutil.copytree(base, tree, symlinks=True)
@@ -126,7 +152,9 @@ def _grade_into(result: TaskResult, task: Task, candidate: Candidate, environmen
             _judge_swebench(result, task, run, name)
             if result.status is Status.UNRESOLVED and not result.patch_exists:
                 # The tree is the base commit with the test patch: this run is the base run.
-                cause = environment_cause(task, run, log_grader().parse(name, run.output), _import_error(box, task))
+                cause = environment_cause(
+                    task, run, log_grader().parse(name, run.output), _import_error(box, task)
+                )
     if name is not None and result.status is Status.UNRESOLVED and result.patch_exists:
         cause = _base_cause(task, name, environments, scratch, base, timeout, log_dir)
     if cause:
@@ -145,8 +173,15 @@ def _judge_swebench(result: TaskResult, task: Task, run: TestRun, name: str) -> 
     result.detail = verdict.detail
 
 
-def _base_cause(task: Task, name: str, environments: Environments, scratch: Path, base: Path,
-                timeout: float, log_dir: Path | None) -> str:
+def _base_cause(
+    task: Task,
+    name: str,
+    environments: Environments,
+    scratch: Path,
+    base: Path,
+    timeout: float,
+    log_dir: Path | None,
+) -> str:
     """Run the tests at the base commit with the test patch (no candidate) to tell a candidate's
     failure from an environment that cannot run the task."""
     at_base = scratch / "at-base"
@@ -165,7 +200,9 @@ def _import_error(box: Sandbox, task: Task) -> str:
     if not names:
         return ""
     code = import_check_code(names)
-    done = box.run(["sh", "-c", 'exec "$(command -v python || command -v python3)" -c "$1"', "sh", code], timeout=300)
+    done = box.run(
+        ["sh", "-c", 'exec "$(command -v python || command -v python3)" -c "$1"', "sh", code], timeout=300
+    )
     return "" if done.ok else (done.output.strip().splitlines() or [f"exit {done.exit_code}"])[-1]
 
 

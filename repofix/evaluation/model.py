@@ -71,7 +71,9 @@ class TaskResult:
     build_seconds: float = 0.0  # building (or waiting for) the environment image; not in grade_seconds
     grader: str = ""  # SWE-bench tasks: whose log parser and rules gave the verdict ("" = JUnit)
     disagreements: list[str] = field(default_factory=list)  # SWE-bench tasks: log vs JUnit, per test
-    listed: list[int] = field(default_factory=list)  # how many FAIL_TO_PASS and PASS_TO_PASS tests the task lists
+    listed: list[int] = field(
+        default_factory=list
+    )  # how many FAIL_TO_PASS and PASS_TO_PASS tests the task lists
 
     @property
     def resolved(self) -> bool:
@@ -79,13 +81,15 @@ class TaskResult:
 
     def swebench_report(self) -> dict[str, Any]:
         """This task's entry in SWE-bench's per-instance `report.json`."""
-        return {self.task_id: {
-            "patch_is_None": self.patch_is_None,
-            "patch_exists": self.patch_exists,
-            "patch_successfully_applied": self.patch_successfully_applied,
-            "resolved": self.resolved,
-            "tests_status": asdict(self.tests_status),
-        }}
+        return {
+            self.task_id: {
+                "patch_is_None": self.patch_is_None,
+                "patch_exists": self.patch_exists,
+                "patch_successfully_applied": self.patch_successfully_applied,
+                "resolved": self.resolved,
+                "tests_status": asdict(self.tests_status),
+            }
+        }
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -37,14 +37,28 @@ def apply_patch(tree: Path, text: str) -> str:
         handle.write(text)
         diff = handle.name
     try:
-        git = subprocess.run(git_argv(None, ["apply", "--whitespace=nowarn", "-p1", "--", diff]), cwd=tree,
-                             capture_output=True, text=True, env=_git_env(tree))
+        git = subprocess.run(
+            git_argv(None, ["apply", "--whitespace=nowarn", "-p1", "--", diff]),
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            env=_git_env(tree),
+        )
         if git.returncode == 0:
             return "git apply"
         if shutil.which("patch") is None:
             raise PatchError(f"git apply: {git.stderr.strip()}")
         # --dry-run first: a partly applied patch would leave the tree in between.
-        argv = ["patch", "--batch", "--fuzz=5", "-p1", "--no-backup-if-mismatch", "--reject-file=-", "-i", diff]
+        argv = [
+            "patch",
+            "--batch",
+            "--fuzz=5",
+            "-p1",
+            "--no-backup-if-mismatch",
+            "--reject-file=-",
+            "-i",
+            diff,
+        ]
         dry = subprocess.run([*argv, "--dry-run"], cwd=tree, capture_output=True, text=True)
         if dry.returncode != 0:
             raise PatchError(f"git apply: {git.stderr.strip()}\npatch --fuzz=5: {dry.stdout.strip()}")

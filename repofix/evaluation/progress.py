@@ -12,8 +12,17 @@ from repofix.evaluation.model import TaskResult
 
 
 class Progress:
-    def __init__(self, total: int, *, done: int = 0, resolved: int = 0, infra: int = 0, cost: float = 0.0,
-                 stream: TextIO | None = None, quiet: bool = False):
+    def __init__(
+        self,
+        total: int,
+        *,
+        done: int = 0,
+        resolved: int = 0,
+        infra: int = 0,
+        cost: float = 0.0,
+        stream: TextIO | None = None,
+        quiet: bool = False,
+    ):
         self.total, self.done, self.resolved, self.infra, self.cost = total, done, resolved, infra, cost
         self.stream = stream or sys.stderr
         self.quiet = quiet
@@ -39,8 +48,10 @@ class Progress:
     def line(self) -> str:
         width = len(str(self.total))
         rate = f" ({100 * self.resolved / self.done:.0f}%)" if self.done else ""
-        return (f"[{self.done:>{width}}/{self.total}] resolved {self.resolved}{rate} · "
-                f"infra errors {self.infra} · cost ${self.cost:.2f}")
+        return (
+            f"[{self.done:>{width}}/{self.total}] resolved {self.resolved}{rate} · "
+            f"infra errors {self.infra} · cost ${self.cost:.2f}"
+        )
 
     def finished(self, result: TaskResult, *, replaces: TaskResult | None = None) -> None:
         """Count a finished task (`replaces`: its previous attempt, when it was retried)."""

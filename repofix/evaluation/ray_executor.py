@@ -39,8 +39,10 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise RayUnavailable("--executor ray needs Ray, which is not installed: "
-                             "pip install 'repofix[ray]' (or run with --executor local)") from None
+        raise RayUnavailable(
+            "--executor ray needs Ray, which is not installed: "
+            "pip install 'repofix[ray]' (or run with --executor local)"
+        ) from None
     return ray
 
 
@@ -58,9 +60,19 @@ def _check_reachable(address: str) -> None:
 
 
 class RayExecutor:
-    def __init__(self, address: str | None, backend: str, limits: Limits, out_dir: Path, *,
-                 slots: int | None = None, task_limit: float = 7200.0, max_retries: int = 2,
-                 note: Callable[[str], None] = print, progress_every: float = 30.0):
+    def __init__(
+        self,
+        address: str | None,
+        backend: str,
+        limits: Limits,
+        out_dir: Path,
+        *,
+        slots: int | None = None,
+        task_limit: float = 7200.0,
+        max_retries: int = 2,
+        note: Callable[[str], None] = print,
+        progress_every: float = 30.0,
+    ):
         self.ray = import_ray()
         self.address = address or os.environ.get("RAY_ADDRESS") or "auto"
         self.backend, self.limits, self.out_dir, self.note = backend, limits, out_dir, note
@@ -77,22 +89,29 @@ class RayExecutor:
         try:
             self.ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as error:  # ConnectionError, ValueError, a gRPC error: all mean "no cluster there"
-            raise RayUnavailable(f"cannot join the Ray cluster at {self.address}: {type(error).__name__}: "
-                                 f"{str(error).strip()[:300]}") from None
+            raise RayUnavailable(
+                f"cannot join the Ray cluster at {self.address}: {type(error).__name__}: "
+                f"{str(error).strip()[:300]}"
+            ) from None
         self.node_names = {n["NodeID"]: n["NodeManagerAddress"] for n in self.ray.nodes()}
 
     def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Generator[TaskResult, None, None]:
         ray = self.ray
         self.connect()
         memory = (self.limits.memory_mb + WORKER_MEMORY_MB) * 1024 * 1024
-        remote = ray.remote(ray_node.run_task).options(num_cpus=self.limits.cpus, memory=memory,
-                                                       max_retries=self.max_retries, retry_exceptions=False)
-        slots = self.slots or max(1, int(ray.cluster_resources().get("CPU", 1) // max(self.limits.cpus, 0.01)))
+        remote = ray.remote(ray_node.run_task).options(
+            num_cpus=self.limits.cpus, memory=memory, max_retries=self.max_retries, retry_exceptions=False
+        )
+        slots = self.slots or max(
+            1, int(ray.cluster_resources().get("CPU", 1) // max(self.limits.cpus, 0.01))
+        )
         first_sweep = self._sweep_all(delay=0.0)  # what a killed head left behind; not waited for
         tracker = ray.remote(ray_node.Tracker).options(num_cpus=0, scheduling_strategy=self._here()).remote()
         work_ref = ray.put(work)
-        self.note(f"ray: {len(self.node_names)} node(s), {slots} task slot(s) of {self.limits.cpus:g} CPU and "
-                  f"{memory // 2**20} MiB each; {len(tasks)} task(s)")
+        self.note(
+            f"ray: {len(self.node_names)} node(s), {slots} task slot(s) of {self.limits.cpus:g} CPU and "
+            f"{memory // 2**20} MiB each; {len(tasks)} task(s)"
+        )
         queued = deque(tasks)
         inflight: dict[Any, Task] = {}  # Ray object ref -> its task
         stopping: dict[Any, str] = {}  # ref -> the node asked to stop it
@@ -105,7 +124,9 @@ class RayExecutor:
                         queued.clear()
                         break
                     task = queued.popleft()
-                    ref = remote.remote(work_ref, task, left, self.backend, self.limits, tracker, self.task_limit)
+                    ref = remote.remote(
+                        work_ref, task, left, self.backend, self.limits, tracker, self.task_limit
+                    )
                     inflight[ref] = task
                 if not inflight:
                     break
@@ -135,16 +156,30 @@ class RayExecutor:
         try:
             payload = ray.get(ref)
         except ray.exceptions.TaskCancelledError:  # killed by _watch: its node could not stop it
-            return self._failed(task, work, Status.TIMEOUT, f"the task ran over its time limit of "
-                                f"{self.task_limit:.0f}s and its worker was killed")
-        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ObjectLostError,
-                ray.exceptions.RayTaskError, ray.exceptions.RaySystemError) as error:
+            return self._failed(
+                task,
+                work,
+                Status.TIMEOUT,
+                f"the task ran over its time limit of {self.task_limit:.0f}s and its worker was killed",
+            )
+        except (
+            ray.exceptions.WorkerCrashedError,
+            ray.exceptions.NodeDiedError,
+            ray.exceptions.ObjectLostError,
+            ray.exceptions.RayTaskError,
+            ray.exceptions.RaySystemError,
+        ) as error:
             # After Ray's retries (lost workers and nodes, a result lost with its node and not
             # remade), or a failure of the harness on a node: an infrastructure error of this task
             # (`--retry-errors` runs it again), not the end of the evaluation.
             lines = str(error).strip().splitlines() or [type(error).__name__]
-            return self._failed(task, work, Status.ERROR, f"on the Ray cluster, after {self.max_retries} "
-                                f"retries at most: {type(error).__name__}: {lines[-1][:300]}")
+            return self._failed(
+                task,
+                work,
+                Status.ERROR,
+                f"on the Ray cluster, after {self.max_retries} "
+                f"retries at most: {type(error).__name__}: {lines[-1][:300]}",
+            )
         result = TaskResult.from_json(payload["result"])
         self._unpack(payload, task, result)
         self.done[payload["node"]] += 1
@@ -218,8 +253,11 @@ class RayExecutor:
     def _sweep_on(self, node: str, delay: float = 0.0) -> Any:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        return self.ray.remote(ray_node.sweep).options(
-            num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote(delay)
+        return (
+            self.ray.remote(ray_node.sweep)
+            .options(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False))
+            .remote(delay)
+        )
 
     def _sweep_all(self, delay: float) -> list[Any]:
         return [self._sweep_on(n["NodeID"], delay=delay) for n in self.ray.nodes() if n["Alive"]]

@@ -36,8 +36,9 @@ def state_dir() -> Path:
     return config.ray_state_dir()
 
 
-def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limits: Limits,
-             tracker: Any, limit: float) -> dict[str, Any]:
+def run_task(
+    work: TaskWork, task: Task, left: float | None, backend: str, limits: Limits, tracker: Any, limit: float
+) -> dict[str, Any]:
     """Produce and grade `task`'s candidate on this node. The logs are written to a folder of
     this node and come back in the answer: the head writes them into its run folder.
 
@@ -72,8 +73,10 @@ def run_task(work: TaskWork, task: Task, left: float | None, backend: str, limit
         shutil.rmtree(logs, ignore_errors=True)
     if expired.is_set():
         result.status = Status.TIMEOUT
-        result.detail = (f"the task ran over its time limit of {limit:.0f}s and was stopped on its node "
-                         f"after {time.monotonic() - started:.0f}s ({result.detail[:200]})")
+        result.detail = (
+            f"the task ran over its time limit of {limit:.0f}s and was stopped on its node "
+            f"after {time.monotonic() - started:.0f}s ({result.detail[:200]})"
+        )
     return {"result": result.to_json(), "files": files, "logs": str(logs), "node": node, "notes": notes}
 
 
@@ -133,8 +136,19 @@ def sweep(delay: float = 0.0) -> list[str]:
         if cleanup._pid_alive(pid):
             continue
         if shutil.which("docker"):
-            found = subprocess.run(["docker", "ps", "-aq", "--filter", f"label={cleanup.LABEL}", "--filter",
-                                    f"label=org.repofix.owner-pid={pid}"], capture_output=True, text=True)
+            found = subprocess.run(
+                [
+                    "docker",
+                    "ps",
+                    "-aq",
+                    "--filter",
+                    f"label={cleanup.LABEL}",
+                    "--filter",
+                    f"label=org.repofix.owner-pid={pid}",
+                ],
+                capture_output=True,
+                text=True,
+            )
             ids = found.stdout.split()
             if ids:
                 subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)

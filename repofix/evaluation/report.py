@@ -69,20 +69,35 @@ def _invalid(meta: dict[str, Any], results: list[TaskResult]) -> dict[str, str]:
     """--gold: the tasks whose reference patch does not resolve, and whose fault that is."""
     if meta.get("mode") != "gold":
         return {}
-    return {r.task_id: "task" if r.status is Status.UNRESOLVED else "environment" for r in results if not r.resolved}
+    return {
+        r.task_id: "task" if r.status is Status.UNRESOLVED else "environment"
+        for r in results
+        if not r.resolved
+    }
 
 
 def _task_row(r: TaskResult) -> dict[str, Any]:
     f2p, p2p = r.tests_status.FAIL_TO_PASS, r.tests_status.PASS_TO_PASS
     # Out of the listed tests (a run where nothing ran is 0/N, not 0/0).
-    listed = r.listed or [len(f2p["success"]) + len(f2p["failure"]), len(p2p["success"]) + len(p2p["failure"])]
+    listed = r.listed or [
+        len(f2p["success"]) + len(f2p["failure"]),
+        len(p2p["success"]) + len(p2p["failure"]),
+    ]
     return {
-        "status": r.status.value, "resolved": r.resolved, "attempt": r.attempt, "detail": r.detail,
+        "status": r.status.value,
+        "resolved": r.resolved,
+        "attempt": r.attempt,
+        "detail": r.detail,
         "FAIL_TO_PASS": [len(f2p["success"]), listed[0]],
         "PASS_TO_PASS": [len(p2p["success"]), listed[1]],
-        "grader": r.grader or "junit", "disagreements": r.disagreements, "build_seconds": round(r.build_seconds, 3),
-        "cost": r.cost, "tokens": r.tokens, "grade_seconds": round(r.grade_seconds, 3),
-        "test_seconds": round(r.test_seconds, 3), "agent_seconds": round(r.agent_seconds, 3),
+        "grader": r.grader or "junit",
+        "disagreements": r.disagreements,
+        "build_seconds": round(r.build_seconds, 3),
+        "cost": r.cost,
+        "tokens": r.tokens,
+        "grade_seconds": round(r.grade_seconds, 3),
+        "test_seconds": round(r.test_seconds, 3),
+        "agent_seconds": round(r.agent_seconds, 3),
         "environment": r.environment,
     }
 
@@ -101,8 +116,11 @@ def markdown(summary: dict[str, Any], chart: str | None, chart_note: str = "") -
         f"infrastructure errors {summary['error_instances']}, not run {len(summary['incomplete_ids'])}.",
         "",
         f"- gradeable: {summary['gradeable_instances']} of {total} task(s)"
-        + (f"; invalid (the reference patch does not resolve): {_invalid_text(summary['invalid_ids'])}"
-           if summary["invalid_ids"] else ""),
+        + (
+            f"; invalid (the reference patch does not resolve): {_invalid_text(summary['invalid_ids'])}"
+            if summary["invalid_ids"]
+            else ""
+        ),
         f"- task set: {', '.join(run.get('specs', [])) or '?'}; sandbox: {run.get('sandbox', '?')}",
         f"- cost: ${summary['cost']:.4f}, tokens: {summary['tokens']}",
         f"- time: grading {summary['seconds']['grading']:.1f}s in all ({per_task:.2f}s per task), of which "
@@ -128,19 +146,31 @@ def markdown(summary: dict[str, Any], chart: str | None, chart_note: str = "") -
         lines += ["", f"![resolve rate and cost per task]({chart})"]
     elif chart_note:
         lines += ["", f"_No chart: {chart_note}_"]
-    lines += ["", "## Tasks", "", "| task | status | FAIL_TO_PASS | PASS_TO_PASS | seconds | cost | detail |",
-              "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    lines += [
+        "",
+        "## Tasks",
+        "",
+        "| task | status | FAIL_TO_PASS | PASS_TO_PASS | seconds | cost | detail |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ]
     for task_id, row in summary["tasks"].items():
         f2p, p2p = row["FAIL_TO_PASS"], row["PASS_TO_PASS"]
         detail = "" if row["resolved"] else row["detail"].replace("|", "\\|").replace("\n", " ")[:140]
         seconds = row["grade_seconds"] + row["agent_seconds"]
-        lines.append(f"| {task_id} | {row['status']} | {f2p[0]}/{f2p[1]} | {p2p[0]}/{p2p[1]} | "
-                     f"{seconds:.1f} | {row['cost']:.4f} | {detail} |")
+        lines.append(
+            f"| {task_id} | {row['status']} | {f2p[0]}/{f2p[1]} | {p2p[0]}/{p2p[1]} | "
+            f"{seconds:.1f} | {row['cost']:.4f} | {detail} |"
+        )
     for task_id in summary["incomplete_ids"]:
         lines.append(f"| {task_id} | not run | | | | | |")
     if summary["log_junit_disagreements"]:
-        lines += ["", "## Log grading vs JUnit", "",
-                  "SWE-bench's verdict comes from the test log; these tests read differently in the JUnit report:", ""]
+        lines += [
+            "",
+            "## Log grading vs JUnit",
+            "",
+            "SWE-bench's verdict comes from the test log; these tests read differently in the JUnit report:",
+            "",
+        ]
         for task_id, found in summary["log_junit_disagreements"].items():
             lines += [f"- {task_id}: {_escape(line)}" for line in found]
     return "\n".join(lines) + "\n"

@@ -26,22 +26,36 @@ def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
         return materialize(task, dest)
     with tempfile.TemporaryDirectory(prefix="repofix-mirror-") as view:
         try:
-            found = acquire_into(source, dest, rev=task.base_commit, mirror=_mirror_view(mirror, task, Path(view)))
+            found = acquire_into(
+                source, dest, rev=task.base_commit, mirror=_mirror_view(mirror, task, Path(view))
+            )
         except WorkspaceError as error:
             shutil.rmtree(dest, ignore_errors=True)
             raise TasksError(f"task {task.id!r}: cannot get its repository {source}: {error}") from None
-    done = subprocess.run(argv(dest, ["checkout", "--quiet", "--detach", found.base, "--"]),
-                          capture_output=True, text=True, env=git_env())
+    done = subprocess.run(
+        argv(dest, ["checkout", "--quiet", "--detach", found.base, "--"]),
+        capture_output=True,
+        text=True,
+        env=git_env(),
+    )
     if done.returncode != 0:
         shutil.rmtree(dest, ignore_errors=True)
-        raise TasksError(f"task {task.id!r}: cannot check out {found.base} of {source}: {done.stderr.strip()}")
+        raise TasksError(
+            f"task {task.id!r}: cannot check out {found.base} of {source}: {done.stderr.strip()}"
+        )
     return dest
 
 
 def find_clone(mirror: Path, owner: str, name: str) -> Path | None:
     """The clone of owner/name in `mirror`, in any of the layouts above."""
-    for folder in (mirror / owner / name, mirror / owner / f"{name}.git", mirror / f"{owner}+{name}",
-                   mirror / f"{owner}__{name}", mirror / name, mirror / f"{name}.git"):
+    for folder in (
+        mirror / owner / name,
+        mirror / owner / f"{name}.git",
+        mirror / f"{owner}+{name}",
+        mirror / f"{owner}__{name}",
+        mirror / name,
+        mirror / f"{name}.git",
+    ):
         if _is_repository(folder):
             return folder
     for holder in (mirror / f"{owner}+{name}", mirror / f"{owner}__{name}"):  # a folder holding the clone

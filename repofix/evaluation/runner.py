@@ -53,9 +53,16 @@ def write_task_files(out_dir: Path, result: TaskResult) -> None:
     write_atomic(folder / "patch.diff", result.patch)
 
 
-def run_evaluation(tasks: list[Task], source: CandidateSource, store: ResultsStore, environments: Environments,
-                   out_dir: Path, options: RunOptions, progress: Progress,
-                   executor: Executor | None = None) -> RunOutcome:
+def run_evaluation(
+    tasks: list[Task],
+    source: CandidateSource,
+    store: ResultsStore,
+    environments: Environments,
+    out_dir: Path,
+    options: RunOptions,
+    progress: Progress,
+    executor: Executor | None = None,
+) -> RunOutcome:
     """Run the pending tasks through `executor` (default: `options.jobs` local threads)."""
     cleanup.install_signal_handlers()  # workers open the sandboxes; Python allows handlers only here
     finished = store.latest()

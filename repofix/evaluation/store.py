@@ -70,8 +70,10 @@ class ResultsStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                     [(k, json.dumps(v)) for k, v in values.items()])
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    [(k, json.dumps(v)) for k, v in values.items()],
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -83,15 +85,25 @@ class ResultsStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                (last,) = self._db.execute("SELECT COALESCE(MAX(attempt), 0) FROM results WHERE task_id = ?",
-                                           (result.task_id,)).fetchone()
+                (last,) = self._db.execute(
+                    "SELECT COALESCE(MAX(attempt), 0) FROM results WHERE task_id = ?", (result.task_id,)
+                ).fetchone()
                 result.attempt = last + 1
                 self._db.execute(
                     "INSERT INTO results (task_id, attempt, status, resolved, cost, tokens, seconds, finished_at,"
                     " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (result.task_id, result.attempt, result.status.value, int(result.resolved), result.cost,
-                     result.tokens, result.grade_seconds + result.agent_seconds,
-                     datetime.now(timezone.utc).isoformat(timespec="seconds"), json.dumps(result.to_json())))
+                    (
+                        result.task_id,
+                        result.attempt,
+                        result.status.value,
+                        int(result.resolved),
+                        result.cost,
+                        result.tokens,
+                        result.grade_seconds + result.agent_seconds,
+                        datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        json.dumps(result.to_json()),
+                    ),
+                )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -104,7 +116,8 @@ class ResultsStore:
             rows = self._db.execute(
                 "SELECT r.record FROM results r JOIN (SELECT task_id, MAX(attempt) AS attempt FROM results "
                 "GROUP BY task_id) m ON r.task_id = m.task_id AND r.attempt = m.attempt "
-                "ORDER BY (SELECT MIN(rowid) FROM results f WHERE f.task_id = r.task_id)").fetchall()
+                "ORDER BY (SELECT MIN(rowid) FROM results f WHERE f.task_id = r.task_id)"
+            ).fetchall()
         results = [TaskResult.from_json(json.loads(record)) for (record,) in rows]
         return {result.task_id: result for result in results}
 

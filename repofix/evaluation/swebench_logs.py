@@ -108,7 +108,9 @@ def parse_seaborn(log: str) -> StatusMap:
 
 def parse_sympy(log: str) -> StatusMap:
     """sympy's bin/test: `____ path.py:test_name ____` headers are failures; `test_x ok|F|E` lines."""
-    found: StatusMap = {f"{path}.py:{name}": FAILED for _, path, name, _ in re.findall(r"(_*) (.*)\.py:(.*) (_*)", log)}
+    found: StatusMap = {
+        f"{path}.py:{name}": FAILED for _, path, name, _ in re.findall(r"(_*) (.*)\.py:(.*) (_*)", log)
+    }
     endings = ((" E", ERROR), (" F", FAILED), (" ok", PASSED))
     for raw in log.split("\n"):
         line = raw.strip()
@@ -163,24 +165,40 @@ def parse_django(log: str) -> StatusMap:
 
 # The `log_parser` names of SWE-bench's rows, and the parser each is an alias of.
 PARSERS: dict[str, Parser] = {
-    "parse_log_pytest": parse_pytest, "parse_log_pytest_options": parse_pytest_options,
-    "parse_log_pytest_v2": parse_pytest_v2, "parse_log_django": parse_django,
-    "parse_log_seaborn": parse_seaborn, "parse_log_sympy": parse_sympy, "parse_log_matplotlib": parse_matplotlib,
-    **{f"parse_log_{name}": parse_pytest
-       for name in ("astroid", "flask", "marshmallow", "pvlib", "pyvista", "sqlfluff", "xarray")},
+    "parse_log_pytest": parse_pytest,
+    "parse_log_pytest_options": parse_pytest_options,
+    "parse_log_pytest_v2": parse_pytest_v2,
+    "parse_log_django": parse_django,
+    "parse_log_seaborn": parse_seaborn,
+    "parse_log_sympy": parse_sympy,
+    "parse_log_matplotlib": parse_matplotlib,
+    **{
+        f"parse_log_{name}": parse_pytest
+        for name in ("astroid", "flask", "marshmallow", "pvlib", "pyvista", "sqlfluff", "xarray")
+    },
     **{f"parse_log_{name}": parse_pytest_options for name in ("pydicom", "requests", "pylint")},
     **{f"parse_log_{name}": parse_pytest_v2 for name in ("astropy", "scikit", "sphinx")},
 }
 # Older rows have no `log_parser` field: SWE-bench then chose the parser by repository.
 REPO_PARSERS = {
-    "astropy/astropy": "parse_log_astropy", "django/django": "parse_log_django",
-    "marshmallow-code/marshmallow": "parse_log_marshmallow", "matplotlib/matplotlib": "parse_log_matplotlib",
-    "mwaskom/seaborn": "parse_log_seaborn", "pallets/flask": "parse_log_flask", "psf/requests": "parse_log_requests",
-    "pvlib/pvlib-python": "parse_log_pvlib", "pydata/xarray": "parse_log_xarray", "pydicom/pydicom": "parse_log_pydicom",
-    "pylint-dev/astroid": "parse_log_astroid", "pylint-dev/pylint": "parse_log_pylint",
-    "pytest-dev/pytest": "parse_log_pytest", "pyvista/pyvista": "parse_log_pyvista",
-    "scikit-learn/scikit-learn": "parse_log_scikit", "sqlfluff/sqlfluff": "parse_log_sqlfluff",
-    "sphinx-doc/sphinx": "parse_log_sphinx", "sympy/sympy": "parse_log_sympy",
+    "astropy/astropy": "parse_log_astropy",
+    "django/django": "parse_log_django",
+    "marshmallow-code/marshmallow": "parse_log_marshmallow",
+    "matplotlib/matplotlib": "parse_log_matplotlib",
+    "mwaskom/seaborn": "parse_log_seaborn",
+    "pallets/flask": "parse_log_flask",
+    "psf/requests": "parse_log_requests",
+    "pvlib/pvlib-python": "parse_log_pvlib",
+    "pydata/xarray": "parse_log_xarray",
+    "pydicom/pydicom": "parse_log_pydicom",
+    "pylint-dev/astroid": "parse_log_astroid",
+    "pylint-dev/pylint": "parse_log_pylint",
+    "pytest-dev/pytest": "parse_log_pytest",
+    "pyvista/pyvista": "parse_log_pyvista",
+    "scikit-learn/scikit-learn": "parse_log_scikit",
+    "sqlfluff/sqlfluff": "parse_log_sqlfluff",
+    "sphinx-doc/sphinx": "parse_log_sphinx",
+    "sympy/sympy": "parse_log_sympy",
 }
 
 
@@ -218,14 +236,18 @@ def test_failed(case: str, found: StatusMap) -> bool:
 test_passed.__test__ = test_maintained.__test__ = test_failed.__test__ = False  # type: ignore[attr-defined]
 
 
-def tests_report(found: StatusMap, fail_to_pass: list[str], pass_to_pass: list[str],
-                 eval_type: str = "pass_and_fail") -> dict[str, dict[str, list[str]]]:
+def tests_report(
+    found: StatusMap, fail_to_pass: list[str], pass_to_pass: list[str], eval_type: str = "pass_and_fail"
+) -> dict[str, dict[str, list[str]]]:
     """SWE-bench's tests_status for FAIL_TO_PASS and PASS_TO_PASS. A test neither passing nor
     failing (e.g. an XPASS id present in the map) is in neither list, as in SWE-bench."""
+
     def sort(cases: list[str], ok: Callable[[str, StatusMap], bool]) -> dict[str, list[str]]:
         if eval_type == "fail_only":  # only an explicit FAILED counts against
-            return {"success": [c for c in cases if found.get(c) != FAILED],
-                    "failure": [c for c in cases if found.get(c) == FAILED]}
+            return {
+                "success": [c for c in cases if found.get(c) != FAILED],
+                "failure": [c for c in cases if found.get(c) == FAILED],
+            }
         success: list[str] = []
         failure: list[str] = []
         for case in cases:
@@ -235,11 +257,15 @@ def tests_report(found: StatusMap, fail_to_pass: list[str], pass_to_pass: list[s
                 failure.append(case)
         return {"success": success, "failure": failure}
 
-    return {"FAIL_TO_PASS": sort(fail_to_pass, test_passed), "PASS_TO_PASS": sort(pass_to_pass, test_maintained)}
+    return {
+        "FAIL_TO_PASS": sort(fail_to_pass, test_passed),
+        "PASS_TO_PASS": sort(pass_to_pass, test_maintained),
+    }
 
 
 def resolved(report: dict[str, dict[str, list[str]]]) -> bool:
     """RESOLVED_FULL: every FAIL_TO_PASS and PASS_TO_PASS test in `success` (an empty list counts as all)."""
+
     def rate(part: dict[str, list[str]]) -> float:
         total = len(part["success"]) + len(part["failure"])
         return 1.0 if total == 0 else len(part["success"]) / total
@@ -275,9 +301,12 @@ def official() -> Grader | None:
     def parse(name: str, log: str) -> StatusMap:
         return PARSER_REGISTRY[name](log, None)  # the Python parsers never read the test spec
 
-    def report(found: StatusMap, f2p: list[str], p2p: list[str], eval_type: str) -> dict[str, dict[str, list[str]]]:
-        full = get_eval_tests_report(found, {"FAIL_TO_PASS": f2p, "PASS_TO_PASS": p2p},
-                                     eval_type=EvalType(eval_type))
+    def report(
+        found: StatusMap, f2p: list[str], p2p: list[str], eval_type: str
+    ) -> dict[str, dict[str, list[str]]]:
+        full = get_eval_tests_report(
+            found, {"FAIL_TO_PASS": f2p, "PASS_TO_PASS": p2p}, eval_type=EvalType(eval_type)
+        )
         return {key: full[key] for key in ("FAIL_TO_PASS", "PASS_TO_PASS")}
 
     def is_resolved(tests: dict[str, dict[str, list[str]]]) -> bool:

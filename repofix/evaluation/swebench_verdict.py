@@ -17,8 +17,14 @@ from repofix.testing.command import is_pytest
 
 START, END = ": '>>>>> Start Test Output'", ": '>>>>> End Test Output'"
 # What a JUnit outcome prints as in pytest's -rA summary (XPASS is a status no parser records).
-_SUMMARY_WORD = {Outcome.PASSED: "PASSED", Outcome.FAILED: "FAILED", Outcome.ERROR: "ERROR",
-                 Outcome.SKIPPED: "SKIPPED", Outcome.XFAILED: "XFAIL", Outcome.XPASSED: "XPASS"}
+_SUMMARY_WORD = {
+    Outcome.PASSED: "PASSED",
+    Outcome.FAILED: "FAILED",
+    Outcome.ERROR: "ERROR",
+    Outcome.SKIPPED: "SKIPPED",
+    Outcome.XFAILED: "XFAIL",
+    Outcome.XPASSED: "XPASS",
+}
 Report = dict[str, dict[str, list[str]]]
 
 
@@ -34,9 +40,11 @@ def parser_name(task: Task) -> str | None:
 def eval_script_command(script: str) -> str | None:
     """The test command of a row's `eval_script`: the lines between its output markers."""
     lines = script.splitlines()
-    if START not in lines or END not in lines[lines.index(START):]:
+    if START not in lines or END not in lines[lines.index(START) :]:
         return None
-    body = [line for line in lines[lines.index(START) + 1:lines.index(END, lines.index(START))] if line.strip()]
+    body = [
+        line for line in lines[lines.index(START) + 1 : lines.index(END, lines.index(START))] if line.strip()
+    ]
     return " && ".join(body) or None
 
 
@@ -69,8 +77,10 @@ class Verdict:
         parts = []
         for kind, part in self.report.items():
             if part["failure"]:
-                parts.append(f"{kind} not passing: {', '.join(part['failure'][:3])}"
-                             + (f" and {len(part['failure']) - 3} more" if len(part["failure"]) > 3 else ""))
+                parts.append(
+                    f"{kind} not passing: {', '.join(part['failure'][:3])}"
+                    + (f" and {len(part['failure']) - 3} more" if len(part["failure"]) > 3 else "")
+                )
         return "; ".join(parts) or "no listed test passed"
 
 
@@ -82,11 +92,17 @@ def judge_log(task: Task, run: TestRun, name: str, grader: logs.Grader | None = 
     verdict = Verdict(grader.resolved(report), report, found, grader.source)
     # SWE-bench refuses a log that reports no failure from a command that failed: the log is
     # not describing the run (e.g. a patch printing its own PASSED lines).
-    if verdict.resolved and run.exit_code not in (None, 0) and found \
-            and not any(status in (logs.FAILED, logs.ERROR) for status in found.values()):
+    if (
+        verdict.resolved
+        and run.exit_code not in (None, 0)
+        and found
+        and not any(status in (logs.FAILED, logs.ERROR) for status in found.values())
+    ):
         verdict.resolved = False
     if run.structured and run.results:
-        junit = grader.report(grader.parse(name, junit_log(run)), task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type)
+        junit = grader.report(
+            grader.parse(name, junit_log(run)), task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type
+        )
         verdict.disagreements = compare(report, junit)
     return verdict
 
@@ -99,8 +115,9 @@ def junit_log(run: TestRun) -> str:
 def compare(log: Report, junit: Report) -> list[str]:
     lines = []
     for kind in ("FAIL_TO_PASS", "PASS_TO_PASS"):
-        for case in dict.fromkeys([*log[kind]["success"], *log[kind]["failure"],
-                                   *junit[kind]["success"], *junit[kind]["failure"]]):
+        for case in dict.fromkeys(
+            [*log[kind]["success"], *log[kind]["failure"], *junit[kind]["success"], *junit[kind]["failure"]]
+        ):
             said = [_class(case, part[kind]) for part in (log, junit)]
             if said[0] != said[1]:
                 lines.append(f"{kind} {case}: log says {said[0]}, JUnit says {said[1]}")
@@ -119,16 +136,23 @@ def package_names(task: Task) -> list[str]:
         parts = path.split("/")
         if parts and parts[0] in ("src", "lib") and len(parts) > 2:
             parts = parts[1:]
-        if len(parts) > 1 and path.endswith(".py") and parts[0].isidentifier() and parts[0] not in ("tests", "test"):
+        if (
+            len(parts) > 1
+            and path.endswith(".py")
+            and parts[0].isidentifier()
+            and parts[0] not in ("tests", "test")
+        ):
             names.append(parts[0])
     return list(dict.fromkeys(names))
 
 
 def import_check_code(names: list[str]) -> str:
-    return (f"import importlib, traceback\nfor name in {names!r}:\n"
-            "    try:\n        importlib.import_module(name)\n"
-            "    except BaseException as error:\n"
-            "        print(f'{name}: {type(error).__name__}: {error}'); raise SystemExit(1)\n")
+    return (
+        f"import importlib, traceback\nfor name in {names!r}:\n"
+        "    try:\n        importlib.import_module(name)\n"
+        "    except BaseException as error:\n"
+        "        print(f'{name}: {type(error).__name__}: {error}'); raise SystemExit(1)\n"
+    )
 
 
 def environment_cause(task: Task, at_base: TestRun, found: logs.StatusMap, import_error: str) -> str:
@@ -142,9 +166,11 @@ def environment_cause(task: Task, at_base: TestRun, found: logs.StatusMap, impor
     if broken:
         first = logs.resolve_case(broken[0], found)
         state = found[first].lower() if first else _junit_state(broken[0], at_base)
-        return (f"at the base commit with the test patch, {len(broken)} of {len(task.PASS_TO_PASS)} PASS_TO_PASS "
-                f"test(s) do not pass, which the task says they do (e.g. {broken[0]}: {state}); "
-                f"run status {at_base.status.value}")
+        return (
+            f"at the base commit with the test patch, {len(broken)} of {len(task.PASS_TO_PASS)} PASS_TO_PASS "
+            f"test(s) do not pass, which the task says they do (e.g. {broken[0]}: {state}); "
+            f"run status {at_base.status.value}"
+        )
     if not task.PASS_TO_PASS and not found and not at_base.status.ran_tests:
         return f"no test ran at the base commit ({at_base.status.value}: {at_base.detail[:200]})"
     return ""

@@ -95,8 +95,10 @@ def make_model(
         elif part in FACTORIES:
             models.append(FACTORIES[part](**builtin_options))
         elif part == "builtin":
-            raise ModelError("the built-in repair engine (`builtin`) is registered by the agent: import "
-                             "repofix.agent before making it")
+            raise ModelError(
+                "the built-in repair engine (`builtin`) is registered by the agent: import "
+                "repofix.agent before making it"
+            )
         else:
             models.append(
                 LiteLLMModel(

@@ -40,11 +40,24 @@ _MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # all
 _CACHE = {"type": "ephemeral"}
 # Providers that need no key (local servers), or whose credentials LiteLLM may find outside the
 # environment (AWS profiles, Google application-default credentials): not pre-checked.
-_NO_KEY_CHECK = {"ollama", "ollama_chat", "hosted_vllm", "vllm", "lm_studio", "llamafile", "bedrock",
-                 "bedrock_converse", "sagemaker", "sagemaker_chat", "vertex_ai", "vertex_ai_beta"}
+_NO_KEY_CHECK = {
+    "ollama",
+    "ollama_chat",
+    "hosted_vllm",
+    "vllm",
+    "lm_studio",
+    "llamafile",
+    "bedrock",
+    "bedrock_converse",
+    "sagemaker",
+    "sagemaker_chat",
+    "vertex_ai",
+    "vertex_ai_beta",
+}
 # How provider SDKs and LiteLLM say a key is missing (LiteLLM wraps some of these as server errors).
-_MISSING_KEY = re.compile(r"\bmissing\b[\w ]{0,30}?\b(credentials|api[ _-]?key)\b|api_key client option must be set",
-                          re.IGNORECASE)
+_MISSING_KEY = re.compile(
+    r"\bmissing\b[\w ]{0,30}?\b(credentials|api[ _-]?key)\b|api_key client option must be set", re.IGNORECASE
+)
 _SECRET_KEYS = {"api_key", "apikey", "api-key", "x-api-key", "authorization", "access_token", "secret"}
 
 
@@ -296,7 +309,9 @@ class LiteLLMModel:
         input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         details = getattr(usage, "prompt_tokens_details", None)
-        cached = int(getattr(details, "cached_tokens", 0) or 0) or int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+        cached = int(getattr(details, "cached_tokens", 0) or 0) or int(
+            getattr(usage, "cache_read_input_tokens", 0) or 0
+        )
         written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
         notes = []
         if not input_tokens and not output_tokens:  # some local servers report no usage: count ourselves
@@ -318,10 +333,21 @@ class LiteLLMModel:
         raw = scrub(_plain(response), self._api_key)
         for choice in raw.get("choices") or []:  # the reply's text and calls are kept once, above
             if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
-                choice["message"] = {k: v for k, v in choice["message"].items() if k not in ("content", "tool_calls")}
+                choice["message"] = {
+                    k: v for k, v in choice["message"].items() if k not in ("content", "tool_calls")
+                }
         return ModelReply(
-            content, calls, input_tokens, output_tokens, cost, known, raw, notes=notes, model=self.name,
-            cached_tokens=cached, cache_write_tokens=written,
+            content,
+            calls,
+            input_tokens,
+            output_tokens,
+            cost,
+            known,
+            raw,
+            notes=notes,
+            model=self.name,
+            cached_tokens=cached,
+            cache_write_tokens=written,
         )
 
 

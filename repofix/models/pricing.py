@@ -26,7 +26,12 @@ class Price:
         read = self.input_per_token if self.cache_read_per_token is None else self.cache_read_per_token
         write = self.input_per_token if self.cache_write_per_token is None else self.cache_write_per_token
         fresh = max(input_tokens - cached - written, 0)
-        return fresh * self.input_per_token + cached * read + written * write + output_tokens * self.output_per_token
+        return (
+            fresh * self.input_per_token
+            + cached * read
+            + written * write
+            + output_tokens * self.output_per_token
+        )
 
 
 def load_price_file(path: str | Path) -> dict[str, Price]:
@@ -58,13 +63,20 @@ def _entry(path: Path, model: str, entry: Any) -> Price:
     if isinstance(entry, dict):
         try:
             extra: dict[str, Any] = dict(
-                cache_read_per_token=_optional(entry, "cache_read_input_token_cost", "cache_read_per_million"),
-                cache_write_per_token=_optional(entry, "cache_creation_input_token_cost", "cache_write_per_million"),
+                cache_read_per_token=_optional(
+                    entry, "cache_read_input_token_cost", "cache_read_per_million"
+                ),
+                cache_write_per_token=_optional(
+                    entry, "cache_creation_input_token_cost", "cache_write_per_million"
+                ),
                 max_input_tokens=int(entry["max_input_tokens"]) if entry.get("max_input_tokens") else None,
             )
             if "input_cost_per_token" in entry or "output_cost_per_token" in entry:
                 return Price(
-                    float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"]), str(path), **extra
+                    float(entry["input_cost_per_token"]),
+                    float(entry["output_cost_per_token"]),
+                    str(path),
+                    **extra,
                 )
             if "input_per_million" in entry or "output_per_million" in entry:
                 return Price(
@@ -105,6 +117,11 @@ def find_price(model: str, user_prices: dict[str, Price] | None = None) -> Price
             and info.get("output_cost_per_token") is not None
         ):
             read, write = info.get("cache_read_input_token_cost"), info.get("cache_creation_input_token_cost")
-            return Price(float(info["input_cost_per_token"]), float(info["output_cost_per_token"]), "litellm",
-                         None if read is None else float(read), None if write is None else float(write))
+            return Price(
+                float(info["input_cost_per_token"]),
+                float(info["output_cost_per_token"]),
+                "litellm",
+                None if read is None else float(read),
+                None if write is None else float(write),
+            )
     return None

@@ -119,8 +119,12 @@ def to_text_messages(
         else:
             turn = dict(message)
         previous = result[-1] if result else None
-        if previous and previous["role"] == turn["role"] == "user" and isinstance(previous.get("content"), str) \
-                and isinstance(turn.get("content"), str):
+        if (
+            previous
+            and previous["role"] == turn["role"] == "user"
+            and isinstance(previous.get("content"), str)
+            and isinstance(turn.get("content"), str)
+        ):
             previous["content"] = f"{previous['content']}\n\n{turn['content']}"
             previous.update(mark)
         else:

@@ -65,12 +65,12 @@ def head_tail(text: str, budget: int, tail_share: float = 0.6) -> tuple[str, str
     tail_n = int(budget * tail_share)
     head_n = budget - tail_n
     head = _encoding().decode(tokens[:head_n])
-    tail = _encoding().decode(tokens[len(tokens) - tail_n:]) if tail_n else ""
+    tail = _encoding().decode(tokens[len(tokens) - tail_n :]) if tail_n else ""
     # Cut at line boundaries where one is near, so no half line is shown.
-    if "\n" in head[len(head) // 2:]:
+    if "\n" in head[len(head) // 2 :]:
         head = head[: head.rindex("\n") + 1]
     if "\n" in tail[: len(tail) // 2]:
-        tail = tail[tail.index("\n") + 1:]
+        tail = tail[tail.index("\n") + 1 :]
     return head, tail, len(tokens) - head_n - tail_n
 
 

@@ -18,7 +18,7 @@ EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}
 
 def _starts_line(src: SourceFile, node: ast.stmt) -> bool:
     start = src.line_starts[node.lineno - 1]
-    return not src.data[start:start + node.col_offset].strip()
+    return not src.data[start : start + node.col_offset].strip()
 
 
 def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
@@ -34,10 +34,18 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
             if name == collection:
                 continue
             call = f"{collection}.{method}({name})"
-            yield src.mutation("add-statement", f"add '{call}' after line {node.end_lineno}",
-                               [Edit(end, end, f"\n{indent}{call}")], 0.35)
-            yield src.mutation("add-statement", f"add '{call}' before line {node.lineno}",
-                               [Edit(begin, begin, f"{indent}{call}\n")], 0.3)
+            yield src.mutation(
+                "add-statement",
+                f"add '{call}' after line {node.end_lineno}",
+                [Edit(end, end, f"\n{indent}{call}")],
+                0.35,
+            )
+            yield src.mutation(
+                "add-statement",
+                f"add '{call}' before line {node.lineno}",
+                [Edit(begin, begin, f"{indent}{call}\n")],
+                0.3,
+            )
 
 
 def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
@@ -53,22 +61,35 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
     names = [n for n in scope.names if n in mentioned] + [n for n in scope.names if n not in mentioned]
     for rank, name in enumerate(names):
         near = 0.1 if rank < len(mentioned) else 0.0  # a name the condition already uses comes first
-        for new, prior in ((f"{name} is None or {inner}", 0.35), (f"{inner} or not {name}", 0.35),
-                           (f"not {name} or {inner}", 0.3), (f"{inner} and {name}", 0.3),
-                           (f"{inner} and not {name}", 0.25), (f"{inner} or {name}", 0.25),
-                           (f"{name} is not None and {inner}", 0.3)):
-            yield src.mutation("add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near)
+        for new, prior in (
+            (f"{name} is None or {inner}", 0.35),
+            (f"{inner} or not {name}", 0.35),
+            (f"not {name} or {inner}", 0.3),
+            (f"{inner} and {name}", 0.3),
+            (f"{inner} and not {name}", 0.25),
+            (f"{inner} or {name}", 0.25),
+            (f"{name} is not None and {inner}", 0.3),
+        ):
+            yield src.mutation(
+                "add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near
+            )
 
 
-def off_by_one(src: SourceFile, node: ast.expr, why: str, paren: bool, prior: float = 0.45) -> Iterator[Mutation]:
+def off_by_one(
+    src: SourceFile, node: ast.expr, why: str, paren: bool, prior: float = 0.45
+) -> Iterator[Mutation]:
     """`x` -> `x + 1` / `x - 1` for a non-constant operand or argument (parenthesized inside arithmetic)."""
-    if isinstance(node, (ast.Constant, ast.Starred, ast.Lambda)) or isinstance(getattr(node, "ctx", None), ast.Store):
+    if isinstance(node, (ast.Constant, ast.Starred, ast.Lambda)) or isinstance(
+        getattr(node, "ctx", None), ast.Store
+    ):
         return
     start, end = src.span(node)
     text = src.segment(node) if isinstance(node, (*ATOMS, ast.BinOp)) else src.atom(node)
     for delta in ("+ 1", "- 1"):
         new = f"({text} {delta})" if paren else f"{text} {delta}"
-        yield src.mutation("off-by-one", f"{why}: {src.segment(node)} {delta}", [Edit(start, end, new)], prior)
+        yield src.mutation(
+            "off-by-one", f"{why}: {src.segment(node)} {delta}", [Edit(start, end, new)], prior
+        )
 
 
 def operand_targets(node: ast.AST) -> list[ast.expr]:
@@ -84,16 +105,28 @@ def operand_targets(node: ast.AST) -> list[ast.expr]:
 
 def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]:
     """Drop any one-argument wrapper call (builtin or not), or keep one argument of a two-argument one."""
-    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or isinstance(node.func, ast.Attribute):
+    if (
+        node.keywords
+        or any(isinstance(a, ast.Starred) for a in node.args)
+        or isinstance(node.func, ast.Attribute)
+    ):
         return
     start, end = src.span(node)
     if len(node.args) == 1:
-        yield src.mutation("drop-wrapper", f"drop call {src.segment(node.func)}()",
-                           [Edit(start, end, src.segment(node.args[0]))], 0.35)
+        yield src.mutation(
+            "drop-wrapper",
+            f"drop call {src.segment(node.func)}()",
+            [Edit(start, end, src.segment(node.args[0]))],
+            0.35,
+        )
     elif len(node.args) == 2 and getattr(node.func, "id", None) in ("max", "min"):
         for arg in node.args:
-            yield src.mutation("drop-wrapper", f"{src.segment(node)} -> {src.segment(arg)}",
-                               [Edit(start, end, src.segment(arg))], 0.35)
+            yield src.mutation(
+                "drop-wrapper",
+                f"{src.segment(node)} -> {src.segment(arg)}",
+                [Edit(start, end, src.segment(arg))],
+                0.35,
+            )
 
 
 def wrap_targets(node: ast.AST) -> list[ast.expr]:
@@ -115,11 +148,19 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
     for name in scope.wrappers:
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
-        yield src.mutation("add-wrapper", f"wrap {text} in {name}()", [Edit(start, end, f"{name}({text})")],
-                           0.3 if name in ("abs", "len", "sorted", "list", "int", "max", "min") else 0.25)
+        yield src.mutation(
+            "add-wrapper",
+            f"wrap {text} in {name}()",
+            [Edit(start, end, f"{name}({text})")],
+            0.3 if name in ("abs", "len", "sorted", "list", "int", "max", "min") else 0.25,
+        )
     for bound in ("0",):  # clamping: max(x, 0)
-        yield src.mutation("add-wrapper", f"{text} -> max({text}, {bound})",
-                           [Edit(start, end, f"max({text}, {bound})")], 0.25)
+        yield src.mutation(
+            "add-wrapper",
+            f"{text} -> max({text}, {bound})",
+            [Edit(start, end, f"max({text}, {bound})")],
+            0.25,
+        )
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
@@ -128,9 +169,14 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         return
     start, end = src.span(value)
     text = src.atom(value)
-    for sl, prior in [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2)] + \
-            [(f"[{k}:]", 0.3) for k in scope.ints] + [(f"[:{k}]", 0.3) for k in scope.ints]:
-        yield src.mutation("add-slice", f"{src.segment(value)} -> {text}{sl}", [Edit(start, end, text + sl)], prior)
+    for sl, prior in (
+        [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2)]
+        + [(f"[{k}:]", 0.3) for k in scope.ints]
+        + [(f"[:{k}]", 0.3) for k in scope.ints]
+    ):
+        yield src.mutation(
+            "add-slice", f"{src.segment(value)} -> {text}{sl}", [Edit(start, end, text + sl)], prior
+        )
     for name in scope.names:
         if name == src.segment(value):
             continue
@@ -165,22 +211,31 @@ def assignment_target(src: SourceFile, node: ast.Assign | ast.AugAssign, scope: 
     start, end = src.span(targets[0])
     for name in scope.assigned:
         if name != targets[0].id:
-            yield src.mutation("assign-target", f"assign to {name} instead of {targets[0].id}",
-                               [Edit(start, end, name)], 0.35)
+            yield src.mutation(
+                "assign-target",
+                f"assign to {name} instead of {targets[0].id}",
+                [Edit(start, end, name)],
+                0.35,
+            )
 
 
 def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | None) -> Iterator[Mutation]:
     """Every addition that applies to `node` (inside a function, where `scope` is known)."""
     if scope is None:
         return
-    if isinstance(node, ast.stmt) and isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For,
-                                                          ast.While, ast.If, ast.With, ast.Try)):
+    if isinstance(node, ast.stmt) and isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
+    ):
         yield from add_statement(src, node, scope)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         yield from add_clause(src, node.test, scope)
     for operand in operand_targets(node):
-        yield from off_by_one(src, operand, "argument" if isinstance(node, ast.Call) else "operand",
-                              paren=isinstance(node, ast.BinOp))
+        yield from off_by_one(
+            src,
+            operand,
+            "argument" if isinstance(node, ast.Call) else "operand",
+            paren=isinstance(node, ast.BinOp),
+        )
     if isinstance(node, ast.Call):
         yield from wrapper(src, node, scope)
     for value in wrap_targets(node):
@@ -189,8 +244,10 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):
         yield from literal(src, node)
     callee = isinstance(parent, ast.Call) and parent.func is node
-    if not callee and ((isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load))
-                       or (isinstance(node, ast.Call) and not isinstance(parent, ast.Expr))):
+    if not callee and (
+        (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load))
+        or (isinstance(node, ast.Call) and not isinstance(parent, ast.Expr))
+    ):
         yield from replace_with_name(src, node, scope)
     if isinstance(node, (ast.Assign, ast.AugAssign)):
         yield from assignment_target(src, node, scope)

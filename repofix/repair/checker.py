@@ -39,48 +39,91 @@ class Checker:
         self.source = worker_source()
 
     def _call(self, request: dict, timeout: float) -> CommandResult:
-        result = self.sandbox.run([self.python, "-c", self.source], cwd=self.sandbox.workdir,
-                                  stdin=json.dumps(request), timeout=timeout)
+        result = self.sandbox.run(
+            [self.python, "-c", self.source],
+            cwd=self.sandbox.workdir,
+            stdin=json.dumps(request),
+            timeout=timeout,
+        )
         if result.exit_code not in (0, None) and not result.stdout.strip():
-            raise RepairError(f"the repair worker failed in the sandbox (exit {result.exit_code}): "
-                              f"{result.stderr.strip()[-2000:]}\nIs pytest installed in the sandbox's Python "
-                              f"({self.python!r})?")
+            raise RepairError(
+                f"the repair worker failed in the sandbox (exit {result.exit_code}): "
+                f"{result.stderr.strip()[-2000:]}\nIs pytest installed in the sandbox's Python "
+                f"({self.python!r})?"
+            )
         return result
 
     def coverage(self, tests: list[str], timeout: float, per_test: float) -> tuple[list[RunRecord], float]:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
         than `per_test` seconds is interrupted and counts as failing, and no test starts after
         `timeout` seconds."""
-        result = self._call({"mode": "coverage", "tests": tests, "per_test": per_test, "seconds": timeout,
-                             "until": time.time() + timeout, "compact": True},
-                            timeout + 30)
+        result = self._call(
+            {
+                "mode": "coverage",
+                "tests": tests,
+                "per_test": per_test,
+                "seconds": timeout,
+                "until": time.time() + timeout,
+                "compact": True,
+            },
+            timeout + 30,
+        )
         if result.timed_out:
             raise RepairError(f"the coverage run did not finish within {timeout:.0f} s")
         lines = [line for line in result.stdout.splitlines() if line.startswith("Z:")]
         try:
             data = json.loads(zlib.decompress(base64.b64decode(lines[-1][2:])))
         except (IndexError, ValueError, zlib.error):
-            raise RepairError(f"the coverage run printed no complete result: {result.output.strip()[-2000:]}") \
-                from None
-        runs = [RunRecord(nodeid, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
-                        t.get("timeout", False))
-                for nodeid, t in data["tests"].items()]
+            raise RepairError(
+                f"the coverage run printed no complete result: {result.output.strip()[-2000:]}"
+            ) from None
+        runs = [
+            RunRecord(
+                nodeid,
+                t["outcome"],
+                t["lines"],
+                [tuple(f) for f in t["tb"]],
+                t["duration"],
+                t.get("timeout", False),
+            )
+            for nodeid, t in data["tests"].items()
+        ]
         return runs, float(data["duration"])
 
-    def check(self, mutations: list[Mutation], failing: list[str], passing: list[str], *, timeout: float,
-              full_timeout: float, seconds: float, stop_after: int = 1, extra: int = 0,
-              also: list[str] | None = None, slower: float = 0.0) -> list[Verdict]:
+    def check(
+        self,
+        mutations: list[Mutation],
+        failing: list[str],
+        passing: list[str],
+        *,
+        timeout: float,
+        full_timeout: float,
+        seconds: float,
+        stop_after: int = 1,
+        extra: int = 0,
+        also: list[str] | None = None,
+        slower: float = 0.0,
+    ) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
         candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
         per mutation tried. A plausible one also counts how many of `also` (other failing tests) it
         fixes, and is rejected when its passing tests run `slower` times slower than unpatched."""
         request = {
-            "mode": "check", "failing": failing, "passing": passing, "timeout": timeout,
-            "full_timeout": full_timeout, "seconds": seconds, "until": time.time() + seconds,
+            "mode": "check",
+            "failing": failing,
+            "passing": passing,
+            "timeout": timeout,
+            "full_timeout": full_timeout,
+            "seconds": seconds,
+            "until": time.time() + seconds,
             "stop_after": stop_after,
-            "extra": extra, "also": also or [], "slower": slower,
-            "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-                           for i, m in enumerate(mutations)],
+            "extra": extra,
+            "also": also or [],
+            "slower": slower,
+            "candidates": [
+                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+                for i, m in enumerate(mutations)
+            ],
         }
         paths = sorted({m.path for m in mutations})
         originals = self.sandbox.read_files(paths)
@@ -99,8 +142,16 @@ class Checker:
                 continue
             item = json.loads(line)
             if "id" in item:
-                verdicts.append(Verdict(mutations[item["id"]], item["ok"], item["stage"], item["reason"],
-                                        item["seconds"], item.get("also", 0)))
+                verdicts.append(
+                    Verdict(
+                        mutations[item["id"]],
+                        item["ok"],
+                        item["stage"],
+                        item["reason"],
+                        item["seconds"],
+                        item.get("also", 0),
+                    )
+                )
         if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts

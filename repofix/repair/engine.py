@@ -74,8 +74,13 @@ def diff(sources: dict[str, SourceFile], mutation: Mutation) -> tuple[str, dict[
     return unified_diff(mutation.path, src.text, new), {mutation.path: new}
 
 
-def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str] | None,
-             timeout: float, per_test: float) -> tuple[list[RunRecord], list[str], list[str], float]:
+def baseline(
+    checker: Checker,
+    failing_tests: list[str],
+    passing_tests: list[str] | None,
+    timeout: float,
+    per_test: float,
+) -> tuple[list[RunRecord], list[str], list[str], float]:
     selection = [] if passing_tests is None else list(dict.fromkeys([*failing_tests, *passing_tests]))
     runs, duration = checker.coverage(selection, timeout, per_test)
     failed = {r.nodeid for r in runs if r.outcome == "failed"}
@@ -88,8 +93,14 @@ def baseline(checker: Checker, failing_tests: list[str], passing_tests: list[str
     return runs, failing, sorted(passed), duration
 
 
-def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tests: list[str] | None = None,
-           budget: Budget | None = None, *, python: str = "python") -> RepairResult:
+def repair(
+    sandbox: Sandbox,
+    failing_tests: list[str] | None = None,
+    passing_tests: list[str] | None = None,
+    budget: Budget | None = None,
+    *,
+    python: str = "python",
+) -> RepairResult:
     """Search for a small patch that makes `failing_tests` pass without breaking `passing_tests`.
 
     Test ids are pytest node ids relative to the workspace. With no failing tests given, every test
@@ -98,8 +109,9 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
     budget = budget or Budget()
     start = time.monotonic()
     checker = Checker(sandbox, python)
-    runs, failing, passing, run_seconds = baseline(checker, failing_tests or [], passing_tests, budget.max_seconds,
-                                                   budget.test_timeout)
+    runs, failing, passing, run_seconds = baseline(
+        checker, failing_tests or [], passing_tests, budget.max_seconds, budget.test_timeout
+    )
     result = RepairResult("not_fixed", failing_tests=failing, passing_tests=passing)
     if not failing:
         result.status, result.message = "no_failures", "no target test fails, so there is nothing to repair"
@@ -113,20 +125,33 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
         return _done(result, start)
     timeout, full_timeout, failing = timeouts(runs, failing, run_seconds)
     singles = pool.singles(budget.ordered)
-    stages = itertools.chain(pool.valid(singles),
-                             _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))))
+    stages = itertools.chain(
+        pool.valid(singles),
+        _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))),
+    )
     found: list[Mutation] = []
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     extra_left = budget.extra_after_plausible
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
-        limit = min(budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9)
+        limit = min(
+            budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9
+        )
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
         remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
         if not batch or remaining <= 0:
             break
-        verdicts = checker.check(batch, failing, passing, timeout=timeout, full_timeout=full_timeout,
-                                 seconds=remaining, stop_after=len(batch), extra=extra_left, slower=budget.slower)
+        verdicts = checker.check(
+            batch,
+            failing,
+            passing,
+            timeout=timeout,
+            full_timeout=full_timeout,
+            seconds=remaining,
+            stop_after=len(batch),
+            extra=extra_left,
+            slower=budget.slower,
+        )
         result.candidates_tried += len(verdicts)
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
         if found:
@@ -136,7 +161,7 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
         found += [v.mutation for v in verdicts if v.ok]
         if len(verdicts) < len(batch) and first is None:
             break  # the worker ran out of time
-        pending = batch[len(verdicts):] + pending
+        pending = batch[len(verdicts) :] + pending
     result.candidates_generated = pool.generated
     result.plausible = found
     if found:
@@ -145,8 +170,12 @@ def repair(sandbox: Sandbox, failing_tests: list[str] | None = None, passing_tes
         result.patch_diff, result.files = diff(sources, best)
         result.message = f"{best.description} ({best.path}:{best.line})"
     else:
-        result.message = give_up_reason(result.candidates_tried, sum(len(v) for v in pool.lines.values()),
-                                        time.monotonic() - start >= budget.max_seconds, budget.max_seconds)
+        result.message = give_up_reason(
+            result.candidates_tried,
+            sum(len(v) for v in pool.lines.values()),
+            time.monotonic() - start >= budget.max_seconds,
+            budget.max_seconds,
+        )
     return _done(result, start)
 
 
@@ -162,7 +191,9 @@ def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> t
     return max(2.0, 3 * fail_seconds + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
 
 
-def give_up_reason(tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None) -> str:
+def give_up_reason(
+    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None
+) -> str:
     """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
     the seconds this target was given of `seconds` when its share ran out, not the whole budget."""
     why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
@@ -178,4 +209,3 @@ def _lazy(make) -> Iterator[Mutation]:
 def _done(result: RepairResult, start: float) -> RepairResult:
     result.seconds = time.monotonic() - start
     return result
-

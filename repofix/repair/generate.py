@@ -15,8 +15,13 @@ from repofix.repair.source import Mutation, SourceFile
 
 def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:
     body: list[ast.stmt] = getattr(parent, "body", None) or []
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str) and bool(body) and body[0] is node)
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and bool(body)
+        and body[0] is node
+    )
 
 
 def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator[Mutation]:
@@ -30,7 +35,9 @@ def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator
         yield from ops.boolop(src, node)
     elif isinstance(node, ast.UnaryOp):
         yield from ops.unaryop(src, node)
-    elif isinstance(node, ast.Constant) and not (isinstance(parent, ast.Expr) and isinstance(node.value, str)):
+    elif isinstance(node, ast.Constant) and not (
+        isinstance(parent, ast.Expr) and isinstance(node.value, str)
+    ):
         yield from ops.constant(src, node)
     elif isinstance(node, ast.Subscript):
         yield from ops.subscript(src, node)
@@ -52,7 +59,9 @@ def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator
         yield from st.return_early(src, node.body, node)
 
 
-def _walk(node: ast.AST, parent: ast.AST, func: ast.AST | None) -> Iterator[tuple[ast.AST, ast.AST, ast.AST | None]]:
+def _walk(
+    node: ast.AST, parent: ast.AST, func: ast.AST | None
+) -> Iterator[tuple[ast.AST, ast.AST, ast.AST | None]]:
     yield node, parent, func
     if isinstance(node, ast.JoinedStr):  # positions inside f-strings are unreliable before 3.12
         return
@@ -99,17 +108,27 @@ def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[
                 continue
             prior = (a.prior * b.prior) ** 0.5 * 0.9 if a.op == b.op else a.prior * b.prior
             edits = tuple(sorted(a.edits + b.edits, key=lambda e: e.start))
-            yield Mutation(a.path, a.line, f"{a.op}+{b.op}", f"{a.description}; {b.description}", edits,
-                           prior, tuple(sorted(set(a.lines) | set(b.lines))))
+            yield Mutation(
+                a.path,
+                a.line,
+                f"{a.op}+{b.op}",
+                f"{a.description}; {b.description}",
+                edits,
+                prior,
+                tuple(sorted(set(a.lines) | set(b.lines))),
+            )
             made += 1
             on_line += 1
             if made >= limit:
                 return
 
 
-def function_pairs(singles: list[Mutation], functions: list[tuple[int, int]], limit: int) -> Iterator[Mutation]:
+def function_pairs(
+    singles: list[Mutation], functions: list[tuple[int, int]], limit: int
+) -> Iterator[Mutation]:
     """Two coordinated edits on different lines of one function (`functions`: first and last line
     of each), tried when single edits run out: both halves must be likely on their own."""
+
     def owner(m: Mutation) -> tuple[int, int] | None:
         return next((f for f in functions if f[0] <= m.line <= f[1]), None)
 
@@ -124,8 +143,15 @@ def function_pairs(singles: list[Mutation], functions: list[tuple[int, int]], li
             if a.line == b.line or _overlap(a, b):
                 continue
             edits = tuple(sorted(a.edits + b.edits, key=lambda e: e.start))
-            yield Mutation(a.path, min(a.line, b.line), f"{a.op}+{b.op}", f"{a.description}; {b.description}",
-                           edits, a.prior * b.prior * 0.8, tuple(sorted(set(a.lines) | set(b.lines))))
+            yield Mutation(
+                a.path,
+                min(a.line, b.line),
+                f"{a.op}+{b.op}",
+                f"{a.description}; {b.description}",
+                edits,
+                a.prior * b.prior * 0.8,
+                tuple(sorted(set(a.lines) | set(b.lines))),
+            )
             made += 1
             if made >= limit:
                 return
@@ -133,8 +159,11 @@ def function_pairs(singles: list[Mutation], functions: list[tuple[int, int]], li
 
 def functions(src: SourceFile) -> list[tuple[int, int]]:
     """(first line, last line) of every function, innermost last."""
-    return [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(src.tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))][::-1]
+    return [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(src.tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ][::-1]
 
 
 def _overlap(a: Mutation, b: Mutation) -> bool:

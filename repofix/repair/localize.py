@@ -63,8 +63,16 @@ def rank(runs: list[RunRecord], failing: set[str], tb_weight: float = 0.3) -> li
             for depth, (path, line) in enumerate(reversed(frames)):
                 key = (path, line)
                 bonus[key] = max(bonus.get(key, 0.0), 1.0 / (1 + depth))
-    suspects = [Suspect(path, line, ochiai(count, ep.get((path, line), 0), total_failed)
-                        * (1 + tb_weight * bonus.get((path, line), 0.0)), count, ep.get((path, line), 0))
-                for (path, line), count in ef.items()]
+    suspects = [
+        Suspect(
+            path,
+            line,
+            ochiai(count, ep.get((path, line), 0), total_failed)
+            * (1 + tb_weight * bonus.get((path, line), 0.0)),
+            count,
+            ep.get((path, line), 0),
+        )
+        for (path, line), count in ef.items()
+    ]
     suspects.sort(key=lambda s: (-s.score, s.ep, s.path, s.line))
     return suspects

@@ -34,7 +34,7 @@ from repofix.testfiles import is_test_file
 MARK = "REPOFIX-BUILTIN:"
 
 # Runs in the sandbox's persistent Python namespace (Python >= 3.8, stdlib only).
-SNIPPET = '''
+SNIPPET = """
 import base64 as _b, json as _j, os as _o, subprocess as _s, sys as _y, tempfile as _t, zlib as _z
 def _repofix_builtin(request, source, timeout, files_from=None):
     path = _o.path.join(_t.gettempdir(), "repofix_repair_worker.py")
@@ -61,7 +61,7 @@ def _repofix_builtin(request, source, timeout, files_from=None):
                 with open(rel, "rb") as handle:
                     payload["files"][rel] = handle.read().decode("utf-8", "replace")
     print(MARK + _b.b64encode(_z.compress(_j.dumps(payload).encode(), 9)).decode())
-'''.replace("MARK", repr(MARK), 1)
+""".replace("MARK", repr(MARK), 1)
 
 
 def _call(name: str, arguments: dict[str, Any], step: int) -> ModelReply:
@@ -72,7 +72,7 @@ def _payload(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
     for message in reversed(messages):
         if message.get("role") in ("tool", "user") and MARK in str(message.get("content") or ""):
             text = str(message["content"])
-            blob = text[text.rindex(MARK) + len(MARK):].split()[0]
+            blob = text[text.rindex(MARK) + len(MARK) :].split()[0]
             try:
                 return json.loads(zlib.decompress(base64.b64decode(blob)))
             except (ValueError, zlib.error):
@@ -98,7 +98,7 @@ def read_goal(messages: list[dict[str, Any]]) -> tuple[str, list[str]]:
         if start is None:
             return "none", []
         targets = []
-        for line in lines[start + 1:]:
+        for line in lines[start + 1 :]:
             if not line.startswith("- "):
                 break
             targets.append(line[2:].strip())
@@ -143,8 +143,10 @@ class BuiltinModel:
         return handler(messages)
 
     def _python(self, request: dict[str, Any], timeout: float, files: bool = False) -> ModelReply:
-        code = (SNIPPET + f"_repofix_builtin(_j.loads({json.dumps(json.dumps(request))}), "
-                f"{worker_source()!r}, {timeout!r}, {'True' if files else 'None'})\n")
+        code = (
+            SNIPPET + f"_repofix_builtin(_j.loads({json.dumps(json.dumps(request))}), "
+            f"{worker_source()!r}, {timeout!r}, {'True' if files else 'None'})\n"
+        )
         return _call("python", {"code": code}, self.step)
 
     def _left(self) -> float:
@@ -154,25 +156,42 @@ class BuiltinModel:
         self.started = time.monotonic()
         kind, self.targets = read_goal(messages)
         if kind == "red":
-            return self._give_up("the built-in repair engine cannot write the regression test this task needs "
-                                 "first; name failing tests instead, or use an LLM")
+            return self._give_up(
+                "the built-in repair engine cannot write the regression test this task needs "
+                "first; name failing tests instead, or use an LLM"
+            )
         return self._coverage()
 
     def _coverage(self) -> ModelReply:
         self.phase = "localized"
-        request = {"mode": "coverage", "tests": [], "per_test": self.budget.test_timeout,
-                   "seconds": max(1.0, self._left()), "until": time.time() + max(1.0, self._left())}
+        request = {
+            "mode": "coverage",
+            "tests": [],
+            "per_test": self.budget.test_timeout,
+            "seconds": max(1.0, self._left()),
+            "until": time.time() + max(1.0, self._left()),
+        }
         return self._python(request, max(1.0, self._left()) + 30, files=True)
 
     def _on_localized(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = _payload(messages) or {}
         lines = [x for x in payload.get("stdout", "").splitlines() if x.startswith("{")]
         if not lines:
-            return self._give_up("the coverage run in the sandbox printed no result: "
-                                 + str(payload.get("stderr", ""))[-500:])
+            return self._give_up(
+                "the coverage run in the sandbox printed no result: " + str(payload.get("stderr", ""))[-500:]
+            )
         data = json.loads(lines[-1])
-        self.runs = [RunRecord(n, t["outcome"], t["lines"], [tuple(f) for f in t["tb"]], t["duration"],
-                               t.get("timeout", False)) for n, t in data["tests"].items()]
+        self.runs = [
+            RunRecord(
+                n,
+                t["outcome"],
+                t["lines"],
+                [tuple(f) for f in t["tb"]],
+                t["duration"],
+                t.get("timeout", False),
+            )
+            for n, t in data["tests"].items()
+        ]
         self.run_seconds = data["duration"]
         failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
         wanted = set(self.targets)
@@ -208,8 +227,10 @@ class BuiltinModel:
         self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines)
         singles = self.pool.singles(self.budget.ordered)
         pool = self.pool
-        self.stream = itertools.chain(pool.valid(singles), (m for m in pool.valid(
-            pool.doubles(singles, self.budget.pair_lines, self.budget.max_pairs))))
+        self.stream = itertools.chain(
+            pool.valid(singles),
+            (m for m in pool.valid(pool.doubles(singles, self.budget.pair_lines, self.budget.max_pairs))),
+        )
         self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
         self.focus_split = 1 + len(self.queue)  # the targets the time left is shared among
         self.focus_share = max(0.0, self._left()) / self.focus_split
@@ -221,7 +242,9 @@ class BuiltinModel:
         remaining = min(self._left(), self.focus_deadline - time.monotonic())
         limit = min(self.budget.batch, self.budget.max_candidates - self.tried)
         self.batch = list(itertools.islice(self.stream, max(0, limit))) if remaining > 0 else []
-        remaining = min(self._left(), self.focus_deadline - time.monotonic())  # making the batch took time too
+        remaining = min(
+            self._left(), self.focus_deadline - time.monotonic()
+        )  # making the batch took time too
         if remaining <= 0:
             self.batch = []
         if not self.batch:
@@ -234,13 +257,23 @@ class BuiltinModel:
             self.stuck[self.focus] = why
             return self._next_focus()
         self.phase = "checked"
-        request = {"mode": "check", "failing": [self.focus], "passing": self.passing, "also": self.others,
-                   "timeout": self.timeouts[0], "full_timeout": self.timeouts[1], "seconds": min(remaining, 120),
-                   "until": time.time() + min(remaining, 120),
-                   "stop_after": len(self.batch), "extra": self.budget.extra_after_plausible,
-                   "slower": self.budget.slower,
-                   "candidates": [{"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-                                  for i, m in enumerate(self.batch)]}
+        request = {
+            "mode": "check",
+            "failing": [self.focus],
+            "passing": self.passing,
+            "also": self.others,
+            "timeout": self.timeouts[0],
+            "full_timeout": self.timeouts[1],
+            "seconds": min(remaining, 120),
+            "until": time.time() + min(remaining, 120),
+            "stop_after": len(self.batch),
+            "extra": self.budget.extra_after_plausible,
+            "slower": self.budget.slower,
+            "candidates": [
+                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+                for i, m in enumerate(self.batch)
+            ],
+        }
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
 
     def _on_checked(self, messages: list[dict[str, Any]]) -> ModelReply:
@@ -257,8 +290,10 @@ class BuiltinModel:
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also)
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)
-        self.repaired.append(f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
-                             + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else ""))
+        self.repaired.append(
+            f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
+            + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else "")
+        )
         self.phase = "edited"
         return _call("edit", {"text": patch}, self.step)
 
@@ -273,8 +308,10 @@ class BuiltinModel:
     def _reason(self) -> str:
         stuck = [f"{test}: {why}" for test, why in self.stuck.items()]
         if self.repaired:
-            return (f"repaired {len(self.repaired)} target(s) ({'; '.join(self.repaired)}), but for "
-                    + "; ".join(stuck))
+            return (
+                f"repaired {len(self.repaired)} target(s) ({'; '.join(self.repaired)}), but for "
+                + "; ".join(stuck)
+            )
         if len(stuck) == 1:
             return stuck[0].split(": ", 1)[1] + f" (target {next(iter(self.stuck))})"
         return "; ".join(stuck) or "no failing target test to work on"

@@ -10,36 +10,95 @@ from collections.abc import Iterator
 
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, find_token, keyword_safe
 
-CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-       ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
-CMP_SWAPS = {
-    "<": ["<=", ">", ">=", "==", "!="], "<=": ["<", ">=", ">", "==", "!="],
-    ">": [">=", "<", "<=", "==", "!="], ">=": [">", "<=", "<", "==", "!="],
-    "==": ["!=", "<=", ">=", "<", ">"], "!=": ["==", "<", ">"],
-    "is": ["is not"], "is not": ["is"], "in": ["not in"], "not in": ["in"],
+CMP = {
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
 }
-BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-       ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
-       ast.MatMult: "@"}
+CMP_SWAPS = {
+    "<": ["<=", ">", ">=", "==", "!="],
+    "<=": ["<", ">=", ">", "==", "!="],
+    ">": [">=", "<", "<=", "==", "!="],
+    ">=": [">", "<=", "<", "==", "!="],
+    "==": ["!=", "<=", ">=", "<", ">"],
+    "!=": ["==", "<", ">"],
+    "is": ["is not"],
+    "is not": ["is"],
+    "in": ["not in"],
+    "not in": ["in"],
+}
+BIN = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.MatMult: "@",
+}
 ARITH = ["+", "-", "*", "/", "//", "%", "**"]
-NEAR = {("+", "-"), ("-", "+"), ("*", "/"), ("/", "*"), ("/", "//"), ("//", "/"), ("//", "%"), ("%", "//"),
-        ("*", "**"), ("**", "*"), ("-", "%"), ("*", "+"), ("+", "*")}
+NEAR = {
+    ("+", "-"),
+    ("-", "+"),
+    ("*", "/"),
+    ("/", "*"),
+    ("/", "//"),
+    ("//", "/"),
+    ("//", "%"),
+    ("%", "//"),
+    ("*", "**"),
+    ("**", "*"),
+    ("-", "%"),
+    ("*", "+"),
+    ("+", "*"),
+}
 BITS = {"&": ["|", "^"], "|": ["&", "^"], "^": ["&", "|"], "<<": [">>"], ">>": ["<<"]}
 NONCOMMUTATIVE = {"-", "/", "//", "%", "**", "<<", ">>"}
 CALL_GROUPS = [
-    {"min", "max"}, {"any", "all"}, {"sorted", "reversed"}, {"append", "extend"}, {"floor", "ceil", "round"},
-    {"lower", "upper", "swapcase"}, {"isupper", "islower"}, {"startswith", "endswith"}, {"find", "rfind"},
-    {"index", "rindex"}, {"strip", "lstrip", "rstrip"}, {"split", "rsplit"}, {"isdigit", "isalpha", "isalnum"},
-    {"keys", "values", "items"}, {"ord", "chr"}, {"sum", "len"}, {"int", "float"}, {"pop", "popleft"},
-    {"remove", "discard"}, {"insert", "append"}, {"title", "capitalize"}, {"list", "set", "sorted"},
+    {"min", "max"},
+    {"any", "all"},
+    {"sorted", "reversed"},
+    {"append", "extend"},
+    {"floor", "ceil", "round"},
+    {"lower", "upper", "swapcase"},
+    {"isupper", "islower"},
+    {"startswith", "endswith"},
+    {"find", "rfind"},
+    {"index", "rindex"},
+    {"strip", "lstrip", "rstrip"},
+    {"split", "rsplit"},
+    {"isdigit", "isalpha", "isalnum"},
+    {"keys", "values", "items"},
+    {"ord", "chr"},
+    {"sum", "len"},
+    {"int", "float"},
+    {"pop", "popleft"},
+    {"remove", "discard"},
+    {"insert", "append"},
+    {"title", "capitalize"},
+    {"list", "set", "sorted"},
 ]
 UNWRAP = {"abs", "int", "float", "str", "list", "set", "tuple", "sorted", "reversed", "round", "bool", "len"}
 BRACKETS = {"(": "[", "[": "(", ")": "]", "]": ")", "{": "(", "}": ")", "<": ">", ">": "<"}
 PUNCTUATION = [" ", ",", ".", "-", "_", ":", ";"]
 
 
-def replace_op(src: SourceFile, start: int, end: int, old: str, new: str, op: str, prior: float,
-               what: str) -> Mutation | None:
+def replace_op(
+    src: SourceFile, start: int, end: int, old: str, new: str, op: str, prior: float, what: str
+) -> Mutation | None:
     found = find_token(src, start, end, old)
     if found is None:
         return None
@@ -61,21 +120,29 @@ def compare(src: SourceFile, node: ast.Compare) -> Iterator[Mutation]:
 def binop(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
     old = BIN[type(node.op)]
     left, right = src.span(node.left), src.span(node.right)
-    news = [(n, 0.85 if (old, n) in NEAR else 0.45) for n in ARITH if n != old] if old in ARITH else \
-        [(n, 0.6) for n in BITS.get(old, [])]
+    news = (
+        [(n, 0.85 if (old, n) in NEAR else 0.45) for n in ARITH if n != old]
+        if old in ARITH
+        else [(n, 0.6) for n in BITS.get(old, [])]
+    )
     for new, prior in news:
         m = replace_op(src, left[1], right[0], old, new, "arith", prior, "operator")
         if m:
             yield m
     # drop an operand: `a * b * -1` -> `a * b`, `x - 1` -> `x`
-    yield src.mutation("drop-operand", f"drop '{old} {src.segment(node.right)}'",
-                       [Edit(left[1], right[1], "")], 0.55)
-    yield src.mutation("drop-operand", f"drop '{src.segment(node.left)} {old}'",
-                       [Edit(left[0], right[0], "")], 0.4)
+    yield src.mutation(
+        "drop-operand", f"drop '{old} {src.segment(node.right)}'", [Edit(left[1], right[1], "")], 0.55
+    )
+    yield src.mutation(
+        "drop-operand", f"drop '{src.segment(node.left)} {old}'", [Edit(left[0], right[0], "")], 0.4
+    )
     if old in NONCOMMUTATIVE or old == "+":  # `+` too: strings and lists do not commute
-        yield src.mutation("swap-operands", f"swap operands of {old}",
-                           [Edit(*left, src.atom(node.right)), Edit(*right, src.atom(node.left))],
-                           0.5 if old != "+" else 0.35)
+        yield src.mutation(
+            "swap-operands",
+            f"swap operands of {old}",
+            [Edit(*left, src.atom(node.right)), Edit(*right, src.atom(node.left))],
+            0.5 if old != "+" else 0.35,
+        )
     if old == "-":
         start, end = src.span(node)
         yield src.mutation("wrap-abs", "wrap in abs()", [Edit(start, end, f"abs({src.segment(node)})")], 0.45)
@@ -120,8 +187,12 @@ def negate(src: SourceFile, test: ast.expr, prior: float = 0.7) -> Iterator[Muta
 def unaryop(src: SourceFile, node: ast.UnaryOp) -> Iterator[Mutation]:
     if isinstance(node.op, (ast.USub, ast.Not, ast.Invert)):
         start, end = src.span(node)
-        yield src.mutation("drop-unary", f"drop unary operator in '{src.segment(node)}'",
-                           [Edit(start, src.span(node.operand)[0], "")], 0.6)
+        yield src.mutation(
+            "drop-unary",
+            f"drop unary operator in '{src.segment(node)}'",
+            [Edit(start, src.span(node.operand)[0], "")],
+            0.6,
+        )
 
 
 def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
@@ -132,7 +203,9 @@ def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
     elif isinstance(value, int):
         news = [(str(value + 1), 0.85), (str(value - 1), 0.85)] + [(str(v), 0.6) for v in (0, 1, -1, 2)]
     elif isinstance(value, float):
-        news = [(repr(value + 1), 0.7), (repr(value - 1), 0.7)] + [(repr(v), 0.6) for v in (0.0, 1.0, 2.0, 0.5)]
+        news = [(repr(value + 1), 0.7), (repr(value - 1), 0.7)] + [
+            (repr(v), 0.6) for v in (0.0, 1.0, 2.0, 0.5)
+        ]
         news.append((repr(value * 2), 0.5))
         news.append((repr(value / 2), 0.5))
     elif isinstance(value, str):
@@ -146,12 +219,12 @@ def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
             if variant != value:
                 strs.append((variant, 0.5))
         if 1 < len(value) <= 8:
-            strs += [(value[:i] + value[i + 1:], 0.3) for i in range(len(value))]
+            strs += [(value[:i] + value[i + 1 :], 0.3) for i in range(len(value))]
         news = [(_quote(s, quote), p) for s, p in strs]
     original = src.segment(node)
     seen = {original}
     for text, prior in news:
-        if text not in seen and not (text.startswith("-") and src.data[start - 1:start] == b"-"):
+        if text not in seen and not (text.startswith("-") and src.data[start - 1 : start] == b"-"):
             seen.add(text)
             yield src.mutation("constant", f"constant {original} -> {text}", [Edit(start, end, text)], prior)
 
@@ -170,8 +243,9 @@ def plus_minus_one(src: SourceFile, node: ast.expr, prior: float, why: str) -> I
     start, end = src.span(node)
     text = src.segment(node) if isinstance(node, (*ATOMS, ast.BinOp)) else src.atom(node)
     for delta in (" + 1", " - 1"):
-        yield src.mutation("off-by-one", f"{why}: {src.segment(node)}{delta}", [Edit(start, end, text + delta)],
-                           prior)
+        yield src.mutation(
+            "off-by-one", f"{why}: {src.segment(node)}{delta}", [Edit(start, end, text + delta)], prior
+        )
 
 
 def subscript(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
@@ -181,8 +255,9 @@ def subscript(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
             if bound is not None:
                 yield from plus_minus_one(src, bound, 0.75, "slice bound")
                 start, end = src.span(bound)
-                yield src.mutation("off-by-one", f"drop slice bound {src.segment(bound)}", [Edit(start, end, "")],
-                                   0.5)
+                yield src.mutation(
+                    "off-by-one", f"drop slice bound {src.segment(bound)}", [Edit(start, end, "")], 0.5
+                )
         if sl.lower is None and sl.upper is not None:
             start = src.span(sl)[0]
             yield src.mutation("off-by-one", "slice from 1", [Edit(start, start, "1")], 0.5)
@@ -203,8 +278,9 @@ def call(src: SourceFile, node: ast.Call) -> Iterator[Mutation]:
                     yield src.mutation("call", f"call {name} -> {other}", [Edit(fstart, fend, other)], 0.8)
         if isinstance(func, ast.Name) and name in UNWRAP and len(node.args) == 1 and not node.keywords:
             start, end = src.span(node)
-            yield src.mutation("unwrap-call", f"drop call {name}()", [Edit(start, end, src.segment(node.args[0]))],
-                               0.45)
+            yield src.mutation(
+                "unwrap-call", f"drop call {name}()", [Edit(start, end, src.segment(node.args[0]))], 0.45
+            )
         if name == "range":
             for arg in node.args[:2]:
                 yield from plus_minus_one(src, arg, 0.8, "range bound")
@@ -218,8 +294,9 @@ def call(src: SourceFile, node: ast.Call) -> Iterator[Mutation]:
             else:
                 end = src.span(node)[1] - 1
                 sep = ", " if node.args or node.keywords else ""
-                yield src.mutation("call", f"{name}(..., reverse=True)", [Edit(end, end, sep + "reverse=True")],
-                                   0.7)
+                yield src.mutation(
+                    "call", f"{name}(..., reverse=True)", [Edit(end, end, sep + "reverse=True")], 0.7
+                )
     positional = [a for a in node.args if not isinstance(a, ast.Starred)]
     if len(positional) == len(node.args):
         yield from swap_adjacent(src, node.args, "swap-args", 0.5)
@@ -228,13 +305,19 @@ def call(src: SourceFile, node: ast.Call) -> Iterator[Mutation]:
 def swap_adjacent(src: SourceFile, items: list[ast.expr], op: str, prior: float) -> Iterator[Mutation]:
     for a, b in zip(items, items[1:], strict=False):
         if src.segment(a) != src.segment(b):
-            yield src.mutation(op, f"swap {src.segment(a)} and {src.segment(b)}",
-                               [Edit(*src.span(a), src.segment(b)), Edit(*src.span(b), src.segment(a))], prior)
+            yield src.mutation(
+                op,
+                f"swap {src.segment(a)} and {src.segment(b)}",
+                [Edit(*src.span(a), src.segment(b)), Edit(*src.span(b), src.segment(a))],
+                prior,
+            )
 
 
 def collection(src: SourceFile, node: ast.List | ast.Tuple | ast.Set) -> Iterator[Mutation]:
     if isinstance(node, (ast.Tuple, ast.List)):
-        yield from swap_adjacent(src, node.elts, "swap-elements", 0.45 if isinstance(node, ast.Tuple) else 0.4)
+        yield from swap_adjacent(
+            src, node.elts, "swap-elements", 0.45 if isinstance(node, ast.Tuple) else 0.4
+        )
     if len(node.elts) >= 2 and not isinstance(node, ast.Tuple):
         spans = [src.span(e) for e in node.elts]
         for i, elt in enumerate(node.elts):
@@ -247,6 +330,7 @@ def comprehension(src: SourceFile, node: ast.comprehension) -> Iterator[Mutation
     for cond in node.ifs:
         yield from negate(src, cond, 0.65)
         start, end = src.span(cond)
-        yield src.mutation("drop-condition", f"drop filter 'if {src.segment(cond)}'", [Edit(previous, end, "")],
-                           0.5)
+        yield src.mutation(
+            "drop-condition", f"drop filter 'if {src.segment(cond)}'", [Edit(previous, end, "")], 0.5
+        )
         previous = end

@@ -46,8 +46,12 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             kind = _constructor(node.value)
             if GROWS.get(kind or ""):
                 grow[(node.targets[0].id, GROWS[kind])] = None  # type: ignore[index]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                isinstance(node.func.value, ast.Name) and node.func.attr in ("add", "append", "appendleft"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.attr in ("add", "append", "appendleft")
+        ):
             grow[(node.func.value.id, node.func.attr)] = None
         if isinstance(node, ast.Subscript):
             for sub in ast.walk(node.slice):
@@ -62,10 +66,21 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     skip = called | BUILTIN_NAMES | {"self", "cls"}
     names = [n for n in dict.fromkeys(params + stored + read) if n not in skip]
     local = set(names)
-    defined = [n.name for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and len(n.args.args) >= 1 and n is not func]
-    one_arg = {n.func.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-               and len(n.args) == 1 and not n.keywords}
+    defined = [
+        n.name
+        for n in module.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(n.args.args) >= 1 and n is not func
+    ]
+    one_arg = {
+        n.func.id
+        for n in ast.walk(module)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
+    }
     wrappers = [w for w in dict.fromkeys(WRAPPERS + sorted(one_arg & set(defined)))]
-    return Scope(names=names, grow=[g for g in grow if g[0] in local], ints=[n for n in ints if n in local],
-                 wrappers=wrappers, assigned=[n for n in dict.fromkeys(stored) if n in local])
+    return Scope(
+        names=names,
+        grow=[g for g in grow if g[0] in local],
+        ints=[n for n in ints if n in local],
+        wrappers=wrappers,
+        assigned=[n for n in dict.fromkeys(stored) if n in local],
+    )

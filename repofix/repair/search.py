@@ -13,6 +13,7 @@ from repofix.repair.source import Mutation, SourceFile
 
 def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) -> list[Mutation]:
     """Best first: suspiciousness of the line times the operator's prior; then smaller edits."""
+
     def key(m: Mutation) -> tuple:
         score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
         return (-(score * m.prior), m.size, m.path, m.line, m.description)
@@ -20,8 +21,9 @@ def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) 
     return sorted(candidates, key=key)
 
 
-def best(found: list[Mutation], scores: dict[tuple[str, int], float], also: dict[Mutation, int] | None = None
-         ) -> Mutation:
+def best(
+    found: list[Mutation], scores: dict[tuple[str, int], float], also: dict[Mutation, int] | None = None
+) -> Mutation:
     """Among plausible patches, the least likely to overfit: one edit before two, then the one that
     also fixes the most other failing tests, then the smallest change, at the most suspicious line."""
     also = also or {}
@@ -48,7 +50,9 @@ class CandidatePool:
         self.invalid = 0
 
     def singles(self, ordered: bool = True) -> list[Mutation]:
-        found = [m for path, lines in sorted(self.lines.items()) for m in mutations(self.sources[path], lines)]
+        found = [
+            m for path, lines in sorted(self.lines.items()) for m in mutations(self.sources[path], lines)
+        ]
         if not ordered:  # the baseline: source order, the operators' own order within a line
             return sorted(found, key=lambda m: (m.path, m.line))
         return order(found, self.scores)

@@ -10,8 +10,21 @@ import bisect
 from dataclasses import dataclass, field
 
 # Expressions that never need parentheses when moved somewhere else.
-ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript, ast.List, ast.Dict, ast.Set,
-         ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
+ATOMS = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Call,
+    ast.Subscript,
+    ast.List,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.JoinedStr,
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +92,7 @@ class SourceFile:
     def apply(self, edits: tuple[Edit, ...] | list[Edit]) -> str:
         data = self.data
         for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-            data = data[: edit.start] + edit.text.encode("utf-8") + data[edit.end:]
+            data = data[: edit.start] + edit.text.encode("utf-8") + data[edit.end :]
         return data.decode("utf-8")
 
 
@@ -90,9 +103,9 @@ def find_token(src: SourceFile, start: int, end: int, token: str) -> tuple[int, 
     anything else (a comment, say) makes us give up rather than guess."""
     gap = src.data[start:end]
     lo, hi = 0, len(gap)
-    while lo < hi and gap[lo:lo + 1] in (b" ", b"\t", b"\r", b"\n", b"\\", b")"):
+    while lo < hi and gap[lo : lo + 1] in (b" ", b"\t", b"\r", b"\n", b"\\", b")"):
         lo += 1
-    while hi > lo and gap[hi - 1:hi] in (b" ", b"\t", b"\r", b"\n", b"\\", b"("):
+    while hi > lo and gap[hi - 1 : hi] in (b" ", b"\t", b"\r", b"\n", b"\\", b"("):
         hi -= 1
     middle = gap[lo:hi].decode("utf-8")
     if " ".join(middle.split()) != token:
@@ -104,8 +117,8 @@ def keyword_safe(src: SourceFile, start: int, end: int, text: str) -> str:
     """Pad a keyword operator (and, in, not in...) with spaces where it touches other tokens."""
     if not text[:1].isalpha():
         return text
-    before = src.data[start - 1:start]
-    after = src.data[end:end + 1]
+    before = src.data[start - 1 : start]
+    after = src.data[end : end + 1]
     if before not in (b" ", b"\t", b"\n", b""):
         text = " " + text
     if after not in (b" ", b"\t", b"\n", b""):

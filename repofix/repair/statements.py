@@ -11,18 +11,36 @@ from repofix.repair.operators import negate
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 BUILTIN_NAMES = set(dir(builtins))
-REMOVABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.If, ast.For, ast.While, ast.Break,
-             ast.Continue, ast.Raise, ast.Delete, ast.With, ast.Try)
+REMOVABLE = (
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Expr,
+    ast.If,
+    ast.For,
+    ast.While,
+    ast.Break,
+    ast.Continue,
+    ast.Raise,
+    ast.Delete,
+    ast.With,
+    ast.Try,
+)
 
 
 def if_statement(src: SourceFile, node: ast.If | ast.While) -> Iterator[Mutation]:
     yield from negate(src, node.test, 0.7)
     start, end = src.span(node.test)
     if isinstance(node, ast.If):  # drop the condition: the branch always (never) runs
-        yield src.mutation("drop-condition", f"condition '{src.segment(node.test)}' -> True",
-                           [Edit(start, end, "True")], 0.3)
-        yield src.mutation("drop-condition", f"condition '{src.segment(node.test)}' -> False",
-                           [Edit(start, end, "False")], 0.25)
+        yield src.mutation(
+            "drop-condition", f"condition '{src.segment(node.test)}' -> True", [Edit(start, end, "True")], 0.3
+        )
+        yield src.mutation(
+            "drop-condition",
+            f"condition '{src.segment(node.test)}' -> False",
+            [Edit(start, end, "False")],
+            0.25,
+        )
 
 
 def remove_statement(src: SourceFile, node: ast.stmt, docstring: bool) -> Iterator[Mutation]:
@@ -34,8 +52,9 @@ def remove_statement(src: SourceFile, node: ast.stmt, docstring: bool) -> Iterat
     yield src.mutation("remove-statement", f"remove '{first}'", [Edit(start, end, "pass")], prior)
 
 
-def return_early(src: SourceFile, body: list[ast.stmt],
-                 func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
+def return_early(
+    src: SourceFile, body: list[ast.stmt], func: ast.FunctionDef | ast.AsyncFunctionDef
+) -> Iterator[Mutation]:
     """Insert the function's final `return X` right after a loop or an if block that precedes it."""
     final = func.body[-1]
     if not isinstance(final, ast.Return) or final.value is None:
@@ -47,16 +66,23 @@ def return_early(src: SourceFile, body: list[ast.stmt],
             last = stmt.body[-1]
             start = src.span(last)[1]
             indent = " " * last.col_offset
-            yield src.mutation("return-early", f"return {src.segment(final.value)} at end of loop body",
-                               [Edit(start, start, f"\n{indent}return {src.segment(final.value)}")], 0.3)
+            yield src.mutation(
+                "return-early",
+                f"return {src.segment(final.value)} at end of loop body",
+                [Edit(start, start, f"\n{indent}return {src.segment(final.value)}")],
+                0.3,
+            )
 
 
 def flip_bool_returns(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
     """`return True` <-> `return False` everywhere in one function (a swapped pair of outcomes)."""
     edits = []
     for node in ast.walk(func):
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) and \
-                isinstance(node.value.value, bool):
+        if (
+            isinstance(node, ast.Return)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, bool)
+        ):
             edits.append(Edit(*src.span(node.value), str(not node.value.value)))
     if len(edits) >= 2:
         yield src.mutation("flip-returns", f"swap every True/False return in {func.name}", edits, 0.6)
@@ -83,4 +109,6 @@ def variable_swaps(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef
             start, end = src.span(node)
             for other in pool:
                 if other != node.id:
-                    yield src.mutation("variable", f"variable {node.id} -> {other}", [Edit(start, end, other)], 0.5)
+                    yield src.mutation(
+                        "variable", f"variable {node.id} -> {other}", [Edit(start, end, other)], 0.5
+                    )

@@ -11,7 +11,9 @@ from repofix.runs.listing import prune as do_prune
 
 
 @click.group(invoke_without_command=True)
-@click.option("--home", type=click.Path(), default=None, help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
+@click.option(
+    "--home", type=click.Path(), default=None, help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)"
+)
 @click.pass_context
 def runs(ctx: click.Context, home: str | None) -> None:
     """List runs with their status (newest first); `runs prune` removes old ones."""
@@ -36,7 +38,8 @@ def runs(ctx: click.Context, home: str | None) -> None:
 @click.pass_context
 def prune(ctx: click.Context, days: float, keep: int, include_active: bool, dry_run: bool) -> None:
     """Remove old run folders (and their checkpoints)."""
-    removed = do_prune(ctx.obj["home"], older_than_days=days, keep=keep, include_active=include_active,
-                       dry_run=dry_run)
+    removed = do_prune(
+        ctx.obj["home"], older_than_days=days, keep=keep, include_active=include_active, dry_run=dry_run
+    )
     verb = "would remove" if dry_run else "removed"
     click.echo(f"{verb} {len(removed)} run(s)" + "".join(f"\n  {r}" for r in removed))

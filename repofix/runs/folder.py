@@ -1,10 +1,10 @@
 """Where runs live on disk and what each run folder holds.
 
-    <home>/runs/<run-id>/
-        repo/             the run's own clone: the checkpoint store (the sandbox never sees it)
-        state.json        status, source, base commit, checkpoint counters (write-then-rename)
-        trajectory.json   written by the agent loop after every step
-        result.patch      delivered patch; report.json the delivery report; applied.json for undo
+<home>/runs/<run-id>/
+    repo/             the run's own clone: the checkpoint store (the sandbox never sees it)
+    state.json        status, source, base commit, checkpoint counters (write-then-rename)
+    trajectory.json   written by the agent loop after every step
+    result.patch      delivered patch; report.json the delivery report; applied.json for undo
 """
 
 from __future__ import annotations
@@ -96,9 +96,17 @@ def create_run(home: Path | str | None = None, label: str = "", run_id: str | No
     """Make a fresh run folder (fails if the id is taken)."""
     folder = RunFolder(runs_dir(home) / (run_id or new_run_id(label)))
     folder.root.mkdir(parents=True, exist_ok=False)
-    write_json_atomic(folder.state_file, {"run_id": folder.run_id, "status": "created",
-                                          "created": time.time(), "updated": time.time(), "label": label,
-                                          "owner": me()})
+    write_json_atomic(
+        folder.state_file,
+        {
+            "run_id": folder.run_id,
+            "status": "created",
+            "created": time.time(),
+            "updated": time.time(),
+            "label": label,
+            "owner": me(),
+        },
+    )
     return folder
 
 

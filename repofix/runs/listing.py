@@ -47,15 +47,29 @@ def list_runs(home: Path | str | None = None, with_size: bool = False) -> list[R
         if not root.is_dir():
             continue
         state = RunFolder(root).read_state()
-        found.append(RunSummary(root.name, effective_status(state), state.get("label", ""),
-                                state.get("created", 0.0), state.get("updated", 0.0), state.get("checkpoint"),
-                                (state.get("source") or {}).get("location", ""),
-                                _size(root) if with_size else None))
+        found.append(
+            RunSummary(
+                root.name,
+                effective_status(state),
+                state.get("label", ""),
+                state.get("created", 0.0),
+                state.get("updated", 0.0),
+                state.get("checkpoint"),
+                (state.get("source") or {}).get("location", ""),
+                _size(root) if with_size else None,
+            )
+        )
     return sorted(found, key=lambda r: r.created, reverse=True)
 
 
-def prune(home: Path | str | None = None, *, older_than_days: float = 14.0, keep: int = 10,
-          include_active: bool = False, dry_run: bool = False) -> list[str]:
+def prune(
+    home: Path | str | None = None,
+    *,
+    older_than_days: float = 14.0,
+    keep: int = 10,
+    include_active: bool = False,
+    dry_run: bool = False,
+) -> list[str]:
     """Remove runs older than `older_than_days`, always keeping the newest `keep`; runs that look
     active (created/acquired/running with a live owner) stay unless `include_active`; interrupted runs are
     old runs like any other. Returns the removed ids."""

@@ -16,7 +16,7 @@ def start_time(pid: int) -> int | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = stat[stat.rindex(")") + 2:].split()  # the command name may hold spaces and parentheses
+    fields = stat[stat.rindex(")") + 2 :].split()  # the command name may hold spaces and parentheses
     if fields[0] in ("Z", "X"):  # a zombie has finished; it only waits for its parent to notice
         return None
     return int(fields[19])

@@ -30,8 +30,20 @@ from repofix.sandboxes.local import LocalSandbox
 
 BACKENDS = ("docker", "bwrap", "none")
 
-__all__ = ["BACKENDS", "WORKDIR", "ChannelForged", "Changes", "CommandResult", "Limits", "MalformedReply", "RunnerDied", "Sandbox", "SandboxError",
-           "choose_backend", "open_sandbox"]
+__all__ = [
+    "BACKENDS",
+    "WORKDIR",
+    "ChannelForged",
+    "Changes",
+    "CommandResult",
+    "Limits",
+    "MalformedReply",
+    "RunnerDied",
+    "Sandbox",
+    "SandboxError",
+    "choose_backend",
+    "open_sandbox",
+]
 
 
 def choose_backend(requested: str | None = None) -> str:
@@ -51,7 +63,8 @@ def choose_backend(requested: str | None = None) -> str:
         "no sandbox is available.\n"
         f"  docker: {docker_problem}\n  bwrap: {bwrap_problem}\n"
         "Install Docker and start its engine (then `repofix sandbox build`), or install bubblewrap "
-        "(apt-get install bubblewrap). `--sandbox none` runs without isolation, at your own risk.")
+        "(apt-get install bubblewrap). `--sandbox none` runs without isolation, at your own risk."
+    )
 
 
 _said: set[str] = set()
@@ -67,9 +80,15 @@ def _say_once(line: str) -> None:
         sys.stderr.flush()
 
 
-def open_sandbox(source: Path | str | None, backend: str | None = None, limits: Limits | None = None,
-                 setup: Sequence[str] = (), image: str | None = None, python: str | None = None,
-                 repo: Path | None = None) -> Sandbox:
+def open_sandbox(
+    source: Path | str | None,
+    backend: str | None = None,
+    limits: Limits | None = None,
+    setup: Sequence[str] = (),
+    image: str | None = None,
+    python: str | None = None,
+    repo: Path | None = None,
+) -> Sandbox:
     """Start a sandbox holding a copy of `source` (a directory) at `sandbox.workdir`.
 
     `setup` commands run with network before anything else; afterwards the network is cut. bwrap runs

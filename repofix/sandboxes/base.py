@@ -64,8 +64,11 @@ class CommandResult:
     @property
     def output(self) -> str:
         """stdout and stderr joined, for display."""
-        return self.stdout + (("\n" if self.stdout and not self.stdout.endswith("\n") else "") + self.stderr
-                              if self.stderr else "")
+        return self.stdout + (
+            ("\n" if self.stdout and not self.stdout.endswith("\n") else "") + self.stderr
+            if self.stderr
+            else ""
+        )
 
 
 @dataclass

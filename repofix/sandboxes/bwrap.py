@@ -34,11 +34,31 @@ from repofix.sandboxes.session import RunnerClient
 
 PASSWD = "root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/home/sandbox:/bin/bash\n"
 GROUP = "root:x:0:\nsandbox:x:1000:\n"
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
-             "localtime", "nsswitch.conf", "mime.types", "bash.bashrc", "profile", "inputrc")
+ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "localtime",
+    "nsswitch.conf",
+    "mime.types",
+    "bash.bashrc",
+    "profile",
+    "inputrc",
+)
 # As root: what the launcher inside may do before it drops to the sandbox user (and keeps nothing).
 LAUNCH_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN")
-DROP = ["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+DROP = [
+    "setpriv",
+    "--reuid=1000",
+    "--regid=1000",
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+]
 SECCOMP_FD, INFO_FD = 9, 8  # opened by the launcher shell for bwrap
 
 
@@ -52,8 +72,13 @@ def available() -> str | None:
 class BwrapSandbox(RunnerSandbox):
     backend = "bwrap"
 
-    def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = (),
-                 python: Interpreter | None = None):
+    def __init__(
+        self,
+        source: Path | None = None,
+        limits: Limits | None = None,
+        setup: Sequence[str] = (),
+        python: Interpreter | None = None,
+    ):
         reason = available()
         if reason:
             raise SandboxError(reason)
@@ -96,8 +121,18 @@ class BwrapSandbox(RunnerSandbox):
             # --disable-userns nests a second user namespace, which slirp4netns (not root) cannot act
             # from; in the setup sandbox the seccomp filter alone forbids new namespaces.
             args += [] if network else ["--disable-userns"]
-        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
-                 "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv"]
+        args += [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "sandbox",
+            "--clearenv",
+        ]
         if (self.scratch / "seccomp.bpf").exists():
             args += ["--seccomp", str(SECCOMP_FD)]
         if network:
@@ -112,25 +147,61 @@ class BwrapSandbox(RunnerSandbox):
         for name in ETC_FILES:
             if (Path("/etc") / name).exists():
                 args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        args += ["--ro-bind", str(self.scratch / "passwd"), "/etc/passwd",
-                 "--ro-bind", str(self.scratch / "group"), "/etc/group"]
+        args += [
+            "--ro-bind",
+            str(self.scratch / "passwd"),
+            "/etc/passwd",
+            "--ro-bind",
+            str(self.scratch / "group"),
+            "/etc/group",
+        ]
         if network:
-            args += ["--ro-bind", str(self.scratch / "resolv.conf"), "/etc/resolv.conf",
-                     "--ro-bind-try", "/etc/hosts", "/etc/hosts"]
+            args += [
+                "--ro-bind",
+                str(self.scratch / "resolv.conf"),
+                "/etc/resolv.conf",
+                "--ro-bind-try",
+                "/etc/hosts",
+                "/etc/hosts",
+            ]
         # A writable /dev/shm as Docker gives (64 MB): multiprocessing's locks and pools need it.
-        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(64 << 20), "--perms", "1777", "--tmpfs", "/dev/shm",
-                 "--size", str(lim.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        args += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(64 << 20),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/dev/shm",
+            "--size",
+            str(lim.tmp_mb << 20),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+        ]
         if self.home_dir is not None:
             args += ["--bind" if home_writable else "--ro-bind", str(self.home_dir), "/home/sandbox"]
         else:
             args += ["--size", str(lim.home_mb << 20), "--perms", "0755", "--tmpfs", "/home/sandbox"]
         for source, dest in self.interpreter.binds:  # the project's Python, after /tmp: a venv may live there
             args += [*_traversable(dest), "--ro-bind", source, dest]
-        args += [*_traversable(interpreter.NAMES_DIR), "--ro-bind", str(self.scratch / "python-names"),
-                 interpreter.NAMES_DIR]
+        args += [
+            *_traversable(interpreter.NAMES_DIR),
+            "--ro-bind",
+            str(self.scratch / "python-names"),
+            interpreter.NAMES_DIR,
+        ]
         if self.cgroup is not None:
-            args += [*_traversable(self.cgroup.memory_mount),
-                     "--ro-bind", str(self.cgroup.memory_dir), self.cgroup.memory_mount]
+            args += [
+                *_traversable(self.cgroup.memory_mount),
+                "--ro-bind",
+                str(self.cgroup.memory_dir),
+                self.cgroup.memory_mount,
+            ]
         for name, value in self.env.items():
             args += ["--setenv", name, value]
         return args
@@ -140,7 +211,14 @@ class BwrapSandbox(RunnerSandbox):
         if workspace_from is not None:  # the networked setup sandbox works on a host copy
             args += ["--bind", str(workspace_from), self.workdir]
         else:
-            args += ["--size", str(self.limits.workspace_mb << 20), "--perms", "0755", "--tmpfs", self.workdir]
+            args += [
+                "--size",
+                str(self.limits.workspace_mb << 20),
+                "--perms",
+                "0755",
+                "--tmpfs",
+                self.workdir,
+            ]
         # bwrap builds the root in a tmpfs; make it read-only so only the mounts above are writable.
         args += ["--remount-ro", "/", "--chdir", self.workdir]
         if self._userns_fd is not None:  # as the namespace's root: take the tmpfs folders, then drop
@@ -178,16 +256,29 @@ class BwrapSandbox(RunnerSandbox):
             self._client.close()
             self._client = None
         (self.scratch / "info.json").unlink(missing_ok=True)
-        networked = RunnerClient(self._runner_argv(network=True, workspace_from=staged), self.workdir, "/tmp",
-                                 self._host_env(), self._log_path(), self._pass_fds())
+        networked = RunnerClient(
+            self._runner_argv(network=True, workspace_from=staged),
+            self.workdir,
+            "/tmp",
+            self._host_env(),
+            self._log_path(),
+            self._pass_fds(),
+        )
         results = []
         try:
             network = slirp.Slirp(self.scratch / "info.json", self._log_path())
             try:
                 for command in commands:
-                    results.append(networked.run(command, cwd=None, env=None, stdin=None,
-                                                 timeout=timeout or self.limits.timeout,
-                                                 cap=self.limits.output_bytes))
+                    results.append(
+                        networked.run(
+                            command,
+                            cwd=None,
+                            env=None,
+                            stdin=None,
+                            timeout=timeout or self.limits.timeout,
+                            cap=self.limits.output_bytes,
+                        )
+                    )
                     if not results[-1].ok:
                         break
             finally:

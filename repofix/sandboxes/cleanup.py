@@ -154,7 +154,11 @@ def reap_dead_containers(docker_client) -> list[str]:
     # ignore_removed: another repofix's container may be removed between the listing and its inspection
     for container in docker_client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         owner = container.labels.get("org.repofix.owner")
-        if owner and container.labels.get("org.repofix.host") == os.uname().nodename and not owner_alive(owner):
+        if (
+            owner
+            and container.labels.get("org.repofix.host") == os.uname().nodename
+            and not owner_alive(owner)
+        ):
             try:
                 container.remove(force=True)
             except docker.errors.APIError:  # gone meanwhile (its own --rm, another repofix)
@@ -170,10 +174,17 @@ def prune(docker_client=None, dry_run: bool = False) -> list[str]:
     if docker_client is not None:
         import docker.errors
 
-        for container in docker_client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
-            owner = container.labels.get("org.repofix.owner", container.labels.get("org.repofix.owner-pid", ""))
-            if owner.split(" ")[0] != str(os.getpid()) and owner_alive(owner) and \
-                    container.labels.get("org.repofix.host") == os.uname().nodename:
+        for container in docker_client.containers.list(
+            all=True, filters={"label": LABEL}, ignore_removed=True
+        ):
+            owner = container.labels.get(
+                "org.repofix.owner", container.labels.get("org.repofix.owner-pid", "")
+            )
+            if (
+                owner.split(" ")[0] != str(os.getpid())
+                and owner_alive(owner)
+                and container.labels.get("org.repofix.host") == os.uname().nodename
+            ):
                 continue  # a live repofix on this host still uses it
             if not dry_run:
                 try:

@@ -22,7 +22,9 @@ def sandbox() -> None:
 
 
 @sandbox.command()
-@click.option("--python", "python", default=None, help="Check this interpreter instead of the one a run would choose.")
+@click.option(
+    "--python", "python", default=None, help="Check this interpreter instead of the one a run would choose."
+)
 def doctor(python: str | None) -> None:
     """Report which sandbox backends work on this machine, and why not; and which Python a bwrap run in
     the current folder would use, and whether pytest imports there."""
@@ -71,18 +73,27 @@ def _python_report(python: str | None, bwrap_works: bool) -> str:
         version = result.stdout.split()[0] if result.stdout.split() else "?"
         return visible(f"{line}\n        pytest {version} importable in the sandbox")
     last = (result.output.strip().splitlines() or ["(no output)"])[-1]
-    return visible(f"{line}\n        pytest NOT importable in the sandbox ({last[:300]}): install it in that "
-                   "environment, or choose another with --python")
+    return visible(
+        f"{line}\n        pytest NOT importable in the sandbox ({last[:300]}): install it in that "
+        "environment, or choose another with --python"
+    )
 
 
 @sandbox.command()
-@click.option("--base-image", default="repofix-base:bookworm", show_default=True,
-              help="Base image (any Debian/Ubuntu-like image with python3; an offline host can use a locally "
-                   "imported one).")
+@click.option(
+    "--base-image",
+    default="repofix-base:bookworm",
+    show_default=True,
+    help="Base image (any Debian/Ubuntu-like image with python3; an offline host can use a locally "
+    "imported one).",
+)
 @click.option("--tag", default=None, help="Image name (default: repofix-sandbox:latest or $REPOFIX_IMAGE).")
-@click.option("--build-base/--no-build-base", default=None,
-              help="Build the default base image from Debian packages with debootstrap first (default: only "
-                   "when the base image is the default and missing).")
+@click.option(
+    "--build-base/--no-build-base",
+    default=None,
+    help="Build the default base image from Debian packages with debootstrap first (default: only "
+    "when the base image is the default and missing).",
+)
 def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
     """Build the Docker sandbox image from sandbox/Dockerfile."""
 
@@ -105,7 +116,9 @@ def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
     command = ["docker", "build", "--build-arg", f"BASE_IMAGE={base_image}", "-t", tag, str(folder)]
     result = subprocess.run(command)
     if result.returncode:
-        click.echo(f"docker build failed (exit {result.returncode}); the command was: {' '.join(command)}", err=True)
+        click.echo(
+            f"docker build failed (exit {result.returncode}); the command was: {' '.join(command)}", err=True
+        )
         sys.exit(EXIT_USAGE)
     click.echo(f"built {tag}")
 

@@ -42,8 +42,9 @@ def tar_directory(source: Path) -> bytes:
             for name in [*dirs, *sorted(files)]:
                 path = base / name
                 try:
-                    archive.add(path, arcname=path.relative_to(source).as_posix(), recursive=False,
-                                filter=_anonymous)
+                    archive.add(
+                        path, arcname=path.relative_to(source).as_posix(), recursive=False, filter=_anonymous
+                    )
                 except FileNotFoundError:
                     continue
     return buffer.getvalue()
@@ -91,8 +92,9 @@ class RunnerSandbox:
             if setup:
                 failed = [result for result in self.setup(setup) if not result.ok]
                 if failed:
-                    raise SandboxError(f"setup command failed (exit {failed[0].exit_code}):\n"
-                                       f"{failed[0].output[-3000:]}")
+                    raise SandboxError(
+                        f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}"
+                    )
         except BaseException:
             self.close()
             raise
@@ -104,10 +106,18 @@ class RunnerSandbox:
             raise SandboxError(f"this {self.backend} sandbox is closed")
         if self._client is None or not self._client.alive():
             if self._client is not None:
-                raise RunnerDied(f"the session runner in the {self.backend} sandbox died; "
-                                 "call restart() for a fresh session (shell and Python state are lost)")
-            self._client = RunnerClient(self._runner_argv(), self.workdir, self._scratch(), self._host_env(),
-                                        self._log_path(), self._pass_fds())
+                raise RunnerDied(
+                    f"the session runner in the {self.backend} sandbox died; "
+                    "call restart() for a fresh session (shell and Python state are lost)"
+                )
+            self._client = RunnerClient(
+                self._runner_argv(),
+                self.workdir,
+                self._scratch(),
+                self._host_env(),
+                self._log_path(),
+                self._pass_fds(),
+            )
         return self._client
 
     def _pass_fds(self) -> tuple[int, ...]:
@@ -124,10 +134,25 @@ class RunnerSandbox:
             self._client = None
         _ = self.client
 
-    def run(self, command: str | Sequence[str], *, cwd: str | None = None, env: Mapping[str, str] | None = None,
-            stdin: str | bytes | None = None, timeout: float | None = None, clean: bool = False) -> CommandResult:
-        return self.client.run(command, cwd=cwd, env=env, stdin=stdin, timeout=timeout or self.limits.timeout,
-                               cap=self.limits.output_bytes, clean=clean)
+    def run(
+        self,
+        command: str | Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        stdin: str | bytes | None = None,
+        timeout: float | None = None,
+        clean: bool = False,
+    ) -> CommandResult:
+        return self.client.run(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=stdin,
+            timeout=timeout or self.limits.timeout,
+            cap=self.limits.output_bytes,
+            clean=clean,
+        )
 
     def python(self, code: str, *, timeout: float | None = None) -> CommandResult:
         return self.client.python(code, timeout=timeout or self.limits.timeout, cap=self.limits.output_bytes)
@@ -165,8 +190,10 @@ class RunnerSandbox:
 
     def changes(self) -> Changes:
         reply = self.client.changes()
-        return Changes(modified={path: (mode, link) for path, (mode, link) in reply["modified"].items()},
-                       deleted=list(reply["deleted"]))
+        return Changes(
+            modified={path: (mode, link) for path, (mode, link) in reply["modified"].items()},
+            deleted=list(reply["deleted"]),
+        )
 
     def close(self) -> None:
         if self._closed:

@@ -32,8 +32,15 @@ from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 
 DEFAULT_IMAGE = config.docker_image()  # $REPOFIX_IMAGE, read once at start
 # What the docker CLI on the host needs to find the engine; never passed into the container.
-DOCKER_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
-                     "DOCKER_CONTEXT")
+DOCKER_CLIENT_ENV = (
+    "PATH",
+    "HOME",
+    "DOCKER_HOST",
+    "DOCKER_CONFIG",
+    "DOCKER_CERT_PATH",
+    "DOCKER_TLS_VERIFY",
+    "DOCKER_CONTEXT",
+)
 
 
 def client():
@@ -43,8 +50,10 @@ def client():
         engine = docker.from_env(timeout=30)
         engine.ping()
     except Exception as error:  # the SDK raises several unrelated types for "no engine"
-        raise SandboxError(f"no Docker engine answers ({type(error).__name__}: {error}). "
-                           "Start it (e.g. `dockerd &` or `systemctl start docker`).") from None
+        raise SandboxError(
+            f"no Docker engine answers ({type(error).__name__}: {error}). "
+            "Start it (e.g. `dockerd &` or `systemctl start docker`)."
+        ) from None
     return engine
 
 
@@ -88,8 +97,13 @@ while time.monotonic() < deadline:
 class DockerSandbox(RunnerSandbox):
     backend = "docker"
 
-    def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = (),
-                 image: str | None = None):
+    def __init__(
+        self,
+        source: Path | None = None,
+        limits: Limits | None = None,
+        setup: Sequence[str] = (),
+        image: str | None = None,
+    ):
         import docker.errors
 
         global _reaped
@@ -105,29 +119,54 @@ class DockerSandbox(RunnerSandbox):
         lim = self.limits
         name = f"repofix-{uuid.uuid4().hex[:12]}"
         guard_r, guard_w = os.pipe()
-        guard = subprocess.Popen([sys.executable, "-S", "-c", STARTER_GUARD, name], stdin=guard_r,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self._host_env(),
-                                 start_new_session=True)
+        guard = subprocess.Popen(
+            [sys.executable, "-S", "-c", STARTER_GUARD, name],
+            stdin=guard_r,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=self._host_env(),
+            start_new_session=True,
+        )
         os.close(guard_r)
         try:
             network = docker_net.setup_network(self.engine)
             self.container = self.engine.containers.create(
-                self.image, ["cat"], name=name, stdin_open=True, auto_remove=True, init=True, user="0:0",
-                read_only=True, working_dir=self.workdir, network=network,
-                tmpfs={self.workdir: f"size={lim.workspace_mb}m,uid=1000,gid=1000,mode=0755,exec",
-                       "/tmp": f"size={lim.tmp_mb}m,mode=1777,exec",
-                       "/home/sandbox": f"size={lim.home_mb}m,uid=1000,gid=1000,mode=0755,exec"},
-                cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=f"{lim.memory_mb}m",
-                memswap_limit=f"{lim.memory_mb}m", nano_cpus=int(lim.cpus * 1e9), pids_limit=lim.pids,
+                self.image,
+                ["cat"],
+                name=name,
+                stdin_open=True,
+                auto_remove=True,
+                init=True,
+                user="0:0",
+                read_only=True,
+                working_dir=self.workdir,
+                network=network,
+                tmpfs={
+                    self.workdir: f"size={lim.workspace_mb}m,uid=1000,gid=1000,mode=0755,exec",
+                    "/tmp": f"size={lim.tmp_mb}m,mode=1777,exec",
+                    "/home/sandbox": f"size={lim.home_mb}m,uid=1000,gid=1000,mode=0755,exec",
+                },
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                mem_limit=f"{lim.memory_mb}m",
+                memswap_limit=f"{lim.memory_mb}m",
+                nano_cpus=int(lim.cpus * 1e9),
+                pids_limit=lim.pids,
                 environment={k: v for k, v in BASE_ENV.items() if k != "PATH"},
-                labels={cleanup.LABEL: name, "org.repofix.owner-pid": str(os.getpid()),
-                        "org.repofix.owner": cleanup.owner_id(),
-                        "org.repofix.host": os.uname().nodename})
+                labels={
+                    cleanup.LABEL: name,
+                    "org.repofix.owner-pid": str(os.getpid()),
+                    "org.repofix.owner": cleanup.owner_id(),
+                    "org.repofix.host": os.uname().nodename,
+                },
+            )
             self._lifeline = self.container.attach_socket(params={"stdin": 1, "stream": 1})
             self.container.start()
         except docker.errors.ImageNotFound:
             self.close()
-            raise SandboxError(f"the sandbox image {self.image} is not built: run `repofix sandbox build`") from None
+            raise SandboxError(
+                f"the sandbox image {self.image} is not built: run `repofix sandbox build`"
+            ) from None
         except docker.errors.APIError as error:
             self.close()
             raise SandboxError(f"docker could not start the sandbox: {error.explanation or error}") from None
@@ -163,10 +202,13 @@ class DockerSandbox(RunnerSandbox):
         try:
             self.container.reload()
         except docker.errors.NotFound:
-            raise SandboxError(f"the sandbox container {self.container.name} is gone; open a new sandbox") from None
+            raise SandboxError(
+                f"the sandbox container {self.container.name} is gone; open a new sandbox"
+            ) from None
         if self.container.status != "running":
-            raise SandboxError(f"the sandbox container {self.container.name} is {self.container.status}; "
-                               "open a new sandbox")
+            raise SandboxError(
+                f"the sandbox container {self.container.name} is {self.container.status}; open a new sandbox"
+            )
         if self._client is not None:
             self._client.kill()
             self._client = None

@@ -21,7 +21,17 @@ BRIDGE = "repofix-setup0"  # the host-side interface of NETWORK
 RULES = (
     ("INPUT", "-i", BRIDGE, "-p", "tcp", "-j", "REJECT", "--reject-with", "tcp-reset"),
     ("INPUT", "-i", BRIDGE, "-j", "REJECT", "--reject-with", "icmp-port-unreachable"),
-    ("DOCKER-USER", "-i", BRIDGE, "-d", "169.254.0.0/16", "-j", "REJECT", "--reject-with", "icmp-port-unreachable"),
+    (
+        "DOCKER-USER",
+        "-i",
+        BRIDGE,
+        "-d",
+        "169.254.0.0/16",
+        "-j",
+        "REJECT",
+        "--reject-with",
+        "icmp-port-unreachable",
+    ),
 )
 _warned = False
 
@@ -38,12 +48,14 @@ def setup_network(engine) -> str:
         if mtu:  # the engine's own MTU (e.g. under a tunnel); a new network would default to 1500
             options["com.docker.network.driver.mtu"] = mtu
         try:
-            engine.networks.create(NETWORK, driver="bridge", options=options,
-                                   labels={"org.repofix.network": "setup"})
+            engine.networks.create(
+                NETWORK, driver="bridge", options=options, labels={"org.repofix.network": "setup"}
+            )
         except docker.errors.APIError as error:
             if error.status_code != 409:  # 409: another repofix created it meanwhile
-                raise SandboxError(f"docker could not create the setup network: {error.explanation or error}") \
-                    from None
+                raise SandboxError(
+                    f"docker could not create the setup network: {error.explanation or error}"
+                ) from None
     return NETWORK
 
 
@@ -54,17 +66,25 @@ def fence_host() -> None:
     if os.geteuid() != 0 or iptables is None:
         if not _warned:
             _warned = True
-            print(f"repofix: warning: cannot fence the host off from the Docker setup network ("
-                  f"{'not root' if iptables else 'iptables is not installed'}); setup commands can reach "
-                  f"services on this machine. As root: iptables -I INPUT -i {BRIDGE} -j REJECT", file=sys.stderr)
+            print(
+                f"repofix: warning: cannot fence the host off from the Docker setup network ("
+                f"{'not root' if iptables else 'iptables is not installed'}); setup commands can reach "
+                f"services on this machine. As root: iptables -I INPUT -i {BRIDGE} -j REJECT",
+                file=sys.stderr,
+            )
         return
     for chain, *rule in reversed(RULES):
-        if chain == "DOCKER-USER" and subprocess.run([iptables, "-w", "-S", chain], capture_output=True).returncode:
+        if (
+            chain == "DOCKER-USER"
+            and subprocess.run([iptables, "-w", "-S", chain], capture_output=True).returncode
+        ):
             continue  # an engine that does not manage iptables has no DOCKER-USER chain
         check = subprocess.run([iptables, "-w", "-C", chain, *rule], capture_output=True)
         if check.returncode == 0:
             continue
         added = subprocess.run([iptables, "-w", "-I", chain, *rule], capture_output=True, text=True)
         if added.returncode:
-            raise SandboxError(f"cannot fence the host off from the Docker setup network (iptables -I {chain} "
-                               f"{' '.join(rule)}): {added.stderr.strip()[-300:]}")
+            raise SandboxError(
+                f"cannot fence the host off from the Docker setup network (iptables -I {chain} "
+                f"{' '.join(rule)}): {added.stderr.strip()[-300:]}"
+            )

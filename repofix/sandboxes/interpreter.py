@@ -40,7 +40,9 @@ RUNNER_MIN_PYTHON = (3, 5)
 REPO_VENVS = (".venv", "venv")
 # The sandbox's own folders: a bind there would hide them or be hidden (/workspace is mounted later).
 RESERVED = (WORKDIR, "/home/sandbox", "/proc", "/dev", "/etc", "/opt/repofix-python")
-NAMES_DIR = "/opt/repofix-python/bin"  # in the sandbox: `python` and `python3` for an interpreter outside a venv
+NAMES_DIR = (
+    "/opt/repofix-python/bin"  # in the sandbox: `python` and `python3` for an interpreter outside a venv
+)
 
 
 class InterpreterError(SandboxError):
@@ -81,7 +83,9 @@ def choose(python: str | None, repo: Path | None = None) -> Interpreter:
             candidate = Path(repo).absolute() / name
             if os.path.lexists(candidate / "pyvenv.cfg") or os.path.lexists(candidate / "bin" / "python"):
                 with _hint("choose the interpreter with --python"):
-                    return inspect(candidate / "bin" / "python", f"the repository's {name}", inside=Path(repo))
+                    return inspect(
+                        candidate / "bin" / "python", f"the repository's {name}", inside=Path(repo)
+                    )
     return system_python()
 
 
@@ -116,36 +120,48 @@ def inspect(path: Path, origin: str, inside: Path | None = None) -> Interpreter:
     if not os.path.exists(real):
         raise InterpreterError(f"python interpreter {shown}: a symlink to {real}, which does not exist")
     if not _is_binary(real):
-        raise InterpreterError(f"python interpreter {shown}: {real} is not an executable program (a script or "
-                               "shim, such as pyenv's, cannot run in the sandbox); name the real interpreter, "
-                               "for example $(pyenv which python3)")
+        raise InterpreterError(
+            f"python interpreter {shown}: {real} is not an executable program (a script or "
+            "shim, such as pyenv's, cannot run in the sandbox); name the real interpreter, "
+            "for example $(pyenv which python3)"
+        )
     venv = _venv_root(path)
     if inside is not None:
         top = os.path.realpath(inside)
         where = os.path.realpath(venv) if venv else real
         if not where.startswith(top + os.sep):
-            raise InterpreterError(f"python interpreter {shown}: leads out of the repository (to {where}); "
-                                   "repofix binds only a virtual environment that is inside it")
+            raise InterpreterError(
+                f"python interpreter {shown}: leads out of the repository (to {where}); "
+                "repofix binds only a virtual environment that is inside it"
+            )
     if venv is not None:
         home = _venv_home(venv, inside)
         if home is None:
-            raise InterpreterError(f"python interpreter {shown}: {venv}/pyvenv.cfg names no `home` (the "
-                                   "folder of the Python the environment was made from), or is not a regular file "
-                                   "of the repository")
+            raise InterpreterError(
+                f"python interpreter {shown}: {venv}/pyvenv.cfg names no `home` (the "
+                "folder of the Python the environment was made from), or is not a regular file "
+                "of the repository"
+            )
         base_named = Path(os.path.normpath(Path(home).parent))  # no ".." in a path bound in the sandbox
     else:
         base_named = Path(real).parent.parent
     base = os.path.realpath(base_named)
     version = _stdlib_version(base)
     if version is None:
-        raise InterpreterError(f"python interpreter {shown}: {base} holds no Python 3 standard library "
-                               "(lib/python3.N/os.py), so it is not a Python installation")
+        raise InterpreterError(
+            f"python interpreter {shown}: {base} holds no Python 3 standard library "
+            "(lib/python3.N/os.py), so it is not a Python installation"
+        )
     if tuple(int(part) for part in version.split(".")) < RUNNER_MIN_PYTHON:
-        raise InterpreterError(f"python interpreter {shown}: Python {version} is older than "
-                               f"{'.'.join(map(str, RUNNER_MIN_PYTHON))}, which the session runner needs")
+        raise InterpreterError(
+            f"python interpreter {shown}: Python {version} is older than "
+            f"{'.'.join(map(str, RUNNER_MIN_PYTHON))}, which the session runner needs"
+        )
     if venv is not None and not (_under(real, os.path.realpath(venv)) or _under(real, base) or _system(real)):
-        raise InterpreterError(f"python interpreter {shown}: {real} belongs neither to the environment nor to "
-                               f"the Python it was made from ({base})")
+        raise InterpreterError(
+            f"python interpreter {shown}: {real} belongs neither to the environment nor to "
+            f"the Python it was made from ({base})"
+        )
     binds = [(base, base), (base, str(base_named))]
     if venv is not None:
         binds.append((os.path.realpath(venv), str(venv)))
@@ -153,8 +169,10 @@ def inspect(path: Path, origin: str, inside: Path | None = None) -> Interpreter:
     for source, dest in binds:
         _refuse_broad(source, shown)
         if any(_under(dest, folder) for folder in RESERVED):
-            raise InterpreterError(f"python interpreter {shown}: {dest} is where the sandbox has its own "
-                                   f"{', '.join(RESERVED)}; use an environment elsewhere")
+            raise InterpreterError(
+                f"python interpreter {shown}: {dest} is where the sandbox has its own "
+                f"{', '.join(RESERVED)}; use an environment elsewhere"
+            )
     executable = str(path) if venv is not None else real
     return Interpreter(executable, origin, version, str(venv) if venv else None, tuple(binds))
 
@@ -173,7 +191,7 @@ def _venv_home(venv: Path, inside: Path | None) -> str | None:
         data = read_inside(Path(inside), os.path.join(rel, "pyvenv.cfg"), limit=64 * 1024)
     else:
         cfg = venv / "pyvenv.cfg"
-        data = cfg.read_bytes()[:64 * 1024] if cfg.is_file() else None
+        data = cfg.read_bytes()[: 64 * 1024] if cfg.is_file() else None
     if data is None:
         return None
     parser = configparser.ConfigParser(interpolation=None)
@@ -225,5 +243,7 @@ def _refuse_broad(folder: str, shown: str) -> None:
     """Never bind `/`, a home folder or an ancestor of one: that would show the sandbox the user's files."""
     homes = {os.path.realpath(Path.home()), "/root", "/home"}
     if folder == "/" or any(_under(home, folder) for home in homes):
-        raise InterpreterError(f"python interpreter {shown}: its installation would be {folder}, which repofix "
-                               "does not bind into the sandbox (it holds your files); use a virtual environment")
+        raise InterpreterError(
+            f"python interpreter {shown}: its installation would be {folder}, which repofix "
+            "does not bind into the sandbox (it holds your files); use a virtual environment"
+        )

@@ -14,8 +14,10 @@ from repofix.sandboxes import cleanup
 from repofix.sandboxes.base import Limits
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 
-WARNING = ("repofix: the 'none' sandbox runs model-written commands on this machine WITHOUT isolation: "
-           "no network cut, no memory or disk limits. Use --sandbox docker or bwrap unless you trust the model.")
+WARNING = (
+    "repofix: the 'none' sandbox runs model-written commands on this machine WITHOUT isolation: "
+    "no network cut, no memory or disk limits. Use --sandbox docker or bwrap unless you trust the model."
+)
 
 
 class UnsafeSandboxWarning(UserWarning):
@@ -34,8 +36,12 @@ class LocalSandbox(RunnerSandbox):
         super().__init__(limits)
         os.mkdir(self.workdir)
         bin_dir = str(Path(sys.executable).parent)
-        self.env = dict(BASE_ENV, HOME=str(self.scratch / "home"), TMPDIR=str(self.scratch / "tmp"),
-                        PATH=f"{bin_dir}:/usr/local/bin:/usr/bin:/bin")
+        self.env = dict(
+            BASE_ENV,
+            HOME=str(self.scratch / "home"),
+            TMPDIR=str(self.scratch / "tmp"),
+            PATH=f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
+        )
         self._prepare(source, setup)
 
     def _runner_argv(self) -> list[str]:

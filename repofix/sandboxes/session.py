@@ -59,8 +59,11 @@ def runner_bundle() -> bytes:
                 source = (runner_dir() / name).read_bytes()
                 archive.writestr(name, source)
                 code = compile(source, name, "exec", dont_inherit=True)
-                header = importlib.util.MAGIC_NUMBER + (0b01).to_bytes(4, "little") + \
-                    importlib.util.source_hash(source)  # an unchecked-hash pyc: no mtime to compare
+                header = (
+                    importlib.util.MAGIC_NUMBER
+                    + (0b01).to_bytes(4, "little")
+                    + importlib.util.source_hash(source)
+                )  # an unchecked-hash pyc: no mtime to compare
                 archive.writestr(name[:-3] + ".pyc", header + marshal.dumps(code))
         _bundle = buffer.getvalue()
     return _bundle
@@ -74,13 +77,26 @@ class RunnerClient:
     its /proc/<pid>/fd; and every reply carries a per-session secret, sent over stdin (never argv or
     the environment), so a line injected into its stdout some other way is detected, not believed."""
 
-    def __init__(self, argv: Sequence[str], workdir: str, scratch: str, env: Mapping[str, str] | None = None,
-                 stderr_log: Path | None = None, pass_fds: Sequence[int] = ()):
+    def __init__(
+        self,
+        argv: Sequence[str],
+        workdir: str,
+        scratch: str,
+        env: Mapping[str, str] | None = None,
+        stderr_log: Path | None = None,
+        pass_fds: Sequence[int] = (),
+    ):
         self.log_path = stderr_log
         log = open(stderr_log, "ab") if stderr_log else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen([*argv, "-S", "-c", BOOT, workdir, scratch], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=log, env=dict(env or {}),
-                                     start_new_session=True, pass_fds=tuple(pass_fds))
+        self.proc = subprocess.Popen(
+            [*argv, "-S", "-c", BOOT, workdir, scratch],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=dict(env or {}),
+            start_new_session=True,
+            pass_fds=tuple(pass_fds),
+        )
         if not isinstance(log, int):
             log.close()
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
@@ -107,9 +123,11 @@ class RunnerClient:
             raise SandboxError(f"the session runner did not start: {error}{self._log_tail()}") from None
         version = hello.get("protocol")
         if type(version) is not int or version != PROTOCOL_VERSION:  # True == 1.0 == 1, but not a version
-            raise SandboxError(f"the session runner speaks protocol version {version!r}, this repofix "
-                               f"speaks version {PROTOCOL_VERSION}: the runner came from {runner_dir()}, which "
-                               "belongs to another repofix installation; reinstall repofix")
+            raise SandboxError(
+                f"the session runner speaks protocol version {version!r}, this repofix "
+                f"speaks version {PROTOCOL_VERSION}: the runner came from {runner_dir()}, which "
+                "belongs to another repofix installation; reinstall repofix"
+            )
         return self._field(hello, "pid", int, "hello")
 
     # -- protocol ---------------------------------------------------------------------------
@@ -139,9 +157,11 @@ class RunnerClient:
             header = None
         if not isinstance(header, dict) or not hmac.compare_digest(str(header.pop("key", "")), self._secret):
             self.kill()
-            raise ChannelForged("a process in the sandbox wrote to the session runner's channel (a line that is not "
-                                f"a reply carrying the session's secret: {line[:200]!r}); it was ignored and the "
-                                "runner killed")
+            raise ChannelForged(
+                "a process in the sandbox wrote to the session runner's channel (a line that is not "
+                f"a reply carrying the session's secret: {line[:200]!r}); it was ignored and the "
+                "runner killed"
+            )
         size = header.get("payload", 0)
         if type(size) is not int or size < 0:  # a bool is an int, but not a size
             self._malformed(f"its 'payload' is {size!r}, not a byte count")
@@ -152,8 +172,10 @@ class RunnerClient:
         """A reply that carries the secret but breaks the protocol: the channel cannot be trusted to be
         in step any more, so the runner is killed (restart() starts a fresh one)."""
         self.kill()
-        raise MalformedReply(f"the session runner's reply{f' to {op!r}' if op else ''} broke the protocol "
-                             f"(sandbox/PROTOCOL.md): {problem}; the runner was killed{self._log_tail()}")
+        raise MalformedReply(
+            f"the session runner's reply{f' to {op!r}' if op else ''} broke the protocol "
+            f"(sandbox/PROTOCOL.md): {problem}; the runner was killed{self._log_tail()}"
+        )
 
     def _field(self, reply: dict, name: str, kind: type | tuple[type, ...], op: str) -> Any:
         """`reply[name]`, checked to be a `kind`; anything else is a MalformedReply."""
@@ -176,7 +198,9 @@ class RunnerClient:
                 data = os.read(self._stdout.fileno(), 1 << 20)
                 if not data:
                     self.proc.wait()
-                    raise RunnerDied(f"the session runner died (exit {self.proc.returncode}){self._log_tail()}")
+                    raise RunnerDied(
+                        f"the session runner died (exit {self.proc.returncode}){self._log_tail()}"
+                    )
                 self._buffer += data
 
     def _log_tail(self) -> str:
@@ -190,14 +214,22 @@ class RunnerClient:
     def run(self, command, *, cwd, env, stdin, timeout, cap, clean: bool = False) -> CommandResult:
         if isinstance(stdin, str):
             stdin = stdin.encode()
-        header = {"op": "run", "cmd": command if isinstance(command, str) else list(command), "cwd": cwd,
-                  "env": dict(env or {}), "timeout": timeout, "cap": cap, "clean": clean}
+        header = {
+            "op": "run",
+            "cmd": command if isinstance(command, str) else list(command),
+            "cwd": cwd,
+            "env": dict(env or {}),
+            "timeout": timeout,
+            "cap": cap,
+            "clean": clean,
+        }
         reply, _ = self.request(header, stdin or b"", wait=timeout + GRACE)
         return self._result(reply, "run")
 
     def python(self, code: str, *, timeout: float, cap: int) -> CommandResult:
-        reply, _ = self.request({"op": "python", "code": code, "timeout": timeout, "cap": cap},
-                                wait=timeout + GRACE)
+        reply, _ = self.request(
+            {"op": "python", "code": code, "timeout": timeout, "cap": cap}, wait=timeout + GRACE
+        )
         return self._result(reply, "python")
 
     def _result(self, reply: dict, op: str) -> CommandResult:
@@ -216,7 +248,7 @@ class RunnerClient:
             if size < 0:
                 files[path] = None
             else:
-                files[path] = data[offset:offset + size]
+                files[path] = data[offset : offset + size]
                 offset += size
         if offset != len(data):
             self._malformed(f"the sizes add up to {offset} bytes, the payload has {len(data)}", "read")
@@ -266,14 +298,23 @@ class RunnerClient:
     def _release(self) -> None:
         self._selector.close()
         for pipe in (self._stdin, self._stdout):
-            with contextlib.suppress(OSError):  # unflushed bytes to a dead runner: the pipe closes all the same
+            with contextlib.suppress(
+                OSError
+            ):  # unflushed bytes to a dead runner: the pipe closes all the same
                 pipe.close()
 
 
 def to_result(reply: dict) -> CommandResult:
     return CommandResult(
-        exit_code=reply.get("exit_code"), stdout=reply.get("stdout", ""), stderr=reply.get("stderr", ""),
-        duration=reply.get("duration", 0.0), timed_out=reply.get("timed_out", False),
-        oom_killed=reply.get("oom_killed", False), truncated=reply.get("truncated", False),
-        omitted_bytes=reply.get("omitted_bytes", 0), signal=reply.get("signal"),
-        leftovers_killed=reply.get("leftovers_killed", 0), session_lost=reply.get("session_lost", False))
+        exit_code=reply.get("exit_code"),
+        stdout=reply.get("stdout", ""),
+        stderr=reply.get("stderr", ""),
+        duration=reply.get("duration", 0.0),
+        timed_out=reply.get("timed_out", False),
+        oom_killed=reply.get("oom_killed", False),
+        truncated=reply.get("truncated", False),
+        omitted_bytes=reply.get("omitted_bytes", 0),
+        signal=reply.get("signal"),
+        leftovers_killed=reply.get("leftovers_killed", 0),
+        session_lost=reply.get("session_lost", False),
+    )

@@ -47,10 +47,24 @@ class Slirp:
         self._exit_w: int | None = exit_w  # None once closed
         with open(log, "ab") as err:
             self.proc = subprocess.Popen(
-                ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-seccomp",
-                 *sandboxed, f"--ready-fd={ready_w}", f"--exit-fd={exit_r}", *userns, str(child), "tap0"],
+                [
+                    "slirp4netns",
+                    "--configure",
+                    "--mtu=65520",
+                    "--disable-host-loopback",
+                    "--enable-seccomp",
+                    *sandboxed,
+                    f"--ready-fd={ready_w}",
+                    f"--exit-fd={exit_r}",
+                    *userns,
+                    str(child),
+                    "tap0",
+                ],
                 pass_fds=(ready_w, exit_r) if owner is None else (ready_w, exit_r, owner),
-                stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+            )
         for fd in (ready_w, exit_r) if owner is None else (ready_w, exit_r, owner):
             os.close(fd)
         try:

@@ -25,8 +25,12 @@ NO_NESTING = "echo 0 > /proc/sys/user/max_user_namespaces"
 
 def create(host_uid: int = HOST_UID) -> int:
     """A new user namespace, as an open file descriptor (for `bwrap --userns FD`)."""
-    proc = subprocess.Popen(["unshare", "--user", "sh", "-c", HELPER], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["unshare", "--user", "sh", "-c", HELPER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None  # all pipes
     try:
         if proc.stdout.readline().strip() != b"ready":
@@ -38,8 +42,11 @@ def create(host_uid: int = HOST_UID) -> int:
                 os.write(fd, mapping)  # one write: the kernel takes the map in a single call
             finally:
                 os.close(fd)
-        nested = subprocess.run(["nsenter", f"--user=/proc/{proc.pid}/ns/user", "sh", "-c", NO_NESTING],
-                                capture_output=True, text=True)
+        nested = subprocess.run(
+            ["nsenter", f"--user=/proc/{proc.pid}/ns/user", "sh", "-c", NO_NESTING],
+            capture_output=True,
+            text=True,
+        )
         if nested.returncode:
             raise SandboxError(f"cannot disable nested user namespaces: {nested.stderr.strip()[-500:]}")
         return os.open(f"/proc/{proc.pid}/ns/user", os.O_RDONLY)

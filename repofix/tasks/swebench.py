@@ -160,7 +160,9 @@ def task_to_row(task: Task, *, lists_as_json: bool = True) -> dict[str, Any]:
         row["hints_text"] = task.hints
     row["FAIL_TO_PASS"] = test_list(task.FAIL_TO_PASS)
     row["PASS_TO_PASS"] = test_list(task.PASS_TO_PASS)
-    own = task.model_dump(include={"environment", "test_cmd", "protected_files", "time_limit"}, exclude_defaults=True)
+    own = task.model_dump(
+        include={"environment", "test_cmd", "protected_files", "time_limit"}, exclude_defaults=True
+    )
     row.update({key: value for key, value in own.items() if value != {}})
     if task.tags != _IMPORTED_TAGS:
         row["tags"] = list(task.tags)

@@ -20,6 +20,19 @@ from repofix.testing.runner import run_tests
 from repofix.testing.selection import select_tests
 
 __all__ = [
-    "Baseline", "Frame", "Outcome", "ReportError", "RunStatus", "TestResult", "TestRun", "Verdict",
-    "condense", "done", "find_flaky", "parse_junit", "run_tests", "select_tests", "take_baseline",
+    "Baseline",
+    "Frame",
+    "Outcome",
+    "ReportError",
+    "RunStatus",
+    "TestResult",
+    "TestRun",
+    "Verdict",
+    "condense",
+    "done",
+    "find_flaky",
+    "parse_junit",
+    "run_tests",
+    "select_tests",
+    "take_baseline",
 ]

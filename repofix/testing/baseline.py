@@ -44,16 +44,21 @@ def take_baseline(
     run = run_tests(sandbox, command, timeout=timeout, log_dir=log_dir)
     baseline = Baseline(run)
     if run.structured and run.failing and reruns > 0:
-        baseline.flaky = find_flaky(sandbox, run, run.failing, command=run.command,
-                                    reruns=reruns, timeout=timeout)
+        baseline.flaky = find_flaky(
+            sandbox, run, run.failing, command=run.command, reruns=reruns, timeout=timeout
+        )
     return baseline
 
 
 def flipped(previous: TestRun, current: TestRun) -> list[str]:
     """Tests present in both runs whose pass/fail state differs."""
-    return [i for i, r in current.results.items()
-            if i in previous.results and previous.results[i].outcome.ok != r.outcome.ok
-            and (previous.results[i].outcome.bad or r.outcome.bad)]
+    return [
+        i
+        for i, r in current.results.items()
+        if i in previous.results
+        and previous.results[i].outcome.ok != r.outcome.ok
+        and (previous.results[i].outcome.bad or r.outcome.bad)
+    ]
 
 
 def find_flaky(

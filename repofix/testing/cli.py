@@ -17,23 +17,64 @@ from repofix.testing.feedback import DEFAULT_BUDGET, condense
 
 
 @click.command()
-@click.option("--repo", "repo", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
-              show_default=True, help="The repository to test (copied into the sandbox; never modified).")
-@click.option("--sandbox", "backend", type=click.Choice(["docker", "bwrap", "none"]), default=None,
-              help="Sandbox backend (default: docker if its engine answers, else bwrap).")
-@click.option("--test-cmd", default=None,
-              help="Test command (default: detected; pytest for Python projects, with their own configuration).")
+@click.option(
+    "--repo",
+    "repo",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The repository to test (copied into the sandbox; never modified).",
+)
+@click.option(
+    "--sandbox",
+    "backend",
+    type=click.Choice(["docker", "bwrap", "none"]),
+    default=None,
+    help="Sandbox backend (default: docker if its engine answers, else bwrap).",
+)
+@click.option(
+    "--test-cmd",
+    default=None,
+    help="Test command (default: detected; pytest for Python projects, with their own configuration).",
+)
 @click.option("--setup", "setup", multiple=True, help="Setup command run first, with network (repeatable).")
-@click.option("--python", "python", default=None, help="bwrap sandbox: the project's Python interpreter (default: "
-              "the python setting, $VIRTUAL_ENV, the repository's .venv, else python3).")
-@click.option("--budget", type=int, default=None, help="Token budget of the condensed feedback [default: 4000].")
-@click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds before the run is killed.")
-@click.option("--reruns", type=int, default=1, show_default=True,
-              help="Re-run failing tests this many times to tell flaky from real failures.")
-@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where to keep the full log (default: a new temporary directory).")
-def test(repo: Path, backend: str | None, test_cmd: str | None, setup: tuple[str, ...], python: str | None,
-         budget: int | None, timeout: float, reruns: int, log_dir: Path | None) -> None:
+@click.option(
+    "--python",
+    "python",
+    default=None,
+    help="bwrap sandbox: the project's Python interpreter (default: "
+    "the python setting, $VIRTUAL_ENV, the repository's .venv, else python3).",
+)
+@click.option(
+    "--budget", type=int, default=None, help="Token budget of the condensed feedback [default: 4000]."
+)
+@click.option(
+    "--timeout", type=float, default=600.0, show_default=True, help="Seconds before the run is killed."
+)
+@click.option(
+    "--reruns",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Re-run failing tests this many times to tell flaky from real failures.",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where to keep the full log (default: a new temporary directory).",
+)
+def test(
+    repo: Path,
+    backend: str | None,
+    test_cmd: str | None,
+    setup: tuple[str, ...],
+    python: str | None,
+    budget: int | None,
+    timeout: float,
+    reruns: int,
+    log_dir: Path | None,
+) -> None:
     """Run the tests in a sandbox; print the baseline and the condensed feedback.
 
     Exit code 0 when every test passed, 1 when not (failures, crash, timeout, import or collection
@@ -43,8 +84,10 @@ def test(repo: Path, backend: str | None, test_cmd: str | None, setup: tuple[str
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="repofix-test-"))
     try:  # no engine, a bad interpreter, a failing setup command, a full disk: a message and exit 2
         if python and choose_backend(backend) != "bwrap":
-            raise SandboxError(f"--python chooses the bwrap sandbox's interpreter; the {choose_backend(backend)} "
-                               "sandbox runs its own Python (use --sandbox bwrap, or leave --python out)")
+            raise SandboxError(
+                f"--python chooses the bwrap sandbox's interpreter; the {choose_backend(backend)} "
+                "sandbox runs its own Python (use --sandbox bwrap, or leave --python out)"
+            )
         python = python or load_settings(repo).python  # the user's config (a repository's only when trusted)
         box = open_sandbox(repo.resolve(), backend=backend, setup=setup, python=python, repo=repo.resolve())
     except (SandboxError, SettingsError, OSError) as error:

@@ -24,6 +24,7 @@ def detect_command(files: Mapping[str, bytes | None]) -> str:
     """Pick the test command from the repository's files (contents by relative path, None if
     missing). Python projects get pytest, which respects their own configuration; others get
     their ecosystem's usual command, judged by exit code."""
+
     def text(name: str) -> str:
         return (files.get(name) or b"").decode("utf-8", "replace")
 
@@ -46,24 +47,38 @@ def detect_command(files: Mapping[str, bytes | None]) -> str:
     return DEFAULT_COMMAND
 
 
-DETECTION_FILES = ("pytest.ini", "conftest.py", "setup.py", "tox.ini", "pyproject.toml", "setup.cfg",
-                   "package.json", "go.mod", "Cargo.toml", "Makefile")
+DETECTION_FILES = (
+    "pytest.ini",
+    "conftest.py",
+    "setup.py",
+    "tox.ini",
+    "pyproject.toml",
+    "setup.cfg",
+    "package.json",
+    "go.mod",
+    "Cargo.toml",
+    "Makefile",
+)
 
 
-def wrap(command: str, *, workdir: str, report_dir: str, selection: Sequence[str] = (), plugin: bool = True) -> str:
+def wrap(
+    command: str, *, workdir: str, report_dir: str, selection: Sequence[str] = (), plugin: bool = True
+) -> str:
     """The shell line that runs `command` with pytest reporting into `report_dir` (outside the
     repository). PYTEST_ADDOPTS reaches pytest however the project starts it (`make test`,
     `cd sub && pytest`, a wrapper script); other runners ignore it. Exports stay in a subshell.
     `plugin=False` is the fallback for commands that replace PYTHONPATH (the plugin cannot load)."""
-    addopts = " ".join([
-        *([f"-p {PLUGIN_MODULE}"] if plugin else []),
-        "-p no:cacheprovider",  # no .pytest_cache in the repository
-        f"--junitxml={report_dir}/report.xml",
-        "-o junit_family=xunit1",  # file and line attributes
-        "-o junit_logging=all",  # captured stdout/stderr/log of failing tests
-        "-o junit_log_passing_tests=false",
-        "--continue-on-collection-errors",  # one broken module must not hide every other result
-    ])
+    addopts = " ".join(
+        [
+            *([f"-p {PLUGIN_MODULE}"] if plugin else []),
+            "-p no:cacheprovider",  # no .pytest_cache in the repository
+            f"--junitxml={report_dir}/report.xml",
+            "-o junit_family=xunit1",  # file and line attributes
+            "-o junit_logging=all",  # captured stdout/stderr/log of failing tests
+            "-o junit_log_passing_tests=false",
+            "--continue-on-collection-errors",  # one broken module must not hide every other result
+        ]
+    )
     quoted_dir = shlex.quote(report_dir)
     line = command + "".join(" " + shlex.quote(t) for t in selection) if selection else command
     return (

@@ -71,15 +71,16 @@ def done(
         bad = tuple(i for i, o in outcomes.items() if o.bad)
         if not outcomes:
             return Verdict(False, "no test results")
-        return Verdict(not bad, "all tests pass" if not bad else f"{len(bad)} test(s) fail",
-                       regressions=bad)
+        return Verdict(not bad, "all tests pass" if not bad else f"{len(bad)} test(s) fail", regressions=bad)
     problems = []
     if targets_failing:
         problems.append(f"{len(targets_failing)} of {len(targets)} target test(s) not passing")
     if regressions:
         problems.append(f"{len(regressions)} test(s) that passed before now fail or did not run")
     if problems:
-        return Verdict(False, "; ".join(problems), targets_failing, regressions, flaky_ignored, targets_passing)
+        return Verdict(
+            False, "; ".join(problems), targets_failing, regressions, flaky_ignored, targets_passing
+        )
     reason = f"all {len(targets)} target test(s) pass and {len(p2p)} previously passing test(s) still pass"
     if flaky_ignored:
         reason += f" ({len(flaky_ignored)} flaky test(s) ignored)"

@@ -59,7 +59,9 @@ def condense(
     return fit(text, budget, _where(current))
 
 
-def _condense(current: TestRun, baseline: TestRun | None, *, budget: int, flaky: set[str], workdir: str) -> str:
+def _condense(
+    current: TestRun, baseline: TestRun | None, *, budget: int, flaky: set[str], workdir: str
+) -> str:
     head = _header(current, baseline, flaky)
     if not current.structured or (not current.failing and current.status is not RunStatus.COMPLETED):
         room = max(budget - estimate_tokens("\n".join(head)) - 40, 100)
@@ -67,7 +69,9 @@ def _condense(current: TestRun, baseline: TestRun | None, *, budget: int, flaky:
         tail = [f"[{left_out} lines of output left out. {_where(current)}]"] if left_out else []
         return "\n".join(head + ["", "Output:", text] + tail)
     if current.status in (RunStatus.CRASHED, RunStatus.TIMEOUT):  # how it died is in the output's end
-        text, _ = condense_output("\n".join(current.output.splitlines()[-200:]), min(400, budget // 4), workdir)
+        text, _ = condense_output(
+            "\n".join(current.output.splitlines()[-200:]), min(400, budget // 4), workdir
+        )
         head = head + ["", "End of the output:", text]
     layout = _Layout(head, _groups(current, baseline), current, workdir, budget)
     groups = layout.groups
@@ -91,11 +95,16 @@ def _condense(current: TestRun, baseline: TestRun | None, *, budget: int, flaky:
         low, high = 0, len(layout.footer_ids)
         while low < high:
             layout.shown = (low + high + 1) // 2
-            low, high = (layout.shown, high) if estimate_tokens(layout.text()) <= budget else (low, layout.shown - 1)
+            low, high = (
+                (layout.shown, high) if estimate_tokens(layout.text()) <= budget else (low, layout.shown - 1)
+            )
         layout.shown = low
     final = layout.text()
     if estimate_tokens(final) > budget:  # a pathological header or block: hard cut, said so
-        final = cap_line(final, budget * CHARS_PER_TOKEN - 120) + f"\n[cut to the token budget. {_where(current)}]"
+        final = (
+            cap_line(final, budget * CHARS_PER_TOKEN - 120)
+            + f"\n[cut to the token budget. {_where(current)}]"
+        )
     return final
 
 
@@ -160,8 +169,10 @@ def _header(run: TestRun, baseline: TestRun | None, flaky: set[str]) -> list[str
         now = set(run.failing)
         new, still = now - before, now & before
         passing = [i for i in baseline.failing if i in run.results and run.results[i].outcome.ok]
-        lines.append(f"Against baseline: {len(new)} newly failing, {len(still)} still failing, "
-                     f"{len(passing)} newly passing.")
+        lines.append(
+            f"Against baseline: {len(new)} newly failing, {len(still)} still failing, "
+            f"{len(passing)} newly passing."
+        )
         if passing:
             lines.append("Newly passing: " + ", ".join(passing))
     shown_flaky = sorted(flaky & set(run.failing))
@@ -205,7 +216,9 @@ def _render(group: _Group, workdir: str) -> list[str]:
         lines.extend(_frame_lines(frame, max_src, workdir))
     cause = [f for f in first.frames if f.cause and f.error]
     if cause and group.level >= 3:
-        lines.append(f"  caused by: {cap_line(cause[-1].error[-1], 200)} at {clean(cause[-1].location, workdir)}")
+        lines.append(
+            f"  caused by: {cap_line(cause[-1].error[-1], 200)} at {clean(cause[-1].location, workdir)}"
+        )
     if max_out:
         for name, text in (("stdout", first.stdout), ("stderr", first.stderr), ("log", first.log)):
             out = [ln for ln in clean(text, workdir).splitlines() if ln.strip()]
@@ -228,7 +241,7 @@ def _pick_frames(result: TestResult, limit: int) -> list[Frame]:
     if len(frames) <= limit:
         return frames
     if limit >= 2:  # the test's own frame, then the deepest ones, in call order
-        return [frames[0], *frames[len(frames) - limit + 1:]]
+        return [frames[0], *frames[len(frames) - limit + 1 :]]
     return frames[-limit:]
 
 
@@ -238,7 +251,7 @@ def _frame_lines(frame: Frame, max_src: int, workdir: str) -> list[str]:
     source = [_gutter(ln) for ln in frame.source]
     marked = max((i for i, (mark, _) in enumerate(source) if mark), default=len(source) - 1)
     if marked >= 0:
-        window = source[max(0, marked - max_src + 1): marked + 1]
+        window = source[max(0, marked - max_src + 1) : marked + 1]
         indent = min((len(code) - len(code.lstrip()) for _, code in window if code.strip()), default=0)
         for mark, code in window:
             lines.append(f"    {'>' if mark else ' '} " + cap_line(code[indent:].rstrip(), 200))

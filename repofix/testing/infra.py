@@ -25,8 +25,11 @@ else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
 from repofix.testfiles import is_test_file
 
 WHOLE_FILES = {"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py", "usercustomize.py"}
-SECTIONS = {"pyproject.toml": ("tool.pytest",), "setup.cfg": ("tool:pytest", "pytest"),
-            "tox.ini": ("pytest", "tool:pytest")}
+SECTIONS = {
+    "pyproject.toml": ("tool.pytest",),
+    "setup.cfg": ("tool:pytest", "pytest"),
+    "tox.ini": ("pytest", "tool:pytest"),
+}
 _HEADER = re.compile(rb"^[ \t]*\[\[?[ \t]*([^\]\n]+?)[ \t]*\]\]?[ \t]*(?:[#;].*)?$", re.MULTILINE)
 
 
@@ -57,7 +60,7 @@ def _is_test_section(path: str, header: str) -> bool:
 def _chunks(data: bytes) -> list[tuple[str | None, bytes]]:
     """The file cut at every section header: (header name or None for the preamble, text)."""
     starts = [(m.start(), m.group(1).decode("utf-8", "replace")) for m in _HEADER.finditer(data)]
-    chunks: list[tuple[str | None, bytes]] = [(None, data[:starts[0][0]] if starts else data)]
+    chunks: list[tuple[str | None, bytes]] = [(None, data[: starts[0][0]] if starts else data)]
     for index, (start, name) in enumerate(starts):
         end = starts[index + 1][0] if index + 1 < len(starts) else len(data)
         chunks.append((name, data[start:end]))

@@ -15,13 +15,18 @@ class ReportError(ValueError):
 
 
 _CAPTURE_HEADER = re.compile(r"^-{3,} Captured (\w+)(?: \w+)? -{3,}$", re.MULTILINE)
-_SYNTAX_AT = re.compile(r'^\s*File "([^"]+)", line (\d+)\n(.*)\n(?:.*\n)*?.*(?:SyntaxError|IndentationError)', re.M)
+_SYNTAX_AT = re.compile(
+    r'^\s*File "([^"]+)", line (\d+)\n(.*)\n(?:.*\n)*?.*(?:SyntaxError|IndentationError)', re.M
+)
 _GENERIC = {"collection failure", "", "failed on setup", "failed on teardown"}
 
 
 def parse_junit(xml: str | bytes, *, strip_prefix: str = "") -> dict[str, TestResult]:
     """Results in report order. `strip_prefix` (the sandbox's workdir) is removed from paths."""
-    if not xml or not str(xml[:200] if isinstance(xml, str) else xml[:200].decode("utf-8", "replace")).strip():
+    if (
+        not xml
+        or not str(xml[:200] if isinstance(xml, str) else xml[:200].decode("utf-8", "replace")).strip()
+    ):
         raise ReportError("the JUnit report is empty: the test process probably died before writing it")
     try:
         root = ET.fromstring(xml)
@@ -38,8 +43,9 @@ def parse_junit(xml: str | bytes, *, strip_prefix: str = "") -> dict[str, TestRe
 
 def _case(case: ET.Element, strip_prefix: str) -> TestResult:
     props = {p.get("name"): p.get("value", "") for p in case.iter("property")}
-    node_id = props.get("nodeid") or nodeid_from_junit(case.get("classname", ""), case.get("name", ""),
-                                                       case.get("file"))
+    node_id = props.get("nodeid") or nodeid_from_junit(
+        case.get("classname", ""), case.get("name", ""), case.get("file")
+    )
     outcome, phase, message, text = Outcome.PASSED, "call", "", ""
     for child in case:
         tag = child.tag
@@ -47,8 +53,11 @@ def _case(case: ET.Element, strip_prefix: str) -> TestResult:
             outcome, message, text = Outcome.FAILED, child.get("message", ""), child.text or ""
         elif tag == "error":
             outcome, message, text = Outcome.ERROR, child.get("message", ""), child.text or ""
-            phase = "collect" if message == "collection failure" else (
-                "teardown" if "teardown" in message else "setup")
+            phase = (
+                "collect"
+                if message == "collection failure"
+                else ("teardown" if "teardown" in message else "setup")
+            )
         elif tag == "skipped":
             xfail = child.get("type") == "pytest.xfail"
             outcome = Outcome.XFAILED if xfail else Outcome.SKIPPED
@@ -71,9 +80,15 @@ def _case(case: ET.Element, strip_prefix: str) -> TestResult:
     if syntax:  # a SyntaxError names its own location: that is the line to fix
         frames = (*frames, Frame(syntax[1], int(syntax[2]), "", (f">   {syntax[3].strip()}",)))
     return TestResult(
-        id=node_id, outcome=outcome, message=message, traceback=text,
+        id=node_id,
+        outcome=outcome,
+        message=message,
+        traceback=text,
         frames=frames,
-        stdout=captured["Out"], stderr=captured["Err"], log=captured["Log"], phase=phase,
+        stdout=captured["Out"],
+        stderr=captured["Err"],
+        log=captured["Log"],
+        phase=phase,
         duration=float(case.get("time") or 0.0),
     )
 

@@ -137,5 +137,7 @@ class TestRun:
             parts = [f"{counts[o]} {o}" for o in order if counts.get(o)]
             text = ", ".join(parts) or "no test results"
         if self.status is not RunStatus.COMPLETED:
-            text = f"{self.status.value.upper().replace('_', ' ')}: {self.detail or self.status.value}; {text}"
+            text = (
+                f"{self.status.value.upper().replace('_', ' ')}: {self.detail or self.status.value}; {text}"
+            )
         return text

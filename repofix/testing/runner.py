@@ -43,18 +43,31 @@ def run_tests(
     selection = tuple(tests) if tests and cmd.is_pytest(command) else ()
     report_dir = f"/tmp/repofix-tests-{uuid.uuid4().hex[:12]}"
     plugin = f"{report_dir}/{cmd.PLUGIN_MODULE}.py"
-    setup = sandbox.run(["sh", "-c", f"mkdir -m 0700 {report_dir} && cat > {plugin}"], stdin=_PLUGIN_SOURCE, timeout=60,
-                        clean=True)
+    setup = sandbox.run(
+        ["sh", "-c", f"mkdir -m 0700 {report_dir} && cat > {plugin}"],
+        stdin=_PLUGIN_SOURCE,
+        timeout=60,
+        clean=True,
+    )
     if not setup.ok:
-        raise TestRunError(f"could not prepare the test report directory in the sandbox "
-                           f"(is /tmp writable there?): {setup.output[-500:]}")
+        raise TestRunError(
+            f"could not prepare the test report directory in the sandbox "
+            f"(is /tmp writable there?): {setup.output[-500:]}"
+        )
     try:
-        result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
-                                      selection=selection), timeout=timeout, clean=True)
+        result = sandbox.run(
+            cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir, selection=selection),
+            timeout=timeout,
+            clean=True,
+        )
         if cmd.plugin_failed(result.output):  # node ids then come from JUnit names instead
-            result = sandbox.run(cmd.wrap(command, workdir=sandbox.workdir, report_dir=report_dir,
-                                          selection=selection, plugin=False), timeout=timeout,
-                                 clean=True)
+            result = sandbox.run(
+                cmd.wrap(
+                    command, workdir=sandbox.workdir, report_dir=report_dir, selection=selection, plugin=False
+                ),
+                timeout=timeout,
+                clean=True,
+            )
         xml, progress = _read_reports(sandbox, [f"{report_dir}/report.xml", f"{report_dir}/progress.jsonl"])
     except BaseException:
         with contextlib.suppress(SandboxError):  # the original error is the one worth raising
@@ -114,8 +127,9 @@ def _read_outside(sandbox: Sandbox, path: str) -> bytes | None:
             size //= 4
             continue
         if not got.ok:
-            raise TestRunError(f"could not read {path} back from the sandbox (python3 is needed there): "
-                               f"{got.output[-300:]}")
+            raise TestRunError(
+                f"could not read {path} back from the sandbox (python3 is needed there): {got.output[-300:]}"
+            )
         length, _, payload = got.stdout.strip().partition(" ")
         chunks.append(zlib.decompress(base64.b64decode(payload)))
         offset += int(length)
@@ -144,8 +158,14 @@ def classify(
 ) -> TestRun:
     """Decide what the run was: pure, so it can be checked against real pytest runs."""
     events, pytest_ran = _progress(progress)
-    run = TestRun(command=command, status=RunStatus.COMPLETED, exit_code=result.exit_code,
-                  output=result.output, duration=result.duration, selection=selection)
+    run = TestRun(
+        command=command,
+        status=RunStatus.COMPLETED,
+        exit_code=result.exit_code,
+        output=result.output,
+        duration=result.duration,
+        selection=selection,
+    )
     if workdir:
         run.output = run.output.replace(workdir.rstrip("/") + "/", "")
     if xml:
@@ -157,19 +177,28 @@ def classify(
         run.results = _from_progress(events)
     run.structured = pytest_ran or xml is not None
     started = [e["id"] for e in events if e.get("event") == "start"]
-    finished = {e["id"] for e in events if e.get("event") == "report" and e.get("when") in ("call", "teardown")}
+    finished = {
+        e["id"] for e in events if e.get("event") == "report" and e.get("when") in ("call", "teardown")
+    }
     unfinished = [i for i in started if i not in finished]
     if result.timed_out:
         run.status = RunStatus.TIMEOUT
         run.running = unfinished[-1] if unfinished else None
         where = f" while running {run.running}" if run.running else ""
         run.detail = f"timed out after {result.duration:.0f}s{where}; {len(run.results)} results before that"
-    elif result.oom_killed or result.exit_code is None or (result.exit_code < 0) or (
-            pytest_ran and xml is None and result.exit_code not in (2, 3, 4, 5)):
+    elif (
+        result.oom_killed
+        or result.exit_code is None
+        or (result.exit_code < 0)
+        or (pytest_ran and xml is None and result.exit_code not in (2, 3, 4, 5))
+    ):
         run.status = RunStatus.CRASHED
         run.running = unfinished[-1] if unfinished else None
-        cause = "out of memory" if result.oom_killed else (
-            f"signal {result.signal}" if result.signal else f"exit code {result.exit_code}")
+        cause = (
+            "out of memory"
+            if result.oom_killed
+            else (f"signal {result.signal}" if result.signal else f"exit code {result.exit_code}")
+        )
         where = f" while running {run.running}" if run.running else ""
         run.detail = f"the test process died ({cause}){where} before writing its report"
     elif not run.structured:
@@ -200,11 +229,16 @@ def _classify_pytest(run: TestRun, result: CommandResult) -> None:
     code = result.exit_code
     if collect_errors:
         ran = len(run.results) > len(collect_errors)
-        imports = all(("ImportError" in r.message or "ModuleNotFoundError" in r.message) for r in collect_errors)
+        imports = all(
+            ("ImportError" in r.message or "ModuleNotFoundError" in r.message) for r in collect_errors
+        )
         run.status = RunStatus.IMPORT_ERROR if imports and not ran else RunStatus.COLLECTION_ERROR
         kind = "import" if imports else "collect"
-        run.detail = f"{len(collect_errors)} test module(s) failed to {kind}: " + ", ".join(
-            r.id for r in collect_errors[:5]) + ("" if ran else "; no test ran")
+        run.detail = (
+            f"{len(collect_errors)} test module(s) failed to {kind}: "
+            + ", ".join(r.id for r in collect_errors[:5])
+            + ("" if ran else "; no test ran")
+        )
     elif code == 5 or (code == 0 and not run.results):
         run.status, run.detail = RunStatus.NO_TESTS, "no tests were collected"
     elif code == 3:
@@ -229,4 +263,3 @@ def _from_progress(events: list[dict]) -> dict[str, TestResult]:
         if e["id"] not in results or outcome.bad:
             results[e["id"]] = TestResult(e["id"], outcome, message=message, phase=e.get("when", "call"))
     return results
-

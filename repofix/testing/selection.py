@@ -33,7 +33,9 @@ def select_tests(last: TestRun, changed: Iterable[str], test_files: Iterable[str
             picked[path] = None
     for path in test_files:
         stem = PurePosixPath(path).stem
-        if is_test_module(path) and (stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems):
+        if is_test_module(path) and (
+            stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems
+        ):
             picked[path] = None
     # Node ids inside an already selected file add nothing but command-line length.
     files = {p for p in picked if "::" not in p}

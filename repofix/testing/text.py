@@ -13,7 +13,9 @@ _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 _TIMING = re.compile(r"\s+in \d+(?:\.\d+)?s(?: \(\d+:\d+:\d+\))?(?= =*$)|\s*\[\s*\d+%\]$|\(\d+(?:\.\d+)?s\)")
 _INTERESTING = re.compile(
     r"error|fail|panic|exception|traceback|assert|fatal|expected|not ok|segmentation|killed|timeout|"
-    r"^\s*(?:File |E |>|---|\+\+\+|@@|\S+:\d+)", re.IGNORECASE)
+    r"^\s*(?:File |E |>|---|\+\+\+|@@|\S+:\d+)",
+    re.IGNORECASE,
+)
 
 
 def clean(text: str, workdir: str = "") -> str:
@@ -32,7 +34,8 @@ def cap_line(line: str, limit: int) -> str:
 
 
 _SESSION_HEADER = re.compile(
-    r"^(platform |cachedir: |rootdir: |configfile: |plugins: |benchmark: |hypothesis profile |Using --randomly-seed)")
+    r"^(platform |cachedir: |rootdir: |configfile: |plugins: |benchmark: |hypothesis profile |Using --randomly-seed)"
+)
 
 
 def condense_output(text: str, budget: int, workdir: str = "") -> tuple[str, int]:
@@ -92,7 +95,7 @@ def _fold_library_frames(lines: list[str]) -> list[str]:
             run += 1
             continue
         if run:
-            out.append(f'  [… {run} frames in installed libraries]')
+            out.append(f"  [… {run} frames in installed libraries]")
             run = 0
         out.append(line)
     return out[:-1]

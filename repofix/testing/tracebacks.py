@@ -45,7 +45,13 @@ def _entries(lines: list[str]) -> list[Frame]:
         if short:
             if current:
                 out.append(_frame(current))
-            current = {"path": short[1], "line": int(short[2]), "function": short[3], "source": [], "error": []}
+            current = {
+                "path": short[1],
+                "line": int(short[2]),
+                "function": short[3],
+                "source": [],
+                "error": [],
+            }
             pending = []
             continue
         long = _LONG_LOC.match(line)

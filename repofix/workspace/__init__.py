@@ -1,9 +1,9 @@
 """Workspaces: get the repository, checkpoint every change on the host, restore, guard, deliver.
 
-    ws = Workspace.create("path/or/url/or/owner/name@rev", mirror=None, home=None)
-    ws.seed(sandbox)                                 # checkpoint 0 into the sandbox
-    result = ws.sync(sandbox, step=3, tests={...})   # after a step: O(changed files)
-    ws.restore(sandbox, n)                           # back to checkpoint n, with a note for the model
+ws = Workspace.create("path/or/url/or/owner/name@rev", mirror=None, home=None)
+ws.seed(sandbox)                                 # checkpoint 0 into the sandbox
+result = ws.sync(sandbox, step=3, tests={...})   # after a step: O(changed files)
+ws.restore(sandbox, n)                           # back to checkpoint n, with a note for the model
 """
 
 from repofix.workspace.errors import (
@@ -17,5 +17,16 @@ from repofix.workspace.errors import (
 from repofix.workspace.store import Checkpoint, CheckpointStore, FileEntry
 from repofix.workspace.workspace import SyncResult, Workspace
 
-__all__ = ["ApplyRefused", "Checkpoint", "CheckpointStore", "FileEntry", "GitError", "SourceNotFound",
-           "SubmoduleError", "SyncResult", "UnknownRevision", "Workspace", "WorkspaceError"]
+__all__ = [
+    "ApplyRefused",
+    "Checkpoint",
+    "CheckpointStore",
+    "FileEntry",
+    "GitError",
+    "SourceNotFound",
+    "SubmoduleError",
+    "SyncResult",
+    "UnknownRevision",
+    "Workspace",
+    "WorkspaceError",
+]

@@ -33,11 +33,15 @@ class Source:
 
 
 def _resolve(repo: Path, rev: str, where: str) -> str:
-    out = git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}",
-              ok=(0, 1)).decode().strip()
+    out = (
+        git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", ok=(0, 1))
+        .decode()
+        .strip()
+    )
     if not out:
-        raise UnknownRevision(f"{rev!r} is not a commit, branch or tag in {where}; "
-                              f"check the name, or fetch it there first")
+        raise UnknownRevision(
+            f"{rev!r} is not a commit, branch or tag in {where}; check the name, or fetch it there first"
+        )
     return out
 
 
@@ -48,12 +52,15 @@ def _clone(url: str, dest: Path) -> None:
         git(dest, "fetch", "--quiet", "--tags", "origin", timeout=1800)
     except GitError as exc:
         shutil.rmtree(dest, ignore_errors=True)
-        raise SourceNotFound(f"cannot clone {url}: {exc}. Check the URL and your network, "
-                             f"or use --mirror DIR with a local clone") from exc
+        raise SourceNotFound(
+            f"cannot clone {url}: {exc}. Check the URL and your network, "
+            f"or use --mirror DIR with a local clone"
+        ) from exc
 
 
-def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path | None,
-              alternates: Path | None) -> str:
+def _snapshot(
+    work_tree: Path, store: Path, parent: str | None, seed_index: Path | None, alternates: Path | None
+) -> str:
     """Commit everything in `work_tree` that is not ignored, via a temporary index; objects go to `store`."""
     with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
         index = Path(tmp) / "index"
@@ -61,8 +68,12 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
             # A copy (the user's file untouched) that keeps its time: git re-reads files changed in the second
             # the index was written ("racily clean"); a fresh time would hide a same-size edit made then.
             shutil.copy2(seed_index, index)
-        env = {"GIT_INDEX_FILE": str(index), "GIT_OBJECT_DIRECTORY": str(store / ".git" / "objects"),
-               "GIT_DIR": str(store / ".git") if alternates is None else "", **IDENTITY}
+        env = {
+            "GIT_INDEX_FILE": str(index),
+            "GIT_OBJECT_DIRECTORY": str(store / ".git" / "objects"),
+            "GIT_DIR": str(store / ".git") if alternates is None else "",
+            **IDENTITY,
+        }
         if alternates is not None:
             env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(alternates)
             del env["GIT_DIR"]
@@ -73,11 +84,15 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
         off = neutral_filters(work_tree)  # for write-tree too: it re-hashes racily clean entries
         git(repo, *off, "add", "-A", "--", ".", env=env)
         tree = git(repo, *off, "write-tree", env=env).decode().strip()
-        args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (["-p", parent] if parent else [])
+        args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (
+            ["-p", parent] if parent else []
+        )
         commit = git(repo, *off, *args, env=env).decode().strip()
     if alternates is not None:
         # Staged files can be in the user's object store only; copy what the clone lacks, nothing else.
-        missing = git(store, "rev-list", "--objects", "--missing=print", commit, *(["--not", parent] if parent else []))
+        missing = git(
+            store, "rev-list", "--objects", "--missing=print", commit, *(["--not", parent] if parent else [])
+        )
         oids = [line[1:].split()[0] for line in missing.decode().splitlines() if line.startswith("?")]
         if oids:
             pack = git(work_tree, "pack-objects", "--stdout", input="\n".join(oids).encode() + b"\n")
@@ -85,8 +100,14 @@ def _snapshot(work_tree: Path, store: Path, parent: str | None, seed_index: Path
     return commit
 
 
-def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mirror: Path | None = None,
-                 local_submodules: bool = False) -> Source:
+def acquire_into(
+    source: str | Path,
+    store: Path,
+    *,
+    rev: str | None = None,
+    mirror: Path | None = None,
+    local_submodules: bool = False,
+) -> Source:
     """Fill `store` (a new folder) with a clone of `source` and return where the run starts.
     `local_submodules`: the user allows submodule URLs that are paths on this machine."""
     store = store.absolute()
@@ -113,12 +134,19 @@ def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mir
         owner, name, at = match["owner"], match["name"], match["rev"]
         rev = rev or at or "HEAD"
         if mirror is not None:
-            folders = [mirror / owner / name, mirror / owner / f"{name}.git", mirror / f"{owner}__{name}",
-                       mirror / name, mirror / f"{name}.git"]
+            folders = [
+                mirror / owner / name,
+                mirror / owner / f"{name}.git",
+                mirror / f"{owner}__{name}",
+                mirror / name,
+                mirror / f"{name}.git",
+            ]
             found = next((f for f in folders if f.is_dir()), None)
             if found is None:
-                raise SourceNotFound(f"no clone of {owner}/{name} in mirror {mirror} (looked for "
-                                     f"{', '.join(str(f) for f in folders[:3])}); `git clone --mirror` it there")
+                raise SourceNotFound(
+                    f"no clone of {owner}/{name} in mirror {mirror} (looked for "
+                    f"{', '.join(str(f) for f in folders[:3])}); `git clone --mirror` it there"
+                )
             _clone(str(found), store)
             return _finish(store, "mirror", str(found), rev, local_submodules)
         url = f"https://github.com/{owner}/{name}.git"
@@ -129,13 +157,21 @@ def acquire_into(source: str | Path, store: Path, *, rev: str | None = None, mir
 
 def _finish(store: Path, kind: str, location: str, rev: str, local_submodules: bool) -> Source:
     candidates = ["origin/HEAD", "HEAD"] if rev == "HEAD" else [f"origin/{rev}", rev]
-    found = next((c for c in candidates
-                  if git_ok(store, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{c}^{{commit}}")), None)
+    found = next(
+        (
+            c
+            for c in candidates
+            if git_ok(store, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{c}^{{commit}}")
+        ),
+        None,
+    )
     if found is None and re.fullmatch(r"[0-9a-fA-F]{7,40}", rev):  # a commit no branch points at
         git_ok(store, "fetch", "--quiet", "--no-tags", "origin", "--", rev)
         found = rev
     head = _resolve(store, found or rev, location)
-    base = flatten_submodules(store, head, Path(location) if Path(location).is_dir() else None, local_submodules)
+    base = flatten_submodules(
+        store, head, Path(location) if Path(location).is_dir() else None, local_submodules
+    )
     return Source(kind, location, rev, head, base, False, None)
 
 
@@ -143,9 +179,14 @@ def _from_checkout(top: Path, store: Path, rev: str | None, local_submodules: bo
     git(None, "clone", "--quiet", "--no-checkout", "--no-tags", "--", str(top), str(store))
     neutralize_attributes(store)
     # --git-path: right for linked worktrees too, whose objects and excludes live in the main repository
-    index_file, objects, exclude = (Path(top, p) for p in git(
-        top, "rev-parse", "--git-path", "index", "--git-path", "objects", "--git-path", "info/exclude"
-    ).decode().splitlines())
+    index_file, objects, exclude = (
+        Path(top, p)
+        for p in git(
+            top, "rev-parse", "--git-path", "index", "--git-path", "objects", "--git-path", "info/exclude"
+        )
+        .decode()
+        .splitlines()
+    )
     if exclude.exists():  # the user's private ignore rules apply to the run too
         (store / ".git" / "info").mkdir(parents=True, exist_ok=True)
         shutil.copyfile(exclude, store / ".git" / "info" / "exclude")
@@ -156,7 +197,10 @@ def _from_checkout(top: Path, store: Path, rev: str | None, local_submodules: bo
         return Source("checkout", str(top), rev, head, base, False, str(top))
     at_head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
     base = _snapshot(top, store, at_head, index_file, Path(os.path.realpath(objects)))
-    dirty = at_head is None or git(store, "rev-parse", f"{base}^{{tree}}").strip() != git(
-        store, "rev-parse", f"{at_head}^{{tree}}").strip()
+    dirty = (
+        at_head is None
+        or git(store, "rev-parse", f"{base}^{{tree}}").strip()
+        != git(store, "rev-parse", f"{at_head}^{{tree}}").strip()
+    )
     base = flatten_submodules(store, base if dirty or at_head is None else at_head, top, local_submodules)
     return Source("checkout", str(top), None, at_head, base, dirty, str(top))

@@ -67,8 +67,13 @@ def _write_all(root: Path, changes: list[Change], undo: list[Change]) -> None:
     try:
         for rel, data, mode in changes:
             target = root / rel
-            made += reversed([p for p in [target.parent, *target.parent.parents]
-                              if p.is_relative_to(root) and not p.exists()])
+            made += reversed(
+                [
+                    p
+                    for p in [target.parent, *target.parent.parents]
+                    if p.is_relative_to(root) and not p.exists()
+                ]
+            )
             target.parent.mkdir(parents=True, exist_ok=True)
             done += 1  # counted before writing: a failure half way through this file is undone too
             _write(target, data, mode)
@@ -87,42 +92,73 @@ def apply_to_worktree(ws: Workspace, n: int | None = None, home: Path | str | No
     best = ws.current() if n is None else ws.store.get(n)
     root = Path(ws.source.user_repo or ws.source.location).resolve()
     rows = diff_tree(ws.folder.repo, ws.source.base, best.commit)
-    bad = [f"{visible_path(p)} ({problem})" for p, _o, new_mode, *_ in rows
-           if (problem := path_problem(p, int(new_mode, 8) if new_mode != "000000" else None))]
+    bad = [
+        f"{visible_path(p)} ({problem})"
+        for p, _o, new_mode, *_ in rows
+        if (problem := path_problem(p, int(new_mode, 8) if new_mode != "000000" else None))
+    ]
     if bad:
         raise ApplyRefused(f"--apply refuses names git would refuse: {', '.join(bad[:10])}")
     escaping = [p for p, *_ in rows if not (root / p).parent.resolve().is_relative_to(root)]
     if escaping:  # a symlinked folder in the working tree would send the write elsewhere
-        raise ApplyRefused(f"--apply would write outside {root} through a symlink: {', '.join(escaping[:10])}")
-    conflicts = [p for p, old_mode, _n, old_oid, _o in rows
-                 if _on_disk(root / p) != ((None, None) if old_mode == "000000" else (old_oid, int(old_mode, 8)))]
+        raise ApplyRefused(
+            f"--apply would write outside {root} through a symlink: {', '.join(escaping[:10])}"
+        )
+    conflicts = [
+        p
+        for p, old_mode, _n, old_oid, _o in rows
+        if _on_disk(root / p) != ((None, None) if old_mode == "000000" else (old_oid, int(old_mode, 8)))
+    ]
     if conflicts:
-        raise ApplyRefused(f"--apply would overwrite changes you made since the run started: "
-                           f"{', '.join(conflicts[:10])}; commit or stash them, or use the branch/patch instead")
-    blobs = read_blobs(ws.folder.repo, [oid for r in rows for mode, oid in ((r[1], r[3]), (r[2], r[4]))
-                                        if mode != "000000"])
-    record: list[dict[str, Any]] = [{"path": path, "before": None if old_mode == "000000" else [old_oid, int(old_mode, 8)],
-               "after": None if new_mode == "000000" else [new_oid, int(new_mode, 8)]}
-              for path, old_mode, new_mode, old_oid, new_oid in rows]
+        raise ApplyRefused(
+            f"--apply would overwrite changes you made since the run started: "
+            f"{', '.join(conflicts[:10])}; commit or stash them, or use the branch/patch instead"
+        )
+    blobs = read_blobs(
+        ws.folder.repo, [oid for r in rows for mode, oid in ((r[1], r[3]), (r[2], r[4])) if mode != "000000"]
+    )
+    record: list[dict[str, Any]] = [
+        {
+            "path": path,
+            "before": None if old_mode == "000000" else [old_oid, int(old_mode, 8)],
+            "after": None if new_mode == "000000" else [new_oid, int(new_mode, 8)],
+        }
+        for path, old_mode, new_mode, old_oid, new_oid in rows
+    ]
     # The record first: whatever happens next, `undo` knows exactly which files this apply may touch.
-    write_json_atomic(ws.folder.applied_file, {"root": str(root), "files": record, "checkpoint": best.n,
-                                               "state": "applying"})
+    write_json_atomic(
+        ws.folder.applied_file,
+        {"root": str(root), "files": record, "checkpoint": best.n, "state": "applying"},
+    )
     write_json_atomic(_pointer(home, root), {"run_id": ws.run_id, "root": str(root)})
     try:
         _write_all(root, _changes(record, "after", blobs), _changes(record, "before", blobs))
     except OSError as error:
-        write_json_atomic(ws.folder.applied_file, {"root": str(root), "files": record, "checkpoint": best.n,
-                                                   "state": "rolled back", "error": str(error)})
-        raise ApplyRefused(f"--apply failed part way ({error}); every file it had written was put back, "
-                           f"so your working tree is as it was; use the branch or patch instead") from error
-    write_json_atomic(ws.folder.applied_file, {"root": str(root), "files": record, "checkpoint": best.n,
-                                               "state": "applied"})
+        write_json_atomic(
+            ws.folder.applied_file,
+            {
+                "root": str(root),
+                "files": record,
+                "checkpoint": best.n,
+                "state": "rolled back",
+                "error": str(error),
+            },
+        )
+        raise ApplyRefused(
+            f"--apply failed part way ({error}); every file it had written was put back, "
+            f"so your working tree is as it was; use the branch or patch instead"
+        ) from error
+    write_json_atomic(
+        ws.folder.applied_file, {"root": str(root), "files": record, "checkpoint": best.n, "state": "applied"}
+    )
     ws.folder.update_state(applied=True)
     return [r["path"] for r in record]
 
 
 def _changes(record: list[dict], side: str, blobs: dict[str, bytes]) -> list[Change]:
-    return [(f["path"], blobs[f[side][0]] if f[side] else None, f[side][1] if f[side] else None) for f in record]
+    return [
+        (f["path"], blobs[f[side][0]] if f[side] else None, f[side][1] if f[side] else None) for f in record
+    ]
 
 
 def undo_apply(home: Path | str | None = None, repo: Path | str | None = None) -> tuple[str, list[str]]:
@@ -138,18 +174,27 @@ def undo_apply(home: Path | str | None = None, repo: Path | str | None = None) -
     if not applied or Path(applied["root"]) != root:
         raise WorkspaceError(f"nothing to undo in {root}: run {ws.run_id} has no applied change there")
     if applied.get("state", "applied") != "applied":
-        raise WorkspaceError(f"nothing to undo in {root}: the last --apply (run {ws.run_id}) failed and was "
-                             f"rolled back; no older apply is reversed")
-    changed = [f["path"] for f in applied["files"]
-               if _on_disk(root / f["path"]) != (tuple(f["after"]) if f["after"] else (None, None))]
+        raise WorkspaceError(
+            f"nothing to undo in {root}: the last --apply (run {ws.run_id}) failed and was "
+            f"rolled back; no older apply is reversed"
+        )
+    changed = [
+        f["path"]
+        for f in applied["files"]
+        if _on_disk(root / f["path"]) != (tuple(f["after"]) if f["after"] else (None, None))
+    ]
     if changed:
         raise ApplyRefused(f"cannot undo: these files changed since the apply: {', '.join(changed[:10])}")
     oids = [f[side][0] for f in applied["files"] for side in ("before", "after") if f[side]]
     blobs = read_blobs(ws.folder.repo, oids)
     try:
-        _write_all(root, _changes(applied["files"], "before", blobs), _changes(applied["files"], "after", blobs))
+        _write_all(
+            root, _changes(applied["files"], "before", blobs), _changes(applied["files"], "after", blobs)
+        )
     except OSError as error:
-        raise ApplyRefused(f"undo failed part way ({error}); the applied files were put back as they were") from error
+        raise ApplyRefused(
+            f"undo failed part way ({error}); the applied files were put back as they were"
+        ) from error
     _remove_empty_folders(root, [f["path"] for f in applied["files"] if not f["before"]])
     ws.folder.applied_file.unlink()
     pointer.unlink()
@@ -161,6 +206,11 @@ def _remove_empty_folders(root: Path, removed: list[str]) -> None:
     """Folders the apply made for new files go again when undo leaves them empty."""
     for rel in removed:
         for folder in (root / rel).parents:
-            if folder == root or not folder.is_relative_to(root) or not folder.is_dir() or any(folder.iterdir()):
+            if (
+                folder == root
+                or not folder.is_relative_to(root)
+                or not folder.is_dir()
+                or any(folder.iterdir())
+            ):
                 break
             folder.rmdir()

@@ -13,8 +13,9 @@ from repofix.workspace.apply import undo_apply
 from repofix.workspace.errors import WorkspaceError
 from repofix.workspace.workspace import Workspace
 
-_home = click.option("--home", type=click.Path(), default=None,
-                     help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)")
+_home = click.option(
+    "--home", type=click.Path(), default=None, help="repofix home (default $REPOFIX_HOME or ~/.cache/repofix)"
+)
 
 
 def _open(run: str, home: str | None):
@@ -34,14 +35,21 @@ def checkpoints(run: str, home: str | None) -> None:
         when = time.strftime("%H:%M:%S", time.localtime(c.created))
         tests = c.tests_line
         step = "-" if c.step is None else str(c.step)
-        click.echo(visible(f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
-                           + (f"  [{tests}]" if tests else ""), one_line=True))
+        click.echo(
+            visible(
+                f"#{c.n:<4} step {step:<4} {when}  {c.commit[:10]}  {c.label or ''}"
+                + (f"  [{tests}]" if tests else ""),
+                one_line=True,
+            )
+        )
 
 
 @click.command()
 @click.argument("run")
 @click.argument("n", type=int, required=False)
-@click.option("--from", "start", type=int, default=None, help="compare with this checkpoint (default: the start)")
+@click.option(
+    "--from", "start", type=int, default=None, help="compare with this checkpoint (default: the start)"
+)
 @_home
 def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
     """Show the change from the run's start (or --from M) to checkpoint N (default: the latest)."""
@@ -67,13 +75,20 @@ def restore(run: str, n: int, home: str | None) -> None:
         result = ws.restore(None, n, reason="requested from the command line")
     except WorkspaceError as exc:
         raise click.ClickException(visible(str(exc))) from exc
-    click.echo(f"run {ws.run_id}: checkpoint #{result.checkpoint.n} now holds the files of #{n} "
-               f"({len(result.undone)} file(s) differ from before)")
+    click.echo(
+        f"run {ws.run_id}: checkpoint #{result.checkpoint.n} now holds the files of #{n} "
+        f"({len(result.undone)} file(s) differ from before)"
+    )
 
 
 @click.command()
-@click.option("--repo", default=".", show_default=True, type=click.Path(exists=True, file_okay=False),
-              help="The repository whose last --apply to reverse.")
+@click.option(
+    "--repo",
+    default=".",
+    show_default=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="The repository whose last --apply to reverse.",
+)
 @_home
 def undo(repo: str, home: str | None) -> None:
     """Reverse the last `--apply` in this repository, only if none of its files changed since."""
@@ -81,4 +96,6 @@ def undo(repo: str, home: str | None) -> None:
         run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:
         raise click.ClickException(visible(str(exc))) from exc
-    click.echo(visible(f"undid the apply of run {run_id} in {Path(repo).resolve()}: {len(files)} file(s) restored"))
+    click.echo(
+        visible(f"undid the apply of run {run_id} in {Path(repo).resolve()}: {len(files)} file(s) restored")
+    )

@@ -40,12 +40,15 @@ def _own_branch(repo: Path, run_id: str, hint: str | None) -> tuple[str, str] | 
     """(branch, tip) of the branch this run delivered to before (a resumed delivery, a `continue`): its tip
     is a commit of this run (the Repofix-Run trailer). A branch the user has moved on from is not ours."""
     trailer = f"Repofix-Run: {run_id}"
-    listing = git(repo, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(contents)%00",
-                  "refs/heads/repofix/").decode("utf-8", "replace")
+    listing = git(
+        repo, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(contents)%00", "refs/heads/repofix/"
+    ).decode("utf-8", "replace")
     fields = listing.split("\0")
-    found = [(ref.strip().removeprefix("refs/heads/"), tip) for ref, tip, body in zip(fields[0::3], fields[1::3],
-                                                                                        fields[2::3], strict=False)
-             if trailer in body.splitlines()]
+    found = [
+        (ref.strip().removeprefix("refs/heads/"), tip)
+        for ref, tip, body in zip(fields[0::3], fields[1::3], fields[2::3], strict=False)
+        if trailer in body.splitlines()
+    ]
     found.sort(key=lambda item: item[0] != hint)  # the recorded branch first
     return found[0] if found else None
 
@@ -59,8 +62,9 @@ def _reserve_branch(repo: Path, name: str, commit: str) -> str:
             git(repo, "update-ref", "--stdin", input=f"create refs/heads/{candidate} {commit}\n".encode())
             return candidate
         except GitError:
-            if not git_ok(repo, "show-ref", "--verify", "--quiet", f"refs/heads/{candidate}") and \
-                    not git_ok(repo, "check-ref-format", f"refs/heads/{candidate}"):
+            if not git_ok(repo, "show-ref", "--verify", "--quiet", f"refs/heads/{candidate}") and not git_ok(
+                repo, "check-ref-format", f"refs/heads/{candidate}"
+            ):
                 raise
             if i > 1000:
                 raise
@@ -80,24 +84,34 @@ def _snapshot_commit(ws: Workspace) -> str | None:
     chain = git(repo, "rev-list", "--first-parent", src.base, *(["--not", src.head] if src.head else []))
     raw = chain.decode().split()[-1]
     author, committer = git(repo, "show", "-s", "--format=%at%n%ct", raw).decode().split()
-    message = (f"{SNAPSHOT_TITLE.format(run_id=ws.run_id)}\n\nYour uncommitted and untracked files as the run found "
-               f"them, so that the commit above holds only the run's change.\n\nRepofix-Snapshot: {ws.run_id}\n")
+    message = (
+        f"{SNAPSHOT_TITLE.format(run_id=ws.run_id)}\n\nYour uncommitted and untracked files as the run found "
+        f"them, so that the commit above holds only the run's change.\n\nRepofix-Snapshot: {ws.run_id}\n"
+    )
     env = {**IDENTITY, "GIT_AUTHOR_DATE": f"@{author} +0000", "GIT_COMMITTER_DATE": f"@{committer} +0000"}
     parents = ["-p", src.head] if src.head else []
-    return git(repo, "commit-tree", f"{raw}^{{tree}}", *parents, input=message.encode(), env=env).decode().strip()
+    return (
+        git(repo, "commit-tree", f"{raw}^{{tree}}", *parents, input=message.encode(), env=env)
+        .decode()
+        .strip()
+    )
 
 
 def _fix_tree(ws: Workspace, best_commit: str, start: str) -> str:
     """The tree of `start` (the user's HEAD or the snapshot) with the run's change on top."""
     repo, base = ws.folder.repo, ws.source.base
     tree = git(repo, "rev-parse", f"{best_commit}^{{tree}}").decode().strip()
-    if git(repo, "rev-parse", f"{start}^{{tree}}").decode().strip() == \
-            git(repo, "rev-parse", f"{base}^{{tree}}").decode().strip():
+    if (
+        git(repo, "rev-parse", f"{start}^{{tree}}").decode().strip()
+        == git(repo, "rev-parse", f"{base}^{{tree}}").decode().strip()
+    ):
         return tree  # the run started from exactly this tree
     with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:  # submodules were inlined for the run
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git(repo, "read-tree", start, env=env)
-        patch = git(repo, "diff", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", base, best_commit)
+        patch = git(
+            repo, "diff", "--binary", "--full-index", "--no-ext-diff", "--no-textconv", base, best_commit
+        )
         try:
             git(repo, "apply", "--cached", "--allow-empty", env=env, input=patch)
             return git(repo, "write-tree", env=env).decode().strip()
@@ -105,14 +119,20 @@ def _fix_tree(ws: Workspace, best_commit: str, start: str) -> str:
             return tree  # the change is inside an inlined submodule: the files as the run left them
 
 
-def _commit_for_user(ws: Workspace, best_commit: str, message: str, parent: str | None = None) -> tuple[str, str | None]:
+def _commit_for_user(
+    ws: Workspace, best_commit: str, message: str, parent: str | None = None
+) -> tuple[str, str | None]:
     """(the fix commit, the snapshot commit below it or None). The fix commit holds only the run's change: on
     the user's HEAD, or on the snapshot of their uncommitted work when the run started from some (so a fix
     that undoes an uncommitted change is seen as such), or on `parent`, this run's earlier delivery."""
     src, repo = ws.source, ws.folder.repo
     snapshot = _snapshot_commit(ws)
     start = snapshot or src.head
-    tree = _fix_tree(ws, best_commit, start) if start else git(repo, "rev-parse", f"{best_commit}^{{tree}}").decode().strip()
+    tree = (
+        _fix_tree(ws, best_commit, start)
+        if start
+        else git(repo, "rev-parse", f"{best_commit}^{{tree}}").decode().strip()
+    )
     if parent is not None and git(repo, "rev-parse", f"{parent}^{{tree}}").decode().strip() == tree:
         return parent, snapshot  # delivered already (a resumed delivery): the same commit, not a second one
     parent = parent or start
@@ -121,8 +141,16 @@ def _commit_for_user(ws: Workspace, best_commit: str, message: str, parent: str 
     return commit, snapshot
 
 
-def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = "", status: str = "resolved",
-            make_branch: bool = True, report_extra: dict[str, Any] | None = None) -> Delivery:
+def deliver(
+    ws: Workspace,
+    n: int | None = None,
+    *,
+    task: str,
+    summary: str = "",
+    status: str = "resolved",
+    make_branch: bool = True,
+    report_extra: dict[str, Any] | None = None,
+) -> Delivery:
     """Write the patch and report for checkpoint `n` (default: the latest); with `make_branch`, also
     make a new branch `repofix/<slug>` in the user's repository (nothing else changes there): one commit
     on their HEAD, or two when the run started from uncommitted work (that work, labelled, then the fix)."""
@@ -135,24 +163,52 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
     if make_branch and src.user_repo and files:
         user = Path(src.user_repo)
         title = task.strip().splitlines()[0][:72] if task.strip() else "repofix change"
-        message = f"{title}\n\n{summary.strip()}\n\nRepofix-Run: {ws.run_id}\n" if summary.strip() else \
-            f"{title}\n\nRepofix-Run: {ws.run_id}\n"
+        message = (
+            f"{title}\n\n{summary.strip()}\n\nRepofix-Run: {ws.run_id}\n"
+            if summary.strip()
+            else f"{title}\n\nRepofix-Run: {ws.run_id}\n"
+        )
         earlier = _own_branch(user, ws.run_id, (ws.folder.read_state().get("delivered") or {}).get("branch"))
         commit, snapshot = _commit_for_user(ws, best.commit, message, parent=earlier[1] if earlier else None)
         git(ws.folder.repo, "update-ref", f"refs/repofix-deliver/{ws.run_id}", commit)
         # The objects only (no ref of the user's changes here), then one atomic ref update.
-        git(user, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", str(ws.folder.repo),
-            f"refs/repofix-deliver/{ws.run_id}")
+        git(
+            user,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--",
+            str(ws.folder.repo),
+            f"refs/repofix-deliver/{ws.run_id}",
+        )
         if earlier is None:
             branch = _reserve_branch(user, f"repofix/{slugify(task)}", commit)
         else:  # the same branch again; the expected old value makes a concurrent change fail, not vanish
             branch = earlier[0]
             if commit != earlier[1]:
                 git(user, "update-ref", f"refs/heads/{branch}", commit, earlier[1])
-    delivery = Delivery(ws.run_id, best.n, str(ws.folder.patch_file), str(ws.folder.report_file), branch, commit,
-                        snapshot is not None, files, snapshot)
-    report = {**asdict(delivery), "task": task, "summary": summary, "status": status, "source": asdict(src),
-              "checkpoint": asdict(best), "delivered": time.time(), **(report_extra or {})}
+    delivery = Delivery(
+        ws.run_id,
+        best.n,
+        str(ws.folder.patch_file),
+        str(ws.folder.report_file),
+        branch,
+        commit,
+        snapshot is not None,
+        files,
+        snapshot,
+    )
+    report = {
+        **asdict(delivery),
+        "task": task,
+        "summary": summary,
+        "status": status,
+        "source": asdict(src),
+        "checkpoint": asdict(best),
+        "delivered": time.time(),
+        **(report_extra or {}),
+    }
     write_json_atomic(ws.folder.report_file, report)
     ws.folder.update_state(status=status, delivered=asdict(delivery))
     return delivery
@@ -160,4 +216,3 @@ def deliver(ws: Workspace, n: int | None = None, *, task: str, summary: str = ""
 
 def _rows(ws: Workspace, commit: str):
     return diff_tree(ws.folder.repo, ws.source.base, commit)
-

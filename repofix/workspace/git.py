@@ -22,11 +22,19 @@ IDENTITY = {
 }
 
 
-def git(repo: Path | str | None, *args: str, input: bytes | None = None,
-        env: Mapping[str, str] | None = None, ok: tuple[int, ...] = (0,), timeout: float | None = None) -> bytes:
+def git(
+    repo: Path | str | None,
+    *args: str,
+    input: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    ok: tuple[int, ...] = (0,),
+    timeout: float | None = None,
+) -> bytes:
     """Run `git -C repo args...` and return stdout; raise GitError with stderr unless the exit code is in `ok`."""
     try:
-        proc = subprocess.run(argv(repo, args), input=input, capture_output=True, env=git_env(env), timeout=timeout)
+        proc = subprocess.run(
+            argv(repo, args), input=input, capture_output=True, env=git_env(env), timeout=timeout
+        )
     except subprocess.TimeoutExpired as exc:
         raise GitError(f"git {' '.join(args[:2])} timed out after {timeout}s") from exc
     if proc.returncode not in ok:
@@ -57,10 +65,13 @@ def neutral_filters(repo: Path) -> list[str]:
     (yours, LFS included): in your checkout, the repository's .gitattributes would pick among them."""
     out = git(repo, "config", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$", ok=(0, 1))
     keys = [line.split(b" ", 1)[0].decode("utf-8", "surrogateescape") for line in out.splitlines() if line]
-    names = {key[len("filter."):].rsplit(".", 1)[0] for key in keys}
-    return [arg for name in sorted(names) for key in ("clean", "smudge", "process")
-            for arg in ("-c", f"filter.{name}.{key}=")] + [
-        arg for name in sorted(names) for arg in ("-c", f"filter.{name}.required=false")]
+    names = {key[len("filter.") :].rsplit(".", 1)[0] for key in keys}
+    return [
+        arg
+        for name in sorted(names)
+        for key in ("clean", "smudge", "process")
+        for arg in ("-c", f"filter.{name}.{key}=")
+    ] + [arg for name in sorted(names) for arg in ("-c", f"filter.{name}.required=false")]
 
 
 def read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:
@@ -77,7 +88,7 @@ def read_blobs(repo: Path, oids: Sequence[str]) -> dict[str, bytes]:
         if len(header) < 3:
             raise GitError(f"object {oid} is missing from {repo}")
         size = int(header[2])
-        result[oid] = out[header_end + 1: header_end + 1 + size]
+        result[oid] = out[header_end + 1 : header_end + 1 + size]
         pos = header_end + 1 + size + 1
     return result
 

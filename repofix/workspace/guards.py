@@ -16,9 +16,29 @@ if TYPE_CHECKING:
     from repofix.workspace.restore import RestoreResult
     from repofix.workspace.workspace import SyncResult, Workspace
 
-GUARDS = ("mass-deletion", "tests", "ci-config", "outside-root", "large-file", "binary-file", "symlink-outside")
-CI_PATHS = (".github/", ".gitlab-ci.yml", ".gitlab/", ".circleci/", ".travis.yml", "azure-pipelines.yml",
-            "Jenkinsfile", ".buildkite/", "bitbucket-pipelines.yml", ".ci/", ".woodpecker.yml", ".drone.yml")
+GUARDS = (
+    "mass-deletion",
+    "tests",
+    "ci-config",
+    "outside-root",
+    "large-file",
+    "binary-file",
+    "symlink-outside",
+)
+CI_PATHS = (
+    ".github/",
+    ".gitlab-ci.yml",
+    ".gitlab/",
+    ".circleci/",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    "Jenkinsfile",
+    ".buildkite/",
+    "bitbucket-pipelines.yml",
+    ".ci/",
+    ".woodpecker.yml",
+    ".drone.yml",
+)
 
 
 @dataclass(frozen=True)
@@ -62,26 +82,50 @@ def check_change(repo, old: str, new: str, config: GuardConfig = GuardConfig()) 
     hits: list[GuardHit] = []
     deleted = [r[0] for r in rows if r[2] == "000000"]
     if "mass-deletion" in on and deleted:
-        total = len(git(repo, "ls-tree", "-r", "-z", "--name-only", old).split(b"\0")) - 1 if len(deleted) >= 5 else 0
-        if len(deleted) > config.max_deleted_files or (total and len(deleted) >= config.max_deleted_share * total):
-            hits.append(GuardHit("mass-deletion", None, f"deletes {len(deleted)} files"
-                                 + (f" of {total}" if total else "") + f": {', '.join(deleted[:5])}"))
-    need = [r[3] for r in rows if r[1] not in ("000000", "160000")] + [r[4] for r in rows if r[2] not in ("000000", "160000")]
+        total = (
+            len(git(repo, "ls-tree", "-r", "-z", "--name-only", old).split(b"\0")) - 1
+            if len(deleted) >= 5
+            else 0
+        )
+        if len(deleted) > config.max_deleted_files or (
+            total and len(deleted) >= config.max_deleted_share * total
+        ):
+            hits.append(
+                GuardHit(
+                    "mass-deletion",
+                    None,
+                    f"deletes {len(deleted)} files"
+                    + (f" of {total}" if total else "")
+                    + f": {', '.join(deleted[:5])}",
+                )
+            )
+    need = [r[3] for r in rows if r[1] not in ("000000", "160000")] + [
+        r[4] for r in rows if r[2] not in ("000000", "160000")
+    ]
     blobs = read_blobs(repo, need)
     for path, old_mode, new_mode, old_oid, new_oid in rows:
         before = blobs.get(old_oid) if old_mode != "000000" else None
         after = blobs.get(new_oid) if new_mode != "000000" else None
         if "outside-root" in on and _outside(path):
             hits.append(GuardHit("outside-root", path, "is outside the repository root"))
-        if "ci-config" in on and any(path == p.rstrip("/") or path.startswith(p) for p in config.ci_paths if p):
+        if "ci-config" in on and any(
+            path == p.rstrip("/") or path.startswith(p) for p in config.ci_paths if p
+        ):
             hits.append(GuardHit("ci-config", path, "changes CI configuration"))
         if "tests" in on and is_test_file(path):
-            hits += [GuardHit("tests", path, reason) for reason in
-                     weakened(path, before, after, config.protected_tests)]
+            hits += [
+                GuardHit("tests", path, reason)
+                for reason in weakened(path, before, after, config.protected_tests)
+            ]
         if after is not None and new_mode == "120000":
             if "symlink-outside" in on and _link_escapes(path, after):
-                hits.append(GuardHit("symlink-outside", path, f"is a symlink to {after.decode(errors='replace')}, "
-                                                              "outside the repository"))
+                hits.append(
+                    GuardHit(
+                        "symlink-outside",
+                        path,
+                        f"is a symlink to {after.decode(errors='replace')}, outside the repository",
+                    )
+                )
             continue
         if "mass-deletion" in on and before is not None and after is not None and b"\0" not in before[:8000]:
             old_lines = before.count(b"\n")
@@ -108,13 +152,22 @@ class GuardOutcome:
             return ""
         lines = [str(h) for h in self.hits]
         if self.rolled_back is not None:
-            return ("Your last change was rolled back by repofix's guards:\n" + "\n".join(lines)
-                    + "\n" + self.rolled_back.note)
+            return (
+                "Your last change was rolled back by repofix's guards:\n"
+                + "\n".join(lines)
+                + "\n"
+                + self.rolled_back.note
+            )
         return "Allowed by the task, but note:\n" + "\n".join(lines)
 
 
-def enforce(ws: Workspace, sandbox: Sandbox | None, result: SyncResult, config: GuardConfig = GuardConfig(),
-            step: int | None = None) -> GuardOutcome:
+def enforce(
+    ws: Workspace,
+    sandbox: Sandbox | None,
+    result: SyncResult,
+    config: GuardConfig = GuardConfig(),
+    step: int | None = None,
+) -> GuardOutcome:
     """Check the checkpoint `result` made against its parent; roll it back unless every hit is allowed."""
     if result.checkpoint is None:
         return GuardOutcome()
@@ -122,6 +175,12 @@ def enforce(ws: Workspace, sandbox: Sandbox | None, result: SyncResult, config: 
     outcome = GuardOutcome(check_change(ws.folder.repo, parent, result.checkpoint.commit, config))
     if any(h.guard not in config.allow for h in outcome.hits):
         previous = result.checkpoint.n - 1
-        outcome.rolled_back = ws.restore(sandbox, previous, step=step, rescue_first=False, reason="a guard tripped: " + "; ".join(
-            str(h) for h in outcome.hits if h.guard not in config.allow))
+        outcome.rolled_back = ws.restore(
+            sandbox,
+            previous,
+            step=step,
+            rescue_first=False,
+            reason="a guard tripped: "
+            + "; ".join(str(h) for h in outcome.hits if h.guard not in config.allow),
+        )
     return outcome

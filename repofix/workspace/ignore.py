@@ -36,8 +36,11 @@ def reset_ignore_files(repo: Path, commit: str) -> None:
             old.unlink()
     out = git(repo, "ls-tree", "-r", "-z", commit).split(b"\0")
     rows = [line.split(b"\t", 1) for line in out if line.endswith(b".gitignore")]
-    wanted = {name.decode("utf-8", "surrogateescape"): meta.split()[2].decode() for meta, name in rows
-              if meta.split()[0] == b"100644" and (name == b".gitignore" or name.endswith(b"/.gitignore"))}
+    wanted = {
+        name.decode("utf-8", "surrogateescape"): meta.split()[2].decode()
+        for meta, name in rows
+        if meta.split()[0] == b"100644" and (name == b".gitignore" or name.endswith(b"/.gitignore"))
+    }
     blobs = read_blobs(repo, list(wanted.values()))
     update_ignore_files(repo, {p: FileEntry(0o100644, blobs[oid]) for p, oid in wanted.items()})
 
@@ -47,6 +50,13 @@ def ignored(repo: Path, paths: Iterable[str]) -> set[str]:
     paths = list(paths)
     if not paths:
         return set()
-    out = git(repo, "check-ignore", "--no-index", "-z", "--stdin",
-              input=b"".join(encode_path(p) + b"\0" for p in paths), ok=(0, 1))  # 1: nothing ignored
+    out = git(
+        repo,
+        "check-ignore",
+        "--no-index",
+        "-z",
+        "--stdin",
+        input=b"".join(encode_path(p) + b"\0" for p in paths),
+        ok=(0, 1),
+    )  # 1: nothing ignored
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}

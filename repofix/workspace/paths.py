@@ -11,8 +11,9 @@ MAX_COMPONENT_BYTES = 255  # NAME_MAX of ext4, tmpfs, btrfs, xfs; APFS and NTFS 
 MAX_PATH_BYTES = 2048
 SPECIAL = 0  # the git mode the sandbox reports for a fifo, socket or device
 # Code points HFS+ ignores when comparing names: ".g\u200cit" is ".git" there.
-_HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070),
-                              0xFEFF])
+_HFS_IGNORED = dict.fromkeys(
+    [0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
+)
 _GIT_FILES = (".gitmodules", ".gitattributes", ".gitignore", ".mailmap")  # git refuses these as symlinks
 _DOTGIT_SHORT = re.compile(r"^(git|gi7eba)~\d+$")  # NTFS 8.3 names of .git
 _MODULES_SHORT = re.compile(r"^(gitmod|gi7d29)~\d+$")  # ... and of .gitmodules

@@ -43,8 +43,17 @@ def _write_incremental(sandbox: Sandbox, files: dict[str, FileEntry | None]) -> 
         folders = sorted({p.rsplit("/", 1)[0] for p in deletions if "/" in p}, key=len, reverse=True)
         blocking = [p for p in writes if any(d.startswith(p + "/") for d in deletions)]
         if folders or blocking:
-            sandbox.run(["sh", "-c", 'rmdir -p --ignore-fail-on-non-empty -- "$@" 2>/dev/null; '
-                         "true", "rmdir", *folders], cwd=sandbox.workdir, timeout=60)
+            sandbox.run(
+                [
+                    "sh",
+                    "-c",
+                    'rmdir -p --ignore-fail-on-non-empty -- "$@" 2>/dev/null; true',
+                    "rmdir",
+                    *folders,
+                ],
+                cwd=sandbox.workdir,
+                timeout=60,
+            )
         if blocking:
             result = sandbox.run(["rm", "-rf", "--", *blocking], cwd=sandbox.workdir, timeout=60)
             if not result.ok:
@@ -70,8 +79,17 @@ def _needs_git(sandbox: Sandbox) -> bool:
         return True
 
 
-def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
-            reason: str = "", with_git: bool | None = None, rescue_first: bool = True) -> RestoreResult:
+def restore(
+    ws: Workspace,
+    sandbox: Sandbox | None,
+    n: int,
+    *,
+    step: int | None = None,
+    full: bool = False,
+    reason: str = "",
+    with_git: bool | None = None,
+    rescue_first: bool = True,
+) -> RestoreResult:
     """Put checkpoint `n` back into `sandbox` (None: only record it, for a run that is not live).
     `rescue_first=False` skips the rescue sync when the caller synced just now (a guard rollback)."""
     target = ws.store.get(n)
@@ -105,17 +123,25 @@ def restore(ws: Workspace, sandbox: Sandbox | None, n: int, *, step: int | None 
         # No second scan to forget our own writes: the next sync reads them, finds exactly what the
         # checkpoint holds, and leaves them out.
     # The restore checkpoint applies the same files onto the previous one: its tree is the target's.
-    checkpoint = ws.store.commit_files(files, parent=before.commit, step=step, label=f"restore of #{target.n}",
-                                       tests=target.tests, extra={"restored": target.n, "rescue": rescue.n,
-                                                                  "reason": reason})
+    checkpoint = ws.store.commit_files(
+        files,
+        parent=before.commit,
+        step=step,
+        label=f"restore of #{target.n}",
+        tests=target.tests,
+        extra={"restored": target.n, "rescue": rescue.n, "reason": reason},
+    )
     if full or any(is_ignore_file(p) for p in files):
         ws.reset_ignores()
     ws.folder.update_state(checkpoint=checkpoint.n)
     undone = sorted(files)
     shown = ", ".join(undone[:10]) + (f" and {len(undone) - 10} more" if len(undone) > 10 else "")
-    note = (f"The workspace was restored to checkpoint {target.n} (after step {target.step})"
-            + (f" because {reason}" if reason else "") + ". "
-            + (f"Undone: {len(undone)} file(s): {shown}. " if undone else "No files differed. ")
-            + f"The state before the restore is saved as checkpoint {rescue.n}."
-            + (" Note: " + "; ".join(problems) + "." if problems else ""))
+    note = (
+        f"The workspace was restored to checkpoint {target.n} (after step {target.step})"
+        + (f" because {reason}" if reason else "")
+        + ". "
+        + (f"Undone: {len(undone)} file(s): {shown}. " if undone else "No files differed. ")
+        + f"The state before the restore is saved as checkpoint {rescue.n}."
+        + (" Note: " + "; ".join(problems) + "." if problems else "")
+    )
     return RestoreResult(checkpoint, target, rescue, undone, full, note)

@@ -37,8 +37,9 @@ def resume_point(run_id: str, home: Path | str | None = None) -> tuple[Workspace
     latest = ws.store.latest()
     state = ws.folder.read_state()
     steps = [c.step for c in ws.store.list() if c.step is not None]
-    point = ResumePoint(ws.run_id, latest.n, latest.commit, max(steps) if steps else None, state,
-                        ws.folder.trajectory_file)
+    point = ResumePoint(
+        ws.run_id, latest.n, latest.commit, max(steps) if steps else None, state, ws.folder.trajectory_file
+    )
     return ws, point
 
 
@@ -51,5 +52,6 @@ def claim(ws: Workspace, point: ResumePoint, **changes: Any) -> dict[str, Any]:
     for partial in ws.folder.root.glob(".*.tmp"):
         partial.unlink(missing_ok=True)
     ws.reset_ignores()
-    return ws.folder.update_state(checkpoint=point.checkpoint, status="running", resumed_from=point.checkpoint,
-                                  owner=me(), **changes)
+    return ws.folder.update_state(
+        checkpoint=point.checkpoint, status="running", resumed_from=point.checkpoint, owner=me(), **changes
+    )

@@ -59,26 +59,44 @@ class Checkpoint:
     @property
     def tests_line(self) -> str:
         """The scalar test counts, e.g. "passed 3, failed 0" (empty when there are none)."""
-        return ", ".join(f"{k} {v}" for k, v in (self.tests or {}).items() if isinstance(v, int | float | str))
+        return ", ".join(
+            f"{k} {v}" for k, v in (self.tests or {}).items() if isinstance(v, int | float | str)
+        )
 
     def summary(self) -> str:
         shown = self.tests_line
         return f"#{self.n} step {self.step if self.step is not None else '-'} {self.label}" + (
-            f" [{shown}]" if shown else "")
+            f" [{shown}]" if shown else ""
+        )
 
 
-def _message(n: int, step: int | None, label: str, tests: Mapping[str, Any] | None,
-             extra: Mapping[str, Any] | None) -> bytes:
-    meta = {"n": n, "step": step, "label": label, "tests": dict(tests) if tests else None,
-            "created": time.time(), "extra": dict(extra or {})}
+def _message(
+    n: int, step: int | None, label: str, tests: Mapping[str, Any] | None, extra: Mapping[str, Any] | None
+) -> bytes:
+    meta = {
+        "n": n,
+        "step": step,
+        "label": label,
+        "tests": dict(tests) if tests else None,
+        "created": time.time(),
+        "extra": dict(extra or {}),
+    }
     title = f"repofix checkpoint {n}" + (f": {label}" if label else "")
     return f"{title}\n\n{json.dumps(meta, sort_keys=True)}\n".encode()
 
 
 def _parse(commit: str, tree: str, body: str) -> Checkpoint:
     meta = json.loads(body.strip().splitlines()[-1])
-    return Checkpoint(n=meta["n"], commit=commit, tree=tree, step=meta.get("step"), label=meta.get("label", ""),
-                      tests=meta.get("tests"), created=meta.get("created", 0.0), extra=meta.get("extra") or {})
+    return Checkpoint(
+        n=meta["n"],
+        commit=commit,
+        tree=tree,
+        step=meta.get("step"),
+        label=meta.get("label", ""),
+        tests=meta.get("tests"),
+        created=meta.get("created", 0.0),
+        extra=meta.get("extra") or {},
+    )
 
 
 class CheckpointStore:
@@ -94,8 +112,12 @@ class CheckpointStore:
 
     def list(self) -> list[Checkpoint]:
         """All checkpoints, oldest first (one `for-each-ref`)."""
-        out = git(self.repo, "for-each-ref", "--format=%(objectname)%00%(tree)%00%(contents:body)%00",
-                  f"refs/repofix/{self.run_id}/").decode("utf-8", "replace")
+        out = git(
+            self.repo,
+            "for-each-ref",
+            "--format=%(objectname)%00%(tree)%00%(contents:body)%00",
+            f"refs/repofix/{self.run_id}/",
+        ).decode("utf-8", "replace")
         parts = out.split("\0")
         found = [_parse(parts[i].strip(), parts[i + 1], parts[i + 2]) for i in range(0, len(parts) - 2, 3)]
         return sorted(found, key=lambda c: c.n)
@@ -127,15 +149,24 @@ class CheckpointStore:
         except WorkspaceError:
             return 0
 
-    def commit_files(self, files: Mapping[str, FileEntry | None], *, parent: str | None = None,
-                     step: int | None = None, label: str = "", tests: Mapping[str, Any] | None = None,
-                     extra: Mapping[str, Any] | None = None) -> Checkpoint:
+    def commit_files(
+        self,
+        files: Mapping[str, FileEntry | None],
+        *,
+        parent: str | None = None,
+        step: int | None = None,
+        label: str = "",
+        tests: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Checkpoint:
         """New checkpoint = parent (default: latest) with `files` written (None deletes the path)."""
         parent = parent or self.latest().commit
         n = self._next_n()
         message = _message(n, step, label, tests, extra)
         stream = bytearray()
-        stream += f"commit {self.ref(n)}\ncommitter repofix <repofix@localhost> {int(time.time())} +0000\n".encode()
+        stream += (
+            f"commit {self.ref(n)}\ncommitter repofix <repofix@localhost> {int(time.time())} +0000\n".encode()
+        )
         stream += b"data %d\n%s\nfrom %s\n" % (len(message), message, parent.encode())
         for path, entry in sorted(files.items()):
             quoted = encode_path(cquote(path))
@@ -147,8 +178,16 @@ class CheckpointStore:
         git(self.repo, "fast-import", "--quiet", "--done", input=bytes(stream))
         return self._record(n, message)
 
-    def commit_tree(self, tree: str, *, parent: str | None, step: int | None = None, label: str = "",
-                    tests: Mapping[str, Any] | None = None, extra: Mapping[str, Any] | None = None) -> Checkpoint:
+    def commit_tree(
+        self,
+        tree: str,
+        *,
+        parent: str | None,
+        step: int | None = None,
+        label: str = "",
+        tests: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Checkpoint:
         """New checkpoint with a whole existing tree (the base, or a restored checkpoint's tree)."""
         n = self._next_n()
         message = _message(n, step, label, tests, extra)
@@ -174,8 +213,19 @@ class CheckpointStore:
 
     def diff(self, old: str, new: str) -> str:
         """A binary-safe unified diff (as `git apply` takes it) from `old` to `new`."""
-        return git(self.repo, "diff", "--binary", "--no-renames", "--no-color", "--full-index", "--no-ext-diff",
-                   "--no-textconv", old, new, "--").decode("utf-8", "surrogateescape")
+        return git(
+            self.repo,
+            "diff",
+            "--binary",
+            "--no-renames",
+            "--no-color",
+            "--full-index",
+            "--no-ext-diff",
+            "--no-textconv",
+            old,
+            new,
+            "--",
+        ).decode("utf-8", "surrogateescape")
 
     def materialize(self, commit: str, dest: Path) -> None:
         """Write a checkpoint's files into `dest` (modes and symlinks kept), without touching any index

@@ -25,20 +25,37 @@ def url_problem(url: str, allow_local: bool) -> str | None:
         return "uses a transport that runs programs"
     if allow_local:
         return None
-    return ("is a path or file:// URL on this machine; repofix fetches such submodules only with "
-            "allow_local_submodules = true (REPOFIX_ALLOW_LOCAL_SUBMODULES=1) in your own settings")
+    return (
+        "is a path or file:// URL on this machine; repofix fetches such submodules only with "
+        "allow_local_submodules = true (REPOFIX_ALLOW_LOCAL_SUBMODULES=1) in your own settings"
+    )
 
 
 def _modules(store: Path, commit: str) -> dict[str, str]:
     """Submodule path -> url from the commit's `.gitmodules` (read as a blob, never checked out)."""
-    lines = git(store, "config", "--blob", f"{commit}:.gitmodules", "--get-regexp", r"submodule\..*\.(path|url)",
-                ok=(0, 1)).decode("utf-8", "surrogateescape").splitlines()
+    lines = (
+        git(
+            store,
+            "config",
+            "--blob",
+            f"{commit}:.gitmodules",
+            "--get-regexp",
+            r"submodule\..*\.(path|url)",
+            ok=(0, 1),
+        )
+        .decode("utf-8", "surrogateescape")
+        .splitlines()
+    )
     pairs = [line.split(" ", 1) for line in lines if " " in line]
     paths = {k.rsplit(".", 1)[0]: v for k, v in pairs if k.endswith(".path")}
-    return {paths[k.rsplit(".", 1)[0]]: v for k, v in pairs if k.endswith(".url") and k.rsplit(".", 1)[0] in paths}
+    return {
+        paths[k.rsplit(".", 1)[0]]: v for k, v in pairs if k.endswith(".url") and k.rsplit(".", 1)[0] in paths
+    }
 
 
-def _candidates(path: str, url: str | None, user_repo: Path | None, allow_local: bool) -> tuple[list[str], list[str]]:
+def _candidates(
+    path: str, url: str | None, user_repo: Path | None, allow_local: bool
+) -> tuple[list[str], list[str]]:
     """(places to fetch from, reasons some were refused)."""
     found, refused = [], []
     if user_repo is not None:  # the user's own checkout of the submodule, if it lies inside their tree
@@ -58,8 +75,11 @@ def _candidates(path: str, url: str | None, user_repo: Path | None, allow_local:
 
 def flatten_submodules(store: Path, commit: str, user_repo: Path | None, allow_local: bool = False) -> str:
     """Replace submodule entries by their files; returns the new commit (or `commit` if there are none)."""
-    entries = [line.split("\t", 1) for line in git(store, "ls-tree", "-r", commit).decode().splitlines()
-               if line.startswith("160000 ")]
+    entries = [
+        line.split("\t", 1)
+        for line in git(store, "ls-tree", "-r", commit).decode().splitlines()
+        if line.startswith("160000 ")
+    ]
     if not entries:
         return commit
     urls = _modules(store, commit)
@@ -71,12 +91,20 @@ def flatten_submodules(store: Path, commit: str, user_repo: Path | None, allow_l
             candidates, refused = _candidates(path, urls.get(path), user_repo, allow_local)
             fetched = any(git_ok(store, "fetch", "--quiet", "--no-tags", "--", c, sha) for c in candidates)
             if not fetched and not git_ok(store, "cat-file", "-e", f"{sha}^{{tree}}"):
-                where = "; ".join(refused) or (f"cannot be fetched from {', '.join(candidates)}" if candidates
-                                               else "has no url in .gitmodules")
-                raise SubmoduleError(f"submodule {path} at {sha[:12]}: {where}; run `git submodule update "
-                                     f"--init` in your checkout or fix its URL")
+                where = "; ".join(refused) or (
+                    f"cannot be fetched from {', '.join(candidates)}"
+                    if candidates
+                    else "has no url in .gitmodules"
+                )
+                raise SubmoduleError(
+                    f"submodule {path} at {sha[:12]}: {where}; run `git submodule update "
+                    f"--init` in your checkout or fix its URL"
+                )
             git(store, "rm", "--cached", "-q", "--", path, env=env)
             git(store, "read-tree", f"--prefix={path}/", f"{sha}^{{tree}}", env=env)
         tree = git(store, "write-tree", env=env).decode().strip()
-        return git(store, "commit-tree", tree, "-p", commit, "-m", "repofix: submodules inlined",
-                   env=env).decode().strip()
+        return (
+            git(store, "commit-tree", tree, "-p", commit, "-m", "repofix: submodules inlined", env=env)
+            .decode()
+            .strip()
+        )

@@ -34,7 +34,9 @@ class SyncResult:
     written: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # messages: files refused (size, name), kept at their old state
+    refused: list[str] = field(
+        default_factory=list
+    )  # messages: files refused (size, name), kept at their old state
 
     @property
     def note(self) -> str:
@@ -44,7 +46,9 @@ class SyncResult:
 class Workspace:
     """Open one with `Workspace.create(source)` (a new run) or `Workspace.open(run_id)` (resume)."""
 
-    def __init__(self, folder: RunFolder, source: Source, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+    def __init__(
+        self, folder: RunFolder, source: Source, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    ) -> None:
         self.folder = folder
         self.source = source
         self.store = CheckpointStore(folder.repo, folder.run_id)
@@ -52,9 +56,18 @@ class Workspace:
 
     # ---- getting one -------------------------------------------------------------------------------
     @classmethod
-    def create(cls, source: str | Path, *, rev: str | None = None, mirror: Path | None = None,
-               home: Path | str | None = None, run_id: str | None = None, label: str = "",
-               max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, local_submodules: bool = False) -> Workspace:
+    def create(
+        cls,
+        source: str | Path,
+        *,
+        rev: str | None = None,
+        mirror: Path | None = None,
+        home: Path | str | None = None,
+        run_id: str | None = None,
+        label: str = "",
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        local_submodules: bool = False,
+    ) -> Workspace:
         """Acquire `source` into a new run folder and make checkpoint 0 (the starting files).
         `local_submodules`: the user allows submodule URLs that are paths on this machine."""
         folder = create_run(home, label=label, run_id=run_id)
@@ -67,7 +80,9 @@ class Workspace:
         ws = cls(folder, src, max_file_bytes)
         ws.store.commit_tree(f"{src.base}^{{tree}}", parent=src.base, step=0, label="start")
         reset_ignore_files(folder.repo, src.base)
-        folder.update_state(status="acquired", source=asdict(src), checkpoint=0, max_file_bytes=max_file_bytes)
+        folder.update_state(
+            status="acquired", source=asdict(src), checkpoint=0, max_file_bytes=max_file_bytes
+        )
         return ws
 
     @classmethod
@@ -76,9 +91,11 @@ class Workspace:
         state = folder.read_state()
         if "source" not in state:
             # Stopped (a kill, a crash) while its repository was being copied: nothing ran, nothing to resume.
-            raise LookupError(f"run {folder.run_id} has no workspace: it stopped while its repository was being "
-                              f"copied, before anything ran (status {state.get('status')}); start the task again "
-                              "(`repofix runs prune` removes this run)")
+            raise LookupError(
+                f"run {folder.run_id} has no workspace: it stopped while its repository was being "
+                f"copied, before anything ran (status {state.get('status')}); start the task again "
+                "(`repofix runs prune` removes this run)"
+            )
         return cls(folder, Source(**state["source"]), state.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES))
 
     @property
@@ -104,8 +121,17 @@ class Workspace:
     def make_git(self, dest: Path) -> None:
         """A .git in `dest` holding only the base commit, as the sandbox starts with (restore uses it too)."""
         git(None, "init", "--quiet", str(dest))
-        git(dest, "fetch", "--quiet", "--no-tags", "--depth", "1", "--", str(self.folder.repo),
-            f"+refs/repofix-base/{self.run_id}:refs/heads/repofix-base")
+        git(
+            dest,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--depth",
+            "1",
+            "--",
+            str(self.folder.repo),
+            f"+refs/repofix-base/{self.run_id}:refs/heads/repofix-base",
+        )
         git(dest, "symbolic-ref", "HEAD", "refs/heads/repofix-base")
         git(dest, "read-tree", "HEAD")
 
@@ -116,9 +142,16 @@ class Workspace:
         sandbox.changes()  # what we just copied is the known state, not a change
 
     # ---- files out of the sandbox ------------------------------------------------------------------
-    def sync(self, sandbox: Sandbox, *, step: int | None = None, tests: Mapping[str, Any] | None = None,
-             label: str = "", extra: Mapping[str, Any] | None = None,
-             paths: Sequence[str] | None = None) -> SyncResult:
+    def sync(
+        self,
+        sandbox: Sandbox,
+        *,
+        step: int | None = None,
+        tests: Mapping[str, Any] | None = None,
+        label: str = "",
+        extra: Mapping[str, Any] | None = None,
+        paths: Sequence[str] | None = None,
+    ) -> SyncResult:
         """Bring what changed in the sandbox since the last sync into a new checkpoint.
         Reads only the changed files; ignored files and files over the size limit are left out.
 
@@ -136,14 +169,19 @@ class Workspace:
             wanted = [p for p in dict.fromkeys(paths) if not _skipped(p)]
             known = self._entries(wanted) if wanted else {}
             contents = sandbox.read_files(wanted) if wanted else {}
-            modified = {p: (known.get(p, (0o100644, ""))[0], known.get(p, (0, ""))[0] == 0o120000)
-                        for p in wanted if contents.get(p) is not None}
+            modified = {
+                p: (known.get(p, (0o100644, ""))[0], known.get(p, (0, ""))[0] == 0o120000)
+                for p in wanted
+                if contents.get(p) is not None
+            }
             deleted = [p for p in wanted if contents.get(p) is None]
         for path, (mode, is_link) in list(modified.items()):
             problem = path_problem(path, 0o120000 if is_link else mode)
             if problem:
-                result.refused.append(f"{visible_path(path)}: refused because {problem}; not checkpointed and never "
-                                      f"delivered (remove or rename it)")
+                result.refused.append(
+                    f"{visible_path(path)}: refused because {problem}; not checkpointed and never "
+                    f"delivered (remove or rename it)"
+                )
                 del modified[path]
         deleted = [p for p in deleted if p in known]  # a refused name never entered a checkpoint
         untracked = [p for p in modified if p not in known]
@@ -158,16 +196,21 @@ class Workspace:
             if data is None:  # vanished between the scan and the read
                 files[path] = None
             elif len(data) > self.max_file_bytes:
-                result.refused.append(f"{path}: {len(data) / 2**20:.1f} MiB is over the {self.max_file_bytes / 2**20:.0f}"
-                                      f" MiB file size limit; not checkpointed (delete it or raise the limit)")
+                result.refused.append(
+                    f"{path}: {len(data) / 2**20:.1f} MiB is over the {self.max_file_bytes / 2**20:.0f}"
+                    f" MiB file size limit; not checkpointed (delete it or raise the limit)"
+                )
             else:
                 files[path] = FileEntry(git_mode(mode, is_link), data)
         for path in deleted:
             files.setdefault(path, None)
         # Leave out what the checkpoint already holds: files our own restore wrote, touched files, and
         # deletions of files that were never checkpointed.
-        files = {p: e for p, e in files.items()
-                 if (known.get(p) != (e.mode, blob_id(e.data)) if e is not None else p in known)}
+        files = {
+            p: e
+            for p, e in files.items()
+            if (known.get(p) != (e.mode, blob_id(e.data)) if e is not None else p in known)
+        }
         if not files:
             return result
         result.written = sorted(p for p, e in files.items() if e is not None)
@@ -181,7 +224,9 @@ class Workspace:
         """(mode, blob id) in the latest checkpoint of those `paths` it holds; one `ls-tree`."""
         wanted = set(paths)
         spec = sorted(wanted) if len(wanted) <= 2000 else []  # a huge change: list everything instead
-        out = git(self.folder.repo, "--literal-pathspecs", "ls-tree", "-r", "-z", self.current().commit, "--", *spec)
+        out = git(
+            self.folder.repo, "--literal-pathspecs", "ls-tree", "-r", "-z", self.current().commit, "--", *spec
+        )
         entries = {}
         for row in out.split(b"\0"):
             if not row:
@@ -193,11 +238,20 @@ class Workspace:
                 entries[path] = (int(mode, 8), oid.decode())
         return entries
 
-    def restore(self, sandbox: Sandbox | None, n: int, *, step: int | None = None, full: bool = False,
-                reason: str = "", rescue_first: bool = True) -> RestoreResult:
+    def restore(
+        self,
+        sandbox: Sandbox | None,
+        n: int,
+        *,
+        step: int | None = None,
+        full: bool = False,
+        reason: str = "",
+        rescue_first: bool = True,
+    ) -> RestoreResult:
         """Put checkpoint `n` back (see `repofix.workspace.restore`)."""
-        return restore_checkpoint(self, sandbox, n, step=step, full=full, reason=reason, rescue_first=rescue_first)
+        return restore_checkpoint(
+            self, sandbox, n, step=step, full=full, reason=reason, rescue_first=rescue_first
+        )
 
     def reset_ignores(self) -> None:
         reset_ignore_files(self.folder.repo, self.current().commit)
-

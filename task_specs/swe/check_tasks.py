@@ -33,8 +33,18 @@ from pathlib import Path
 
 TASKS_DIR = Path(__file__).resolve().parent
 REQUIRED_KEYS = (
-    "id", "repo", "base_commit", "problem_statement", "environment", "test_cmd",
-    "FAIL_TO_PASS", "PASS_TO_PASS", "test_patch", "patch", "time_limit", "tags",
+    "id",
+    "repo",
+    "base_commit",
+    "problem_statement",
+    "environment",
+    "test_cmd",
+    "FAIL_TO_PASS",
+    "PASS_TO_PASS",
+    "test_patch",
+    "patch",
+    "time_limit",
+    "tags",
 )
 
 
@@ -147,6 +157,7 @@ def load_spec(path: Path) -> dict:
 
 # --- running one state of a task -------------------------------------------------------------
 
+
 def patch_paths(patch: Path) -> list[str]:
     """Repository-relative paths a unified diff touches (both sides)."""
     paths = set()
@@ -158,8 +169,13 @@ def patch_paths(patch: Path) -> list[str]:
 
 def is_test_path(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    return (path.startswith("tests/") or "/tests/" in path or name.startswith("test_")
-            or name.endswith("_test.py") or name == "conftest.py")
+    return (
+        path.startswith("tests/")
+        or "/tests/" in path
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    )
 
 
 def _nodeid(root: Path, classname: str, name: str) -> str:
@@ -195,8 +211,9 @@ def parse_junit(xml_path: Path, root: Path) -> dict[str, str]:
 
 def run_state(task_dir: Path, spec: dict, patches: Iterable[Path], workdir: Path) -> dict[str, str]:
     repo = workdir / "repo"
-    shutil.copytree(task_dir / spec["repo"]["path"], repo,
-                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    shutil.copytree(
+        task_dir / spec["repo"]["path"], repo, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")
+    )
     env = dict(os.environ)
     for var in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH"):
         env.pop(var, None)
@@ -206,8 +223,13 @@ def run_state(task_dir: Path, spec: dict, patches: Iterable[Path], workdir: Path
     # Keep git from treating an enclosing directory as the repository.
     env["GIT_CEILING_DIRECTORIES"] = str(workdir)
     for patch in patches:
-        proc = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)], cwd=repo, env=env,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            ["git", "apply", "--whitespace=nowarn", str(patch)],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
             raise SpecError(f"{patch.name} does not apply: {proc.stderr.strip()}")
     cmd = shlex.split(spec["test_cmd"])
@@ -216,16 +238,20 @@ def run_state(task_dir: Path, spec: dict, patches: Iterable[Path], workdir: Path
     junit = workdir / "junit.xml"
     cmd += ["-p", "no:cacheprovider", f"--junitxml={junit}"]
     try:
-        proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True,
-                              timeout=spec["time_limit"])
+        proc = subprocess.run(
+            cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=spec["time_limit"]
+        )
     except subprocess.TimeoutExpired as exc:
         raise SpecError(f"test command timed out after {spec['time_limit']} s") from exc
     if not junit.exists():
-        raise SpecError(f"no JUnit report (exit {proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+        raise SpecError(
+            f"no JUnit report (exit {proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )
     return parse_junit(junit, repo)
 
 
 # --- the checks ------------------------------------------------------------------------------
+
 
 @dataclass
 class TaskReport:
@@ -281,31 +307,39 @@ def _check(task_dir: Path, report: TaskReport) -> None:
     for patch in (tests_patch, gold_patch):
         if not patch.is_file():
             raise SpecError(f"{spec_path}: patch file {patch.name} does not exist")
-    problems += [f"tests.patch touches a non-test file: {p}"
-                 for p in patch_paths(tests_patch) if not is_test_path(p)]
-    problems += [f"gold.patch touches a test file: {p}"
-                 for p in patch_paths(gold_patch) if is_test_path(p)]
+    problems += [
+        f"tests.patch touches a non-test file: {p}" for p in patch_paths(tests_patch) if not is_test_path(p)
+    ]
+    problems += [f"gold.patch touches a test file: {p}" for p in patch_paths(gold_patch) if is_test_path(p)]
 
     with tempfile.TemporaryDirectory(prefix=f"swe-{task_dir.name}-") as tmp:
         tmp_path = Path(tmp)
         states = {}
-        for name, patches in (("base", []), ("base+tests", [tests_patch]),
-                              ("gold+tests", [gold_patch, tests_patch])):
+        for name, patches in (
+            ("base", []),
+            ("base+tests", [tests_patch]),
+            ("gold+tests", [gold_patch, tests_patch]),
+        ):
             (tmp_path / name).mkdir()
             states[name] = run_state(task_dir, spec, patches, tmp_path / name)
 
     base, before, after = states["base"], states["base+tests"], states["gold+tests"]
     problems += [f"base: visible test does not pass: {n}" for n, s in base.items() if s == "failed"]
-    problems += [f"base: PASS_TO_PASS does not pass: {n} ({base[n]})"
-                 for n in p2p if n in base and base[n] != "passed"]
+    problems += [
+        f"base: PASS_TO_PASS does not pass: {n} ({base[n]})" for n in p2p if n in base and base[n] != "passed"
+    ]
     problems += [f"base+tests: FAIL_TO_PASS passes already: {n}" for n in f2p if before.get(n) == "passed"]
     problems += [f"base+tests: PASS_TO_PASS does not pass: {n}" for n in _not_passing(before, p2p)]
     problems += [f"gold+tests: FAIL_TO_PASS does not pass: {n}" for n in _not_passing(after, f2p)]
     problems += [f"gold+tests: PASS_TO_PASS does not pass: {n}" for n in _not_passing(after, p2p)]
-    problems += [f"gold+tests: test does not pass: {n}" for n, s in after.items()
-                 if s != "passed" and n not in f2p + p2p]
-    unlisted = sorted(n for n, s in before.items()
-                      if s == "passed" and after.get(n) == "passed" and n not in p2p)
+    problems += [
+        f"gold+tests: test does not pass: {n}"
+        for n, s in after.items()
+        if s != "passed" and n not in f2p + p2p
+    ]
+    unlisted = sorted(
+        n for n, s in before.items() if s == "passed" and after.get(n) == "passed" and n not in p2p
+    )
     problems += [f"PASS_TO_PASS misses a test that passes before and after: {n}" for n in unlisted]
 
 
@@ -331,8 +365,10 @@ def main(argv: list[str] | None = None) -> int:
     width = max([len(r.task_id) for r in reports] + [4])
     print(f"{'task':<{width}}  {'kind':<7}  F2P  P2P  time   result")
     for r in reports:
-        print(f"{r.task_id:<{width}}  {r.kind:<7}  {r.fail_to_pass:>3}  {r.pass_to_pass:>3}  "
-              f"{r.seconds:4.1f}s  {'ok' if r.ok else 'FAILED'}")
+        print(
+            f"{r.task_id:<{width}}  {r.kind:<7}  {r.fail_to_pass:>3}  {r.pass_to_pass:>3}  "
+            f"{r.seconds:4.1f}s  {'ok' if r.ok else 'FAILED'}"
+        )
         for problem in r.problems:
             print(f"    - {problem}")
     bad = sum(not r.ok for r in reports)

@@ -14,6 +14,7 @@ check     try candidate patches. pytest is imported once here; each candidate is
 
 Output is one JSON object per line on stdout; the test output itself goes to /dev/null.
 """
+
 import contextlib
 import itertools
 import json
@@ -81,6 +82,7 @@ class CoveragePlugin:
 
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
+
         limit = self.per_test
         if self.deadline is not None:
             if time.time() >= self.deadline:  # no test starts after the deadline: it is not run at all
@@ -99,6 +101,7 @@ class CoveragePlugin:
 
     def pytest_runtest_logfinish(self, nodeid, location):
         import threading
+
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.settrace(None)
         threading.settrace(None)
@@ -150,6 +153,7 @@ def _deadline(req):
 
 def run_coverage(req):
     import pytest
+
     plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)), _deadline(req))
     real_stdout = os.dup(1)
     _quiet()
@@ -158,11 +162,17 @@ def run_coverage(req):
     args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
     code = pytest.main(args, plugins=[plugin])
     out = os.fdopen(real_stdout, "w")
-    text = json.dumps({"exit_code": int(code), "duration": time.time() - start,
-                       "tests": _compact(plugin.tests) if req.get("compact") else plugin.tests})
+    text = json.dumps(
+        {
+            "exit_code": int(code),
+            "duration": time.time() - start,
+            "tests": _compact(plugin.tests) if req.get("compact") else plugin.tests,
+        }
+    )
     if req.get("compact"):  # a large suite's spectra would not fit the sandbox's output cap as plain JSON
         import base64
         import zlib
+
         text = "Z:" + base64.b64encode(zlib.compress(text.encode(), 9)).decode()
     out.write(text + "\n")
     out.flush()
@@ -177,7 +187,9 @@ def _compact(tests):
                 hot.setdefault(rel, set()).update(lines)
     for t in tests.values():
         if t["outcome"] != "failed":
-            t["lines"] = {rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items() if rel in hot}
+            t["lines"] = {
+                rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items() if rel in hot
+            }
     return tests
 
 
@@ -229,19 +241,24 @@ def _in_child(body, timeout):
 def _pytest_body(tests):
     def body():
         import pytest
+
         return pytest.main(PYTEST_ARGS + ["-x"] + list(tests))
+
     return body
 
 
 def _direct_body(plain):
     """Fast rejection: import the test modules afresh and call plain test functions directly.
     Any exception is a failure, exactly as under pytest; a pass is confirmed by pytest later."""
+
     def body():
         import importlib
+
         for module_name, qualname in plain:
             module = importlib.import_module(module_name)
             getattr(module, qualname)()
         return 0
+
     return body
 
 
@@ -256,13 +273,20 @@ class _Items:
 def _plain(items):
     """(module, function) of tests that need nothing from pytest: no fixtures, marks, params, class."""
     import inspect
+
     plain = []
     for item in items:
         function = getattr(item, "function", None)
-        if (function is None or getattr(item, "cls", None) is not None or getattr(item, "fixturenames", [1])
-                or hasattr(item, "callspec") or list(item.iter_markers())
-                or inspect.iscoroutinefunction(function) or inspect.isgeneratorfunction(function)
-                or function.__name__ != item.name):
+        if (
+            function is None
+            or getattr(item, "cls", None) is not None
+            or getattr(item, "fixturenames", [1])
+            or hasattr(item, "callspec")
+            or list(item.iter_markers())
+            or inspect.iscoroutinefunction(function)
+            or inspect.isgeneratorfunction(function)
+            or function.__name__ != item.name
+        ):
             return None
         plain.append((item.module.__name__, item.name))
     return plain
@@ -274,6 +298,7 @@ def _warm_up(tests):
     from the workspace, so each child imports the candidate's source afresh. Returns the failing
     tests as plain functions when all of them are (see _direct_body), else None."""
     import pytest
+
     root = os.path.realpath(os.getcwd())
     saved = os.dup(1), os.dup(2)
     collector = _Items()
@@ -292,6 +317,7 @@ def _warm_up(tests):
     # Everything loaded so far lives as long as the worker: freezing it keeps the garbage collector
     # (which pytest runs several times per session) from walking it again in every child.
     import gc
+
     gc.collect()
     gc.freeze()
     return plain
@@ -299,6 +325,7 @@ def _warm_up(tests):
 
 def _count_body(tests):
     """Exit code = how many of `tests` pass (capped at 250): ranks plausible patches by what else they fix."""
+
     def body():
         import pytest
 
@@ -308,8 +335,10 @@ def _count_body(tests):
             def pytest_runtest_logreport(self, report):
                 if report.when == "call" and report.passed:
                     Count.passed += 1
+
         pytest.main(PYTEST_ARGS + list(tests), plugins=[Count()])
         return 100 + min(Count.passed, 150)
+
     return body
 
 
@@ -384,8 +413,21 @@ def run_check(req):
                 _, code = _in_child(_count_body(also), left(full_timeout))
                 extra["also"] = max(0, int(code.split()[-1]) - 100) if code.startswith("exit") else 0
             _write(path, original, mtime)
-            out.write(json.dumps(dict({"id": cand["id"], "ok": ok, "stage": stage, "reason": reason,
-                                       "seconds": round(time.time() - start, 4)}, **extra)) + "\n")
+            out.write(
+                json.dumps(
+                    dict(
+                        {
+                            "id": cand["id"],
+                            "ok": ok,
+                            "stage": stage,
+                            "reason": reason,
+                            "seconds": round(time.time() - start, 4),
+                        },
+                        **extra,
+                    )
+                )
+                + "\n"
+            )
             out.flush()
             if ok:
                 found += 1
