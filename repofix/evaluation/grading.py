@@ -25,6 +25,7 @@ from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
 from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
 from repofix.evaluation.repositories import checkout
+from repofix.evaluation.swebench_env import derive
 from repofix.evaluation.swebench_logs import grader as log_grader
 from repofix.evaluation.swebench_verdict import (
     environment_cause,
@@ -96,11 +97,12 @@ def grade(
     # In the sandboxes' scratch root, marked with our pid: after a kill -9, `repofix sandbox prune`
     # removes it with the rest.
     scratch = cleanup.new_scratch("grade-")
+    notes: list[str] = []  # what the derived environment lacks, said with any failure
     try:
         if candidate.error:
             result.detail = f"no candidate patch: {candidate.error}"
         else:
-            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir, mirror)
+            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir, mirror, notes)
     except EnvironmentFailed as error:
         result.status, result.detail = Status.ENV_FAILED, str(error)
         result.log_path = str(error.log or "")
@@ -111,6 +113,8 @@ def grade(
         shutil.rmtree(scratch, ignore_errors=True)
         result.build_seconds = environments.take_build_seconds()
         result.grade_seconds = time.monotonic() - started - result.build_seconds
+    if result.status is not Status.RESOLVED:
+        result.detail += "".join(f" [environment: {note}]" for note in notes)
     return result
 
 
@@ -123,9 +127,13 @@ def _grade_into(
     timeout: float,
     log_dir: Path | None,
     mirror: Path | None,
+    notes: list[str],
 ) -> None:
     base, tree = scratch / "base", scratch / "tree"
     checkout(task, base, mirror=mirror)
+    derived = derive(task, base)  # SWE-bench rows: what the task leaves open, from the official specs
+    task = derived.task
+    notes += derived.notes
     shutil.copytree(base, tree, symlinks=True)
     if result.patch_exists:
         try:
@@ -140,7 +148,7 @@ def _grade_into(
             apply_patch(tree, task.test_patch)
         except PatchError as error:
             raise PatchError(f"the task's test patch does not apply to its base commit: {error}") from None
-    result.environment = environments.describe(task)
+    result.environment = environments.describe(task) + (f" ({derived.source})" if derived.source else "")
     name = parser_name(task)
     cause = ""
     with environments.sandbox(task, tree, base) as box:

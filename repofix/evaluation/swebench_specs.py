@@ -1,0 +1,169 @@
+"""SWE-bench's own install specifications for a row, taken from the official `swebench` package.
+
+The per-repository, per-version specs (`MAP_REPO_VERSION_TO_SPECS`: python, pre_install,
+packages, pip_packages, install, test_cmd, eval_commands) ship with swebench up to 4.x; 5.x dropped
+them (its rows carry a prebuilt `image` instead) but has the log parsers the rows name. Both cannot
+live in one environment, so the specs are read by a Python that has them: the interpreter named by
+REPOFIX_SWEBENCH_SPECS_PYTHON (a venv of its own with `swebench==4.1.0`), else repofix's own.
+
+Nothing of the specs is re-typed here: a small script runs SWE-bench's own functions in that
+interpreter (`get_requirements`, `get_environment_yml`, `get_test_directives`), with their one
+network call, a file fetched from raw.githubusercontent.com at a commit, answered from the local
+clone at the same commit (read with hardened git, as data; nothing of it runs on the host).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repofix.gitsafe import argv, git_env
+from repofix.tasks import Task
+
+SPECS_PYTHON = "REPOFIX_SWEBENCH_SPECS_PYTHON"
+_TIMEOUT = 300.0
+
+# Runs in the interpreter that has the official package; reads a request on stdin, writes JSON.
+_SCRIPT = r"""
+import json, os, posixpath, subprocess, sys
+request = json.load(sys.stdin)
+out = {}
+try:
+    from importlib.metadata import version
+    out["package"] = "swebench " + version("swebench")
+    from swebench.harness import constants
+except ImportError as error:
+    json.dump({"error": "the official swebench package is not installed (%s)" % error}, sys.stdout)
+    sys.exit(0)
+specs = getattr(constants, "MAP_REPO_VERSION_TO_SPECS", None)
+if specs is None:
+    out["error"] = out["package"] + " has no per-version install specifications (SWE-bench dropped them in 5.0)"
+    json.dump(out, sys.stdout)
+    sys.exit(0)
+from swebench.harness.test_spec import python as official
+from swebench.harness.utils import load_cached_environment_yml
+instance = request["instance"]
+spec = specs.get(instance["repo"], {}).get(instance["version"])
+out["spec"] = spec
+if spec is not None:
+    class Reply:
+        def __init__(self, code, text):
+            self.status_code, self.text = code, text
+    raw = constants.SWE_BENCH_URL_RAW + instance["repo"] + "/"
+    def get(url, headers=None, **_):
+        # SWE-bench's only network call: a file of the repository at a commit.
+        if not url.startswith(raw):
+            return Reply(404, "")
+        commit, _, path = url[len(raw):].partition("/")
+        path = posixpath.normpath(path)
+        if path.startswith("..") or path.startswith("/"):
+            return Reply(404, "")
+        done = subprocess.run(request["git"] + ["show", commit + ":" + path], capture_output=True,
+                              env=request["git_env"])
+        return Reply(200 if done.returncode == 0 else 404, done.stdout.decode("utf-8", "replace"))
+    official.requests = type("Requests", (), {"get": staticmethod(get)})
+    out["install_repo"] = constants.MAP_REPO_TO_INSTALL.get(instance["repo"])
+    out["test_directives"] = official.get_test_directives(instance)
+    try:
+        cached = load_cached_environment_yml(instance["instance_id"])
+        if cached:
+            out["environment_yml"] = cached
+        elif spec.get("packages") == "requirements.txt":
+            out["requirements"] = official.get_requirements(instance)
+        elif spec.get("packages") == "environment.yml":
+            out["environment_yml"] = official.get_environment_yml(instance, "testbed")
+    except ValueError as error:
+        out["error"] = str(error)
+json.dump(out, sys.stdout)
+"""
+
+
+class SpecsUnavailable(Exception):
+    """The official specs cannot be read (no package with them, or it failed); says why."""
+
+
+@dataclass(frozen=True)
+class Official:
+    """What SWE-bench's own code says about one row."""
+
+    package: str  # e.g. "swebench 4.1.0"
+    spec: dict[str, Any] | None  # MAP_REPO_VERSION_TO_SPECS[repo][version]; None: not in the specs
+    requirements: str | None = None  # packages == "requirements.txt": the list SWE-bench installs
+    environment_yml: str | None = None  # packages == "environment.yml" (or a cached one)
+    install_repo: str | None = None  # MAP_REPO_TO_INSTALL[repo]
+    test_directives: list[str] = field(default_factory=list)  # test files of the row's test_patch
+    error: str = ""  # the spec is known but its requirement file could not be had
+
+
+def specs_python() -> str:
+    return os.environ.get(SPECS_PYTHON) or sys.executable
+
+
+_cache: dict[str, Official] = {}
+_unavailable: dict[str, str] = {}  # interpreter -> why it has no specs (asked once)
+_lock = threading.Lock()
+
+
+def official_for(task: Task, repo: Path) -> Official:
+    """The official spec of `task` (a SWE-bench row), its requirement files read from `repo` (a
+    clone holding the row's environment_setup_commit). Raises SpecsUnavailable."""
+    instance = {
+        "repo": task.repo.github,
+        "version": str(task.extra.get("version")),
+        "instance_id": task.id,
+        "base_commit": task.base_commit,
+        "test_patch": task.test_patch or "",
+    }
+    if isinstance(task.extra.get("environment_setup_commit"), str):
+        instance["environment_setup_commit"] = task.extra["environment_setup_commit"]
+    request = {"instance": instance, "git": argv(repo, []), "git_env": git_env()}
+    key = json.dumps(instance, sort_keys=True)
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+    python = specs_python()
+    if python in _unavailable:
+        raise SpecsUnavailable(_unavailable[python])
+    try:
+        done = subprocess.run(
+            [python, "-c", _SCRIPT],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SpecsUnavailable(f"cannot run {python} ({SPECS_PYTHON}): {error}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise SpecsUnavailable(f"reading the official specs with {python} failed: {last[:300]}")
+    out = json.loads(done.stdout)
+    if "spec" not in out:
+        with _lock:
+            _unavailable[python] = f"{out['error']} in {python}; {_HOW}"
+        raise SpecsUnavailable(_unavailable[python])
+    found = Official(
+        package=out["package"],
+        spec=out["spec"],
+        requirements=out.get("requirements"),
+        environment_yml=out.get("environment_yml"),
+        install_repo=out.get("install_repo"),
+        test_directives=list(out.get("test_directives") or []),
+        error=out.get("error", ""),
+    )
+    with _lock:
+        _cache[key] = found
+    return found
+
+
+_HOW = (
+    "to derive environments from SWE-bench's specs, install swebench 4.1.0 in a venv of its own "
+    f"(python -m venv V && V/bin/pip install swebench==4.1.0) and set {SPECS_PYTHON}=V/bin/python, "
+    "or give the tasks an environment"
+)
