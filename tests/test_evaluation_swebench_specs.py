@@ -6,6 +6,7 @@ interpreter (REPOFIX_SWEBENCH_SPECS_PYTHON: a venv with swebench 4.x, made by .c
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -61,13 +62,23 @@ def official_specs(pairs: list[tuple[str, str]]) -> list[dict]:
         if os.environ.get("CI"):
             pytest.fail(f"CI must provide it: {reason}")
         pytest.skip(reason)
+    specs = _read_specs(python)
+    return [specs[repo][version] for repo, version in pairs]
+
+
+@functools.cache
+def _read_specs(python: str) -> dict:
+    wanted = [*KINDS, ("pallets/flask", "2.0")]
     code = (
         "import json, sys\nfrom swebench.harness.constants import MAP_REPO_VERSION_TO_SPECS as S\n"
-        "json.dump([S[r][v] for r, v in json.load(sys.stdin)], sys.stdout)"
+        "json.dump([[r, v, S[r][v]] for r, v in json.load(sys.stdin)], sys.stdout)"
     )
-    done = subprocess.run([python, "-c", code], input=json.dumps(pairs), capture_output=True, text=True)
+    done = subprocess.run([python, "-c", code], input=json.dumps(wanted), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    specs: dict = {}
+    for repo, version, spec in json.loads(done.stdout):
+        specs.setdefault(repo, {})[version] = spec
+    return specs
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,33 +31,39 @@ from repofix.tasks import Task
 SPECS_PYTHON = "REPOFIX_SWEBENCH_SPECS_PYTHON"
 _TIMEOUT = 300.0
 
-# Runs in the interpreter that has the official package; reads a request on stdin, writes JSON.
+# Runs in the interpreter that has the official package, for the whole run (importing swebench
+# takes seconds): one JSON request per line on stdin, one JSON answer per line on stdout.
 _SCRIPT = r"""
-import json, os, posixpath, subprocess, sys
-request = json.load(sys.stdin)
-out = {}
+import json, posixpath, subprocess, sys
+reply, sys.stdout = sys.stdout, sys.stderr  # nothing the package prints can break the protocol
+head = {}
 try:
     from importlib.metadata import version
-    out["package"] = "swebench " + version("swebench")
+    head["package"] = "swebench " + version("swebench")
     from swebench.harness import constants
+    if not hasattr(constants, "MAP_REPO_VERSION_TO_SPECS"):
+        head["error"] = head["package"] + " has no per-version install specifications (SWE-bench dropped them in 5.0)"
+    else:
+        from swebench.harness.test_spec import python as official
+        from swebench.harness.utils import load_cached_environment_yml
 except ImportError as error:
-    json.dump({"error": "the official swebench package is not installed (%s)" % error}, sys.stdout)
-    sys.exit(0)
-specs = getattr(constants, "MAP_REPO_VERSION_TO_SPECS", None)
-if specs is None:
-    out["error"] = out["package"] + " has no per-version install specifications (SWE-bench dropped them in 5.0)"
-    json.dump(out, sys.stdout)
-    sys.exit(0)
-from swebench.harness.test_spec import python as official
-from swebench.harness.utils import load_cached_environment_yml
-instance = request["instance"]
-spec = specs.get(instance["repo"], {}).get(instance["version"])
-out["spec"] = spec
-if spec is not None:
-    class Reply:
-        def __init__(self, code, text):
-            self.status_code, self.text = code, text
+    head = {"error": "the official swebench package is not installed (%s)" % error}
+
+
+class Reply:
+    def __init__(self, code, text):
+        self.status_code, self.text = code, text
+
+
+def answer(request):
+    instance = request["instance"]
+    out = dict(head)
+    spec = constants.MAP_REPO_VERSION_TO_SPECS.get(instance["repo"], {}).get(instance["version"])
+    out["spec"] = spec
+    if spec is None:
+        return out
     raw = constants.SWE_BENCH_URL_RAW + instance["repo"] + "/"
+
     def get(url, headers=None, **_):
         # SWE-bench's only network call: a file of the repository at a commit.
         if not url.startswith(raw):
@@ -67,7 +75,10 @@ if spec is not None:
         done = subprocess.run(request["git"] + ["show", commit + ":" + path], capture_output=True,
                               env=request["git_env"])
         return Reply(200 if done.returncode == 0 else 404, done.stdout.decode("utf-8", "replace"))
+
     official.requests = type("Requests", (), {"get": staticmethod(get)})
+    official.get_requirements_by_commit.cache_clear()  # another clone may answer differently
+    official.get_environment_yml_by_commit.cache_clear()
     out["install_repo"] = constants.MAP_REPO_TO_INSTALL.get(instance["repo"])
     out["test_directives"] = official.get_test_directives(instance)
     try:
@@ -80,7 +91,13 @@ if spec is not None:
             out["environment_yml"] = official.get_environment_yml(instance, "testbed")
     except ValueError as error:
         out["error"] = str(error)
-json.dump(out, sys.stdout)
+    return out
+
+
+for line in sys.stdin:
+    out = head if "error" in head else answer(json.loads(line))
+    reply.write(json.dumps(out) + "\n")
+    reply.flush()
 """
 
 
@@ -105,6 +122,43 @@ def specs_python() -> str:
     return os.environ.get(SPECS_PYTHON) or sys.executable
 
 
+class _Reader:
+    """The script above, running in one interpreter for as long as repofix runs."""
+
+    def __init__(self, python: str):
+        self.python = python
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115  # lives as long as the reader
+        try:
+            self.process = subprocess.Popen(
+                [python, "-c", _SCRIPT],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.errors,
+                text=True,
+            )
+        except OSError as error:
+            raise SpecsUnavailable(f"cannot run {python} ({SPECS_PYTHON}): {error}") from None
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            pass  # it has exited: said below
+        ready, _, _ = select.select([self.process.stdout], [], [], _TIMEOUT)
+        line = self.process.stdout.readline() if ready else ""
+        if not line:
+            self.process.kill()
+            self.errors.seek(0)
+            text = self.errors.read().decode("utf-8", "replace").strip().splitlines()
+            last = text[-1][:300] if text else (f"no answer in {_TIMEOUT:.0f}s" if not ready else "it exited")
+            raise SpecsUnavailable(f"reading the official specs with {self.python} failed: {last}")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+
+_readers: dict[str, _Reader] = {}
 _cache: dict[str, Official] = {}
 _unavailable: dict[str, str] = {}  # interpreter -> why it has no specs (asked once)
 _lock = threading.Lock()
@@ -124,42 +178,30 @@ def official_for(task: Task, repo: Path) -> Official:
         instance["environment_setup_commit"] = task.extra["environment_setup_commit"]
     request = {"instance": instance, "git": argv(repo, []), "git_env": git_env()}
     key = json.dumps(instance, sort_keys=True)
-    with _lock:
+    python = specs_python()
+    with _lock:  # one request at a time per reader; the answers are cached
         if key in _cache:
             return _cache[key]
-    python = specs_python()
-    if python in _unavailable:
-        raise SpecsUnavailable(_unavailable[python])
-    try:
-        done = subprocess.run(
-            [python, "-c", _SCRIPT],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise SpecsUnavailable(f"cannot run {python} ({SPECS_PYTHON}): {error}") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise SpecsUnavailable(f"reading the official specs with {python} failed: {last[:300]}")
-    out = json.loads(done.stdout)
-    if "spec" not in out:
-        with _lock:
+        if python in _unavailable:
+            raise SpecsUnavailable(_unavailable[python])
+        reader = _readers.get(python)
+        if reader is None or reader.process.poll() is not None:
+            reader = _readers[python] = _Reader(python)
+        out = reader.ask(request)
+        if "spec" not in out:
             _unavailable[python] = f"{out['error']} in {python}; {_HOW}"
-        raise SpecsUnavailable(_unavailable[python])
-    found = Official(
-        package=out["package"],
-        spec=out["spec"],
-        requirements=out.get("requirements"),
-        environment_yml=out.get("environment_yml"),
-        install_repo=out.get("install_repo"),
-        test_directives=list(out.get("test_directives") or []),
-        error=out.get("error", ""),
-    )
-    with _lock:
+            raise SpecsUnavailable(_unavailable[python])
+        found = Official(
+            package=out["package"],
+            spec=out["spec"],
+            requirements=out.get("requirements"),
+            environment_yml=out.get("environment_yml"),
+            install_repo=out.get("install_repo"),
+            test_directives=list(out.get("test_directives") or []),
+            error=out.get("error", ""),
+        )
         _cache[key] = found
-    return found
+        return found
 
 
 _HOW = (
