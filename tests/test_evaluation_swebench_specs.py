@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import platform
+import shutil
 import subprocess
 import warnings
 from pathlib import Path
@@ -19,7 +20,7 @@ import yaml
 from click.testing import CliRunner
 
 from repofix.cli import main
-from repofix.evaluation.environments import Environments
+from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.model import Candidate, Status
 from repofix.evaluation.swebench_env import derive, merge
@@ -209,6 +210,21 @@ def test_without_a_package_that_has_the_specs_the_task_says_so(clone, monkeypatc
     [note] = derived.notes
     assert note.startswith("no environment derived: swebench 5.0.2 has no per-version install specifications")
     assert f"set {SPECS_PYTHON}=" in note
+
+
+def test_a_requirement_file_the_repository_lacks_is_an_environment_failure(clone):
+    official_specs([("pallets/flask", "2.3")])
+    # The row's commit reaches git: an option there must not be taken as one (`git -C clone show
+    # --output=x:requirements/dev.txt` would write that file, relative to the clone).
+    target = clone[0] / "x:requirements"
+    target.mkdir()
+    try:
+        task = row(clone, "pallets/flask", "2.3", environment_setup_commit="--output=x")
+        with pytest.raises(EnvironmentFailed, match="for pallets/flask 2.3 need a file the repository lacks"):
+            derive(task, clone[0])
+        assert not (target / "dev.txt").exists()
+    finally:
+        shutil.rmtree(target)
 
 
 def test_conda_only_dependencies_are_named():

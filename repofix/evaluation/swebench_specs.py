@@ -70,7 +70,8 @@ def answer(request):
             return Reply(404, "")
         commit, _, path = url[len(raw):].partition("/")
         path = posixpath.normpath(path)
-        if path.startswith("..") or path.startswith("/"):
+        # the commit is the row's (untrusted): never an option to git, never outside the tree
+        if commit.startswith("-") or path.startswith("..") or path.startswith("/"):
             return Reply(404, "")
         done = subprocess.run(request["git"] + ["show", commit + ":" + path], capture_output=True,
                               env=request["git_env"])
