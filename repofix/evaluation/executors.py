@@ -19,6 +19,7 @@ from repofix.evaluation.candidates import CandidateSource
 from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.model import Candidate, Status, TaskResult
+from repofix.sandboxes.docker import DEFAULT_IMAGE
 from repofix.tasks import Task
 
 
@@ -70,7 +71,7 @@ class TaskWork:
             result = TaskResult(task.id, Status.ENV_FAILED, self.source.name, detail=str(error))
             result.log_path, result.build_seconds = str(error.log or ""), environments.take_build_seconds()
             return result
-        if self.source.mode != "model" or start is None or task.environment.image:
+        if self.source.mode != "model" or start in (None, DEFAULT_IMAGE) or task.environment.image:
             return task
         return task.model_copy(update={"environment": task.environment.model_copy(update={"image": start})})
 
