@@ -127,6 +127,8 @@ LAYOUT_TEST = (
     "    assert os.getcwd() == '/testbed' and calc.__file__.startswith('/testbed/')\n"
     "    assert sys.prefix == '/opt/miniconda3/envs/testbed'\n"
     "    assert os.path.exists(sys.prefix + '/official-image')\n"
+    "    from calc._speedups import FAST  # built in place by the image's install, untracked\n"
+    "    assert FAST\n"
 )
 # SWE-bench's layout, built from the sandbox image: a conda-like env `testbed` with the package
 # installed in develop mode from /testbed (the .pth a `setup.py develop` writes) and the image's
@@ -138,7 +140,9 @@ RUN mkdir -p /opt/miniconda3/bin /opt/miniconda3/envs && ln -s /usr/bin/python3 
  && python3 -m venv --without-pip /opt/miniconda3/envs/testbed \\
  && site=$(/opt/miniconda3/envs/testbed/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \\
  && echo /opt/venv/lib/python3.11/site-packages > $site/tools.pth && echo /testbed > $site/easy-install.pth \\
- && touch /opt/miniconda3/envs/testbed/official-image
+ && touch /opt/miniconda3/envs/testbed/official-image \\
+ && cd /testbed && git init -q && git add -A && git commit -qm base \\
+ && echo 'FAST = True' > calc/_speedups.py && mkdir calc/__pycache__ && touch calc/__pycache__/stale.pyc
 WORKDIR /testbed/
 """
 
@@ -167,6 +171,38 @@ def official_task(image: str) -> Task:
         # The image was installed already: a setup here would be SWE-bench's, never run again.
         environment={"setup": ["exit 3"]},
     )
+
+
+@pytest.mark.docker
+def test_the_setup_steps_build_outputs_are_laid_onto_every_task_tree(tmp_path):
+    # As SWE-bench's images keep what the install built in the repository (C extensions compiled
+    # in place, generated modules) when they check out the task's base commit.
+    require_backend("docker")
+    checks = (
+        HIDDEN_TESTS + "\n\ndef test_generated():\n    from generated import VALUE\n    assert VALUE == 42\n"
+    )
+    setup = ["echo 'VALUE = 42' > generated.py", "mkdir -p build/lib && echo junk > build/lib/junk.py"]
+    common = dict(
+        environment={"setup": setup},
+        test_patch=diff("tests/test_mathx.py", VISIBLE_TESTS, checks),
+        FAIL_TO_PASS=["tests/test_mathx.py::test_add", "tests/test_mathx.py::test_generated"],
+    )
+    tasks = [make_task(id="outputs-a", **common), make_task(id="outputs-b", **common)]
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    tag = environments.describe(tasks[0]).removeprefix("docker:")
+    try:
+        results = evaluate(tasks, GoldSource(), environments, tmp_path / "run")
+        for task in tasks:  # two tasks of one image: each tree gets the outputs
+            assert results[task.id].status is Status.RESOLVED, results[task.id].detail
+        listed = subprocess.run(
+            ["docker", "run", "--rm", "--entrypoint", "tar", tag, "-tf", "/opt/repofix-outputs.tar"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert listed == ["generated.py"]  # build/ is left out, as are caches
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)
 
 
 @pytest.mark.docker

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from repofix.evaluation import images
+from repofix.evaluation import build_outputs, images
 from repofix.evaluation.images import EnvironmentFailed, python_matches
 from repofix.gitsafe import argv, git_env
 from repofix.sandboxes import Limits, Sandbox, open_sandbox
@@ -50,7 +50,7 @@ def recipe_hash(base_image_id: str, task: Task) -> str:
         "python": task.environment.python,
         "setup": task.environment.setup,
         "repo": repo_identity(task),
-        "format": 1,
+        "format": 2,  # 2: the image keeps the setup's build outputs
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -113,7 +113,10 @@ class Environments:
         self.check(task)
         if self.backend == "docker":
             image = self._timed(lambda: self.image_for(task, base))
-            layout = images.SWEBENCH_LAYOUT if self.images == "swebench" else Layout()
+            swebench = self.images == "swebench"
+            layout = images.SWEBENCH_LAYOUT if swebench else Layout()
+            if swebench or env.setup:  # what the install built in the repository, as SWE-bench keeps it
+                build_outputs.lay_onto(tree, build_outputs.fetch(image, layout.workdir if swebench else None))
             with DockerSandbox(tree, limits=self.limits, image=image, layout=layout) as box:
                 yield box
             return
@@ -226,8 +229,9 @@ class Environments:
         with tempfile.TemporaryDirectory(prefix="repofix-env-") as context:
             shutil.copytree(base, Path(context) / "repo", symlinks=True)
             _at_setup_commit(Path(context) / "repo", task, log)
+            around = (build_outputs.dockerfile_lines("before"), build_outputs.dockerfile_lines("after"))
             text = images.dockerfile(
-                start, task.environment.setup, task.environment.python, tag.split(":")[1]
+                start, task.environment.setup, task.environment.python, tag.split(":")[1], around
             )
             (Path(context) / "Dockerfile").write_text(text, encoding="utf-8")
             with log.open("w", encoding="utf-8") as stream:

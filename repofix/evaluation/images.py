@@ -65,20 +65,33 @@ def unavailable(wanted: str, default_image: str, default_python: str) -> str:
     )
 
 
-def dockerfile(base_image: str, setup: list[str], python: str | None, key: str) -> str:
+def dockerfile(
+    base_image: str,
+    setup: list[str],
+    python: str | None,
+    key: str,
+    around: tuple[list[str], list[str]] = ([], []),
+) -> str:
     """Setup runs as root (the venv in /opt is root's) in /workspace holding the repository, so
-    `pip install -r requirements.txt` and `pip install -e .` work; the workspace is emptied
-    afterwards because every sandbox mounts its own copy of the task's tree there."""
+    `pip install -r requirements.txt` and `pip install -e .` work, between the `around` lines;
+    the workspace is emptied afterwards because every sandbox mounts its own copy of the task's
+    tree there."""
     lines = [
         f"FROM {base_image}",
         "USER root",
         "COPY --chown=1000:1000 repo/ /workspace/",
         "WORKDIR /workspace",
+        *around[0],
     ]
     lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
     if python:
         lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")
-    lines += ["RUN find /workspace -mindepth 1 -delete", "USER sandbox", f"LABEL org.repofix.env={key}"]
+    lines += [
+        *around[1],
+        "RUN find /workspace -mindepth 1 -delete",
+        "USER sandbox",
+        f"LABEL org.repofix.env={key}",
+    ]
     return "\n".join(lines) + "\n"
 
 
