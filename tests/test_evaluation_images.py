@@ -83,6 +83,18 @@ def test_a_python_no_release_ships_fails_before_any_setup_step_naming_what_can_b
 
 
 @pytest.mark.docker
+def test_a_given_image_without_the_python_fails_before_its_setup_is_built(tmp_path):
+    require_backend("docker")
+    task = make_task(environment={"image": DEFAULT_IMAGE, "python": "3.9", "setup": ["true"]})
+    notes: list[str] = []
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=notes.append)
+    result = evaluate([task], GoldSource(), environments, tmp_path / "run")[task.id]
+    assert result.status is Status.ENV_FAILED
+    assert f"wants Python 3.9, but the image {DEFAULT_IMAGE} has Python 3.11" in result.detail
+    assert not [n for n in notes if "building" in n]
+
+
+@pytest.mark.docker
 def test_the_default_python_runs_in_the_default_image_without_a_build(tmp_path):
     require_backend("docker")
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")

@@ -155,6 +155,7 @@ class Environments:
             self._once(image, lambda: images.ensure_present(image))
             return image
         if env.image:
+            self._check_python(env.image, env.python)
             return env.image
         if env.python is None or python_matches(env.python, self._python_of(DEFAULT_IMAGE)):
             return DEFAULT_IMAGE
@@ -171,11 +172,10 @@ class Environments:
         start = self.start_image(task)
         if self.images == "swebench":
             return start  # built by SWE-bench with its own install steps; its tests' Python is conda's
-        image = start
-        if task.environment.setup:
-            image = self._recipe_tag(task, start)
-            self._once(image, lambda: self._build(image, start, task, base))
-        self._check_python(image, task.environment.python)
+        if not task.environment.setup:
+            return start
+        image = self._recipe_tag(task, start)  # on the start image (its Python checked): the setup
+        self._once(image, lambda: self._build(image, start, task, base))
         return image
 
     def _timed(self, make: Callable[[], str]) -> str:
