@@ -16,6 +16,10 @@ from repofix.evaluation.repositories import checkout
 from repofix.tasks import Task, TasksError
 from repofix.tasks.predictions import read_predictions
 
+# Agent stops caused by the model provider (refused credentials, outage after retries), not by the
+# model's work: the agent itself calls them resumable "once the model provider answers again".
+INFRA_STOPS = frozenset({"model_error"})
+
 
 class CandidateSource(Protocol):
     name: str  # model_name_or_path in the predictions written
@@ -122,6 +126,17 @@ class AgentSource:
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
         tokens = int((outcome.extra or {}).get("tokens", 0) or 0)
+        if outcome.status == "error" or outcome.reason in INFRA_STOPS:
+            # The provider or the harness failed, not the model: an infrastructure error, which
+            # `--retry-errors` runs again, and not an unresolved task. What it spent still counts.
+            return Candidate(
+                "",
+                self.name,
+                cost=float(outcome.cost or 0.0),
+                tokens=tokens,
+                seconds=time.monotonic() - started,
+                error=f"the agent stopped ({outcome.status}, {outcome.reason}): {outcome.message}",
+            )
         return Candidate(
             outcome.patch or "",
             self.name,
