@@ -2,7 +2,8 @@
 the finished task is skipped, the interrupted one is done again, and the final report is a clean
 run's. The agent is real (bwrap), its model LiteLLM over real HTTP (the OpenAI-compatible test
 server, with a price file, so costs are LiteLLM's and repofix's real accounting). The kill happens
-while the server holds the interrupted task's first model request: a real in-flight task, no sleep."""
+while the server holds the interrupted task's second model request (its first step done and paid
+for): a real in-flight task, no sleep. What that killed attempt spent still counts against the cap."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from test_agent_resume import alive, descendants
 from test_evaluation_agent_runs import FIX, write_specs
 from test_lifecycle_resume import CLI, ROOT, env_for
 
+from repofix.exitcodes import EXIT_NOT_DONE
 from tests.conftest import require_backend, wait_until
 from tests.test_evaluation_grading import make_task
 
@@ -92,12 +94,15 @@ def test_killed_mid_task_then_resumed_equals_a_clean_run(tmp_path):
             OPENAI_API_KEY="sk-test",
         )
         held = threading.Event()
-        server.add(*task_replies(), reply("edit", {"text": FIX}, hold=held))
+        # t1's edit is answered (and paid for); its submit is held
+        server.add(
+            *task_replies(), reply("edit", {"text": FIX}), reply("submit", {"summary": "add() adds"}, held)
+        )
         out = tmp_path / "run"
         first = start(env, specs, out)
         try:
-            # t0 finished (its two requests) and t1's agent is waiting for its first answer
-            assert wait_until(lambda: len(server.requests) == 3 or first.poll() is not None, 600)
+            # t0 finished (its two requests) and t1's agent, one paid step in, waits for an answer
+            assert wait_until(lambda: len(server.requests) == 4 or first.poll() is not None, 600)
             assert first.poll() is None, finish(first)[1]
             tree = descendants(first.pid)
             assert any("bwrap" in command for command in tree.values())  # t1's sandbox is open
@@ -111,10 +116,15 @@ def test_killed_mid_task_then_resumed_equals_a_clean_run(tmp_path):
         assert rows(out) == [("t0", 1, "resolved", 0.0024)]  # t1 left no row, nor half of one
         assert sorted(p.name for p in (out / "tasks").iterdir()) == ["t0"]
 
+        # The killed attempt's $0.0012 is spent too: with a $0.003 cap, $0.0024 + $0.0012 leaves nothing
+        code, output = finish(start(env, specs, out, "--resume", "--max-cost", "0.003"))
+        assert code == EXIT_NOT_DONE and "stopped: cost cap reached" in output, output
+        assert len(server.requests) == 4 and len(rows(out)) == 1
+
         server.add(*task_replies())
         code, output = finish(start(env, specs, out, "--resume"))
         assert code == 0, output
-        assert len(server.requests) == 5  # t0 was not run again; t1 was, from its start
+        assert len(server.requests) == 6  # t0 was not run again; t1 was, from its start
         assert rows(out) == [("t0", 1, "resolved", 0.0024), ("t1", 1, "resolved", 0.0024)]
 
         server.add(*task_replies(), *task_replies())

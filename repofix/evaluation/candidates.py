@@ -3,6 +3,7 @@ SWE-bench predictions file (--predictions), or the repofix agent (--model)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -13,6 +14,7 @@ from repofix.agent import AgentRequest, run_agent
 from repofix.config import load_settings, with_flags
 from repofix.evaluation.model import Candidate
 from repofix.evaluation.repositories import checkout
+from repofix.runs import runs_dir
 from repofix.tasks import Task, TasksError
 from repofix.tasks.predictions import read_predictions
 
@@ -29,9 +31,17 @@ class CandidateSource(Protocol):
         """The patch to grade for `task`; `budget` is what may still be spent (None: no cap)."""
         ...
 
+    def recorded_cost(self) -> float:
+        """Everything this source has recorded spending for the run so far, including attempts
+        that never finished (killed): the results store knows only the finished ones."""
+        ...
+
 
 class GoldSource:
     name = mode = "gold"
+
+    def recorded_cost(self) -> float:
+        return 0.0
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         if not task.patch:
@@ -41,6 +51,9 @@ class GoldSource:
 
 class EmptySource:
     name = mode = "empty"
+
+    def recorded_cost(self) -> float:
+        return 0.0
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         return Candidate("", self.name)
@@ -56,6 +69,9 @@ class PredictionsSource:
         if not names:
             raise TasksError(f"{path}: holds no predictions")
         self.name = names[0] if len(names) == 1 else "+".join(names)
+
+    def recorded_cost(self) -> float:
+        return 0.0
 
     def covers(self, task: Task) -> bool:
         return task.id in self.predictions
@@ -89,6 +105,18 @@ class AgentSource:
             mirror,
             tests_first,
         )
+
+    def recorded_cost(self) -> float:
+        """What every agent run of this evaluation recorded spending (its trajectory's totals, saved
+        after each step). A run killed mid-task left no row in the store, but its money is spent."""
+        total = 0.0
+        for path in runs_dir(self.home).glob("*/trajectory.json"):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # written atomically; a folder removed meanwhile spent nothing here
+                continue
+            total += float((data.get("totals") or {}).get("cost") or 0.0)
+        return total
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
