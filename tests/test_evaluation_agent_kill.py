@@ -25,7 +25,7 @@ from repofix.exitcodes import EXIT_NOT_DONE
 from tests.conftest import require_backend, wait_until
 from tests.test_evaluation_grading import make_task
 
-pytestmark = pytest.mark.bwrap
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow, pytest.mark.timeout(900)]  # several real agent runs
 MODEL = "openai/test-model"  # unknown to LiteLLM: the text protocol, priced by the price file
 USAGE = (1000, 100)  # tokens per request: $0.0012 at the prices below
 
@@ -92,7 +92,9 @@ def test_killed_mid_task_then_resumed_equals_a_clean_run(tmp_path):
             REPOFIX_API_BASE=server.url,
             REPOFIX_PRICE_FILE=str(prices),
             OPENAI_API_KEY="sk-test",
+            TMPDIR=str(tmp_path / "tmp"),  # where the runs' scratch and temporary folders go
         )
+        (tmp_path / "tmp").mkdir()
         held = threading.Event()
         # t1's edit is answered (and paid for); its submit is held
         server.add(
@@ -126,6 +128,9 @@ def test_killed_mid_task_then_resumed_equals_a_clean_run(tmp_path):
         assert code == 0, output
         assert len(server.requests) == 6  # t0 was not run again; t1 was, from its start
         assert rows(out) == [("t0", 1, "resolved", 0.0024), ("t1", 1, "resolved", 0.0024)]
+        # nothing the killed run had on disk is left (the resumed run reaped it), no copy of a repository
+        assert [p.name for p in (tmp_path / "tmp").iterdir()] == ["repofix-sandboxes"]
+        assert not list((tmp_path / "tmp" / "repofix-sandboxes").iterdir())
 
         server.add(*task_replies(), *task_replies())
         code, output = finish(start(env, specs, tmp_path / "clean"))

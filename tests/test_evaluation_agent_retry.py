@@ -18,7 +18,7 @@ from tests.conftest import require_backend
 from tests.openai_server import OpenAIServer
 from tests.test_evaluation_grading import HIDDEN_TESTS, VISIBLE_TESTS, diff, git, make_task
 
-pytestmark = pytest.mark.bwrap
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow, pytest.mark.timeout(900)]  # several real agent runs
 # the fix makes add(2, 3) == 5 but not this: the agent's patch is graded unresolved
 STRICTER = HIDDEN_TESTS + "\n\ndef test_add_twice():\n    assert add(2, 2) == 5\n"
 

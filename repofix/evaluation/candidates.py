@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Protocol
@@ -15,6 +14,7 @@ from repofix.config import load_settings, with_flags
 from repofix.evaluation.model import Candidate
 from repofix.evaluation.repositories import checkout
 from repofix.runs import runs_dir
+from repofix.sandboxes import cleanup
 from repofix.tasks import Task, TasksError
 from repofix.tasks.predictions import read_predictions
 
@@ -119,7 +119,8 @@ class AgentSource:
         return total
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
-        workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
+        # owned like a sandbox's scratch: if this process is killed, the next repofix start removes it
+        workspace = cleanup.new_scratch("agent-")
         started = time.monotonic()
         try:
             repo = checkout(task, workspace / "repo", mirror=self.mirror)
