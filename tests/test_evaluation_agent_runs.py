@@ -17,7 +17,7 @@ from repofix.exitcodes import EXIT_NOT_DONE
 from tests.conftest import require_backend
 from tests.test_evaluation_grading import make_task
 
-pytestmark = pytest.mark.bwrap
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]  # real agent runs, about a minute
 
 FIX = "mathx.py\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n"
 
