@@ -1,5 +1,6 @@
 """Shared fixtures. Sandbox backends that are not available here are skipped locally, but
-CI sets REPOFIX_REQUIRE_DOCKER=1 / REPOFIX_REQUIRE_BWRAP=1 and then a missing backend fails."""
+CI sets REPOFIX_REQUIRE_DOCKER=1 / REPOFIX_REQUIRE_BWRAP=1 and then a missing backend fails; the same
+for PyPI, which the `network` tests need (REPOFIX_REQUIRE_NETWORK=1)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,18 @@ def require_backend(backend: str) -> None:
     if os.environ.get(f"REPOFIX_REQUIRE_{backend.upper()}") == "1":
         pytest.fail(f"the {backend} backend is required here but unavailable: {problem}")
     pytest.skip(f"{backend} unavailable: {problem}")
+
+
+def require_pypi() -> None:
+    """For the few tests that need PyPI on purpose (pypi.org:443, from a sandbox's setup phase or a
+    venv's pip install; marked `network`): skip with the reason where it is unreachable, fail where
+    CI says it must be reachable (REPOFIX_REQUIRE_NETWORK=1, as .ci/run sets)."""
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=10).close()
+    except OSError as error:
+        if os.environ.get("REPOFIX_REQUIRE_NETWORK") == "1":
+            pytest.fail(f"PyPI is required here but unreachable: {error}")
+        pytest.skip(f"needs PyPI (pypi.org:443), unreachable from this machine: {error}")
 
 
 def marks_for(backend: str) -> list:

@@ -49,6 +49,7 @@ class Response:
     body: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    hold: threading.Event | None = None  # answer only once the test sets it (a request kept in flight)
 
 
 @dataclass
@@ -301,6 +302,8 @@ class OpenAIServer:
             response = scripted
         if response.delay:
             time.sleep(response.delay)
+        if response.hold is not None:
+            response.hold.wait(600)
         payload = response.body if response.status >= 400 else self._completion(request, response, self.cache)
         data = json.dumps(payload).encode("utf-8")
         try:

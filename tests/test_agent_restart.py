@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,9 @@ from repofix.agent.recover import MAX_RESTARTS
 
 ROOT = Path(__file__).resolve().parents[1]
 ISOLATING = backend_params(("docker", "bwrap"))
-SLEEPER = (
-    "sleep 987654"  # what the killing command leaves running: no process of this name may outlive the run
-)
+# What the killing command leaves running: no process of this name may outlive the run. Unique to
+# this test process, so that nobody else's `sleep` on the machine (another run of this suite) counts.
+SLEEPER = f"sleep {random.SystemRandom().randrange(10**8, 10**9)}"
 KILL_ALL = act("shell", "Stop everything.", command=f"echo junk > pkg/junk.py; kill -9 -1; {SLEEPER}")
 
 

@@ -14,6 +14,7 @@ from repofix.agent.actions import openai_tools
 from repofix.agent.history import RECORD, answers, compact, query, record_line
 from repofix.models import ChainModel, ContextLengthError, ModelReply, ScriptedModel, ToolCall
 from repofix.models.chain import reads_whole_output
+from repofix.models.litellm_import import import_litellm
 from repofix.models.litellm_model import LiteLLMModel
 from repofix.models.tokens import count_messages
 
@@ -199,4 +200,8 @@ def test_only_the_built_in_engine_reads_outputs_whole_and_a_chain_follows_its_ac
     assert reads_whole_output(chain) and chain.context_window() is None
     chain.query([{"role": "user", "content": "hi"}])  # the engine gives up: the chain moves on
     assert not reads_whole_output(chain)
-    assert ChainModel([llm]).context_window() == llm.context_window() == int((128000 - 4096) * 0.9)
+    # LiteLLM's bundled limits change with its version: read here, never pinned
+    bundled = import_litellm().model_cost["gpt-4o"]
+    room = min(4096, bundled["max_output_tokens"])  # the default max_tokens, lowered to the model's
+    window = int((bundled["max_input_tokens"] - room) * 0.9)
+    assert ChainModel([llm]).context_window() == llm.context_window() == window

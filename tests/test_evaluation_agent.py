@@ -33,7 +33,7 @@ def test_model_mode_runs_the_agent_then_grades_its_patch(tmp_path, monkeypatch):
         yaml.safe_dump(
             [
                 edit("mathx.py", "    return a - b", "    return a + b"),
-                {"content": "Done.", "tool": "submit", "arguments": {}, "cost": 0.25},
+                {"content": "Done.", "tool": "submit", "arguments": {"summary": "add() adds"}, "cost": 0.25},
             ]
         )
     )

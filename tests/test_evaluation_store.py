@@ -41,6 +41,9 @@ class ScriptedAgent:
     def __init__(self, cost: float):
         self.cost, self.budgets = cost, []
 
+    def recorded_cost(self) -> float:
+        return 0.0  # its spending is all in the store
+
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         self.budgets.append(budget)
         return Candidate("", self.name, cost=self.cost, tokens=100, error="the scripted agent gave up")

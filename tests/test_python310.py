@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from agent_helpers import DIRECT_FIX, act, clamp_repo, script
+from conftest import require_pypi
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,6 +26,7 @@ else:
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.network  # the venv's dependencies come from PyPI (once; cached)
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix-tests"
 
 
@@ -58,6 +60,7 @@ def py310() -> Path:
     key = hashlib.sha256(json.dumps([interpreter, dependencies]).encode()).hexdigest()[:12]
     venv = CACHE / f"py310-{key}"
     if not (venv / "ready").exists():
+        require_pypi()  # the dependencies come from PyPI, once (the venv is cached afterwards)
         CACHE.mkdir(parents=True, exist_ok=True)  # "ready" is written last: a half-made venv is redone
         subprocess.run([interpreter, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True)
         pip = subprocess.run(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import backend_params, require_backend, wait_until
+from conftest import backend_params, require_backend, require_pypi, wait_until
 
 from repofix.cli import main
 
@@ -113,7 +114,7 @@ IN_SETUP = """
 import sys, warnings
 warnings.simplefilter("ignore")
 from repofix.sandboxes import open_sandbox
-open_sandbox(sys.argv[1], backend=sys.argv[2], setup=["echo setting-up; sleep 1000"])
+open_sandbox(sys.argv[1], backend=sys.argv[2], setup=[f"echo setting-up; sleep {sys.argv[3]}"])
 """
 
 
@@ -155,13 +156,14 @@ def test_kill_9_of_an_owner_of_both_backends_leaves_nothing(tree, tmp_path):
 def test_kill_9_during_the_networked_setup_leaves_nothing(tree, backend, tmp_path):
     require_backend(backend)
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
+    pause = str(random.SystemRandom().randrange(10**8, 10**9))  # this test's sleep, nobody else's
     proc = subprocess.Popen(
-        [sys.executable, "-c", IN_SETUP, str(tree), backend], env=env, start_new_session=True
+        [sys.executable, "-c", IN_SETUP, str(tree), backend, pause], env=env, start_new_session=True
     )
 
     def in_setup() -> bool:
         out = subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True, text=True).stdout
-        return "sleep 1000" in out.splitlines() and (backend == "docker" or bool(slirps()))
+        return f"sleep {pause}" in out.splitlines() and (backend == "docker" or bool(slirps()))
 
     def slirps() -> list[int]:
         return [
@@ -267,9 +269,11 @@ def test_prune_dry_run_lists_and_keeps(tree, tmp_path, monkeypatch):
             container.remove(force=True)
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("backend", ISOLATING)
 def test_network_only_during_setup(tree, backend, make_sandbox):
     require_backend(backend)
+    require_pypi()  # what the setup phase reaches on purpose, as a project's `pip install` would
     probe = "python3 -c \"import socket; socket.create_connection(('pypi.org', 443), timeout=15)\""
     box = make_sandbox(backend, setup=[probe, "echo installed > /home/sandbox/marker"])
     after = box.run(probe)

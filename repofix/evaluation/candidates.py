@@ -3,8 +3,8 @@ SWE-bench predictions file (--predictions), or the repofix agent (--model)."""
 
 from __future__ import annotations
 
+import json
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Protocol
@@ -13,8 +13,14 @@ from repofix.agent import AgentRequest, run_agent
 from repofix.config import load_settings, with_flags
 from repofix.evaluation.model import Candidate
 from repofix.evaluation.repositories import checkout
+from repofix.runs import runs_dir
+from repofix.sandboxes import cleanup
 from repofix.tasks import Task, TasksError
 from repofix.tasks.predictions import read_predictions
+
+# Agent stops caused by the model provider (refused credentials, outage after retries), not by the
+# model's work: the agent itself calls them resumable "once the model provider answers again".
+INFRA_STOPS = frozenset({"model_error"})
 
 
 class CandidateSource(Protocol):
@@ -25,9 +31,17 @@ class CandidateSource(Protocol):
         """The patch to grade for `task`; `budget` is what may still be spent (None: no cap)."""
         ...
 
+    def recorded_cost(self) -> float:
+        """Everything this source has recorded spending for the run so far, including attempts
+        that never finished (killed): the results store knows only the finished ones."""
+        ...
+
 
 class GoldSource:
     name = mode = "gold"
+
+    def recorded_cost(self) -> float:
+        return 0.0
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         if not task.patch:
@@ -37,6 +51,9 @@ class GoldSource:
 
 class EmptySource:
     name = mode = "empty"
+
+    def recorded_cost(self) -> float:
+        return 0.0
 
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         return Candidate("", self.name)
@@ -52,6 +69,9 @@ class PredictionsSource:
         if not names:
             raise TasksError(f"{path}: holds no predictions")
         self.name = names[0] if len(names) == 1 else "+".join(names)
+
+    def recorded_cost(self) -> float:
+        return 0.0
 
     def covers(self, task: Task) -> bool:
         return task.id in self.predictions
@@ -86,8 +106,21 @@ class AgentSource:
             tests_first,
         )
 
+    def recorded_cost(self) -> float:
+        """What every agent run of this evaluation recorded spending (its trajectory's totals, saved
+        after each step). A run killed mid-task left no row in the store, but its money is spent."""
+        total = 0.0
+        for path in runs_dir(self.home).glob("*/trajectory.json"):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):  # written atomically; a folder removed meanwhile spent nothing here
+                continue
+            total += float((data.get("totals") or {}).get("cost") or 0.0)
+        return total
+
     def candidate(self, task: Task, budget: float | None) -> Candidate:
-        workspace = Path(tempfile.mkdtemp(prefix="repofix-agent-"))
+        # owned like a sandbox's scratch: if this process is killed, the next repofix start removes it
+        workspace = cleanup.new_scratch("agent-")
         started = time.monotonic()
         try:
             repo = checkout(task, workspace / "repo", mirror=self.mirror)
@@ -122,6 +155,17 @@ class AgentSource:
         finally:
             shutil.rmtree(workspace, ignore_errors=True)
         tokens = int((outcome.extra or {}).get("tokens", 0) or 0)
+        if outcome.status == "error" or outcome.reason in INFRA_STOPS:
+            # The provider or the harness failed, not the model: an infrastructure error, which
+            # `--retry-errors` runs again, and not an unresolved task. What it spent still counts.
+            return Candidate(
+                "",
+                self.name,
+                cost=float(outcome.cost or 0.0),
+                tokens=tokens,
+                seconds=time.monotonic() - started,
+                error=f"the agent stopped ({outcome.status}, {outcome.reason}): {outcome.message}",
+            )
         return Candidate(
             outcome.patch or "",
             self.name,

@@ -68,7 +68,8 @@ def run_evaluation(
     finished = store.latest()
     todo = pending(tasks, finished, options.retry_errors)
     outcome = RunOutcome(skipped=len(tasks) - len(todo))
-    budget = Budget(options.max_cost, store.total_cost())
+    # the store counts finished attempts; the source also knows what killed attempts spent
+    budget = Budget(options.max_cost, max(store.total_cost(), source.recorded_cost()))
     executor = executor or LocalExecutor(options.jobs, environments, out_dir)
     stream = executor.run(
         todo, TaskWork(source, options.timeout, options.mirror, environments.images), budget
