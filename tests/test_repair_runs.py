@@ -1,0 +1,28 @@
+"""How repair() runs the tests per candidate: stable test ids, failing targets first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repofix.repair import Budget, repair
+from tests.test_repair_engine import project
+
+WORDS = "def shout(word):\n    if len(word) < 0:\n        return word.upper()\n    return word\n"
+# a parametrize over a set: its ids follow string hashing, which differs per interpreter unless seeded
+WORDS_TESTS = (
+    "import pytest\nfrom words import shout\n\n"
+    "WORDS = {'alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta'}\n\n"
+    "@pytest.mark.parametrize('word,box', {(w, (w,)) for w in WORDS})  # ids: alpha-box3 and so on\n"
+    "def test_kept_length(word, box):\n    assert len(shout(word)) == len(box[0])\n\n"
+    "def test_shout():\n    assert shout('hey') == 'HEY'\n"
+)
+
+
+def test_passing_tests_parametrized_over_a_set_keep_their_ids_between_runs(
+    make_sandbox, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"words.py": WORDS, "test_words.py": WORDS_TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
+    assert len(result.passing_tests) == 8
+    assert result.status == "plausible", result.message
+    assert "if len(word) > 0:" in result.files["words.py"] or ">= 0" in result.files["words.py"]
