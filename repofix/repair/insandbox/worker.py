@@ -254,9 +254,9 @@ def _direct_body(plain):
     def body():
         import importlib
 
-        for module_name, qualname in plain:
+        for module_name, qualname, params in plain:
             module = importlib.import_module(module_name)
-            getattr(module, qualname)()
+            getattr(module, qualname)(**params)
         return 0
 
     return body
@@ -270,25 +270,43 @@ class _Items:
         self.items = list(session.items)
 
 
+SIMPLE_MODULES = ("builtins", "datetime", "decimal", "fractions")
+
+
+def _simple(value, depth=0):
+    """A parameter the child can reuse as collected: it holds nothing from the workspace's modules
+    (which the child imports afresh, so their classes would differ from the collected ones)."""
+    if depth > 4 or type(value).__module__ not in SIMPLE_MODULES:
+        return False
+    if isinstance(value, dict):
+        return all(_simple(k, depth + 1) and _simple(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(_simple(v, depth + 1) for v in value)
+    return not callable(value)
+
+
 def _plain(items):
-    """(module, function) of tests that need nothing from pytest: no fixtures, marks, params, class."""
+    """(module, function, arguments) of tests that need nothing from pytest: no fixtures, marks or
+    class; a parametrized test qualifies when its parameters are its only arguments and are simple."""
     import inspect
 
     plain = []
     for item in items:
         function = getattr(item, "function", None)
+        callspec = getattr(item, "callspec", None)
+        params = dict(callspec.params) if callspec is not None else {}
         if (
             function is None
             or getattr(item, "cls", None) is not None
-            or getattr(item, "fixturenames", [1])
-            or hasattr(item, "callspec")
-            or list(item.iter_markers())
+            or set(getattr(item, "fixturenames", [1])) != set(params)
+            or any(mark.name != "parametrize" for mark in item.iter_markers())
+            or not all(_simple(v) for v in params.values())
             or inspect.iscoroutinefunction(function)
             or inspect.isgeneratorfunction(function)
-            or function.__name__ != item.name
+            or function.__name__ != getattr(item, "originalname", item.name)
         ):
             return None
-        plain.append((item.module.__name__, item.name))
+        plain.append((item.module.__name__, function.__name__, params))
     return plain
 
 
