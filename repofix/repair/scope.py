@@ -11,6 +11,8 @@ BUILTIN_NAMES = set(dir(builtins))
 # constructors that say what a local holds, and the method that grows it
 GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
+# methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
+UPDATES = ("update", "append", "add", "extend", "appendleft")
 
 
 @dataclass
@@ -20,6 +22,8 @@ class Scope:
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
     assigned: list[str] = field(default_factory=list)  # names assigned in the function
+    updates: list[str] = field(default_factory=list)  # in-place update methods the module calls as statements
+    values: list[str] = field(default_factory=list)  # names and `name.attr` reads: arguments of a new call
 
 
 def _constructor(value: ast.expr) -> str | None:
@@ -76,11 +80,50 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         for n in ast.walk(module)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
     }
-    wrappers = [w for w in dict.fromkeys(WRAPPERS + sorted(one_arg & set(defined)))]
+    # a module function taking exactly one argument can wrap a value though the module never calls it so
+    single = {
+        n.name
+        for n in module.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and len(n.args.args) - len(n.args.defaults) == 1
+        and n.args.args[0].arg not in ("self", "cls")
+        and n is not func
+    }
+    raised = {  # exception classes the module raises: `raise "message"` lacks one
+        n.exc.func.id
+        for n in ast.walk(module)
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and isinstance(n.exc.func, ast.Name)
+    }
+    builtin_one = sorted(
+        (one_arg | raised) & BUILTIN_NAMES
+    )  # `next(...)`, `TypeError(...)`: builtins this module uses
+    wrappers = [w for w in dict.fromkeys(WRAPPERS + builtin_one + sorted((one_arg & set(defined)) | single))]
+    updates = sorted(
+        {
+            n.value.func.attr
+            for n in ast.walk(module)
+            if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute)
+            and n.value.func.attr in UPDATES
+        }
+    )
+    bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
+    callees = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
+    attrs = [
+        f"{n.value.id}.{n.attr}"
+        for n in ast.walk(func)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and isinstance(n.ctx, ast.Load)
+        and id(n) not in callees
+    ]
     return Scope(
         names=names,
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
+        updates=updates,
+        values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
     )
