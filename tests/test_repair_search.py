@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from repofix.repair.localize import Suspect
-from repofix.repair.search import CandidatePool, order
-from repofix.repair.source import Edit, SourceFile
+from repofix.repair.search import CandidatePool, doubts, order
+from repofix.repair.source import Edit, Mutation, SourceFile
 
 SOURCE = "def f(a, b):\n    x = a + 1\n    if x < b:\n        return x\n    return b\n"
 
@@ -64,3 +66,24 @@ def test_order_prefers_smaller_edits_on_ties() -> None:
     big = src.mutation("x", "big", [Edit(start, start + 1, "<= 0 or x <=")], 0.5)
     small = src.mutation("x", "small", [Edit(start, start + 1, "<=")], 0.5)
     assert order([big, small], {("m.py", 3): 1.0}) == [small, big]
+
+
+def _m(op: str, line: int) -> Mutation:
+    return Mutation("m.py", line, op, op, (Edit(0, 1, "x"),), 0.5, (line,))
+
+
+@pytest.mark.parametrize(
+    ("chosen", "others", "expected"),
+    [
+        (_m("compare", 3), [], []),
+        (_m("compare", 3), [_m("constant", 3)], []),  # the same place: not ambiguous
+        (_m("remove-statement", 3), [], ["it only removes code"]),
+        (_m("drop-condition+remove-statement", 3), [], ["it only removes code"]),
+        (_m("compare+remove-statement", 3), [], []),
+        (_m("compare", 3), [_m("constant", 5)], ["1 other place(s) give a plausible patch too (m.py:5)"]),
+    ],
+)
+def test_a_plausible_patch_is_reported_doubtful_when_the_tests_cannot_tell(
+    chosen: Mutation, others: list[Mutation], expected: list[str]
+) -> None:
+    assert doubts(chosen, [chosen, *others]) == expected

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker
 from repofix.repair.localize import RunRecord, Suspect, rank
-from repofix.repair.search import CandidatePool
+from repofix.repair.search import CandidatePool, doubts
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
@@ -44,6 +44,7 @@ class RepairResult:
     passing_tests: list[str] = field(default_factory=list)
     suspects: list[Suspect] = field(default_factory=list)
     plausible: list[Mutation] = field(default_factory=list)
+    doubts: list[str] = field(default_factory=list)  # why the plausible patch may still be wrong
     message: str = ""
 
     @property
@@ -168,7 +169,10 @@ def repair(
         best = choose(found, pool.scores)
         result.status, result.mutation = "plausible", best
         result.patch_diff, result.files = diff(sources, best)
-        result.message = f"{best.description} ({best.path}:{best.line})"
+        result.doubts = doubts(best, found)
+        result.message = f"{best.description} ({best.path}:{best.line})" + (
+            f"; doubtful: {'; '.join(result.doubts)}" if result.doubts else ""
+        )
     else:
         result.message = give_up_reason(
             result.candidates_tried,

@@ -35,6 +35,23 @@ def best(
     return min(found, key=key)
 
 
+# patches that delete behaviour: tests that check little are satisfied by them most easily
+REMOVING = {"remove-statement", "drop-condition", "drop-wrapper", "drop-element", "return-early", "pass"}
+
+
+def doubts(chosen: Mutation, found: list[Mutation]) -> list[str]:
+    """Why a plausible patch may be wrong though the tests pass, said with the patch: it only
+    removes code, or other plausible patches elsewhere pass the same tests (the tests cannot tell)."""
+    why = []
+    if chosen.op.split("+")[0] in REMOVING and all(o.split("+")[0] in REMOVING for o in chosen.op.split("+")):
+        why.append("it only removes code")
+    elsewhere = {(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)}
+    if elsewhere:
+        where = ", ".join(f"{p}:{n}" for p, n in sorted(elsewhere)[:3])
+        why.append(f"{len(elsewhere)} other place(s) give a plausible patch too ({where})")
+    return why
+
+
 class CandidatePool:
     """Generates, orders and validates candidates for the suspicious lines of some files."""
 
