@@ -87,3 +87,26 @@ def test_a_plausible_patch_is_reported_doubtful_when_the_tests_cannot_tell(
     chosen: Mutation, others: list[Mutation], expected: list[str]
 ) -> None:
     assert doubts(chosen, [chosen, *others]) == expected
+
+
+TWO = "import functools\n\n\ndef f(a):\n    return a + 1\n\n\n@functools.cache\ndef g(b):\n    return b - 1\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        ("b - 1", "b + 1", True),  # inside the decorated second function: checked alone, kept
+        ("b - 1", "b -  1", False),  # the same tree as the original: dropped
+        ("b - 1", "b - (1", False),  # unparsable: dropped
+        ("@functools.cache\n", "", True),  # the decorator belongs to its function's block
+        ("1\n\n\n@functools.cache", "2\n\n\n", True),  # across two blocks: the whole file is parsed
+    ],
+)
+def test_candidates_are_validated_on_the_top_level_statement_they_change(
+    old: str, new: str, kept: bool
+) -> None:
+    src = SourceFile("m.py", TWO)
+    start = TWO.index(old)
+    m = Mutation("m.py", 1, "x", "x", (Edit(start, start + len(old), new),), 0.5, (1,))
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 10, 1.0, 1, 0)], max_lines=10)
+    assert (len(list(pool.valid([m, m]))) == 1) is kept  # the second copy is always a duplicate

@@ -58,7 +58,7 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
     indent = " " * node.col_offset
     end = src.span(node)[1]
     grown = {c for c, _ in scope.grow}
-    for receiver in scope.assigned:
+    for receiver in scope.containers:
         for method in scope.updates:
             if (receiver, method) in scope.grow:
                 continue  # add_statement made these

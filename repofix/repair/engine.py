@@ -133,6 +133,7 @@ def repair(
     found: list[Mutation] = []
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     extra_left = budget.extra_after_plausible
+    overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
         limit = min(
             budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9
@@ -140,8 +141,9 @@ def repair(
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
         remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
-        if not batch or remaining <= 0:
+        if not batch or remaining <= overhead:  # a call that could not finish its warm-up in time
             break
+        called = time.monotonic()
         verdicts = checker.check(
             batch,
             failing,
@@ -154,6 +156,8 @@ def repair(
             slower=budget.slower,
         )
         result.candidates_tried += len(verdicts)
+        # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
+        overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
         if found:
             extra_left -= len(verdicts)
