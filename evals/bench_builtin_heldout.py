@@ -224,20 +224,41 @@ def summary(name: str, engine: str, rows: list[dict]) -> str:
 
 
 def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
+    """Per planted kind and engine: resolved, plausible but wrong, median and max seconds."""
     kinds = sorted({r["kind"] for r in rows_new})
-    out = [f"| kind | tasks | engine now | {BASELINE[0]} |", "| --- | --- | --- | --- |"]
+    base = BASELINE[0]
+    out = [
+        f"| kind | tasks | resolved, engine now | resolved, {base} | wrong, engine now | wrong, {base} | "
+        f"median s, engine now | median s, {base} | max s, engine now | max s, {base} |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for kind in kinds:
         now = [r for r in rows_new if r["kind"] == kind]
         old = [r for r in rows_old if r["kind"] == kind]
-        out.append(
-            f"| {kind} | {len(now)} | {sum(r['outcome'].startswith('fixed') for r in now)} | "
-            f"{sum(r['outcome'].startswith('fixed') for r in old)} |"
-        )
+        cells = []
+        for stat in ("resolved", "wrong", "median", "max"):
+            for rows in (now, old):
+                seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]
+                if stat == "resolved":
+                    cells.append(
+                        str(sum(r["outcome"].startswith(("fixed", "plausible but wrong")) for r in rows))
+                    )
+                elif stat == "wrong":
+                    cells.append(str(sum(r["outcome"] == "plausible but wrong" for r in rows)))
+                elif seconds:
+                    value = statistics.median(seconds) if stat == "median" else max(seconds)
+                    cells.append(f"{value:.1f}")
+                else:
+                    cells.append("-")
+        out.append(f"| {kind} | {len(now)} | " + " | ".join(cells) + " |")
     return out
 
 
 def load(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The records of one engine; when a run was split into slices (--tasks with --tag .a, .b, ...)
+    and the whole file is missing, the slices in order."""
+    parts = [path] if path.exists() else sorted(path.parent.glob(path.stem + ".?" + path.suffix))
+    return [json.loads(line) for part in parts for line in part.read_text().splitlines() if line.strip()]
 
 
 def main() -> None:
