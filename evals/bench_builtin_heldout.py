@@ -1,6 +1,6 @@
 """The built-in repair engine on a held-aside set (bugs planted in real PyPI projects, see
-bench_builtin_bugs.py) and on HumanEvalFix, against the engine as it was at commit c8c2df4
-(before the scope-based operators), both measured in the same run on the same tasks.
+bench_builtin_bugs.py) and on HumanEvalFix, against a baseline engine (--baseline-name: the commit
+it was taken from, say main at c801dbd), both measured in the same run on the same tasks.
 
 Each engine runs `repair()` in its own interpreter (its package root first on sys.path) through a
 real sandbox, with the same budget. Grades, per task:
@@ -16,7 +16,7 @@ Time is the wall time of `repair()` (coverage run included, sandbox start exclud
 
     python evals/bench_builtin_heldout.py --baseline-root DIR [--backend bwrap] [--seconds 60]
 
-DIR holds the old `repofix/` package (`git archive c8c2df4 repofix | tar -x -C DIR`). Sdists are
+DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C DIR`). Sdists are
 downloaded into --cache (default /work/cache/heldout), never into this repository."""
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ sys.path.insert(0, str(HERE))
 
 import bench_builtin as hef  # noqa: E402
 from bench_builtin_bugs import PROJECTS, SEED, Bug, choose, failing_tests, fetch, plant, project_tree, record  # noqa: E402
+
+BASELINE = ["c801dbd"]  # the baseline engine's name in the tables (--baseline-name)
 
 RUNNER = r"""
 import json, sys, time, warnings
@@ -222,25 +224,47 @@ def summary(name: str, engine: str, rows: list[dict]) -> str:
 
 
 def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
+    """Per planted kind and engine: resolved, plausible but wrong, median and max seconds."""
     kinds = sorted({r["kind"] for r in rows_new})
-    out = ["| kind | tasks | engine now | c8c2df4 |", "| --- | --- | --- | --- |"]
+    base = BASELINE[0]
+    out = [
+        f"| kind | tasks | resolved, engine now | resolved, {base} | wrong, engine now | wrong, {base} | "
+        f"median s, engine now | median s, {base} | max s, engine now | max s, {base} |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for kind in kinds:
         now = [r for r in rows_new if r["kind"] == kind]
         old = [r for r in rows_old if r["kind"] == kind]
-        out.append(
-            f"| {kind} | {len(now)} | {sum(r['outcome'].startswith('fixed') for r in now)} | "
-            f"{sum(r['outcome'].startswith('fixed') for r in old)} |"
-        )
+        cells = []
+        for stat in ("resolved", "wrong", "median", "max"):
+            for rows in (now, old):
+                seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]
+                if stat == "resolved":
+                    cells.append(
+                        str(sum(r["outcome"].startswith(("fixed", "plausible but wrong")) for r in rows))
+                    )
+                elif stat == "wrong":
+                    cells.append(str(sum(r["outcome"] == "plausible but wrong" for r in rows)))
+                elif seconds:
+                    value = statistics.median(seconds) if stat == "median" else max(seconds)
+                    cells.append(f"{value:.1f}")
+                else:
+                    cells.append("-")
+        out.append(f"| {kind} | {len(now)} | " + " | ".join(cells) + " |")
     return out
 
 
 def load(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The records of one engine; when a run was split into slices (--tasks with --tag .a, .b, ...)
+    and the whole file is missing, the slices in order."""
+    parts = [path] if path.exists() else sorted(path.parent.glob(path.stem + ".?" + path.suffix))
+    return [json.loads(line) for part in parts for line in part.read_text().splitlines() if line.strip()]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-root", type=Path, required=True)
+    parser.add_argument("--baseline-name", default="c801dbd", help="the commit the baseline package is from")
     parser.add_argument(
         "--engine-root", type=Path, default=ROOT, help="a snapshot of this repository's package"
     )
@@ -251,9 +275,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/work/cache/heldout"))
     parser.add_argument(
         "--only",
-        choices=["engine now", "c8c2df4"],
+        help="'engine now' or the baseline's name: run one engine (two processes can share the machine), then --report",
         default=None,
-        help="run one engine (two processes can share the machine), then --report",
     )
     parser.add_argument("--report", action="store_true", help="only write the table from recorded runs")
     parser.add_argument("--sets", default="heldout,hef", help="which sets to run: heldout, hef or both")
@@ -272,7 +295,8 @@ def main() -> None:
         frozen.write_text(json.dumps(record(choose(args.cache, scratch)), indent=1) + "\n")
         shutil.rmtree(scratch, ignore_errors=True)
     bugs = [Bug(**b) for b in json.loads(frozen.read_text())] if frozen.exists() else []
-    engines = {"engine now": args.engine_root.resolve(), "c8c2df4": args.baseline_root.resolve()}
+    BASELINE[0] = args.baseline_name
+    engines = {"engine now": args.engine_root.resolve(), args.baseline_name: args.baseline_root.resolve()}
     if not args.report:
         for name, root in engines.items():
             if args.only and name != args.only:
@@ -309,7 +333,7 @@ def main() -> None:
     lines += [summary("held-aside", name, rows) for name, rows in results.items()]
     lines += [summary("HumanEvalFix", name, rows) for name, rows in hef_results.items()]
     lines += ["", "Held-aside, resolved per planted kind:", ""] + by_kind(
-        results["engine now"], results["c8c2df4"]
+        results["engine now"], results[args.baseline_name]
     )
     text = "\n".join(lines) + "\n"
     print(text)

@@ -37,5 +37,6 @@ def test_the_wheel_ships_the_runner_and_templates(tmp_path):
         "repofix/agent/sandbox_helpers.py",
         "repofix/models/prompts/text_protocol.md",
         "repofix/repair/insandbox/worker.py",
+        "repofix/repair/insandbox/check.py",
     ):
         assert required in names, required

@@ -96,6 +96,51 @@ CASES = [
         "def f(x):\n    total = 0\n    count = x + 1\n    return total\n",
         "def f(x):\n    total = 0\n    total = x + 1\n    return total\n",
     ),
+    # in-place updates the module already makes, on a local, with a name or an attribute read there
+    (
+        "add-update",
+        "def merge(dicts):\n    rv = {}\n    for d in dicts:\n        pass\n    return rv\n\n\ndef g(x):\n    x.update({})\n",
+        "def merge(dicts):\n    rv = {}\n    for d in dicts:\n        pass\n        rv.update(d)\n    return rv\n\n\n"
+        "def g(x):\n    x.update({})\n",
+    ),
+    (
+        "add-update",
+        "def f(obj, extra):\n    kw = {}\n    if obj.options:\n        kw.update(extra)\n    return kw\n",
+        "def f(obj, extra):\n    kw = {}\n    kw.update(obj.options)\n    if obj.options:\n        kw.update(extra)\n"
+        "    return kw\n",
+    ),
+    ("add-clause", "def f(h, m, s):\n    return h or s\n", "def f(h, m, s):\n    return h or m or s\n"),
+    (
+        "add-clause",
+        "def f(p):\n    if p[0] == '<':\n        return 1\n    return 0\n",
+        "def f(p):\n    if p and p[0] == '<':\n        return 1\n    return 0\n",
+    ),
+    ("off-by-one", "def f(n):\n    return g(days=n)\n", "def f(n):\n    return g(days=n - 1)\n"),
+    ("off-by-one", "def f(xs, n):\n    return xs[:n]\n", "def f(xs, n):\n    return xs[:n + 1]\n"),
+    (
+        "add-wrapper",
+        "def f(xs, args):\n    return xs[:args]\n",
+        "def f(xs, args):\n    return xs[:len(args)]\n",
+    ),
+    ("add-wrapper", "def f(x):\n    return (x - x) * 60\n", "def f(x):\n    return (x - int(x)) * 60\n"),
+    (
+        "add-wrapper",
+        "def clean(s):\n    return s.strip()\n\n\ndef key(s):\n    s = s.lower()\n    return s\n",
+        "def clean(s):\n    return s.strip()\n\n\ndef key(s):\n    s = clean(s.lower())\n    return s\n",
+    ),
+    (
+        "add-wrapper",
+        "def first(xs):\n    return iter(xs)\n\n\ndef second(xs):\n    it = iter(xs)\n    next(it)\n    return next(it)\n",
+        "def first(xs):\n    return next(iter(xs))\n\n\ndef second(xs):\n    it = iter(xs)\n    next(it)\n"
+        "    return next(it)\n",
+    ),
+    (
+        "add-wrapper",
+        "def f(x):\n    if x is None:\n        raise 'x is None'\n    return x\n",
+        "def f(x):\n    if x is None:\n        raise TypeError('x is None')\n    return x\n",
+    ),
+    ("add-slice", "def f(a, b):\n    return a[0] + b\n", "def f(a, b):\n    return a[0] + b[1:]\n"),
+    ("add-slice", "def f(fs):\n    return g(*fs)\n", "def f(fs):\n    return g(*fs[1:])\n"),
 ]
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from repofix.repair.localize import Suspect
-from repofix.repair.search import CandidatePool, order
-from repofix.repair.source import Edit, SourceFile
+from repofix.repair.search import CandidatePool, doubts, order
+from repofix.repair.source import Edit, Mutation, SourceFile
 
 SOURCE = "def f(a, b):\n    x = a + 1\n    if x < b:\n        return x\n    return b\n"
 
@@ -64,3 +66,47 @@ def test_order_prefers_smaller_edits_on_ties() -> None:
     big = src.mutation("x", "big", [Edit(start, start + 1, "<= 0 or x <=")], 0.5)
     small = src.mutation("x", "small", [Edit(start, start + 1, "<=")], 0.5)
     assert order([big, small], {("m.py", 3): 1.0}) == [small, big]
+
+
+def _m(op: str, line: int) -> Mutation:
+    return Mutation("m.py", line, op, op, (Edit(0, 1, "x"),), 0.5, (line,))
+
+
+@pytest.mark.parametrize(
+    ("chosen", "others", "expected"),
+    [
+        (_m("compare", 3), [], []),
+        (_m("compare", 3), [_m("constant", 3)], []),  # the same place: not ambiguous
+        (_m("remove-statement", 3), [], ["it only removes code"]),
+        (_m("drop-condition+remove-statement", 3), [], ["it only removes code"]),
+        (_m("compare+remove-statement", 3), [], []),
+        (_m("compare", 3), [_m("constant", 5)], ["1 other place(s) give a plausible patch too (m.py:5)"]),
+    ],
+)
+def test_a_plausible_patch_is_reported_doubtful_when_the_tests_cannot_tell(
+    chosen: Mutation, others: list[Mutation], expected: list[str]
+) -> None:
+    assert doubts(chosen, [chosen, *others]) == expected
+
+
+TWO = "import functools\n\n\ndef f(a):\n    return a + 1\n\n\n@functools.cache\ndef g(b):\n    return b - 1\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        ("b - 1", "b + 1", True),  # inside the decorated second function: checked alone, kept
+        ("b - 1", "b -  1", False),  # the same tree as the original: dropped
+        ("b - 1", "b - (1", False),  # unparsable: dropped
+        ("@functools.cache\n", "", True),  # the decorator belongs to its function's block
+        ("1\n\n\n@functools.cache", "2\n\n\n", True),  # across two blocks: the whole file is parsed
+    ],
+)
+def test_candidates_are_validated_on_the_top_level_statement_they_change(
+    old: str, new: str, kept: bool
+) -> None:
+    src = SourceFile("m.py", TWO)
+    start = TWO.index(old)
+    m = Mutation("m.py", 1, "x", "x", (Edit(start, start + len(old), new),), 0.5, (1,))
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 10, 1.0, 1, 0)], max_lines=10)
+    assert (len(list(pool.valid([m, m]))) == 1) is kept  # the second copy is always a duplicate

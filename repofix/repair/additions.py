@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
+EXCEPTIONS = ("TypeError", "ValueError", "KeyError", "RuntimeError")
 EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}"]}
 
 
@@ -48,6 +49,49 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
             )
 
 
+def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
+    """A missing in-place update after a statement: `rv.update(d)`, `kw.update(func.keywords)`,
+    `ret.append(x)`, with a method the module already calls as a statement, on a local of the
+    function and with a name or an attribute read in it."""
+    if not scope.updates or not _starts_line(src, node) or isinstance(node, (ast.Return, ast.Raise)):
+        return
+    indent = " " * node.col_offset
+    end = src.span(node)[1]
+    grown = {c for c, _ in scope.grow}
+    for receiver in scope.containers:
+        for method in scope.updates:
+            if (receiver, method) in scope.grow:
+                continue  # add_statement made these
+            for value in scope.values:
+                if value == receiver or value.split(".")[0] == receiver:
+                    continue
+                call = f"{receiver}.{method}({value})"
+                yield src.mutation(
+                    "add-update",
+                    f"add '{call}' after line {node.end_lineno}",
+                    [Edit(end, end, f"\n{indent}{call}")],
+                    0.3 if receiver in grown else 0.25,
+                )
+
+
+def add_operand_to_boolop(src: SourceFile, node: ast.BoolOp, scope: Scope) -> Iterator[Mutation]:
+    """`a or b` -> `a or c or b`: a condition that forgot one of the names it lists."""
+    op = " or " if isinstance(node.op, ast.Or) else " and "
+    present = {src.segment(v) for v in node.values}
+    for name in scope.names:
+        if name in present:
+            continue
+        for value in node.values:
+            start = src.span(value)[0]
+            yield src.mutation(
+                "add-clause", f"add '{name}' to '{src.segment(node)}'", [Edit(start, start, name + op)], 0.3
+            )
+        end = src.span(node.values[-1])[1]
+        yield src.mutation(
+            "add-clause", f"add '{name}' to '{src.segment(node)}'", [Edit(end, end, op + name)], 0.3
+        )
+
+
 def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
     """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`."""
     start, end = src.span(test)
@@ -69,6 +113,7 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
             (f"{inner} and not {name}", 0.25),
             (f"{inner} or {name}", 0.25),
             (f"{name} is not None and {inner}", 0.3),
+            (f"{name} and {inner}", 0.3),  # a guard: `prefix and prefix[0] == "<"`
         ):
             yield src.mutation(
                 "add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near
@@ -99,7 +144,11 @@ def operand_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.Compare):
         return [node.left, *node.comparators]
     if isinstance(node, ast.Call) and getattr(node.func, "id", None) != "range":
-        return [a for a in node.args if not isinstance(a, ast.Starred)]
+        return [a for a in node.args if not isinstance(a, ast.Starred)] + [
+            k.value for k in node.keywords if k.arg
+        ]
+    if isinstance(node, ast.Slice):
+        return [b for b in (node.lower, node.upper) if b is not None]
     return []
 
 
@@ -138,7 +187,14 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, (ast.For, ast.comprehension)):
         return [node.iter]
     if isinstance(node, ast.Call):
-        return [a for a in node.args if not isinstance(a, ast.Starred)]
+        args = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
+        return args + [k.value for k in node.keywords if k.arg]
+    if isinstance(node, ast.Raise) and node.exc is not None:
+        return [node.exc]  # `raise "message"` -> `raise TypeError("message")`
+    if isinstance(node, ast.Slice):
+        return [b for b in (node.lower, node.upper) if b is not None]  # `xs[:n]` -> `xs[:len(n)]`
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`
     return []
 
 
@@ -161,6 +217,17 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
             [Edit(start, end, f"max({text}, {bound})")],
             0.25,
         )
+
+
+def raise_constant(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
+    """`raise "message"` raises a TypeError of its own: the exception class was left out."""
+    if not isinstance(node.exc, ast.Constant):
+        return
+    start, end = src.span(node.exc)
+    text = src.segment(node.exc)
+    classes = [w for w in scope.wrappers if w.endswith(("Error", "Exception"))]
+    for name in dict.fromkeys([*classes, *EXCEPTIONS]):
+        yield src.mutation("add-wrapper", f"raise {name}({text})", [Edit(start, end, f"{name}({text})")], 0.4)
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
@@ -227,8 +294,13 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
         parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
     ):
         yield from add_statement(src, node, scope)
+        yield from add_update(src, node, scope)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         yield from add_clause(src, node.test, scope)
+    if isinstance(node, ast.BoolOp):
+        yield from add_operand_to_boolop(src, node, scope)
+    if isinstance(node, ast.Raise):
+        yield from raise_constant(src, node, scope)
     for operand in operand_targets(node):
         yield from off_by_one(
             src,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import time
@@ -18,8 +19,23 @@ class RepairError(RuntimeError):
     """The repair engine could not run the tests in the sandbox; the message says why."""
 
 
+# the worker's modules, in the order their definitions are needed; worker.py (the entry point) last
+WORKER_PARTS = ("common.py", "coverage.py", "children.py", "collect.py", "check.py", "worker.py")
+PACKAGE = "repofix.repair.insandbox"
+
+
 def worker_source() -> str:
-    return resources.files("repofix.repair.insandbox").joinpath("worker.py").read_text(encoding="utf-8")
+    """The in-sandbox worker as one text for `python -c`: its modules joined, their imports of each
+    other dropped (the sandbox has no repofix package; the names are all in one namespace there)."""
+    parts = []
+    for name in WORKER_PARTS:
+        text = resources.files(PACKAGE).joinpath(name).read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in reversed(ast.parse(text).body):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                del lines[node.lineno - 1 : node.end_lineno]
+        parts.append("\n".join(lines))
+    return "\n\n\n".join(parts) + "\n"
 
 
 @dataclass
@@ -42,6 +58,8 @@ class Checker:
         result = self.sandbox.run(
             [self.python, "-c", self.source],
             cwd=self.sandbox.workdir,
+            # test ids must mean the same in every run: a parametrize over a set gets ids in hash order
+            env={"PYTHONHASHSEED": "0"},
             stdin=json.dumps(request),
             timeout=timeout,
         )

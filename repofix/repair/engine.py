@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker
 from repofix.repair.localize import RunRecord, Suspect, rank
-from repofix.repair.search import CandidatePool
+from repofix.repair.search import CandidatePool, doubts
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
@@ -44,6 +44,7 @@ class RepairResult:
     passing_tests: list[str] = field(default_factory=list)
     suspects: list[Suspect] = field(default_factory=list)
     plausible: list[Mutation] = field(default_factory=list)
+    doubts: list[str] = field(default_factory=list)  # why the plausible patch may still be wrong
     message: str = ""
 
     @property
@@ -132,6 +133,7 @@ def repair(
     found: list[Mutation] = []
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     extra_left = budget.extra_after_plausible
+    overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
         limit = min(
             budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9
@@ -139,8 +141,9 @@ def repair(
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
         remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
-        if not batch or remaining <= 0:
+        if not batch or remaining <= overhead:  # a call that could not finish its warm-up in time
             break
+        called = time.monotonic()
         verdicts = checker.check(
             batch,
             failing,
@@ -153,6 +156,8 @@ def repair(
             slower=budget.slower,
         )
         result.candidates_tried += len(verdicts)
+        # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
+        overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
         if found:
             extra_left -= len(verdicts)
@@ -168,7 +173,10 @@ def repair(
         best = choose(found, pool.scores)
         result.status, result.mutation = "plausible", best
         result.patch_diff, result.files = diff(sources, best)
-        result.message = f"{best.description} ({best.path}:{best.line})"
+        result.doubts = doubts(best, found)
+        result.message = f"{best.description} ({best.path}:{best.line})" + (
+            f"; doubtful: {'; '.join(result.doubts)}" if result.doubts else ""
+        )
     else:
         result.message = give_up_reason(
             result.candidates_tried,

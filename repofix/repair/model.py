@@ -27,7 +27,7 @@ from repofix.models.base import ModelReply, ToolCall
 from repofix.repair.checker import worker_source
 from repofix.repair.engine import Budget, diff, give_up_reason, timeouts
 from repofix.repair.localize import RunRecord, rank
-from repofix.repair.search import CandidatePool, best
+from repofix.repair.search import CandidatePool, best, doubts
 from repofix.repair.source import Mutation, SourceFile
 from repofix.testfiles import is_test_file
 
@@ -290,9 +290,11 @@ class BuiltinModel:
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also)
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)
+        doubtful = doubts(chosen, self.found)
         self.repaired.append(
             f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
             + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else "")
+            + (f" (doubtful: {'; '.join(doubtful)})" if doubtful else "")
         )
         self.phase = "edited"
         return _call("edit", {"text": patch}, self.step)

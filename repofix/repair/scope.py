@@ -11,6 +11,9 @@ BUILTIN_NAMES = set(dir(builtins))
 # constructors that say what a local holds, and the method that grows it
 GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
+CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+# methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
+UPDATES = ("update", "append", "add", "extend", "appendleft")
 
 
 @dataclass
@@ -20,6 +23,11 @@ class Scope:
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
     assigned: list[str] = field(default_factory=list)  # names assigned in the function
+    containers: list[str] = field(
+        default_factory=list
+    )  # locals bound to {} [] set() ..., or updated in place
+    updates: list[str] = field(default_factory=list)  # in-place update methods the module calls as statements
+    values: list[str] = field(default_factory=list)  # names and `name.attr` reads: arguments of a new call
 
 
 def _constructor(value: ast.expr) -> str | None:
@@ -39,9 +47,12 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     read: list[str] = []
     grow: dict[tuple[str, str], None] = {}
     ints: dict[str, None] = {}
+    containers: set[str] = set()  # locals bound to a container display: what an in-place update updates
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
+        if isinstance(node, ast.Assign) and isinstance(node.value, CONTAINERS):
+            containers.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             kind = _constructor(node.value)
             if GROWS.get(kind or ""):
@@ -53,6 +64,13 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             and node.func.attr in ("add", "append", "appendleft")
         ):
             grow[(node.func.value.id, node.func.attr)] = None
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.attr in UPDATES
+        ):
+            containers.add(node.func.value.id)
         if isinstance(node, ast.Subscript):
             for sub in ast.walk(node.slice):
                 if isinstance(sub, ast.Name):
@@ -76,11 +94,51 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         for n in ast.walk(module)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
     }
-    wrappers = [w for w in dict.fromkeys(WRAPPERS + sorted(one_arg & set(defined)))]
+    # a module function taking exactly one argument can wrap a value though the module never calls it so
+    single = {
+        n.name
+        for n in module.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and len(n.args.args) - len(n.args.defaults) == 1
+        and n.args.args[0].arg not in ("self", "cls")
+        and n is not func
+    }
+    raised = {  # exception classes the module raises: `raise "message"` lacks one
+        n.exc.func.id
+        for n in ast.walk(module)
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and isinstance(n.exc.func, ast.Name)
+    }
+    builtin_one = sorted(
+        (one_arg | raised) & BUILTIN_NAMES
+    )  # `next(...)`, `TypeError(...)`: builtins this module uses
+    wrappers = [w for w in dict.fromkeys(WRAPPERS + builtin_one + sorted((one_arg & set(defined)) | single))]
+    updates = sorted(
+        {
+            n.value.func.attr
+            for n in ast.walk(module)
+            if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute)
+            and n.value.func.attr in UPDATES
+        }
+    )
+    bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
+    callees = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
+    attrs = [
+        f"{n.value.id}.{n.attr}"
+        for n in ast.walk(func)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and isinstance(n.ctx, ast.Load)
+        and id(n) not in callees
+    ]
     return Scope(
         names=names,
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
+        containers=[n for n in dict.fromkeys(stored + params) if n in containers],
+        updates=updates,
+        values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
     )

@@ -1,0 +1,103 @@
+"""Job `check`: try candidate patches in order; one JSON line per candidate on stdout."""
+
+import itertools
+import json
+import os
+import sys
+import time
+
+from repofix.repair.insandbox.children import (
+    _apply,
+    _count_body,
+    _direct_body,
+    _in_child,
+    _patient,
+    _pytest_body,
+    _timed,
+    _write,
+)
+from repofix.repair.insandbox.collect import _warm_up
+from repofix.repair.insandbox.common import _deadline
+
+
+def run_check(req):
+    out = sys.stdout
+    failing, passing, also = req["failing"], req.get("passing", []), req.get("also", [])
+    timeout, deadline = float(req["timeout"]), _deadline(req)
+    full_timeout = float(req.get("full_timeout", timeout))
+    # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
+    stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
+    slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
+    plain = _warm_up(failing)
+    originals = {}
+    found = 0
+    reference = None  # seconds the passing tests take on the original, measured once when first needed
+    stamps = itertools.count(10)  # every written candidate gets a fresh mtime: stale bytecode can never match
+
+    def left(limit):  # no child outlives the deadline: the time budget holds
+        return max(0.05, min(limit, deadline - time.time()))
+
+    try:
+        for cand in req["candidates"]:
+            if time.time() > deadline:
+                out.write(json.dumps({"event": "deadline"}) + "\n")
+                break
+            path = cand["path"]
+            if path not in originals:
+                with open(path, "rb") as handle:
+                    originals[path] = (handle.read(), os.stat(path).st_mtime)
+            original, mtime = originals[path]
+            _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
+            start = time.time()
+            ok, reason, extra = True, "exit 0", {}
+            if plain:
+                ok, reason = _patient(_direct_body(plain), lambda: left(timeout))
+            if ok:
+                ok, reason = _patient(_pytest_body(failing), lambda: left(timeout))
+            stage = "failing"
+            if ok and passing:
+                stage = "passing"
+                ok, reason, took = _timed(_pytest_body(passing), left(full_timeout))
+                if ok and slower:
+                    # a busy machine makes single timings noisy: a patch that looks slower is timed
+                    # again, and so is the unpatched program, and the faster of each run counts
+                    for _ in range(2):
+                        if reference is not None and took <= slower * reference + 0.5:
+                            break
+                        _write(path, original, mtime)
+                        again = _timed(_pytest_body(passing), left(full_timeout))[2]
+                        reference = again if reference is None else min(reference, again)
+                        _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
+                        if took > slower * reference + 0.5:
+                            took = min(took, _timed(_pytest_body(passing), left(full_timeout))[2])
+                    if took > slower * reference + 0.5:
+                        ok, reason = False, f"passing tests {took:.2f} s against {reference:.2f} s unpatched"
+            if ok and also:
+                _, code = _in_child(_count_body(also), left(full_timeout))
+                extra["also"] = max(0, int(code.split()[-1]) - 100) if code.startswith("exit") else 0
+            _write(path, original, mtime)
+            out.write(
+                json.dumps(
+                    dict(
+                        {
+                            "id": cand["id"],
+                            "ok": ok,
+                            "stage": stage,
+                            "reason": reason,
+                            "seconds": round(time.time() - start, 4),
+                        },
+                        **extra,
+                    )
+                )
+                + "\n"
+            )
+            out.flush()
+            if ok:
+                found += 1
+            if found and (found >= stop_after or extra_left <= 0):
+                break
+            if found:
+                extra_left -= 1
+    finally:
+        for path, (original, mtime) in originals.items():
+            _write(path, original, mtime)

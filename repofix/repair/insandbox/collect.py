@@ -1,0 +1,86 @@
+"""Collect the failing tests once before forking: warm imports, and the tests that can be called
+without pytest (plain functions, or parametrized ones with plain parameters)."""
+
+import os
+import sys
+
+from repofix.repair.insandbox.common import PYTEST_ARGS, _quiet, _rel
+
+
+class _Items:
+    def __init__(self):
+        self.items = []
+
+    def pytest_collection_finish(self, session):
+        self.items = list(session.items)
+
+
+SIMPLE_MODULES = ("builtins", "datetime", "decimal", "fractions")
+
+
+def _simple(value, depth=0):
+    """A parameter the child can reuse as collected: it holds nothing from the workspace's modules
+    (which the child imports afresh, so their classes would differ from the collected ones)."""
+    if depth > 4 or type(value).__module__ not in SIMPLE_MODULES:
+        return False
+    if isinstance(value, dict):
+        return all(_simple(k, depth + 1) and _simple(v, depth + 1) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(_simple(v, depth + 1) for v in value)
+    return not callable(value)
+
+
+def _plain(items):
+    """(module, function, arguments) of tests that need nothing from pytest: no fixtures, marks or
+    class; a parametrized test qualifies when its parameters are its only arguments and are simple."""
+    import inspect
+
+    plain = []
+    for item in items:
+        function = getattr(item, "function", None)
+        callspec = getattr(item, "callspec", None)
+        params = dict(callspec.params) if callspec is not None else {}
+        if (
+            function is None
+            or getattr(item, "cls", None) is not None
+            or set(getattr(item, "fixturenames", [1])) != set(params)
+            or any(mark.name != "parametrize" for mark in item.iter_markers())
+            or not all(_simple(v) for v in params.values())
+            or inspect.iscoroutinefunction(function)
+            or inspect.isgeneratorfunction(function)
+            or function.__name__ != getattr(item, "originalname", item.name)
+        ):
+            return None
+        plain.append((item.module.__name__, function.__name__, params))
+    return plain
+
+
+def _warm_up(tests):
+    """Collect once in this process so pytest's plugins (hypothesis alone takes seconds to import)
+    and the project's third-party imports are loaded before forking; then forget every module
+    from the workspace, so each child imports the candidate's source afresh. Returns the failing
+    tests as plain functions when all of them are (see _direct_body), else None."""
+    import pytest
+
+    root = os.path.realpath(os.getcwd())
+    saved = os.dup(1), os.dup(2)
+    collector = _Items()
+    _quiet()
+    try:
+        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests), plugins=[collector])
+        plain = _plain(collector.items) if len(collector.items) == len(tests) else None
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+    collector.items = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and _rel(os.path.realpath(path), root) is not None and "site-packages/" not in path:
+            del sys.modules[name]
+    # Everything loaded so far lives as long as the worker: freezing it keeps the garbage collector
+    # (which pytest runs several times per session) from walking it again in every child.
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    return plain

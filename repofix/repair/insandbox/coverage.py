@@ -1,0 +1,149 @@
+"""Job `coverage`: run the tests once under a line tracer (sys.settrace); per test its outcome,
+the source lines it executed and the traceback frames of its failure."""
+
+import json
+import os
+import signal
+import sys
+import time
+
+from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline, _quiet, _rel
+
+
+class TestTimeout(Exception):
+    """A test ran past the per-test limit of the coverage run (the traceback shows where it hung)."""
+
+
+class CoveragePlugin:
+    """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
+
+    def __init__(self, root, skip, per_test, deadline=None):
+        self.per_test = per_test
+        self.deadline = deadline  # time.time() after which no further test starts
+        self.root = os.path.realpath(root)
+        self.skip = set(skip)
+        self.tests = {}
+        self._lines = None
+        self._wanted = {}  # co_filename -> relative path or None
+
+    def _want(self, filename):
+        rel = self._wanted.get(filename, 0)
+        if rel == 0:
+            rel = None
+            if filename.endswith(".py") and not filename.startswith("<"):
+                rel = _rel(os.path.realpath(filename), self.root)
+                if rel is not None and (rel in self.skip or "site-packages/" in rel):
+                    rel = None
+            self._wanted[filename] = rel
+        return rel
+
+    def _global(self, frame, event, arg):
+        rel = self._want(frame.f_code.co_filename)
+        if rel is None:
+            return None
+        lines = self._lines.setdefault(rel, set())
+        lines.add(frame.f_lineno)
+
+        def local(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+    def _entry(self, nodeid):
+        return self.tests.setdefault(nodeid, {"outcome": "passed", "lines": {}, "tb": [], "duration": 0.0})
+
+    def pytest_runtest_protocol(self, item, nextitem):
+        import threading
+
+        limit = self.per_test
+        if self.deadline is not None:
+            if time.time() >= self.deadline:  # no test starts after the deadline: it is not run at all
+                item.session.shouldstop = "the repair time budget is spent"
+                return True
+            limit = max(0.05, min(limit, self.deadline - time.time()))
+        self._lines = {}
+        signal.signal(signal.SIGALRM, self._alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        sys.settrace(self._global)
+        threading.settrace(self._global)
+        return None
+
+    def _alarm(self, signum, frame):
+        raise TestTimeout(f"the test ran longer than {self.per_test} s")
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        import threading
+
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(None)
+        threading.settrace(None)
+        entry = self._entry(nodeid)
+        for rel, lines in (self._lines or {}).items():
+            entry["lines"][rel] = sorted(lines)
+        self._lines = None
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.excinfo is None or call.excinfo.typename == "Skipped":
+            return
+        frames = []
+        if call.excinfo.errisinstance(TestTimeout):
+            self._entry(item.nodeid)["timeout"] = True
+        tb = call.excinfo.tb
+        while tb is not None:
+            rel = self._want(tb.tb_frame.f_code.co_filename)
+            if rel is not None:
+                frames.append([rel, tb.tb_lineno])
+            tb = tb.tb_next
+        self._entry(item.nodeid)["tb"].extend(frames)
+
+    def pytest_runtest_logreport(self, report):
+        entry = self._entry(report.nodeid)
+        entry["duration"] += report.duration
+        if report.failed:
+            entry["outcome"] = "failed"
+        elif report.skipped and entry["outcome"] != "failed":
+            entry["outcome"] = "skipped"
+
+
+def run_coverage(req):
+    import pytest
+
+    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)), _deadline(req))
+    real_stdout = os.dup(1)
+    _quiet()
+    start = time.time()
+    # one broken test module must not hide every other test's result
+    args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
+    code = pytest.main(args, plugins=[plugin])
+    out = os.fdopen(real_stdout, "w")
+    text = json.dumps(
+        {
+            "exit_code": int(code),
+            "duration": time.time() - start,
+            "tests": _compact(plugin.tests) if req.get("compact") else plugin.tests,
+        }
+    )
+    if req.get("compact"):  # a large suite's spectra would not fit the sandbox's output cap as plain JSON
+        import base64
+        import zlib
+
+        text = "Z:" + base64.b64encode(zlib.compress(text.encode(), 9)).decode()
+    out.write(text + "\n")
+    out.flush()
+
+
+def _compact(tests):
+    """Passing tests keep only the lines some failing test ran: the only ones localization reads."""
+    hot = {}
+    for t in tests.values():
+        if t["outcome"] == "failed":
+            for rel, lines in t["lines"].items():
+                hot.setdefault(rel, set()).update(lines)
+    for t in tests.values():
+        if t["outcome"] != "failed":
+            t["lines"] = {
+                rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items() if rel in hot
+            }
+    return tests
