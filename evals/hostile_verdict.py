@@ -128,8 +128,7 @@ def timing_rows(backends: list[str]) -> list[str]:
             request = AgentRequest(
                 repo=repo,
                 mode="fix",
-                model=script(Path(tmp) / "s.yaml", [DIRECT_FIX]),
-                settings=Settings(sandbox=backend),
+                settings=Settings(model=script(Path(tmp) / "s.yaml", [DIRECT_FIX]), sandbox=backend),
             )
             outcome = run_agent(request, progress=clock)
             assert outcome.status == "done", outcome.message

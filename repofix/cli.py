@@ -23,12 +23,12 @@ COMMANDS: dict[str, tuple[str, str] | str] = {
         "repofix.agent.cli:continue_",
         "Give a finished run a follow-up instruction (a new commit).",
     ),
-    "show": ("repofix.agent.cli:show", "Print a run's trajectory readably."),
+    "show": ("repofix.agent.show:show", "Print a run's trajectory readably."),
     "test": (
         "repofix.testing.cli:test",
         "Run a repository's tests in a sandbox; print the baseline and feedback.",
     ),
-    "demo": ("repofix.agent.cli:demo", "Try repofix offline on a small bundled project with a bug."),
+    "demo": ("repofix.agent.demo:demo", "Try repofix offline on a small bundled project with a bug."),
     "runs": ("repofix.runs.cli:runs", "List runs with their status; `runs prune` removes old ones."),
     "checkpoints": (
         "repofix.workspace.cli:checkpoints",

@@ -59,8 +59,9 @@ def test_golden_trajectory_of_a_scripted_fix(tmp_path):
     request = AgentRequest(
         repo=repo,
         mode="fix",
-        model=script(tmp_path / "replies.yaml", REPLIES),
-        settings=Settings(sandbox="bwrap", home=str(tmp_path / "home")),
+        settings=Settings(
+            model=script(tmp_path / "replies.yaml", REPLIES), sandbox="bwrap", home=str(tmp_path / "home")
+        ),
     )
     outcome = run_agent(request)
     assert outcome.status == "done", outcome.message

@@ -35,7 +35,7 @@ def settings(**values) -> Settings:
 
 def fix(repo, model, **values):
     require_backend(values.get("sandbox", "bwrap"))
-    request = AgentRequest(repo=repo, mode="fix", model=model, settings=settings(**values))
+    request = AgentRequest(repo=repo, mode="fix", settings=settings(model=model, **values))
     return run_agent(request)
 
 
@@ -201,8 +201,7 @@ def test_implement_test_first_red_then_green(tmp_path, home):
             repo=repo,
             instruction="add wrap(x, lo, hi) that wraps x into [lo, hi)",
             mode="implement",
-            model=model,
-            settings=settings(),
+            settings=settings(model=model),
         )
     )
     steps = trajectory(outcome)["steps"]
@@ -228,7 +227,7 @@ def test_red_phase_refuses_tests_that_do_not_fail(tmp_path, home):
     require_backend("bwrap")
     outcome = run_agent(
         AgentRequest(
-            repo=repo, instruction="feature", mode="implement", model=model, settings=settings(max_steps=4)
+            repo=repo, instruction="feature", mode="implement", settings=settings(model=model, max_steps=4)
         )
     )
     steps = trajectory(outcome)["steps"]

@@ -4,7 +4,7 @@ from string import Template
 
 import pytest
 
-from repofix.agent.run import PROMPTS, prompt
+from repofix.agent.templates import PROMPTS, prompt
 from repofix.models.text_protocol import instructions
 
 NAMES = sorted(path.stem for path in PROMPTS.glob("*.md"))

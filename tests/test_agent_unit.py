@@ -10,9 +10,11 @@ import pytest
 from agent_helpers import DIRECT_FIX, act, clamp_repo
 
 from repofix.agent.actions import Action
-from repofix.agent.api import AgentRequest, open_run_sandbox, prepare_run
+from repofix.agent.api import open_run_sandbox
 from repofix.agent.loop import run_loop
+from repofix.agent.prepare import prepare_run
 from repofix.agent.recover import restart_sandbox
+from repofix.agent.request import AgentRequest
 from repofix.agent.run import AgentRun, Stop
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings

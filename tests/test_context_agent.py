@@ -14,7 +14,7 @@ from conftest import require_backend
 from openai_server import OpenAIServer, tool_call
 
 from repofix.agent import AgentRequest, run_agent
-from repofix.agent.cli import summary_text
+from repofix.agent.summary import summary_text
 from repofix.cli import main
 from repofix.config import Settings
 from repofix.models import load_replies

@@ -133,3 +133,16 @@ def test_contributing_names_files_that_exist_and_the_readme_links_it():
             rf"^{name}\b.*=", "\n".join(p.read_text() for p in (ROOT / "repofix").rglob("*.py")), re.MULTILINE
         ), name
     assert "(CONTRIBUTING.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_git_runs_only_through_the_hardened_argv():
+    """Every host-side git command line comes from `gitsafe.argv` (CONTRIBUTING.md, "One way"): a raw
+    `["git", ...]` elsewhere would skip the hardening. Git inside the sandbox (`agent/execute.py`) is not
+    the host's."""
+    raw = re.compile(r"""\[\s*["']git["']\s*,""")
+    found = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "repofix").rglob("*.py")
+        if raw.search(path.read_text(encoding="utf-8"))
+    )
+    assert found == ["repofix/agent/execute.py", "repofix/gitsafe.py"]

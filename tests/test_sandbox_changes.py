@@ -13,7 +13,7 @@ import pytest
 from conftest import backend_params
 
 from repofix.sandboxes import SandboxError
-from repofix.sandboxes.session import runner_dir
+from repofix.sandboxes.bundle import runner_dir
 
 sys.path.insert(0, str(runner_dir()))
 import changes  # noqa: E402  (the in-sandbox module, imported directly to test it on the host)

@@ -13,7 +13,8 @@ import pytest
 from conftest import backend_params
 
 from repofix.sandboxes import ChannelForged, MalformedReply, RunnerDied, SandboxError, open_sandbox
-from repofix.sandboxes.session import PROTOCOL_VERSION, RunnerClient, runner_dir
+from repofix.sandboxes.bundle import runner_dir
+from repofix.sandboxes.session import PROTOCOL_VERSION, RunnerClient
 
 sys.path.insert(0, str(runner_dir()))
 import runner  # noqa: E402  (the in-sandbox module, imported directly to compare it with the spec)

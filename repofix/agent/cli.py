@@ -1,33 +1,26 @@
-"""`repofix implement`, `repofix fix`, `repofix resume`, `repofix continue` and `repofix show`.
+"""`repofix implement`, `repofix fix`, `repofix resume` and `repofix continue`; `show` and `demo` are in
+their own modules (`agent/show.py`, `agent/demo.py`), the outcome's text in `agent/summary.py`.
 
 Exit codes: 0 done, 1 not done, 2 usage or setup error."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
 import click
 
-from repofix.agent.api import AgentRequest, AgentSetupError, run_agent
-from repofix.agent.conversation import messages_json, render
+from repofix.agent.api import run_agent
 from repofix.agent.display import Display
+from repofix.agent.request import AgentRequest, AgentSetupError
 from repofix.agent.resume import continue_agent, resume_agent
-from repofix.agent.stopping import Tracker, go_on, on_signal, one_line
-from repofix.agent.trajectory import Trajectory
-from repofix.config import UNSET, SettingsError, load_settings
-from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE
-from repofix.models import ModelError
-from repofix.runs import open_run
+from repofix.agent.stopping import Tracker, fail, guarded
+from repofix.agent.summary import summary_text
+from repofix.config import UNSET, load_settings
+from repofix.exitcodes import EXIT_DONE, EXIT_NOT_DONE
 from repofix.safetext import visible
-from repofix.sandboxes import SandboxError
-from repofix.workspace import ApplyRefused, Workspace, WorkspaceError
+from repofix.workspace import ApplyRefused, Workspace
 from repofix.workspace.deliver import apply_to_worktree
 
 
@@ -180,38 +173,6 @@ def _run(request, display):
     return run_agent(request, progress=display)
 
 
-def guarded(action, *setup_errors, tracker: Tracker | None = None):
-    """Run `action`; setup problems become a clear message and exit code 2. A run stopped by a signal
-    or by a resource failure (full disk, read-only folder) is saved; the message says how to resume it."""
-    if tracker is not None and threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, on_signal)
-    try:
-        return action()
-    except KeyboardInterrupt as stop:
-        signum = getattr(stop, "signum", signal.SIGINT)
-        if tracker:
-            tracker.close()
-        fail(f"stopped by {signal.Signals(signum).name}" + go_on(tracker), code=128 + signum)
-    except OSError as error:  # ENOSPC, EROFS, EACCES...: the cause and the path, not a traceback
-        if tracker:
-            tracker.close()
-        where = f": {error.filename}" if error.filename else ""
-        fail(f"{error.strerror or error}{where}" + go_on(tracker))
-    except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
-        if tracker:
-            tracker.close()
-        started = (
-            tracker is not None and tracker.started
-        )  # a refusal before the run began has nothing to resume
-        fail(one_line(error, tracker) + (go_on(tracker) if started else ""))
-
-
-def fail(message: str, code: int = EXIT_USAGE) -> None:
-    click.echo(visible(f"repofix: {message}"), err=True)
-    sys.exit(code)
-
-
 def report(outcome, as_json: bool, apply_: bool) -> None:
     applied: list[str] = []
     apply_error = ""
@@ -226,58 +187,6 @@ def report(outcome, as_json: bool, apply_: bool) -> None:
     else:
         click.echo(visible(summary_text(outcome, applied, apply_error, apply_)))
     sys.exit(EXIT_DONE if outcome.status == "done" and not apply_error else EXIT_NOT_DONE)
-
-
-# How to go on after each resumable stop (the limit to raise).
-RESUME_HINTS = {
-    "step_limit": " --max-steps N",
-    "cost_limit": " --max-cost USD",
-    "time_limit": " --timeout SECONDS",
-    "model_error": "   (once the model provider answers again)",
-}
-
-
-def summary_text(outcome, applied, apply_error, apply_) -> str:
-    head = {"done": "DONE", "not_done": "NOT DONE"}.get(outcome.status, outcome.status.upper())
-    lines = [
-        f"{head} ({outcome.reason}): {outcome.message}",
-        f"  tests:      {outcome.tests_before}  ->  {outcome.tests_after}",
-        f"  files:      {', '.join(outcome.files_changed) or 'none changed'}",
-        f"  steps/cost: {outcome.steps} steps, ${outcome.cost:.4f}",
-        f"  tokens:     {token_line(outcome.extra or {})}",
-    ]
-    if (outcome.extra or {}).get("test_infra_not_counted"):
-        lines.append(
-            f"  not counted: the model changed test infrastructure, the verdict used yours: "
-            f"{', '.join(outcome.extra['test_infra_not_counted'])}"
-        )
-    lines += branch_lines(outcome.branch, outcome.commit, outcome.snapshot)
-    if outcome.patch_file:
-        lines.append(f"  patch:      {outcome.patch_file}")
-    lines.append(f"  trajectory: {outcome.trajectory_file}   (repofix show {outcome.run_id})")
-    hint = RESUME_HINTS.get(outcome.reason) if outcome.status != "done" else None
-    if hint is not None:
-        lines.append(f"  to go on:   repofix resume {outcome.run_id}{hint}")
-    if applied:
-        lines.append(f"  applied to your working tree: {', '.join(applied)}  (repofix undo reverses it)")
-    if apply_error:
-        lines.append(f"  NOT applied: {apply_error}")
-    elif apply_ and outcome.status != "done":
-        lines.append("  not applied: the run is not done (the patch file holds the best checkpoint)")
-    return "\n".join(lines)
-
-
-def branch_lines(branch: str | None, commit: str | None, snapshot: str | None) -> list[str]:
-    """Where the result went: the branch, and what its commits on the user's HEAD hold."""
-    if not branch:
-        return []
-    lines = [f"  branch:     {branch}  (your branch, index and working tree are untouched)"]
-    if snapshot and commit:
-        lines.append(
-            f"  commits:    2 on your HEAD: {snapshot[:12]} your uncommitted work at the start (snapshot), "
-            f"{commit[:12]} the fix"
-        )
-    return lines
 
 
 def limit_options(function):
@@ -361,134 +270,3 @@ def continue_(
     )
     display.close()
     report(outcome, as_json, False)
-
-
-@click.command()
-@click.argument("run_id")
-@click.option("--full", is_flag=True, help="Show every observation in full.")
-@click.option("--messages", is_flag=True, help="Print the whole conversation as the model was sent it.")
-@click.option("--json", "as_json", is_flag=True, help="With --messages: the messages as JSON, for scripts.")
-def show(run_id: str, full: bool, messages: bool, as_json: bool) -> None:
-    """Print a run's trajectory readably, or (--messages) its whole conversation."""
-    folder = guarded(lambda: open_run(run_id))
-    if not folder.trajectory_file.exists():
-        fail(f"run {run_id} has no trajectory yet")
-    data = Trajectory.load(folder.trajectory_file).data
-    if messages or as_json:
-        conversation = data.get("messages") or []
-        if as_json:  # json.dumps escapes every control character; ensure_ascii the rest
-            click.echo(json.dumps(messages_json(conversation), indent=2))
-        else:
-            click.echo(visible(render(conversation)))
-        return
-
-    def echo(text: str) -> None:  # everything in a trajectory came from the model or the sandbox
-        click.echo(visible(text))
-
-    echo(
-        f"run {data['run_id']}  mode {data.get('mode')}  model {data.get('model')}  "
-        f"status {data.get('status')} ({data.get('reason', '')})"
-    )
-    echo(f"task: {data.get('task') or '(make the failing tests pass)'}")
-    for step in data["steps"]:
-        args = json.dumps(step.get("arguments", {}), ensure_ascii=False)
-        echo(f"\n-- step {step['step']}: {step['action']} {args if full else args[:200]}")
-        reply = step.get("reply") or {}
-        thought = reply.get("content") or ""
-        if isinstance(reply.get("content_in_message"), int):  # an oversized reply, stored once
-            thought = str((data["messages"][reply["content_in_message"]] or {}).get("content") or "")
-        if thought:
-            echo(f"   thought: {thought if full else thought[:300]}")
-        observation = step.get("observation", "")
-        lines = observation.rstrip("\n").split("\n") if observation else []  # a \r stays visible
-        shown = lines if full else lines[:15]
-        echo("\n".join("   | " + line for line in shown))
-        if len(shown) < len(lines):
-            echo(f"   | ... {len(lines) - len(shown)} more lines (--full)")
-        echo(
-            f"   checkpoint {step.get('checkpoint')}  tests {step.get('tests')}  cost ${step.get('cost', 0):.4f}"
-            f"  tokens {token_line(step)}"
-        )
-    totals = data.get("totals", {})
-    echo(
-        f"\n{data.get('status')}: {data.get('message', '')}  total ${totals.get('cost', 0):.4f}, "
-        f"tokens {token_line(totals)}"
-    )
-    delivered = data.get("delivered") or {}
-    if delivered.get("branch"):
-        echo(f"  files:      {', '.join(delivered.get('files') or []) or 'none changed'}")
-    for line in branch_lines(delivered.get("branch"), delivered.get("commit"), delivered.get("snapshot")):
-        echo(line)
-
-
-def token_line(counts: dict) -> str:
-    """Input (of it cached, written to the cache) and output tokens, as a run or a step recorded them."""
-    tokens_in, cached, written = (
-        int(counts.get(k) or 0) for k in ("input_tokens", "cached_tokens", "cache_write_tokens")
-    )
-    cache = (
-        f" ({cached} cached" + (f", {written} written to the cache" if written else "") + ")"
-        if cached or written
-        else ""
-    )
-    return f"{tokens_in} in{cache} / {int(counts.get('output_tokens') or 0)} out"
-
-
-@click.command()
-@click.option(
-    "--model",
-    "-m",
-    default=None,
-    help="Model to use (default: the configured one, else the built-in "
-    "repair engine, which needs no network and no API key).",
-)
-@click.option(
-    "--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None, help="Sandbox backend."
-)
-@click.option(
-    "--dest",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where to put the demo repository (default: a new temporary folder).",
-)
-def demo(model: str | None, sandbox: str | None, dest: Path | None) -> None:
-    """Try repofix on a small bundled project with a bug: copies it into a fresh git repository and
-    runs `repofix fix` there, delivering the fix as a branch."""
-    source = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
-    if not source.is_dir():
-        fail(f"the bundled example is missing ({source}); run the demo from a repofix checkout")
-    dest = dest or Path(tempfile.mkdtemp(prefix="repofix-demo-")) / "quickstart"
-    if dest.exists() and any(dest.iterdir()):
-        fail(f"{dest} is not empty; choose another --dest")
-    shutil.copytree(source, dest, dirs_exist_ok=True)
-    for command in (
-        ["init", "-q", "-b", "main"],
-        ["add", "-A"],
-        [
-            "-c",
-            "user.name=repofix demo",
-            "-c",
-            "user.email=demo@repofix.invalid",
-            "commit",
-            "-qm",
-            "quickstart: a shop with a bug",
-        ],
-    ):
-        subprocess.run(["git", "-C", str(dest), *command], check=True)
-    click.echo(f"demo repository: {dest}", err=True)
-    options = dict(
-        repo=str(dest),
-        rev=None,
-        model=model,
-        api_base=None,
-        price_file=None,
-        max_steps=None,
-        max_cost=None,
-        timeout=None,
-        sandbox=sandbox,
-        test_cmd=None,
-        setup=(),
-        apply_=False,
-        as_json=False,
-    )
-    start("", "fix", (), None, None, options)

@@ -13,19 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from repofix.agent.actions import openai_tools
-from repofix.agent.api import (  # the same first prompt as a new run
-    AgentOutcome,
-    AgentRequest,
-    AgentSetupError,
-    finish,
-    open_run_sandbox,
-    prepare_run,
-    stops_recorded,
-)
+from repofix.agent.api import open_run_sandbox, stops_recorded
+from repofix.agent.finish import finish
 from repofix.agent.loop import run_loop
+from repofix.agent.prepare import prepare_run  # the same first prompt as a new run
 from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
-from repofix.agent.run import AgentRun, prompt
+from repofix.agent.request import AgentOutcome, AgentRequest, AgentSetupError
+from repofix.agent.run import AgentRun
+from repofix.agent.templates import prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings, settings_from_record, with_flags
 from repofix.models import Budget, make_model

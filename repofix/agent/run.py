@@ -7,16 +7,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from string import Template
 from typing import Any
 
-from repofix.agent import execute, history
+from repofix.agent import execute, history, judge
 from repofix.agent.actions import Action, FormatError, resolve_paths
 from repofix.agent.observe import LOG_PATH, Observer
 from repofix.agent.progress import Progress, test_file
 from repofix.agent.trajectory import Trajectory
-from repofix.agent.verify import Verification, verify_checkpoint
+from repofix.agent.verify import Verification
 from repofix.config import Settings
 from repofix.models import (
     ContextLengthError,
@@ -33,23 +31,9 @@ from repofix.testing import TestRun, condense, run_tests, select_tests
 from repofix.workspace import Workspace
 from repofix.workspace.guards import GuardConfig, enforce
 
-PROMPTS = Path(__file__).parent / "prompts"
 STUCK_REPEATS = 3
 MAX_FORMAT_ERRORS = 3
 UNBOUNDED = 10**9  # observation budget for a model that reads outputs whole (the built-in engine)
-
-
-def joined(*notes: str) -> str:
-    return "\n\n".join(note for note in notes if note)
-
-
-def prompt(name: str, **values: Any) -> str:
-    """A prompt template filled in; a `$name` it uses but is not given is an error, never left as text."""
-    template = Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
-    try:
-        return template.substitute(**values).strip()
-    except KeyError as missing:
-        raise ValueError(f"prompt {name}.md needs ${missing.args[0]}, which was not given") from None
 
 
 @dataclass(frozen=True)
@@ -242,105 +226,13 @@ class AgentRun:
         protected = set(self.progress.passing_before) | set(self.progress.all_targets())
         return GuardConfig(protected_tests=frozenset(protected), allow=frozenset(self.settings.allow_guards))
 
-    # -- finishing ---------------------------------------------------------------------------
+    # -- finishing (the rules are in `agent/judge.py`) ----------------------------------------
     def verify(self) -> str:
-        """Run the full suite; when the done rule holds there, decide it again in a fresh sandbox with
-        the user's test files and configuration (`agent.verify`), and stop the run only if it holds."""
-        run = self.run_tests()
-        verdict = self.progress.verdict(run)
-        if not verdict.done:
-            return f"Full test run: not done yet: {verdict.reason}."
-        n = self.workspace.current().n
-        if self.last_check is not None and self.last_check[0] == n:  # submit right after a failed check
-            checked = self.last_check[1]
-        else:
-            self.notify({"event": "verifying", "step": self.step, "checkpoint": n})
-            checked = verify_checkpoint(
-                self.settings,
-                self.workspace,
-                self.progress,
-                n,
-                self.sandbox.backend,
-                reference=self.progress.reference,
-            )
-            self.last_check = (n, checked)
-            self.trajectory.data.setdefault("verifications", []).append(
-                {
-                    "step": self.step,
-                    "checkpoint": n,
-                    "done": checked.verdict.done,
-                    "reason": checked.verdict.reason,
-                    "status": checked.run.status.value,
-                    "not_counted": checked.not_counted,
-                    "log": checked.run.log_path,
-                }
-            )
-        note = f"\n{checked.note}" if checked.note else ""
-        if checked.verdict.done:
-            self.verified, self.verified_checkpoint = True, n
-            self.stop("done", checked.verdict.reason + (f" ({checked.note})" if checked.note else ""))
-            return (
-                f"Full test run: {self.progress.summary()}. Verified in a fresh sandbox: the task's tests pass "
-                f"and nothing regressed: done.{note}"
-            )
-        report = condense(
-            self.readable(checked.run, "verification"),
-            self.progress.baseline_run(),
-            budget=self.settings.feedback_tokens,
-            flaky=self.progress.flaky,
-        )
-        return (
-            "Full test run in your sandbox: the done rule holds there, but not in repofix's independent "
-            "verification (a fresh sandbox with the user's test files and test configuration, a clean "
-            f"environment): {checked.verdict.reason}.{note}\n{report}"
-        )
+        """The full suite, then the independent verification; stops the run as done when both hold."""
+        return judge.verify(self)
 
     def submit(self, summary: str) -> str:
-        self.trajectory.data["summary"] = summary
-        if self.progress.phase == "red":
-            return self.finish_red()
-        changed = self.after_change()  # what repofix did with a change made since the last step (a guard's
-        return joined(changed, self.judge_submission())  # rollback, a refused file) reaches the model too
-
-    def judge_submission(self) -> str:
-        if self.is_done():
-            return "Verified: done."
-        if (
-            not self.progress.all_targets() and not self.changed_files()
-        ):  # no test can show a no-op is the task
-            return "Submission not accepted: nothing has changed yet. Implement the task, then `submit`."
-        observation = self.verify()
-        if self.is_done():
-            return observation
-        run_text = condense(
-            self.progress.latest_run(),
-            self.progress.baseline_run(),
-            budget=self.settings.feedback_tokens,
-            flaky=self.progress.flaky,
-        )
-        return f"Submission not accepted. {observation}\n\n{run_text}"
-
-    def finish_red(self) -> str:
-        return joined(self.after_change(), self.judge_red())
-
-    def judge_red(self) -> str:
-        run = self.run_tests()
-        judged = self.progress.judge_red(run, self.changed_files())
-        failing = judged.targets
-        if not failing:
-            module, name = judged.missing
-            return prompt(
-                "red_refused_import" if judged.unimported else "red_refused",
-                reason=judged.reason,
-                module=module,
-                new_name=name,
-            )
-        self.progress.targets = failing
-        self.progress.phase = "green"
-        self.progress.reference = self.workspace.current().n  # the accepted red tests count as the user's
-        self.best = (self.progress.score(), self.workspace.current().n)
-        targets = "\n".join(f"- {t}" for t in failing)
-        return prompt("red_accepted", count=len(failing), targets=targets)
+        return judge.submit(self, summary)
 
     def changed_files(self) -> set[str]:
         """The files the run has changed so far (the latest checkpoint against the start)."""

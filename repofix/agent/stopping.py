@@ -1,15 +1,25 @@
 """How a run command that stops early says so: signals become an exception that unwinds the run (so
-it saves its state and closes its sandbox), and the message names the cause and the `repofix resume` line."""
+it saves its state and closes its sandbox), and the message names the cause and the `repofix resume` line.
+`guarded` is how every run command runs its action: what stops it becomes that message and an exit code."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import signal
+import sys
+import threading
 from pathlib import Path
 
+import click
+
+from repofix.config import SettingsError
+from repofix.exitcodes import EXIT_USAGE
+from repofix.models import ModelError
 from repofix.runs import runs_dir
-from repofix.workspace.errors import GitError
+from repofix.safetext import visible
+from repofix.sandboxes import SandboxError
+from repofix.workspace.errors import GitError, WorkspaceError
 
 
 class Interrupted(KeyboardInterrupt):
@@ -73,3 +83,35 @@ def go_on(tracker: Tracker | None) -> str:
     if tracker.run_id is None:
         return " (the run had not started: nothing to resume)"
     return f"; the run is saved, go on with: repofix resume {tracker.run_id}"
+
+
+def guarded(action, *setup_errors, tracker: Tracker | None = None):
+    """Run `action`; setup problems become a clear message and exit code 2. A run stopped by a signal
+    or by a resource failure (full disk, read-only folder) is saved; the message says how to resume it."""
+    if tracker is not None and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
+    try:
+        return action()
+    except KeyboardInterrupt as stop:
+        signum = getattr(stop, "signum", signal.SIGINT)
+        if tracker:
+            tracker.close()
+        fail(f"stopped by {signal.Signals(signum).name}" + go_on(tracker), code=128 + signum)
+    except OSError as error:  # ENOSPC, EROFS, EACCES...: the cause and the path, not a traceback
+        if tracker:
+            tracker.close()
+        where = f": {error.filename}" if error.filename else ""
+        fail(f"{error.strerror or error}{where}" + go_on(tracker))
+    except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
+        if tracker:
+            tracker.close()
+        started = (
+            tracker is not None and tracker.started
+        )  # a refusal before the run began has nothing to resume
+        fail(one_line(error, tracker) + (go_on(tracker) if started else ""))
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> None:
+    click.echo(visible(f"repofix: {message}"), err=True)
+    sys.exit(code)

@@ -16,7 +16,7 @@ from repofix.ci.gitops import default_remote
 from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish_stage
 from repofix.ci.runstage import RunSettings, run_stage
 from repofix.ci.worker import WorkRequest, agent_work, run_in_worker
-from repofix.config import SettingsError
+from repofix.config import UNSET, SettingsError
 from repofix.exitcodes import EXIT_NOT_DONE
 from repofix.redaction import redact, secrets_from_env
 from repofix.workspace.errors import GitError
@@ -93,7 +93,12 @@ def _with_common(function):
 )
 @click.option("--sandbox", type=click.Choice(["docker", "bwrap", "none"]), default=None)
 @click.option("--max-steps", type=int, default=None, help="Step limit [default: the settings', 30].")
-@click.option("--max-cost", type=float, default=None, help="Stop when the model has cost this many dollars.")
+@click.option(
+    "--max-cost",
+    metavar="USD|none",
+    default=None,
+    help=f"Stop when the model has cost this many dollars; {UNSET} for no cap.",
+)
 @click.option("--timeout", type=float, default=None, help="Wall-clock limit of the run in seconds.")
 @click.option("--test-cmd", default=None, help="Test command (default: detected).")
 @click.option(
@@ -117,7 +122,7 @@ def run(
     model: str | None,
     sandbox: str | None,
     max_steps: int | None,
-    max_cost: float | None,
+    max_cost: str | None,
     timeout: float | None,
     test_cmd: str | None,
     config_dir: Path,

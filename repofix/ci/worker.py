@@ -22,7 +22,7 @@ import click
 from repofix.agent import AgentRequest, run_agent
 from repofix.ci.runstage import WorkError
 from repofix.config import load_settings
-from repofix.exitcodes import EXIT_USAGE
+from repofix.exitcodes import EXIT_DONE, EXIT_USAGE
 from repofix.redaction import is_secret_name
 
 _MODEL_KEYS = ("_API_KEY", "_API_BASE")  # the host calls the model, so the worker keeps these
@@ -51,7 +51,7 @@ class WorkRequest:
     model: str | None = None
     sandbox: str | None = None
     max_steps: int | None = None
-    max_cost: float | None = None
+    max_cost: float | str | None = None  # a number, or "none": no cap
     timeout: float | None = None
     test_cmd: str | None = None
     allow_unsandboxed: bool = False
@@ -104,7 +104,7 @@ def agent_work(
     model: str | None,
     sandbox: str | None,
     max_steps: int | None,
-    max_cost: float | None,
+    max_cost: float | str | None,
     timeout: float | None,
     test_cmd: str | None,
     allow_unsandboxed: bool = False,
@@ -113,8 +113,17 @@ def agent_work(
 
     Settings come from `config_dir` (the workflow's checkout of the base branch), never from the PR
     head: a pull request must not choose its own sandbox, setup commands or model endpoint."""
-    settings = load_settings(config_dir)
-    if (sandbox or settings.sandbox) == "none" and not allow_unsandboxed:
+    # the one place these flags become settings, as in the other CLIs (None: not given; "none": no value)
+    settings = load_settings(
+        config_dir,
+        model=model,
+        sandbox=sandbox,
+        max_steps=max_steps,
+        max_cost=max_cost,
+        timeout=timeout,
+        test_cmd=test_cmd,
+    )
+    if settings.sandbox == "none" and not allow_unsandboxed:
         # Without isolation the PR's code could read this process's tokens (e.g. from /proc).
         raise click.UsageError(
             "the `none` sandbox would let the pull request's code read the workflow's "
@@ -122,18 +131,7 @@ def agent_work(
         )
 
     def work(checkout: Path, instruction: str, mode: str, progress):
-        request = AgentRequest(
-            repo=checkout,
-            instruction=instruction,
-            mode=mode,
-            model=model,
-            sandbox=sandbox,
-            max_steps=max_steps,
-            max_cost=max_cost,
-            timeout=timeout,
-            test_cmd=test_cmd,
-            settings=settings,
-        )
+        request = AgentRequest(repo=checkout, instruction=instruction, mode=mode, settings=settings)
         return run_agent(request, progress=progress)
 
     return work
@@ -184,7 +182,7 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     request = WorkRequest(**json.loads(Path(argv[0]).read_text("utf-8")))
     _work(request, Path(argv[1]))
-    return 0
+    return EXIT_DONE  # the outcome, an error included, is in the answer file
 
 
 if __name__ == "__main__":

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
+from repofix.edits.files import Files, clean_path
 from repofix.edits.gitbinary import BinaryPatchError, apply_delta
 from repofix.edits.hunks import HunksOutcome, apply_hunks
 from repofix.edits.model import EditError, EditResult, ErrorKind, FileContent, FileEdit, FileSource
@@ -13,65 +13,6 @@ from repofix.edits.parse_blocks import BlockParseError, looks_like_blocks, parse
 from repofix.edits.parse_diff import DiffParseError, looks_like_diff, parse_diff
 from repofix.edits.report import numbered, similar_paths
 from repofix.edits.textfile import TextFile, decode
-
-_MISSING = object()
-
-
-class _Files:
-    """The files as the edit goes along: an overlay of changes over the caller's source."""
-
-    def __init__(self, source: FileSource, known: Iterable[str] | None) -> None:
-        self.source = source
-        self.overlay: dict[str, FileContent] = {}
-        self._known_paths = known
-        self._known: set[str] | None = None
-
-    @property
-    def known(self) -> set[str]:
-        """Paths for "did you mean" suggestions; read only when some path is missing (may be costly)."""
-        if self._known is None:
-            if self._known_paths is not None:
-                self._known = set(self._known_paths)
-            elif isinstance(self.source, Mapping):
-                self._known = {p for p, c in self.source.items() if c is not None}
-            else:
-                self._known = set()
-        return self._known
-
-    def original(self, path: str) -> FileContent:
-        if isinstance(self.source, Mapping):
-            return self.source.get(path)
-        return self.source(path)
-
-    def read(self, path: str) -> FileContent:
-        got = self.overlay.get(path, _MISSING)
-        return self.original(path) if got is _MISSING else got  # type: ignore[return-value]
-
-    def write(self, path: str, content: FileContent) -> None:
-        self.overlay[path] = content
-
-    def changes(self) -> dict[str, FileContent]:
-        return {p: c for p, c in self.overlay.items() if c != self.original(p)}
-
-
-def _clean(path: str | None, root: str = "") -> str | None:
-    if path is None:
-        return None
-    path = path.replace("\\", "/")
-    root = root.rstrip("/")
-    if root and path.startswith(root + "/"):  # absolute, inside the repository (as models write them)
-        path = path[len(root) + 1 :]
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        where = f" or under {root}/" if root else ""
-        raise EditError(
-            ErrorKind.BAD_PATH,
-            f"{path}: outside the repository; use a path relative to the repository root{where}.",
-            path,
-        )
-    norm = posixpath.normpath(path)
-    if norm == ".." or norm.startswith("../") or norm == ".":
-        raise EditError(ErrorKind.BAD_PATH, f"{path}: the path leaves the repository.", path)
-    return norm
 
 
 def parse_edit(text: str) -> tuple[str, list[FileEdit]]:
@@ -113,12 +54,12 @@ def apply_edit(
         fmt, edits = parse_edit(text)
     except EditError as err:
         return EditResult(errors=[err])
-    state = _Files(files, known_paths)
+    state = Files(files, known_paths)
     result = EditResult(format=fmt)
     counts: dict[str, int] = {}
     for edit in edits:
         try:
-            edit.old_path, edit.new_path = _clean(edit.old_path, root), _clean(edit.new_path, root)
+            edit.old_path, edit.new_path = clean_path(edit.old_path, root), clean_path(edit.new_path, root)
             if edit.kind == "replace":
                 counts[edit.path] = counts.get(edit.path, 0) + 1
             _apply_one(edit, state, result, counts.get(edit.path, 1))
@@ -133,7 +74,7 @@ def apply_edit(
     return result
 
 
-def _missing(path: str, state: _Files) -> EditError:
+def _missing(path: str, state: Files) -> EditError:
     similar = similar_paths(path, state.known | {p for p, c in state.overlay.items() if c is not None})
     hint = f" Similar paths: {', '.join(similar)}." if similar else ""
     return EditError(
@@ -154,7 +95,7 @@ def _created_content(edit: FileEdit) -> str | bytes | None:
     return "\n".join(new) + ("" if no_eol or not new else "\n")
 
 
-def _apply_one(edit: FileEdit, state: _Files, result: EditResult, block_no: int) -> None:
+def _apply_one(edit: FileEdit, state: Files, result: EditResult, block_no: int) -> None:
     path = edit.path
     if edit.kind in ("create", "write"):
         content = _created_content(edit)
@@ -290,7 +231,7 @@ def _check_delete(edit: FileEdit, current: str | bytes) -> None:
         )
 
 
-def _python_errors(changes: dict[str, FileContent], state: _Files) -> list[EditError]:
+def _python_errors(changes: dict[str, FileContent], state: Files) -> list[EditError]:
     errors = []
     for path, raw in changes.items():
         content = decode(raw) if raw is not None else None

@@ -15,9 +15,8 @@ from repofix.edits.order import (
     shift_shown_elsewhere,
     unproven_shift,
 )
-from repofix.edits.report import closest_region, numbered
+from repofix.edits.report import ambiguous, closest_region, hunk_label, numbered
 
-MAX_CANDIDATES_SHOWN = 6
 STRICT_TIERS = ("exact", "whitespace", "indentation")
 HINT_WINDOW = 2  # lines a header's line number may be off by and still single out a place,
 HINT_FAR = 10  # when every other place is further than this from it
@@ -30,14 +29,6 @@ class HunksOutcome:
     notes: list[str] = field(default_factory=list)
     errors: list[EditError] = field(default_factory=list)
     changed: bool = False
-
-
-def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
-    if block:
-        return "the SEARCH block" if total == 1 else f"part {index} of the SEARCH block (between '...' lines)"
-    first = next((t.strip() for op, t in hunk.lines if op != "+" and t.strip()), "")
-    where = f" (near line {hunk.old_start + 1})" if hunk.old_start is not None else ""
-    return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
 
 
 def apply_hunks(
@@ -174,7 +165,7 @@ def locate_hunk(
             why = " once the context's indentation is ignored" + (
                 ", and its new lines are there too" if len(placements) == 1 else ""
             )
-            return _ambiguous(path, lines, placements, label, why)
+            return ambiguous(path, lines, placements, label, why)
         # Old lines found only inside a copy of the new lines (an insertion whose context the new
         # lines repeat): the edit is already there, applying it again would duplicate it.
         applied = applied_up_to(tier, containing)
@@ -187,7 +178,7 @@ def locate_hunk(
                 at is None or all(any(p.anchor == q.start + at for q in applied) for p in placements)
             ):
                 return None
-            return _ambiguous(path, lines, placements, label, " (some of them inside text this edit adds)")
+            return ambiguous(path, lines, placements, label, " (some of them inside text this edit adds)")
         better = [
             q
             for t in strict
@@ -287,22 +278,4 @@ def _choose(
             candidates=[p.start + 1],
         )
     choices = [] if unclear else list(outcomes.values())
-    return Options(_ambiguous(path, lines, placements, label), choices)
-
-
-def _ambiguous(
-    path: str, lines: list[str], placements: list[Placement], label: str, why: str = ""
-) -> EditError:
-    starts = sorted({p.start + 1 for p in placements})
-    shown = []
-    for s in starts[:MAX_CANDIDATES_SHOWN]:
-        shown += [f"at line {s}:", *numbered(lines[s - 1 : s + 2], s)]
-    more = f" (and {len(starts) - MAX_CANDIDATES_SHOWN} more)" if len(starts) > MAX_CANDIDATES_SHOWN else ""
-    return EditError(
-        ErrorKind.AMBIGUOUS,
-        f"{path}: {label} matches {len(starts)} places{more}{why}, which would give different results:\n"
-        + "\n".join(shown)
-        + "\nAdd unchanged lines around the change that occur only at the place you mean.",
-        path,
-        candidates=starts,
-    )
+    return Options(ambiguous(path, lines, placements, label), choices)

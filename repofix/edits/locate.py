@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from repofix.edits.indent import Indent, indent_of, indent_transform
+
 TIERS = ("exact", "whitespace", "indentation", "context-indentation", "blank-lines", "context-lines")
 TIER_NOTES = {
     "exact": "exactly",
@@ -24,67 +26,6 @@ TIER_NOTES = {
 CONTEXT_BUDGET = 2  # most non-blank context lines the last tier may skip, per hunk
 INF = 10**12
 UNIT = 1 << 16  # one skipped line, in alignment scores
-
-
-@dataclass(frozen=True)
-class Indent:
-    """How the file's indentation relates to the edit's: width + delta, rendered with tabs or spaces.
-
-    Only lines written in the edit's own style are re-indented: a tab-indented line in an edit whose
-    matched lines use spaces (a string's content, say) and whitespace-only lines stay as written.
-    """
-
-    tabsize: int
-    delta: int
-    tabs: bool
-    edit_tabs: bool = True  # the edit's matched lines are tab-indented: its tabs stand for the file's
-    proven: bool = True  # removed lines show the change, or it does not take indentation away
-
-    def apply(self, line: str) -> str | None:
-        body = line.lstrip(" \t")
-        if not body or ("\t" in _indent(line) and not self.edit_tabs):
-            return line
-        width = _width(line[: len(line) - len(body)], self.tabsize) + self.delta
-        if width < 0:
-            return None
-        lead = "\t" * (width // self.tabsize) + " " * (width % self.tabsize) if self.tabs else " " * width
-        return lead + body
-
-
-def _width(indent: str, tabsize: int) -> int:
-    return len(indent.expandtabs(tabsize))
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
-def indent_transform(
-    pairs: list[tuple[str, str]], added: list[str], removed: list[bool] | None = None
-) -> tuple[bool, Indent | None]:
-    """(consistent?, transform) mapping the edit's indentation onto the file's; None = identical.
-
-    `removed[i]` says pair i is a removed line. A width change seen only on context lines is not
-    proof that the added lines were written with it too when the edit is indented less than the file
-    (the model may have lost the context's indentation but not its own): such a transform is marked
-    unproven. Indentation is lost, never gained, so an edit indented more than the file shifts whole.
-    """
-    flags = removed or [False] * len(pairs)
-    kept = [(e, f, r) for (e, f), r in zip(pairs, flags, strict=True) if e.strip()]
-    if all(_indent(e) == _indent(f) for e, f, _ in kept):
-        return True, None
-    file_indents = [_indent(f) for _, f, _ in kept if _indent(f)]
-    tabs = bool(file_indents) and all(i.startswith("\t") for i in file_indents)
-    edit_tabs = any("\t" in _indent(e) for e, _, _ in kept)
-    for tabsize in (4, 8):
-        deltas = {_width(_indent(f), tabsize) - _width(_indent(e), tabsize) for e, f, _ in kept}
-        if len(deltas) == 1:
-            delta = deltas.pop()
-            proven = delta <= 0 or any(r for _, _, r in kept)
-            transform = Indent(tabsize, delta, tabs, edit_tabs, proven)
-            if all(transform.apply(a) is not None for a in added):
-                return True, transform
-    return False, None
 
 
 @dataclass
@@ -212,15 +153,15 @@ def _with_indent(
         consistent, p.indent = indent_transform(pairs, added, removed)
         if not consistent:
             return None
-    if p.indent is None and not any(_indent(t) and t.strip() for t in old):
+    if p.indent is None and not any(indent_of(t) and t.strip() for t in old):
         p.indent = _neighbour_style(file_lines, p, added)
     return p
 
 
 def _neighbour_style(file_lines: list[str], p: Placement, added: list[str]) -> Indent | None:
     """No indented line to compare with: added lines follow the tabs-or-spaces of the lines around."""
-    near = [_indent(t) for t in file_lines[max(p.start - 30, 0) : p.end + 30] if t.strip() and _indent(t)]
-    mine = [_indent(t) for t in added if t.strip() and _indent(t)]
+    near = [indent_of(t) for t in file_lines[max(p.start - 30, 0) : p.end + 30] if t.strip() and indent_of(t)]
+    mine = [indent_of(t) for t in added if t.strip() and indent_of(t)]
     if len(near) < 3 or not mine:
         return None
     if all("\t" not in i for i in near) and all(i.startswith("\t") for i in mine):

@@ -122,8 +122,3 @@ class EditResult:
             return "\n\n".join([head, *(e.message for e in self.errors)])
         done = ", ".join(sorted(self.changes)) or "nothing to change"
         return "\n".join([f"Edit applied: {done}", *self.notes])
-
-    def raise_for_error(self) -> EditResult:
-        if self.errors:
-            raise self.errors[0]
-        return self

@@ -5,11 +5,13 @@ from __future__ import annotations
 import difflib
 import posixpath
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from repofix.edits.model import Region
+from repofix.edits.locate import Placement
+from repofix.edits.model import EditError, ErrorKind, Hunk, Region
 
 SHOW_MAX = 40  # lines of a region shown in a message
+MAX_CANDIDATES_SHOWN = 6  # places of an ambiguous match shown
 
 
 def numbered(lines: Iterable[str], first: int) -> list[str]:
@@ -67,3 +69,29 @@ def similar_paths(path: str, known: Iterable[str], limit: int = 5) -> list[str]:
         if k not in out and k != path:
             out.append(k)
     return out[:limit]
+
+
+def hunk_label(hunk: Hunk, index: int, total: int, block: bool) -> str:
+    if block:
+        return "the SEARCH block" if total == 1 else f"part {index} of the SEARCH block (between '...' lines)"
+    first = next((t.strip() for op, t in hunk.lines if op != "+" and t.strip()), "")
+    where = f" (near line {hunk.old_start + 1})" if hunk.old_start is not None else ""
+    return f"hunk {index} of {total}{where}" + (f" starting `{first[:60]}`" if first else "")
+
+
+def ambiguous(
+    path: str, lines: list[str], placements: Sequence[Placement], label: str, why: str = ""
+) -> EditError:
+    starts = sorted({p.start + 1 for p in placements})
+    shown = []
+    for s in starts[:MAX_CANDIDATES_SHOWN]:
+        shown += [f"at line {s}:", *numbered(lines[s - 1 : s + 2], s)]
+    more = f" (and {len(starts) - MAX_CANDIDATES_SHOWN} more)" if len(starts) > MAX_CANDIDATES_SHOWN else ""
+    return EditError(
+        ErrorKind.AMBIGUOUS,
+        f"{path}: {label} matches {len(starts)} places{more}{why}, which would give different results:\n"
+        + "\n".join(shown)
+        + "\nAdd unchanged lines around the change that occur only at the place you mean.",
+        path,
+        candidates=starts,
+    )

@@ -44,8 +44,3 @@ def decode(content: str | bytes) -> str | None:
         return content.decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def split_text(text: str) -> list[str]:
-    """Lines of a block the model wrote (search, replace or whole-file text)."""
-    return TextFile.parse(text).lines

@@ -133,6 +133,7 @@ class AgentSource:
                 test_cmd=task.test_cmd,
                 setup=tuple(env.setup) or None,
                 image=env.image,
+                tests_first=self.tests_first,
             )
             if budget is not None:  # never more than the evaluation has left
                 settings = with_flags(settings, max_cost=min(budget, settings.max_cost or budget))
@@ -141,7 +142,6 @@ class AgentSource:
                     repo=repo,
                     instruction=task.problem_statement,
                     mode="fix",
-                    tests_first=self.tests_first,
                     settings=settings,
                 )
             )

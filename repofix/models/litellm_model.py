@@ -9,10 +9,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import os
-import random
-import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +16,15 @@ from repofix.models import text_protocol
 from repofix.models.base import (
     CACHE_MARK,
     Budget,
-    ContextLengthError,
-    ModelAuthError,
-    ModelError,
     ModelReply,
-    ModelUnavailable,
     ToolCall,
     parse_arguments,
 )
+from repofix.models.litellm_calls import complete
 from repofix.models.litellm_import import import_litellm
 from repofix.models.pricing import Price, find_price, load_price_file
-from repofix.models.providers import PROVIDER_KEYS, key_hint
+from repofix.models.scrub import scrub
 from repofix.models.tokens import WINDOW_MARGIN, count_messages
-from repofix.redaction import redact
 
 log = logging.getLogger("repofix.models")
 
@@ -54,11 +46,6 @@ _NO_KEY_CHECK = {
     "vertex_ai",
     "vertex_ai_beta",
 }
-# How provider SDKs and LiteLLM say a key is missing (LiteLLM wraps some of these as server errors).
-_MISSING_KEY = re.compile(
-    r"\bmissing\b[\w ]{0,30}?\b(credentials|api[ _-]?key)\b|api_key client option must be set", re.IGNORECASE
-)
-_SECRET_KEYS = {"api_key", "apikey", "api-key", "x-api-key", "authorization", "access_token", "secret"}
 
 
 class LiteLLMModel:
@@ -202,7 +189,7 @@ class LiteLLMModel:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
-        response = self._complete(litellm, kwargs)
+        response = complete(self, litellm, kwargs)
         return self._reply(response, sent, tools, native, price)
 
     def _prepare(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -223,69 +210,6 @@ class LiteLLMModel:
             elif isinstance(content, list) and content and isinstance(content[-1], dict):
                 sent[index]["content"] = [*content[:-1], {**content[-1], "cache_control": _CACHE}]
         return sent
-
-    def _complete(self, litellm: Any, kwargs: dict[str, Any]) -> Any:
-        retryable = (
-            litellm.RateLimitError,
-            litellm.InternalServerError,
-            litellm.ServiceUnavailableError,
-            litellm.BadGatewayError,
-            litellm.APIConnectionError,
-            litellm.Timeout,
-        )
-        for attempt in range(self.max_retries + 1):
-            try:
-                return litellm.completion(**kwargs)
-            except litellm.ContextWindowExceededError as error:
-                raise ContextLengthError(
-                    self._say(f"the conversation exceeds {self.name}'s context window", error)
-                ) from None
-            except (litellm.AuthenticationError, litellm.PermissionDeniedError) as error:
-                raise ModelAuthError(
-                    self._say(f"{self.name} rejected the credentials; {key_hint(self.name)}", error)
-                ) from None
-            except retryable as error:
-                if _MISSING_KEY.search(str(error)):  # no key at all: asking again will not make one
-                    raise ModelAuthError(
-                        self._say(f"{self.name} has no credentials; {key_hint(self.name)}", error)
-                    ) from None
-                if attempt == self.max_retries:
-                    where = f" at {self.api_base}" if self.api_base else ""
-                    raise ModelUnavailable(
-                        self._say(f"{self.name}{where} still failing after {attempt + 1} attempts", error)
-                    ) from None
-                delay = self._delay(attempt, error)
-                log.warning("%s: %s; retrying in %.1fs", self.name, type(error).__name__, delay)
-                time.sleep(delay)
-            except (litellm.BadRequestError, litellm.NotFoundError, litellm.APIError) as error:
-                text = str(error)
-                if _MISSING_KEY.search(text):
-                    raise ModelAuthError(
-                        self._say(f"{self.name} has no credentials; {key_hint(self.name)}", error)
-                    ) from None
-                if "context_length_exceeded" in text or "maximum context length" in text:
-                    raise ContextLengthError(
-                        self._say(f"the conversation exceeds {self.name}'s context window", error)
-                    ) from None
-                status = getattr(error, "status_code", None)
-                if isinstance(status, int) and status >= 500 and attempt < self.max_retries:
-                    time.sleep(self._delay(attempt, error))
-                    continue
-                raise ModelError(self._say(f"{self.name} refused the request", error)) from None
-        raise AssertionError("unreachable")
-
-    def _delay(self, attempt: int, error: Exception) -> float:
-        backoff = min(self.retry_max_delay, self.retry_base_delay * 2**attempt) * random.uniform(0.5, 1.0)
-        response = getattr(error, "response", None)
-        headers = getattr(response, "headers", None) or {}
-        try:
-            retry_after = float(headers.get("retry-after", ""))
-        except (TypeError, ValueError):
-            retry_after = 0.0
-        return min(max(backoff, retry_after), max(self.retry_max_delay, 60.0))
-
-    def _say(self, summary: str, error: Exception) -> str:
-        return scrub_text(f"{summary}: {type(error).__name__}: {error}", self._api_key)
 
     def _reply(
         self,
@@ -363,24 +287,3 @@ def _plain(response: Any) -> dict[str, Any]:
     except AttributeError:
         data = dict(response)
     return json.loads(json.dumps(data, default=str))
-
-
-def scrub(value: Any, secret: str | None = None) -> Any:
-    """A copy of `value` without credential-named keys and without any known key's text."""
-    secrets = [s for s in (secret, *(os.environ.get(v) for v in PROVIDER_KEYS.values())) if s]
-    return _scrub(value, secrets)
-
-
-def _scrub(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items() if str(k).lower() not in _SECRET_KEYS}
-    if isinstance(value, list):
-        return [_scrub(item, secrets) for item in value]
-    if isinstance(value, str):
-        return redact(value, secrets)
-    return value
-
-
-def scrub_text(text: str, secret: str | None) -> str:
-    result = scrub(text, secret)
-    return result if isinstance(result, str) else text

@@ -28,28 +28,11 @@ from pathlib import Path
 from repofix.sandboxes import cleanup, interpreter, seccomp, slirp, userns
 from repofix.sandboxes import limits as cgroups
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
+from repofix.sandboxes.bwrap_args import GROUP, INFO_FD, PASSWD, SECCOMP_FD, bwrap_args
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 from repofix.sandboxes.interpreter import Interpreter
 from repofix.sandboxes.session import RunnerClient
 
-PASSWD = "root:x:0:0:root:/root:/bin/sh\nsandbox:x:1000:1000:sandbox:/home/sandbox:/bin/bash\n"
-GROUP = "root:x:0:\nsandbox:x:1000:\n"
-ETC_FILES = (
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "alternatives",
-    "ssl",
-    "ca-certificates",
-    "localtime",
-    "nsswitch.conf",
-    "mime.types",
-    "bash.bashrc",
-    "profile",
-    "inputrc",
-)
-# As root: what the launcher inside may do before it drops to the sandbox user (and keeps nothing).
-LAUNCH_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN")
 DROP = [
     "setpriv",
     "--reuid=1000",
@@ -59,7 +42,6 @@ DROP = [
     "--bounding-set=-all",
     "--",
 ]
-SECCOMP_FD, INFO_FD = 9, 8  # opened by the launcher shell for bwrap
 
 
 def available() -> str | None:
@@ -109,105 +91,8 @@ class BwrapSandbox(RunnerSandbox):
         self.env = dict(BASE_ENV, **self.interpreter.env())
         self._prepare(source, setup)
 
-    def _bwrap_args(self, network: bool, home_writable: bool) -> list[str]:
-        lim = self.limits
-        args = ["bwrap"]
-        if self._userns_fd is not None:
-            args += ["--userns", str(self._userns_fd), "--cap-drop", "ALL"]
-            for cap in LAUNCH_CAPS:
-                args += ["--cap-add", cap]
-        else:
-            args += ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
-            # --disable-userns nests a second user namespace, which slirp4netns (not root) cannot act
-            # from; in the setup sandbox the seccomp filter alone forbids new namespaces.
-            args += [] if network else ["--disable-userns"]
-        args += [
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-net",
-            "--unshare-cgroup-try",
-            "--die-with-parent",
-            "--new-session",
-            "--hostname",
-            "sandbox",
-            "--clearenv",
-        ]
-        if (self.scratch / "seccomp.bpf").exists():
-            args += ["--seccomp", str(SECCOMP_FD)]
-        if network:
-            args += ["--info-fd", str(INFO_FD)]  # the pid slirp4netns attaches to
-        for name in ("usr", "bin", "lib", "lib64", "sbin", "lib32", "libx32"):
-            host = Path("/") / name
-            if host.is_symlink():
-                args += ["--symlink", str(host.readlink()), f"/{name}"]
-            elif host.is_dir():
-                args += ["--ro-bind", str(host), f"/{name}"]
-        args += [*_traversable("/etc/passwd"), *_traversable("/home/sandbox")]
-        for name in ETC_FILES:
-            if (Path("/etc") / name).exists():
-                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        args += [
-            "--ro-bind",
-            str(self.scratch / "passwd"),
-            "/etc/passwd",
-            "--ro-bind",
-            str(self.scratch / "group"),
-            "/etc/group",
-        ]
-        if network:
-            args += [
-                "--ro-bind",
-                str(self.scratch / "resolv.conf"),
-                "/etc/resolv.conf",
-                "--ro-bind-try",
-                "/etc/hosts",
-                "/etc/hosts",
-            ]
-        # A writable /dev/shm as Docker gives (64 MB): multiprocessing's locks and pools need it.
-        args += [
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--size",
-            str(64 << 20),
-            "--perms",
-            "1777",
-            "--tmpfs",
-            "/dev/shm",
-            "--size",
-            str(lim.tmp_mb << 20),
-            "--perms",
-            "1777",
-            "--tmpfs",
-            "/tmp",
-        ]
-        if self.home_dir is not None:
-            args += ["--bind" if home_writable else "--ro-bind", str(self.home_dir), "/home/sandbox"]
-        else:
-            args += ["--size", str(lim.home_mb << 20), "--perms", "0755", "--tmpfs", "/home/sandbox"]
-        for source, dest in self.interpreter.binds:  # the project's Python, after /tmp: a venv may live there
-            args += [*_traversable(dest), "--ro-bind", source, dest]
-        args += [
-            *_traversable(interpreter.NAMES_DIR),
-            "--ro-bind",
-            str(self.scratch / "python-names"),
-            interpreter.NAMES_DIR,
-        ]
-        if self.cgroup is not None:
-            args += [
-                *_traversable(self.cgroup.memory_mount),
-                "--ro-bind",
-                str(self.cgroup.memory_dir),
-                self.cgroup.memory_mount,
-            ]
-        for name, value in self.env.items():
-            args += ["--setenv", name, value]
-        return args
-
     def _runner_argv(self, network: bool = False, workspace_from: Path | None = None) -> list[str]:
-        args = self._bwrap_args(network, home_writable=network)
+        args = bwrap_args(self, network, home_writable=network)
         if workspace_from is not None:  # the networked setup sandbox works on a host copy
             args += ["--bind", str(workspace_from), self.workdir]
         else:
@@ -298,15 +183,6 @@ class BwrapSandbox(RunnerSandbox):
             os.close(self._userns_fd)
             self._userns_fd = None
         shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-def _traversable(dest: str) -> list[str]:
-    """Create the parents of a mount point 0755: bwrap would copy the source's parents' modes (a 0700
-    /root, the scratch folder), which the sandbox user, not root outside, could not pass through."""
-    args = []
-    for parent in reversed(Path(dest).parents[:-1]):
-        args += ["--perms", "0755", "--dir", str(parent)]
-    return args
 
 
 def _chown_tree(root: Path, uid: int) -> None:

@@ -13,7 +13,7 @@ from repofix.config import SettingsError, load_settings
 from repofix.exitcodes import EXIT_USAGE
 from repofix.safetext import visible
 from repofix.sandboxes import SandboxError, bwrap, cleanup, docker, interpreter, limits, open_sandbox
-from repofix.sandboxes.session import runner_dir
+from repofix.sandboxes.bundle import runner_dir
 
 
 @click.group()
@@ -113,6 +113,8 @@ def build(base_image: str, tag: str | None, build_base: bool | None) -> None:
         click.echo(f"building the base image {base_image} with {script} ...", err=True)
         subprocess.run(["bash", str(script)], check=True)
     click.echo(f"building {tag} from {folder / 'Dockerfile'} (base {base_image}) ...", err=True)
+    # The docker CLI, not the SDK: BuildKit and its progress output for the user, as `build_base.sh` (which
+    # needs the CLI for `docker import`) builds the base image; everything else here uses the SDK.
     command = ["docker", "build", "--build-arg", f"BASE_IMAGE={base_image}", "-t", tag, str(folder)]
     result = subprocess.run(command)
     if result.returncode:

@@ -89,6 +89,7 @@ _reaped = False
 # Outlives its owner only while the container is being made: when the pipe from repofix closes (the
 # container has started, or repofix died before it could), a container still only created (which
 # --rm never removes) is removed. A create request already sent may land late: watch a few seconds.
+# The docker CLI, not the SDK: the guard runs as `python -S` (no site-packages, so no SDK) to start at once.
 STARTER_GUARD = r"""
 import subprocess, sys, time
 sys.stdin.buffer.read()
@@ -199,6 +200,8 @@ class DockerSandbox(RunnerSandbox):
         self._prepare(source, setup)
 
     def _runner_argv(self) -> list[str]:
+        # The docker CLI, not the SDK: the session runner needs a process whose stdin/stdout are plain pipes
+        # (the SDK's exec gives a multiplexed socket) and that dies with its session when killed.
         argv = ["docker", "exec", "-i", "-u", "1000:1000", "-w", self.workdir]
         for key, value in self.env.items():
             argv += ["-e", f"{key}={value}"]

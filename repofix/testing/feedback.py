@@ -11,12 +11,12 @@ The text always says what was left out and where the full log is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from repofix.models.tokens import CHARS_PER_TOKEN, count_text, estimate_tokens, fit
-from repofix.testing.model import Frame, Outcome, RunStatus, TestResult, TestRun
+from repofix.testing.frames import frame_lines, pick_frames
+from repofix.testing.model import Outcome, RunStatus, TestResult, TestRun
 from repofix.testing.text import cap_line, clean, condense_output
 
 # Tokens. Enough to name every failing test of a run with ~250 failures (see evals/bench_feedback.py);
@@ -212,8 +212,8 @@ def _render(group: _Group, workdir: str) -> list[str]:
         lines.append("  " + cap_line(ln, 300 if group.level > 1 else 200))
     if len(message) > max_msg:
         lines.append(f"  [… {len(message) - max_msg} more message lines]")
-    for frame in _pick_frames(first, max_frames):
-        lines.extend(_frame_lines(frame, max_src, workdir))
+    for frame in pick_frames(first, max_frames):
+        lines.extend(frame_lines(frame, max_src, workdir))
     cause = [f for f in first.frames if f.cause and f.error]
     if cause and group.level >= 3:
         lines.append(
@@ -232,48 +232,6 @@ def _render(group: _Group, workdir: str) -> list[str]:
         more = f" (+{len(others) - len(named)} more)" if len(named) < len(others) else ""
         lines.append(f"  Same failure in {len(others)} more: " + ", ".join(named) + more)
     return lines
-
-
-def _pick_frames(result: TestResult, limit: int) -> list[Frame]:
-    """The deepest frames inside the repository; with room, the test's own frame too."""
-    final = [f for f in result.frames if not f.cause] or list(result.frames)
-    frames = [f for f in final if f.in_repo] or final[-1:]
-    if len(frames) <= limit:
-        return frames
-    if limit >= 2:  # the test's own frame, then the deepest ones, in call order
-        return [frames[0], *frames[len(frames) - limit + 1 :]]
-    return frames[-limit:]
-
-
-def _frame_lines(frame: Frame, max_src: int, workdir: str) -> list[str]:
-    function = frame.function or _function_of(frame)
-    lines = [f"  at {clean(frame.location, workdir)}" + (f" in {function}" if function else "")]
-    source = [_gutter(ln) for ln in frame.source]
-    marked = max((i for i, (mark, _) in enumerate(source) if mark), default=len(source) - 1)
-    if marked >= 0:
-        window = source[max(0, marked - max_src + 1) : marked + 1]
-        indent = min((len(code) - len(code.lstrip()) for _, code in window if code.strip()), default=0)
-        for mark, code in window:
-            lines.append(f"    {'>' if mark else ' '} " + cap_line(code[indent:].rstrip(), 200))
-    return lines
-
-
-def _gutter(line: str) -> tuple[bool, str]:
-    """pytest prints source with a 4-character gutter, '>   ' on the failing line."""
-    if line.startswith(">"):
-        return True, line[4:] if line[1:4] == "   " else line[1:]
-    return False, line[4:] if line.startswith("    ") else line
-
-
-_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)")
-
-
-def _function_of(frame: Frame) -> str:
-    for ln in frame.source:
-        m = _DEF.match(ln.lstrip(">"))
-        if m:
-            return m[1]
-    return ""
 
 
 def _footer(footer_ids: list[str], groups: list[_Group], run: TestRun, shown: int | None) -> list[str]:

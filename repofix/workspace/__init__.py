@@ -1,7 +1,7 @@
 """Workspaces: get the repository, checkpoint every change on the host, restore, guard, deliver.
 
 ws = Workspace.create("path/or/url/or/owner/name@rev", mirror=None, home=None)
-ws.seed(sandbox)                                 # checkpoint 0 into the sandbox
+sandbox = open_sandbox(ws.export(tmp / "tree"))  # a sandbox starts from a checkpoint's files
 result = ws.sync(sandbox, step=3, tests={...})   # after a step: O(changed files)
 ws.restore(sandbox, n)                           # back to checkpoint n, with a note for the model
 """

@@ -11,7 +11,6 @@ from typing import Any
 from repofix.runs.folder import RunFolder, create_run, open_run
 from repofix.safetext import visible_path
 from repofix.sandboxes.base import Sandbox
-from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.workspace.acquire import Source, acquire_into
 from repofix.workspace.git import git
 from repofix.workspace.ignore import ignored, reset_ignore_files, update_ignore_files
@@ -134,12 +133,6 @@ class Workspace:
         )
         git(dest, "symbolic-ref", "HEAD", "refs/heads/repofix-base")
         git(dest, "read-tree", "HEAD")
-
-    def seed(self, sandbox: Sandbox, n: int | None = None, *, with_git: bool = True) -> None:
-        """Copy checkpoint `n` (default: the latest) into a fresh sandbox's workspace."""
-        with owned_tempdir("seed-") as tmp:
-            sandbox.copy_in(self.export(Path(tmp) / "tree", n, with_git=with_git))
-        sandbox.changes()  # what we just copied is the known state, not a change
 
     # ---- files out of the sandbox ------------------------------------------------------------------
     def sync(

@@ -1,28 +1,10 @@
-"""One immutable settings object, resolved once by `load_settings(repo, **flags)`: CLI flags >
-environment variables > `.repofix.toml` / `[tool.repofix]` in pyproject.toml (of the target repository)
-> the user's own config file > defaults. Every source is coerced and checked the same way; the value
-"none" removes an optional setting (`--max-cost none`: no cost cap).
-
-The repository is untrusted: its config may state project facts only (`REPO_SETTINGS`: how to run its
-tests). Everything else in it (model, endpoints, credentials, sandbox and limits, setup commands, guard
-allowances, image, ...) is ignored with a one-line notice, unless the user opts in with
-`--trust-repo-config` (or REPOFIX_TRUST_REPO_CONFIG=1). One rule, `load_settings`, for local runs and CI."""
+"""The settings themselves: `Settings` and its sections, the rules every source is checked by
+(`_coerce`), and how flat names ("max_steps", "limits.memory_mb") become a `Settings` (`with_flags`)."""
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
 from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
-    import tomli as tomllib
-
-from repofix.repofiles import read_inside
 
 
 class SettingsError(ValueError):
@@ -162,62 +144,6 @@ def _coerce(name: str, value: Any, origin: str) -> Any:
         raise SettingsError(f"{origin}: {name} = {value!r} is not a {noun}{least}{unset}") from None
 
 
-def _parse(path: Path, text: bytes | None, section: tuple[str, ...] | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        data = tomllib.loads(text.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise SettingsError(f"{path}: not valid TOML: {error}") from None
-    for key in section or ():
-        data = data.get(key, {}) if isinstance(data, dict) else {}
-    return data if isinstance(data, dict) else {}
-
-
-def _from_file(repo: Path | None) -> tuple[dict[str, Any], str]:
-    """The repository's own settings, read without following a symlink out of it (or into /dev/zero)."""
-    if repo is None or not repo.is_dir():
-        return {}, ""
-    for name, section in ((".repofix.toml", None), ("pyproject.toml", ("tool", "repofix"))):
-        data = _parse(repo / name, read_inside(repo, name), section)
-        if data:
-            return data, str(repo / name) + (" [tool.repofix]" if section else "")
-    return {}, ""
-
-
-def user_config_file() -> Path:
-    """$REPOFIX_CONFIG, else $XDG_CONFIG_HOME/repofix/config.toml, else ~/.config/repofix/config.toml."""
-    if os.environ.get(USER_CONFIG_ENV):
-        return Path(os.environ[USER_CONFIG_ENV]).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return Path(base) / "repofix" / "config.toml"
-
-
-def _from_user_file() -> tuple[dict[str, Any], str]:
-    path = user_config_file()
-    try:
-        text = path.read_bytes() if path.is_file() else None
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot be read: {error}") from None
-    return _parse(path, text, None), str(path)
-
-
-def _values(data: dict[str, Any], origin: str, known: set[str]) -> dict[str, Any]:
-    """A config file's table as flat names -> checked values; a section (`[limits]`) is a table of its own."""
-    values = {}
-    for key, value in data.items():
-        name = key.replace("-", "_")
-        if name in SECTIONS:
-            if not isinstance(value, dict):
-                raise SettingsError(f"{origin}: {key} is a section: write [{key}] and its settings below it")
-            values.update(_values({f"{name}.{k}": v for k, v in value.items()}, origin, known))
-            continue
-        if name not in known:
-            raise SettingsError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
-        values[name] = _coerce(name, value, origin)
-    return values
-
-
 def _build(values: dict[str, Any], base: Settings | None = None) -> Settings:
     """Settings from flat names, each section built from its `section.` names on top of `base`'s."""
     base = base or Settings()
@@ -243,34 +169,6 @@ def settings_from_record(data: dict[str, Any]) -> Settings:
     return _build(values)
 
 
-def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, **cli: Any) -> Settings:
-    """Resolve the settings for a run on `repo`; `cli` holds the flags the user gave (None = not given).
-    `trust_repo` (None: $REPOFIX_TRUST_REPO_CONFIG) lets the repository's config set everything."""
-    known = set(_KINDS) - {"extra", "notices"}
-    if trust_repo is None:
-        trust_repo = os.environ.get(TRUST_ENV, "").lower() in ("1", "true", "yes")
-    user_data, user_origin = _from_user_file()
-    values: dict[str, Any] = _values(user_data, user_origin, known)
-    file_values, origin = _from_file(repo)
-    repo_values = _values(file_values, origin, known)
-    ignored = sorted(set(repo_values) - REPO_SETTINGS) if not trust_repo else []
-    notices = (
-        (
-            f"ignored in {origin}: {', '.join(ignored)} (a repository may set only "
-            f"{', '.join(sorted(REPO_SETTINGS))}; set the others yourself, or pass --trust-repo-config)",
-        )
-        if ignored
-        else ()
-    )
-    values.update({k: v for k, v in repo_values.items() if k not in ignored})
-    for name in known:  # limits.memory_mb: $REPOFIX_LIMITS_MEMORY_MB
-        variable = ENV_PREFIX + name.upper().replace(".", "_")
-        env_value = os.environ.get(variable)
-        if env_value is not None and env_value != "":
-            values[name] = _coerce(name, env_value, f"${variable}")
-    return with_flags(_build(values, Settings(notices=notices)), **cli)
-
-
 def with_flags(settings: Settings, **flags: Any) -> Settings:
     """`settings` with the flags the user gave on top, coerced and checked like every other source.
     None (or an empty tuple) means "not given"; the string "none" removes an optional value (a cap)."""
@@ -288,59 +186,3 @@ def with_flags(settings: Settings, **flags: Any) -> Settings:
         for name, value in {**given, **sections}.items()
     }
     return _build(values, settings)
-
-
-# --- repofix's own environment variables: read here and nowhere else -------------------------------------
-
-DEFAULT_IMAGE = "repofix-sandbox:latest"
-
-
-def env(name: str) -> str | None:
-    """$REPOFIX_<NAME>, or None when it is unset or empty (an empty variable means "not set")."""
-    return os.environ.get(ENV_PREFIX + name) or None
-
-
-def env_flag(name: str) -> bool:
-    """$REPOFIX_<NAME> as a yes/no switch (1, true, yes: on)."""
-    return (env(name) or "").lower() in ("1", "true", "yes")
-
-
-def home_dir() -> Path:
-    """Where runs live: $REPOFIX_HOME, else $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
-    if env("HOME"):
-        return Path(env("HOME") or "").expanduser().absolute()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix"
-
-
-def scratch_dir() -> Path:
-    """Host folder of the sandboxes' scratch dirs: $REPOFIX_SCRATCH, else <tmp>/repofix-sandboxes."""
-    return Path(env("SCRATCH") or Path(tempfile.gettempdir()) / "repofix-sandboxes")
-
-
-def docker_image() -> str:
-    """The sandbox image when the settings name none: $REPOFIX_IMAGE, else repofix-sandbox:latest."""
-    return env("IMAGE") or DEFAULT_IMAGE
-
-
-def ray_state_dir() -> Path:
-    """Where Ray nodes keep their state files: $REPOFIX_RAY_STATE, else <tmp>/repofix-ray."""
-    return Path(env("RAY_STATE") or Path(tempfile.gettempdir()) / "repofix-ray")
-
-
-def github_backoff_scale() -> float:
-    """$REPOFIX_GITHUB_BACKOFF scales the GitHub client's retry waits (tests set it to 0)."""
-    value = env("GITHUB_BACKOFF") or "1"
-    try:
-        return float(value)
-    except ValueError:
-        raise SettingsError(f"${ENV_PREFIX}GITHUB_BACKOFF = {value!r} is not a number") from None
-
-
-def git_remote(environ: dict[str, str] | None = None) -> str | None:
-    """$REPOFIX_GIT_REMOTE: the remote `repofix ci` fetches from and pushes to (None: GitHub's)."""
-    return (os.environ if environ is None else environ).get(ENV_PREFIX + "GIT_REMOTE") or None
-
-
-def git_identity(name: str, email: str) -> tuple[str, str]:
-    """The bot's commit identity: $REPOFIX_GIT_NAME / $REPOFIX_GIT_EMAIL, else the given defaults."""
-    return env("GIT_NAME") or name, env("GIT_EMAIL") or email
