@@ -137,12 +137,13 @@ def test_contributing_names_files_that_exist_and_the_readme_links_it():
 
 def test_git_runs_only_through_the_hardened_argv():
     """Every host-side git command line comes from `gitsafe.argv` (CONTRIBUTING.md, "One way"): a raw
-    `["git", ...]` elsewhere would skip the hardening. Git inside the sandbox (`agent/execute.py`) is not
-    the host's."""
+    `["git", ...]` elsewhere would skip the hardening. Git inside a sandbox or an environment image is not
+    the host's: `agent/execute.py` (the agent's sandbox) and `evaluation/build_outputs.py` (a script run
+    in the image, listing /testbed's untracked files)."""
     raw = re.compile(r"""\[\s*["']git["']\s*,""")
     found = sorted(
         path.relative_to(ROOT).as_posix()
         for path in (ROOT / "repofix").rglob("*.py")
         if raw.search(path.read_text(encoding="utf-8"))
     )
-    assert found == ["repofix/agent/execute.py", "repofix/gitsafe.py"]
+    assert found == ["repofix/agent/execute.py", "repofix/evaluation/build_outputs.py", "repofix/gitsafe.py"]
