@@ -112,6 +112,16 @@ class Environments:
         self._waited.seconds = 0.0
         return seconds
 
+    def prepare(self, task: Task, repo: Path) -> None:
+        """Build what the task's sandboxes need (Docker: its image) from `repo`, the repository at
+        its base commit before any patch. Raises EnvironmentFailed."""
+        if self.backend == "docker":
+            started = time.monotonic()
+            try:
+                self.image_for(task, repo)
+            finally:
+                self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
+
     @contextmanager
     def sandbox(self, task: Task, tree: Path, base: Path) -> Iterator[Sandbox]:
         """A sandbox on `tree` ready to run `task`'s tests. Raises EnvironmentFailed."""
