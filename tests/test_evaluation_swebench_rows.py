@@ -133,3 +133,23 @@ def test_checkout_falls_back_to_a_full_clone(kind, origin, tmp_path):
     dest = checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")
     assert git(dest, "rev-parse", "HEAD") == base
     assert int(git(dest, "rev-list", "--count", "--all")) > 1
+
+
+def test_checkout_from_a_mirror_also_holds_the_environment_setup_commit(origin, tmp_path):
+    """The row's image is built at its environment_setup_commit, from this checkout."""
+    repo, setup = origin
+    later = git(repo, "rev-parse", "HEAD")
+    git(tmp_path, "clone", "-q", "--mirror", str(repo), str(tmp_path / "mirror" / "octo+calc" / "repo"))
+    task = Task.model_validate(
+        {
+            "id": "calc-1",
+            "repo": {"github": "octo/calc"},
+            "base_commit": later,
+            "problem_statement": "x",
+            "extra": {"environment_setup_commit": setup},
+        }
+    )
+    dest = checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")
+    assert git(dest, "rev-parse", "HEAD") == later
+    assert (dest / "a.txt").read_text() == "later\n"
+    assert git(dest, "show", f"{setup}:a.txt") == "base"

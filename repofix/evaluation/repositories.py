@@ -32,7 +32,13 @@ def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
         return materialize(task, dest)
     if mirror is not None and task.repo.github is not None and task.base_commit:
         clone = find_clone(mirror, *task.repo.github.split("/"))
-        if clone is not None and _one_commit(clone, task.base_commit, dest):
+        # SWE-bench rows' images are built at their environment_setup_commit: fetched alongside.
+        setup = task.extra.get("environment_setup_commit")
+        wanted = [
+            task.base_commit,
+            *([setup] if isinstance(setup, str) and setup != task.base_commit else []),
+        ]
+        if clone is not None and _one_commit(clone, wanted, dest):
             return dest
     with tempfile.TemporaryDirectory(prefix="repofix-mirror-") as view:
         try:
@@ -56,19 +62,20 @@ def checkout(task: Task, dest: Path, *, mirror: Path | None = None) -> Path:
     return dest
 
 
-def _one_commit(clone: Path, commit: str, dest: Path) -> bool:
-    """`dest` as a clone of `clone` holding `commit` alone (depth 1), checked out: the tree is
-    copied into every sandbox, and a full history (35-150 MB for the SWE-bench repositories)
-    cost seconds per task to copy for tests that never read it. False, with `dest` removed,
-    when the commit cannot be had that way (not a full hash, not in the clone, submodules):
-    the caller then clones in full."""
-    if not _FULL_HASH.fullmatch(commit):
+def _one_commit(clone: Path, commits: list[str], dest: Path) -> bool:
+    """`dest` as a clone of `clone` holding `commits` alone (depth 1), the first checked out: the
+    tree is copied into every sandbox, and a full history (35-150 MB for the SWE-bench
+    repositories) cost seconds per task to copy for tests that never read it. False, with `dest`
+    removed, when the commits cannot be had that way (not full hashes, not in the clone,
+    submodules): the caller then clones in full."""
+    commit = commits[0]
+    if not all(_FULL_HASH.fullmatch(c) for c in commits):
         return False
     try:
         git(None, "init", "--quiet", "--", str(dest))
         neutralize_attributes(dest)
         fetched = git_ok(
-            dest, "fetch", "--quiet", "--depth", "1", "--no-tags", "--", clone.resolve().as_uri(), commit
+            dest, "fetch", "--quiet", "--depth", "1", "--no-tags", "--", clone.resolve().as_uri(), *commits
         )
         if not fetched or git_ok(dest, "cat-file", "-e", f"{commit}:.gitmodules"):
             shutil.rmtree(dest, ignore_errors=True)
