@@ -54,15 +54,42 @@ def recipe_hash(base_image_id: str, task: Task) -> str:
         "python": task.environment.python,
         "setup": task.environment.setup,
         "repo": repo_identity(task),
-        "format": 1,
+        "format": 2,  # 2: the files the setup generated are kept (GENERATED)
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# Files the setup wrote into the repository that git does not track (setuptools_scm's _version.py,
+# in-place compiled extensions): kept in the image, put back into each task's tree (never over
+# the tree's own files), as they stay in SWE-bench's /testbed.
+GENERATED = "/opt/repofix/generated.tar"
+_SAVE_GENERATED = f"""import os, subprocess, tarfile
+try:
+    done = subprocess.run(["git", "-c", "safe.directory=*", "ls-files", "-z", "--others"], capture_output=True)
+except OSError:
+    raise SystemExit(0)
+names = [n for n in done.stdout.decode("utf-8", "surrogateescape").split("\\0") if n and "__pycache__/" not in n]
+if done.returncode == 0 and names:
+    os.makedirs(os.path.dirname({GENERATED!r}), exist_ok=True)
+    with tarfile.open({GENERATED!r}, "w") as archive:
+        for name in names:
+            archive.add(name, recursive=False)
+    os.chmod({GENERATED!r}, 0o644)
+"""
+RESTORE_GENERATED = f"""import os, tarfile
+if os.path.exists({GENERATED!r}):
+    with tarfile.open({GENERATED!r}) as archive:
+        for member in archive.getmembers():
+            if not os.path.lexists(member.name):
+                archive.extract(member, ".")
+"""
 
 
 def dockerfile(base_image: str, setup: list[str], python: str | None, key: str) -> str:
     """Setup runs as root (the venv in /opt is root's) in /workspace holding the repository, so
     `pip install -r requirements.txt` and `pip install -e .` work; the workspace is emptied
-    afterwards because every sandbox mounts its own copy of the task's tree there."""
+    afterwards because every sandbox mounts its own copy of the task's tree there, and what
+    the setup generated in it is kept aside (GENERATED)."""
     lines = [
         f"FROM {base_image}",
         "USER root",
@@ -72,6 +99,7 @@ def dockerfile(base_image: str, setup: list[str], python: str | None, key: str) 
     lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
     if python:
         lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")
+    lines.append(f"RUN {json.dumps(['python3', '-c', _SAVE_GENERATED])}")
     lines += ["RUN find /workspace -mindepth 1 -delete", "USER sandbox", f"LABEL org.repofix.env={key}"]
     return "\n".join(lines) + "\n"
 
@@ -131,6 +159,8 @@ class Environments:
             image = self.image_for(task, base)
             self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
             with open_sandbox(tree, backend="docker", limits=self.limits, image=image) as box:
+                if task.environment.setup:
+                    _restore_generated(box, image)
                 yield box
             return
         if env.image:
@@ -292,6 +322,15 @@ class Environments:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def _restore_generated(box: Sandbox, image: str) -> None:
+    done = box.run(["python3", "-c", RESTORE_GENERATED], timeout=300)
+    if not done.ok:
+        raise EnvironmentFailed(
+            f"cannot put the files the setup generated back into the tree (image {image}): "
+            f"{done.output.strip()[-300:]}"
+        )
 
 
 def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -109,7 +110,7 @@ def grade(
         result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
         _save_traceback(log_dir, result)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _remove_later(scratch)
         result.build_seconds = environments.take_build_seconds()
         result.grade_seconds = time.monotonic() - started - result.build_seconds
     return result
@@ -213,6 +214,15 @@ def _import_error(box: Sandbox, task: Task) -> str:
         ["sh", "-c", 'exec "$(command -v python || command -v python3)" -c "$1"', "sh", code], timeout=300
     )
     return "" if done.ok else (done.output.strip().splitlines() or [f"exit {done.exit_code}"])[-1]
+
+
+def _remove_later(folder: Path) -> None:
+    """Deleting a checkout file by file takes up to seconds on a busy disk: it happens beside the
+    next task instead of before this one's result. Not a daemon: the process waits for it at exit
+    (and `repofix sandbox prune` removes what a kill leaves)."""
+    threading.Thread(
+        target=shutil.rmtree, args=(folder,), kwargs={"ignore_errors": True}, name="repofix-remove"
+    ).start()
 
 
 def _first_line(error: BaseException) -> str:
