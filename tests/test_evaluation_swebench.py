@@ -248,7 +248,8 @@ def test_environment_image_is_built_at_the_rows_environment_setup_commit(tmp_pat
 @pytest.mark.docker
 def test_files_the_setup_generates_in_the_tree_reach_the_tests(tmp_path):
     """setuptools_scm writes _version.py at install time, untracked (pytest's own rows): the image's
-    workspace is emptied, so without them every test errors at import."""
+    workspace is emptied, so without them every test errors at import. It computes the version
+    from the history and tags, which the build has although the task's checkout holds one commit."""
     require_backend("docker")
     clone = tmp_path / "mirror" / "octo+calc" / "repo"
     files = {**swebench_task().repo.files, "calc/__init__.py": "from calc._version import VERSION\n"}
@@ -257,6 +258,10 @@ def test_files_the_setup_generates_in_the_tree_reach_the_tests(tmp_path):
         (clone / name).write_text(content)
     (clone / ".gitignore").write_text("_version.py\n")
     git(clone, "init", "-q", "-b", "main")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "released")
+    git(clone, "tag", "v1.0")
+    (clone / "NEWS").write_text("after the release\n")
     git(clone, "add", "-A")
     git(clone, "commit", "-q", "-m", "base")
     row = swebench_task().model_dump()
@@ -267,7 +272,11 @@ def test_files_the_setup_generates_in_the_tree_reach_the_tests(tmp_path):
             "base_commit": git(clone, "rev-parse", "HEAD"),
             # untracked output only: a tracked file the setup changes is tested as the tree has it
             "environment": {
-                "setup": ["echo 'VERSION = 1' > calc/_version.py", "echo generated > calc/ops.py"]
+                "setup": [
+                    "git -c safe.directory='*' describe --tags | grep '^v1.0-1-g'",
+                    "echo 'VERSION = 1' > calc/_version.py",
+                    "echo generated > calc/ops.py",
+                ]
             },
             "extra": {**row["extra"], "version": f"test-{tmp_path.name}"},
         }

@@ -74,9 +74,9 @@ def _one_commit(clone: Path, commits: list[str], dest: Path) -> bool:
     try:
         git(None, "init", "--quiet", "--", str(dest))
         neutralize_attributes(dest)
-        fetched = git_ok(
-            dest, "fetch", "--quiet", "--depth", "1", "--no-tags", "--", clone.resolve().as_uri(), *commits
-        )
+        # origin: where an image build fetches the history back from (environments._at_setup_commit)
+        git(dest, "remote", "add", "origin", clone.resolve().as_uri())
+        fetched = git_ok(dest, "fetch", "--quiet", "--depth", "1", "--no-tags", "origin", *commits)
         if not fetched or git_ok(dest, "cat-file", "-e", f"{commit}:.gitmodules"):
             shutil.rmtree(dest, ignore_errors=True)
             return False
