@@ -27,6 +27,7 @@ from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
 from repofix.evaluation.patching import PatchError, apply_patch, restore, save_files, test_files
 from repofix.evaluation.repositories import checkout
+from repofix.evaluation.swebench_env import derive
 from repofix.evaluation.swebench_logs import grader as log_grader
 from repofix.evaluation.swebench_verdict import (
     environment_cause,
@@ -98,11 +99,12 @@ def grade(
     # In the sandboxes' scratch root, marked with our pid: after a kill -9, `repofix sandbox prune`
     # removes it with the rest.
     scratch = cleanup.new_scratch("grade-")
+    notes: list[str] = []  # what the derived environment lacks, said with any failure
     try:
         if candidate.error:
             result.detail = f"no candidate patch: {candidate.error}"
         else:
-            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir, mirror)
+            _grade_into(result, task, candidate, environments, scratch, timeout, log_dir, mirror, notes)
     except EnvironmentFailed as error:
         result.status, result.detail = Status.ENV_FAILED, str(error)
         result.log_path = str(error.log or "")
@@ -113,6 +115,8 @@ def grade(
         _remove_later(scratch)
         result.build_seconds = environments.take_build_seconds()
         result.grade_seconds = time.monotonic() - started - result.build_seconds
+    if result.status is not Status.RESOLVED:
+        result.detail += "".join(f" [environment: {note}]" for note in notes)
     return result
 
 
@@ -125,9 +129,13 @@ def _grade_into(
     timeout: float,
     log_dir: Path | None,
     mirror: Path | None,
+    notes: list[str],
 ) -> None:
     tree, originals = scratch / "tree", scratch / "originals"
     checkout(task, tree, mirror=mirror)
+    derived = derive(task, tree)  # SWE-bench rows: what the task leaves open, from the official specs
+    task = derived.task
+    notes += derived.notes
     unprepared = None
     try:
         environments.prepare(task, tree)
@@ -149,7 +157,7 @@ def _grade_into(
             apply_patch(tree, task.test_patch)
         except PatchError as error:
             raise PatchError(f"the task's test patch does not apply to its base commit: {error}") from None
-    result.environment = environments.describe(task)
+    result.environment = environments.describe(task) + (f" ({derived.source})" if derived.source else "")
     if unprepared is not None:
         raise unprepared
     name = parser_name(task)

@@ -140,7 +140,19 @@ class ImportSource(_Strict):
     limit: int | None = Field(None, gt=0, description="Only the first N tasks.")
 
 
-class TaskSetImport(_Strict):
+class ImportOverrides(_Strict):
+    """Fields of an import pointer that override the imported tasks' own, part by part: an
+    `environment: {python: "3.9"}` replaces the python of each task and keeps its setup."""
+
+    environment: Environment | None = Field(
+        None, description="Overrides the imported tasks' environment: only the parts given."
+    )
+    test_cmd: str | None = Field(
+        None, min_length=1, description="Overrides the imported tasks' test command."
+    )
+
+
+class TaskSetImport(ImportOverrides):
     import_: ImportSource = Field(alias="import")
 
 

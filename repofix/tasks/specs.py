@@ -18,13 +18,16 @@ from pydantic import ValidationError
 
 from repofix.tasks.checks import task_problems
 from repofix.tasks.errors import SpecError, SpecIssue, add_unique, display_path, explain_error
-from repofix.tasks.model import ImportSource, Task, TasksError
+from repofix.tasks.model import ImportOverrides, ImportSource, Task, TasksError
 from repofix.tasks.readers import read_rows
 
 __all__ = ["SpecError", "SpecIssue", "display_path", "find_spec_files", "load_spec_file", "load_specs"]
 
 PATCH_FIELDS = ("test_patch", "patch")
 PATCH_SUFFIXES = (".patch", ".diff")
+# Fields an import pointer may give next to `import`: they override the imported tasks' own (and
+# so whatever an evaluation would derive for them, e.g. from SWE-bench's specs), part by part.
+POINTER_OVERRIDES = tuple(ImportOverrides.model_fields)
 
 
 def is_patch_file_name(value: str) -> bool:
@@ -99,9 +102,20 @@ def _load_entry(
 def _load_import(
     entry: dict[str, Any], path: Path, shown: str, label: str, check: bool
 ) -> tuple[list[Task], list[SpecIssue]]:
-    extra = sorted(set(entry) - {"import"})
+    extra = sorted(set(entry) - {"import", *POINTER_OVERRIDES})
     if extra:
-        return [], [SpecIssue(shown, label, extra[0], "unknown field next to 'import'")]
+        return [], [
+            SpecIssue(
+                shown,
+                label,
+                extra[0],
+                f"unknown field next to 'import' (allowed: {', '.join(POINTER_OVERRIDES)})",
+            )
+        ]
+    try:
+        overrides = ImportOverrides.model_validate({k: entry[k] for k in POINTER_OVERRIDES if k in entry})
+    except ValidationError as error:
+        return [], [SpecIssue(shown, label, *explain_error(e, ImportOverrides)) for e in error.errors()]
     try:
         source = ImportSource.model_validate(entry["import"])
     except ValidationError as error:
@@ -125,11 +139,23 @@ def _load_import(
         tasks = [task for task in tasks if task.id in set(source.ids)]
     if source.limit is not None:
         tasks = tasks[: source.limit]
+    tasks = [_override(task, overrides) for task in tasks]
     issues = []
     if check:
         for task in tasks:
             issues += [SpecIssue(shown, task.id, f, m) for f, m in task_problems(task)]
     return tasks, issues
+
+
+def _override(task: Task, overrides: ImportOverrides) -> Task:
+    update: dict[str, Any] = {}
+    if overrides.environment is not None:
+        given = overrides.environment
+        parts = {part: getattr(given, part) for part in given.model_fields_set}
+        update["environment"] = task.environment.model_copy(update=parts)
+    if overrides.test_cmd is not None:
+        update["test_cmd"] = overrides.test_cmd
+    return task.model_copy(update=update) if update else task
 
 
 def find_spec_files(folder: Path) -> list[Path]:
