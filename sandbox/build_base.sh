@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Build the sandbox's base image (repofix-base:bookworm) without any image registry:
 # debootstrap a minimal Debian into a directory, tar it, `docker import` the tar.
+# Another Debian release gives another Python (bullseye 3.9, bookworm 3.11, trixie 3.13): the
+# evaluation harness builds those on first need with REPOFIX_DEBIAN_SUITE=<release>, tagged
+# repofix-base:<release>.
 #
 # Idempotent and cached:
 #   - if the image exists and was built from the same key, nothing is done;
@@ -13,12 +16,14 @@
 # `pip install` in `docker build` works there too. REPOFIX_EXTRA_CA_DIR= (empty) disables this.
 #
 # Usage: sandbox/build_base.sh [--force]
-# Environment: REPOFIX_BASE_IMAGE (default repofix-base:bookworm), REPOFIX_DEBIAN_MIRROR (default:
-# the mirror apt uses on this host), REPOFIX_CACHE_DIR, REPOFIX_EXTRA_CA_DIR.
+# Environment: REPOFIX_DEBIAN_SUITE (default bookworm), REPOFIX_BASE_IMAGE (default
+# repofix-base:<suite>), REPOFIX_DEBIAN_MIRROR (default: the mirror apt uses on this host for that
+# release, else deb.debian.org), REPOFIX_CACHE_DIR, REPOFIX_EXTRA_CA_DIR.
 set -euo pipefail
 
-IMAGE="${REPOFIX_BASE_IMAGE:-repofix-base:bookworm}"
-SUITE=bookworm
+SUITE="${REPOFIX_DEBIAN_SUITE:-bookworm}"
+case "$SUITE" in *[!a-z]*|"") echo "REPOFIX_DEBIAN_SUITE must be a Debian release name, not '$SUITE'" >&2; exit 2;; esac
+IMAGE="${REPOFIX_BASE_IMAGE:-repofix-base:$SUITE}"
 VARIANT=minbase
 CACHE_DIR="${REPOFIX_CACHE_DIR:-/var/cache/repofix}"
 EXTRA_CA_DIR="${REPOFIX_EXTRA_CA_DIR-/usr/local/share/ca-certificates}"
@@ -74,7 +79,7 @@ if [ "$FORCE" = 0 ] && docker image inspect "$IMAGE" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$CACHE_DIR"
-exec 9>"$CACHE_DIR/.build_base.lock"
+exec 9>"$CACHE_DIR/.build_base-$SUITE.lock"
 flock 9  # two builds at once would debootstrap twice into the same cache
 
 tarball="$CACHE_DIR/rootfs-$SUITE-$arch-$key.tar"
@@ -83,7 +88,7 @@ if [ -s "$tarball" ]; then
 else
     command -v debootstrap >/dev/null || die "debootstrap not installed (apt-get install debootstrap)"
     mirror="${REPOFIX_DEBIAN_MIRROR:-$(detect_mirror)}"
-    rootfs="$(mktemp -d "$CACHE_DIR/rootfs.XXXXXX")"
+    rootfs="$(mktemp -d "$CACHE_DIR/rootfs-$SUITE.XXXXXX")"
     # dpkg fsyncs every file it unpacks; on a busy VM disk that is most of debootstrap's time.
     # On a tmpfs fsync costs nothing (the tree is ~300 MB, and only lives until it is tarred).
     if mount -t tmpfs -o size=2g,mode=0755 repofix-rootfs "$rootfs" 2>/dev/null; then
@@ -97,9 +102,9 @@ else
     mkdir -p "$CACHE_DIR/debs"
     if ! debootstrap --variant="$VARIANT" --include="$include" --cache-dir="$CACHE_DIR/debs" \
             "$SUITE" "$rootfs" "$mirror" \
-            >"$CACHE_DIR/debootstrap.log" 2>&1; then
-        tail -n 30 "$CACHE_DIR/debootstrap.log" >&2
-        die "debootstrap failed (full log: $CACHE_DIR/debootstrap.log)"
+            >"$CACHE_DIR/debootstrap-$SUITE.log" 2>&1; then
+        tail -n 30 "$CACHE_DIR/debootstrap-$SUITE.log" >&2
+        die "debootstrap failed (full log: $CACHE_DIR/debootstrap-$SUITE.log)"
     fi
     say "debootstrap done in $((SECONDS - t0))s"
 
@@ -126,8 +131,8 @@ else
     rm -rf --one-file-system "$rootfs"
     trap - EXIT
     say "rootfs tarball $tarball ($(du -h "$tarball" | cut -f1)) in $((SECONDS - t0))s"
-    # Older tarballs of other keys are dead weight.
-    find "$CACHE_DIR" -maxdepth 1 -name "rootfs-*.tar" ! -name "$(basename "$tarball")" -delete
+    # Older tarballs of this release with other keys are dead weight (other releases' are not).
+    find "$CACHE_DIR" -maxdepth 1 -name "rootfs-$SUITE-*.tar" ! -name "$(basename "$tarball")" -delete
 fi
 
 old_id="$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)"

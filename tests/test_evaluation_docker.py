@@ -78,9 +78,9 @@ def test_image_per_recipe_built_once_and_build_failure_is_an_infrastructure_erro
 
 def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monkeypatch):
     require_backend("docker")
-    from repofix.evaluation import environments as environments_module
+    from repofix.evaluation import images
 
-    monkeypatch.setattr(environments_module, "BUILD_TIMEOUT", 5.0)
+    monkeypatch.setattr(images, "BUILD_TIMEOUT", 5.0)
     marker = uuid.uuid4().hex  # in the hanging step's command, so the test sees only its own build container
     task = make_task(id="env-hangs", environment={"setup": [f"sleep 600 # {marker}"]})
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=lambda note: None)

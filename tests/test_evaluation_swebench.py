@@ -181,7 +181,8 @@ def test_python_version_the_image_lacks_fails_before_any_setup_step(tmp_path):
     )
     result = run(task, task.patch, environments, tmp_path)
     assert result.status is Status.ENV_FAILED, result.detail
-    assert "wants Python 2.7, which is not available" in result.detail and "has Python 3." in result.detail
+    assert "wants Python 2.7, which cannot be had here" in result.detail and "has Python 3." in result.detail
+    assert "3.9 (Debian bullseye)" in result.detail  # what can be built instead
     assert not list((tmp_path / "logs").glob("build-*.log"))  # no image build was started
 
 

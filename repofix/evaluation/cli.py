@@ -11,6 +11,7 @@ import click
 from repofix.atomic import write_atomic
 from repofix.evaluation import launch
 from repofix.evaluation.compare import load_summary, markdown
+from repofix.evaluation.images import RELEASES
 from repofix.evaluation.ray_executor import RayUnavailable, import_ray
 from repofix.evaluation.report import write_reports
 from repofix.evaluation.store import StoreError
@@ -77,6 +78,15 @@ def _fail(message: str) -> None:
 @click.option(
     "--max-cost", type=click.FloatRange(0), help="Stop starting tasks once this many USD are spent."
 )
+@click.option(
+    "--images",
+    type=click.Choice(["build", "swebench"]),
+    default="build",
+    show_default=True,
+    help="Docker images: build them from each task's environment (offline: Python "
+    + ", ".join(RELEASES)
+    + "), or use SWE-bench rows' official `image` (pulled when absent; the repository at /testbed).",
+)
 @click.option("--ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines.")
@@ -121,6 +131,7 @@ def run_command(
     executor: str,
     address: str | None,
     task_limit: float,
+    images: str,
 ) -> None:
     """Grade every task of SPECS (task spec files or folders, SWE-bench or HumanEvalFix rows).
 
@@ -130,6 +141,9 @@ def run_command(
     """
     if address and executor != "ray":
         _fail("--address needs --executor ray")
+    if images == "swebench" and model:
+        # The agent would edit /workspace while the image's installed package stays at /testbed.
+        _fail("--images swebench grades given patches (--gold, --empty, --predictions), not --model")
     if executor == "ray":
         try:
             import_ray()
@@ -162,6 +176,8 @@ def run_command(
         tasks = [t for t in tasks if t.id in set(ids)]
     try:
         backend = choose_backend(sandbox)
+        if images == "swebench" and backend != "docker":
+            _fail(f"--images swebench needs Docker sandboxes (this run would use {backend})")
         source, tasks = launch.choose_source(
             chosen[0],
             tasks,
@@ -187,6 +203,7 @@ def run_command(
         quiet=quiet,
         mirror=mirror,
         ray=(address, slots, task_limit) if executor == "ray" else None,
+        images=images,
     )
     try:
         code = launch.run(

@@ -1,11 +1,12 @@
-"""Environments: where a task's tests run. With Docker, one image per recipe (base image,
-Python version, setup commands, repository), built once with network and cached under a hash of
-the recipe; the tasks then run from it with the network off. With bwrap / none, the setup
-commands run in each task's sandbox through `Sandbox.setup` (network during setup only)."""
+"""Environments: where a task's tests run. With Docker, one image per recipe (start image,
+setup commands, repository), built once with network and cached under a hash of the recipe; the
+tasks then run from it with the network off. The start image is the default sandbox image, or
+the image of the Python version the task asks for (images.py), or the task's own image, or with
+`images="swebench"` the row's official image. With bwrap / none, the setup commands run in each
+task's sandbox through `Sandbox.setup` (network during setup only)."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import platform
@@ -18,21 +19,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from repofix.evaluation import build_outputs, images
+from repofix.evaluation.images import EnvironmentFailed, python_matches
 from repofix.gitsafe import argv, git_env
 from repofix.sandboxes import Limits, Sandbox, open_sandbox
-from repofix.sandboxes.docker import DEFAULT_IMAGE
+from repofix.sandboxes.docker import DEFAULT_IMAGE, DockerSandbox, Layout
 from repofix.tasks import Task
 
 ENV_REPO = "repofix-env"  # images are tagged repofix-env:<recipe hash>
-BUILD_TIMEOUT = 3600.0
-
-
-class EnvironmentFailed(Exception):
-    """The task's environment could not be made (build or setup failed); `log` has the details."""
-
-    def __init__(self, message: str, log: Path | None = None):
-        super().__init__(message + (f" (log: {log})" if log else ""))
-        self.log = log
+IMAGE_SOURCES = ("build", "swebench")
+__all__ = ["EnvironmentFailed", "Environments", "python_matches"]
 
 
 def repo_identity(task: Task) -> str:
@@ -54,82 +50,34 @@ def recipe_hash(base_image_id: str, task: Task) -> str:
         "python": task.environment.python,
         "setup": task.environment.setup,
         "repo": repo_identity(task),
-        "format": 2,  # 2: the files the setup generated are kept (GENERATED)
+        "format": 2,  # 2: the image keeps the setup's build outputs
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
-
-
-# Files the setup wrote into the repository that git does not track (setuptools_scm's _version.py,
-# in-place compiled extensions): kept in the image, put back into each task's tree (never over
-# the tree's own files), as they stay in SWE-bench's /testbed.
-GENERATED = "/opt/repofix/generated.tar"
-_SAVE_GENERATED = f"""import os, subprocess, tarfile
-try:
-    done = subprocess.run(["git", "-c", "safe.directory=*", "ls-files", "-z", "--others"], capture_output=True)
-except OSError:
-    raise SystemExit(0)
-names = [n for n in done.stdout.decode("utf-8", "surrogateescape").split("\\0") if n and "__pycache__/" not in n]
-if done.returncode == 0 and names:
-    os.makedirs(os.path.dirname({GENERATED!r}), exist_ok=True)
-    with tarfile.open({GENERATED!r}, "w") as archive:
-        for name in names:
-            archive.add(name, recursive=False)
-    os.chmod({GENERATED!r}, 0o644)
-"""
-RESTORE_GENERATED = f"""import os, tarfile
-if os.path.exists({GENERATED!r}):
-    with tarfile.open({GENERATED!r}) as archive:
-        for member in archive.getmembers():
-            if not os.path.lexists(member.name):
-                archive.extract(member, ".")
-"""
-
-
-def dockerfile(base_image: str, setup: list[str], python: str | None, key: str) -> str:
-    """Setup runs as root (the venv in /opt is root's) in /workspace holding the repository, so
-    `pip install -r requirements.txt` and `pip install -e .` work; the workspace is emptied
-    afterwards because every sandbox mounts its own copy of the task's tree there, and what
-    the setup generated in it is kept aside (GENERATED)."""
-    lines = [
-        f"FROM {base_image}",
-        "USER root",
-        "COPY --chown=1000:1000 repo/ /workspace/",
-        "WORKDIR /workspace",
-    ]
-    lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
-    if python:
-        lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")
-    lines.append(f"RUN {json.dumps(['python3', '-c', _SAVE_GENERATED])}")
-    lines += ["RUN find /workspace -mindepth 1 -delete", "USER sandbox", f"LABEL org.repofix.env={key}"]
-    return "\n".join(lines) + "\n"
-
-
-def _version_check(python: str) -> str:
-    return (
-        "import platform,sys; v=platform.python_version(); "
-        f"sys.exit(0 if v=={python!r} or v.startswith({python + '.'!r}) else "
-        f"'this image has Python '+v+', the task wants {python}')"
-    )
-
-
-def python_matches(wanted: str | None, actual: str) -> bool:
-    return wanted is None or actual == wanted or actual.startswith(wanted + ".")
 
 
 class Environments:
     """Opens a sandbox for a task's prepared tree, in the task's environment. Thread safe: an
     image is built once even when several workers need it at the same time, and a failed build
-    is not retried within one evaluation."""
+    is not retried within one evaluation. `images="swebench"`: each task runs in its row's
+    official `image` (pulled when absent), with the repository at /testbed; no build."""
 
     def __init__(
-        self, backend: str, limits: Limits, log_dir: Path, echo: Callable[[str], None] = lambda line: None
+        self,
+        backend: str,
+        limits: Limits,
+        log_dir: Path,
+        echo: Callable[[str], None] = lambda line: None,
+        images: str = "build",
     ):
         self.backend, self.limits, self.log_dir, self.echo = backend, limits, log_dir, echo
+        if images not in IMAGE_SOURCES:
+            raise ValueError(f"images must be one of {IMAGE_SOURCES}, not {images!r}")
+        self.images = images
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
         self._failed: dict[str, EnvironmentFailed] = {}
         self._python: dict[str, str] = {}
-        self._base_id: str | None = None
+        self._ids: dict[str, str] = {}
         self.build_seconds = 0.0  # spent building images, all workers together
         self._waited = threading.local()  # per worker: time in image builds (or waiting for one)
 
@@ -144,32 +92,40 @@ class Environments:
         """Build what the task's sandboxes need (Docker: its image) from `repo`, the repository at
         its base commit before any patch. Raises EnvironmentFailed."""
         if self.backend == "docker":
-            started = time.monotonic()
-            try:
-                self.image_for(task, repo)
-            finally:
-                self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
+            self._timed(lambda: self.image_for(task, repo))
+
+    def check(self, task: Task) -> str | None:
+        """Before any setup step (the agent's included): the image `task` starts from, made if
+        needed (None off Docker). Raises EnvironmentFailed when its Python cannot be had."""
+        env = task.environment
+        if self.backend == "docker":
+            return self._timed(lambda: self.start_image(task))
+        if env.image or self.images == "swebench":
+            raise EnvironmentFailed(
+                f"the task needs the image {env.image or task.extra.get('image')}: use --sandbox docker"
+            )
+        if not python_matches(env.python, platform.python_version()):
+            raise EnvironmentFailed(
+                f"the task wants Python {env.python}; the {self.backend} sandbox has "
+                f"{platform.python_version()} (use --sandbox docker, which builds images for Python "
+                f"{', '.join(images.RELEASES)})"
+            )
+        return None
 
     @contextmanager
     def sandbox(self, task: Task, tree: Path, base: Path) -> Iterator[Sandbox]:
         """A sandbox on `tree` ready to run `task`'s tests. Raises EnvironmentFailed."""
         env = task.environment
+        self.check(task)
         if self.backend == "docker":
-            started = time.monotonic()
-            image = self.image_for(task, base)
-            self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
-            with open_sandbox(tree, backend="docker", limits=self.limits, image=image) as box:
-                if task.environment.setup:
-                    _restore_generated(box, image)
+            image = self._timed(lambda: self.image_for(task, base))
+            swebench = self.images == "swebench"
+            layout = images.SWEBENCH_LAYOUT if swebench else Layout()
+            if swebench or env.setup:  # what the install built in the repository, as SWE-bench keeps it
+                build_outputs.lay_onto(tree, build_outputs.fetch(image, layout.workdir if swebench else None))
+            with DockerSandbox(tree, limits=self.limits, image=image, layout=layout) as box:
                 yield box
             return
-        if env.image:
-            raise EnvironmentFailed(f"the task needs the image {env.image}: use --sandbox docker")
-        if not python_matches(env.python, platform.python_version()):
-            raise EnvironmentFailed(
-                f"the task wants Python {env.python}; the {self.backend} sandbox has "
-                f"{platform.python_version()} (use --sandbox docker with a matching image)"
-            )
         with open_sandbox(tree, backend=self.backend, limits=self.limits) as box:
             if env.setup:
                 results = box.setup(env.setup)
@@ -189,45 +145,86 @@ class Environments:
     def describe(self, task: Task) -> str:
         if self.backend != "docker":
             return self.backend
-        env = task.environment
-        return f"docker:{env.image or (self._recipe_tag(task) if env.setup else DEFAULT_IMAGE)}"
+        start = self.start_image(task)
+        if task.environment.setup and self.images != "swebench":
+            return f"docker:{self._recipe_tag(task, start)}"
+        return f"docker:{start}"
 
     # -- docker images ------------------------------------------------------------------------
+    def start_image(self, task: Task) -> str:
+        """The image the task's setup (if any) builds on, with the Python it asks for."""
+        env = task.environment
+        if self.images == "swebench":
+            image = task.extra.get("image")
+            if not isinstance(image, str) or not image.strip():
+                raise EnvironmentFailed("--images swebench: the task's row has no `image` field")
+            self._once(image, lambda: images.ensure_present(image))
+            return image
+        if env.image:
+            self._check_python(env.image, env.python)
+            return env.image
+        if env.python is None or python_matches(env.python, self._python_of(DEFAULT_IMAGE)):
+            return DEFAULT_IMAGE
+        tag = images.python_image(env.python)
+        if tag is None:
+            raise EnvironmentFailed(
+                images.unavailable(env.python, DEFAULT_IMAGE, self._python_of(DEFAULT_IMAGE))
+            )
+        log = self.log_dir / f"build-{tag.replace(':', '-')}.log"
+        self._once(tag, lambda: self._build_python(env.python or "", log))
+        return tag
+
     def image_for(self, task: Task, base: Path) -> str:
-        if task.environment.image:
-            image = task.environment.image
-        elif not task.environment.setup:
-            image = DEFAULT_IMAGE
-        else:
-            image = self._recipe_tag(task)
-            # Before any setup step runs: a build whose Python is wrong would only fail at its end.
-            self._check_python(DEFAULT_IMAGE, task.environment.python)
-            self._build_once(image, task, base)
-        self._check_python(image, task.environment.python)
+        start = self.start_image(task)
+        if self.images == "swebench":
+            return start  # built by SWE-bench with its own install steps; its tests' Python is conda's
+        if not task.environment.setup:
+            return start
+        image = self._recipe_tag(task, start)  # on the start image (its Python checked): the setup
+        self._once(image, lambda: self._build(image, start, task, base))
         return image
 
-    def _recipe_tag(self, task: Task) -> str:
-        if (
-            self._base_id is None
-        ):  # the base image's id is part of every recipe: a rebuilt base means new images
-            self._base_id = _image_id(DEFAULT_IMAGE) or DEFAULT_IMAGE
-        return f"{ENV_REPO}:{recipe_hash(self._base_id, task)}"
+    def _timed(self, make: Callable[[], str]) -> str:
+        started = time.monotonic()
+        try:
+            return make()
+        finally:
+            self._waited.seconds = getattr(self._waited, "seconds", 0.0) + time.monotonic() - started
 
-    def _build_once(self, tag: str, task: Task, base: Path) -> None:
+    def _recipe_tag(self, task: Task, start: str) -> str:
+        with self._lock:  # the start image's id is part of every recipe: a rebuilt one means new images
+            known = self._ids.get(start)
+        if known is None:
+            known = images.image_id(start) or start
+            with self._lock:
+                self._ids[start] = known
+        return f"{ENV_REPO}:{recipe_hash(known, task)}"
+
+    def _once(self, tag: str, make: Callable[[], None]) -> None:
         with self._lock:
             lock = self._locks.setdefault(tag, threading.Lock())
-        with lock, _host_lock(tag):
+        with lock, images.host_lock(tag):
             if tag in self._failed:
                 raise self._failed[tag]
-            if _image_id(tag) is not None:
+            if images.image_id(tag) is not None:
                 return
             try:
-                self._build(tag, task, base)
+                make()
             except EnvironmentFailed as error:
                 self._failed[tag] = error
                 raise
 
-    def _build(self, tag: str, task: Task, base: Path) -> None:
+    def _build_python(self, version: str, log: Path) -> None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        try:
+            images.build_python_image(version, log, self.echo)
+        finally:
+            with self._lock:
+                self.build_seconds += time.monotonic() - started
+        self.echo(f"Python {version} image built in {time.monotonic() - started:.0f}s")
+
+    def _build(self, tag: str, start: str, task: Task, base: Path) -> None:
         log = self.log_dir / f"build-{tag.split(':')[1]}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         self.echo(
@@ -238,40 +235,25 @@ class Environments:
         with tempfile.TemporaryDirectory(prefix="repofix-env-") as context:
             shutil.copytree(base, Path(context) / "repo", symlinks=True)
             _at_setup_commit(Path(context) / "repo", task, log)
-            text = dockerfile(
-                DEFAULT_IMAGE, task.environment.setup, task.environment.python, tag.split(":")[1]
+            around = (build_outputs.dockerfile_lines("before"), build_outputs.dockerfile_lines("after"))
+            text = images.dockerfile(
+                start, task.environment.setup, task.environment.python, tag.split(":")[1], around
             )
             (Path(context) / "Dockerfile").write_text(text, encoding="utf-8")
             with log.open("w", encoding="utf-8") as stream:
                 stream.write(text + "\n")
-                stream.flush()
-                process = subprocess.Popen(
-                    ["docker", "build", "--force-rm", "-t", tag, context],
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
+                argv = ["docker", "build", "--force-rm", "-t", tag, context]
+                code, timed_out = images.stream_build(
+                    argv, stream, lambda line: self.echo(f"  {tag}: {line}")
                 )
-                assert process.stdout is not None
-                # The output is read to its end, so the time limit needs a watchdog of its own.
-                watchdog = threading.Timer(BUILD_TIMEOUT, process.kill)
-                watchdog.start()
-                code = None
-                try:
-                    for line in process.stdout:
-                        stream.write(line)
-                        if line.startswith("Step ") or line.startswith("#") and " RUN " in line:
-                            self.echo(f"  {tag}: {line.strip()[:100]}")
-                    code = process.wait()
-                finally:
-                    timed_out = not watchdog.is_alive() and code != 0
-                    watchdog.cancel()
         seconds = time.monotonic() - started
         with self._lock:
             self.build_seconds += seconds
         if timed_out:
             self.echo(f"environment {tag} TIMED OUT after {seconds:.0f}s; log: {log}")
             raise EnvironmentFailed(
-                f"building the environment image {tag} took over {BUILD_TIMEOUT:.0f}s and was stopped", log
+                f"building the environment image {tag} took over {images.BUILD_TIMEOUT:.0f}s and was stopped",
+                log,
             )
         if code != 0:
             self.echo(f"environment {tag} FAILED after {seconds:.0f}s; log: {log}")
@@ -280,41 +262,20 @@ class Environments:
             )
         self.echo(f"environment {tag} built in {seconds:.0f}s")
 
-    def _check_python(self, image: str, wanted: str | None) -> None:
-        if wanted is None:
-            return
+    def _python_of(self, image: str) -> str:
         with self._lock:
             actual = self._python.get(image)
         if actual is None:
-            probe = subprocess.run(
-                [
-                    "docker",
-                    "run",
-                    "--rm",
-                    "--network",
-                    "none",
-                    "--entrypoint",
-                    "python3",
-                    image,
-                    "-c",
-                    "import platform; print(platform.python_version())",
-                ],
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            if probe.returncode != 0:
-                raise EnvironmentFailed(
-                    f"cannot run python3 in the image {image}: {probe.stderr.strip()[-300:]}"
-                )
-            actual = probe.stdout.strip()
+            actual = images.python_version(image)
             with self._lock:
                 self._python[image] = actual
-        if not python_matches(wanted, actual):
+        return actual
+
+    def _check_python(self, image: str, wanted: str | None) -> None:
+        if wanted is not None and not python_matches(wanted, actual := self._python_of(image)):
             raise EnvironmentFailed(
-                f"the task wants Python {wanted}, which is not available: the image {image} "
-                f"has Python {actual} only (give the task an environment.image with Python "
-                f"{wanted}, or drop its python field to run on {actual})"
+                f"the task wants Python {wanted}, but the image {image} has Python {actual} "
+                f"(give the task an environment.image with Python {wanted}, or drop its python field)"
             )
 
     def _write_log(self, name: str, text: str) -> Path:
@@ -322,15 +283,6 @@ class Environments:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
-
-
-def _restore_generated(box: Sandbox, image: str) -> None:
-    done = box.run(["python3", "-c", RESTORE_GENERATED], timeout=300)
-    if not done.ok:
-        raise EnvironmentFailed(
-            f"cannot put the files the setup generated back into the tree (image {image}): "
-            f"{done.output.strip()[-300:]}"
-        )
 
 
 def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
@@ -363,21 +315,3 @@ def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
         raise EnvironmentFailed(
             f"cannot check out the environment setup commit {commit[:12]}: {done.stderr.strip()[:300]}", log
         )
-
-
-@contextmanager
-def _host_lock(tag: str) -> Iterator[None]:
-    """Across processes on one host (several cluster workers, several evaluations): one build
-    per image, the others wait for it and then reuse the image."""
-    folder = Path(tempfile.gettempdir()) / "repofix-env-locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / f"{tag.replace(':', '-')}.lock").open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
-def _image_id(image: str) -> str | None:
-    done = subprocess.run(
-        ["docker", "image", "inspect", "--format", "{{.Id}}", image], capture_output=True, text=True
-    )
-    return done.stdout.strip() if done.returncode == 0 else None

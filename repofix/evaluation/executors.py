@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Protocol
 
 from repofix.evaluation.candidates import CandidateSource
-from repofix.evaluation.environments import Environments
+from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.model import Candidate, Status, TaskResult
+from repofix.sandboxes.docker import DEFAULT_IMAGE
 from repofix.tasks import Task
 
 
@@ -55,9 +56,24 @@ class TaskWork:
     source: CandidateSource
     timeout: float  # per test run
     mirror: Path | None = None
+    images: str = "build"  # where environment images come from (Environments' `images`)
 
     def candidate(self, task: Task, left: float | None) -> Candidate:
         return self.source.candidate(task, left)
+
+    def prepare(self, task: Task, environments: Environments) -> Task | TaskResult:
+        """Before the candidate (an agent runs the setup steps): the image the task starts from,
+        so a Python that cannot be had fails here, before any setup step, as `env_failed`. The
+        agent gets the task with that image."""
+        try:
+            start = environments.check(task)
+        except EnvironmentFailed as error:
+            result = TaskResult(task.id, Status.ENV_FAILED, self.source.name, detail=str(error))
+            result.log_path, result.build_seconds = str(error.log or ""), environments.take_build_seconds()
+            return result
+        if self.source.mode != "model" or start in (None, DEFAULT_IMAGE) or task.environment.image:
+            return task
+        return task.model_copy(update={"environment": task.environment.model_copy(update={"image": start})})
 
     def grade(
         self, task: Task, candidate: Candidate, environments: Environments, log_dir: Path
@@ -96,7 +112,11 @@ class LocalExecutor:
                         task = todo.get_nowait()
                     except queue.Empty:
                         return
-                    candidate = work.candidate(task, left)
+                    prepared = work.prepare(task, self.environments)
+                    if isinstance(prepared, TaskResult):
+                        results.put(prepared)
+                        continue
+                    candidate = work.candidate(prepared, left)
                     budget.add(candidate.cost)
                     if stop.is_set():
                         return

@@ -38,6 +38,7 @@ class Settings:
     quiet: bool = False
     mirror: Path | None = None
     ray: tuple[str | None, int | None, float] | None = None  # (address, slots, task limit) or local
+    images: str = "build"  # where Docker images come from (Environments' `images`)
 
 
 def choose_source(
@@ -136,7 +137,11 @@ def run(
         f"{backend} sandboxes; results in {out_dir}" + (f"; {len(finished)} already done" if finished else "")
     )
     environments = Environments(
-        backend, Limits(cpus=1.0 if settings.jobs > 1 else 2.0), out_dir / "logs", echo=progress.note
+        backend,
+        Limits(cpus=1.0 if settings.jobs > 1 else 2.0),
+        out_dir / "logs",
+        echo=progress.note,
+        images=settings.images,
     )
     executor = None
     if settings.ray is not None:

@@ -23,13 +23,13 @@ from typing import Any
 from repofix import config
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.executors import TaskWork
-from repofix.evaluation.model import Status
+from repofix.evaluation.model import Status, TaskResult
 from repofix.sandboxes import Limits, cleanup
 from repofix.tasks import Task
 
 MAX_LOG_BYTES = 2 * 1024 * 1024  # per log file sent back to the head (its end is kept)
 _marked: list[Path] = []
-_environments_cache: dict[tuple[str, Limits], Environments] = {}
+_environments_cache: dict[tuple[str, Limits, str], Environments] = {}
 
 
 def state_dir() -> Path:
@@ -63,10 +63,14 @@ def run_task(
     timer.start()
     started = time.monotonic()
     try:
-        environments = _environments(backend, limits)
+        environments = _environments(backend, limits, work.images)
         environments.log_dir, environments.echo = logs / "env", notes.append
-        candidate = work.candidate(task, left)
-        result = work.grade(task, candidate, environments, logs / "task")
+        prepared = work.prepare(task, environments)
+        if isinstance(prepared, TaskResult):
+            result = prepared
+        else:
+            candidate = work.candidate(prepared, left)
+            result = work.grade(task, candidate, environments, logs / "task")
     finally:
         timer.cancel()
         files = _pack(logs)
@@ -80,12 +84,12 @@ def run_task(
     return {"result": result.to_json(), "files": files, "logs": str(logs), "node": node, "notes": notes}
 
 
-def _environments(backend: str, limits: Limits) -> Environments:
+def _environments(backend: str, limits: Limits, images: str) -> Environments:
     """One per worker process (it runs one task at a time), so what it learnt (base image id,
     Python versions of images) serves the process's later tasks too."""
-    key = (backend, limits)
+    key = (backend, limits, images)
     if key not in _environments_cache:
-        _environments_cache[key] = Environments(backend, limits, Path(tempfile.gettempdir()))
+        _environments_cache[key] = Environments(backend, limits, Path(tempfile.gettempdir()), images=images)
     return _environments_cache[key]
 
 

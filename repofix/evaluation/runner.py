@@ -70,7 +70,9 @@ def run_evaluation(
     outcome = RunOutcome(skipped=len(tasks) - len(todo))
     budget = Budget(options.max_cost, store.total_cost())
     executor = executor or LocalExecutor(options.jobs, environments, out_dir)
-    stream = executor.run(todo, TaskWork(source, options.timeout, options.mirror), budget)
+    stream = executor.run(
+        todo, TaskWork(source, options.timeout, options.mirror, environments.images), budget
+    )
     try:
         for result in stream:
             store.record(result)

@@ -22,12 +22,13 @@ import sys
 import threading
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from repofix import config
 from repofix.sandboxes import cleanup, docker_net
-from repofix.sandboxes.base import CommandResult, Limits, SandboxError
+from repofix.sandboxes.base import WORKDIR, CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 
 DEFAULT_IMAGE = config.docker_image()  # $REPOFIX_IMAGE, read once at start
@@ -41,6 +42,16 @@ DOCKER_CLIENT_ENV = (
     "DOCKER_TLS_VERIFY",
     "DOCKER_CONTEXT",
 )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where an image keeps things: the repository's folder, the commands' PATH, the Python that
+    runs the session runner (any >= 3.8). repofix's own images use the defaults."""
+
+    workdir: str = WORKDIR
+    path: str = BASE_ENV["PATH"]
+    python: str = "python3"
 
 
 def client():
@@ -103,6 +114,7 @@ class DockerSandbox(RunnerSandbox):
         limits: Limits | None = None,
         setup: Sequence[str] = (),
         image: str | None = None,
+        layout: Layout | None = None,
     ):
         import docker.errors
 
@@ -112,10 +124,12 @@ class DockerSandbox(RunnerSandbox):
             _reaped = True
             cleanup.reap_dead_containers(self.engine)
         self.image = image or DEFAULT_IMAGE
+        self.layout = layout or Layout()
         self.container: Any = None  # docker's Container (lazily imported); None only until it is created
         self._lifeline = None  # the attach socket whose end ends the container
         self.scratch = cleanup.new_scratch("docker-")
         super().__init__(limits)
+        self.workdir, self.env["PATH"] = self.layout.workdir, self.layout.path
         lim = self.limits
         name = f"repofix-{uuid.uuid4().hex[:12]}"
         guard_r, guard_w = os.pipe()
@@ -188,7 +202,7 @@ class DockerSandbox(RunnerSandbox):
         argv = ["docker", "exec", "-i", "-u", "1000:1000", "-w", self.workdir]
         for key, value in self.env.items():
             argv += ["-e", f"{key}={value}"]
-        return [*argv, self.container.id, "python3", "-u"]
+        return [*argv, self.container.id, self.layout.python, "-u"]
 
     def _host_env(self) -> dict[str, str]:
         return {key: os.environ[key] for key in DOCKER_CLIENT_ENV if key in os.environ}

@@ -1,0 +1,203 @@
+"""Docker images for evaluation environments: one sandbox image per Python version, built offline
+on first need from the Debian release that ships that version (debootstrap, as the default image
+is built), SWE-bench's official per-instance images, and the helpers every image build shares
+(streamed progress, a time limit, one build per image per host)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from repofix.sandboxes.common import BASE_ENV
+from repofix.sandboxes.docker import Layout
+from repofix.sandboxes.session import runner_dir
+
+BUILD_TIMEOUT = 3600.0
+PYTHON_REPO = "repofix-python"  # Python images are tagged repofix-python:<major.minor>
+# Python version -> the Debian release shipping it. Older releases (buster 3.7, stretch 3.5) are
+# only on archive.debian.org now, which offline hosts (and the development machine) cannot reach.
+RELEASES = {"3.9": "bullseye", "3.11": "bookworm", "3.13": "trixie"}
+
+# SWE-bench's images: the repository at /testbed, installed into the conda env `testbed`; the
+# runner runs on conda's own Python (recent), the tests on the env's (as old as 3.5).
+SWEBENCH_LAYOUT = Layout(
+    "/testbed",
+    "/opt/miniconda3/envs/testbed/bin:/opt/miniconda3/bin:" + BASE_ENV["PATH"],
+    "/opt/miniconda3/bin/python3",
+)
+
+
+class EnvironmentFailed(Exception):
+    """The task's environment could not be made (build or setup failed); `log` has the details."""
+
+    def __init__(self, message: str, log: Path | None = None):
+        super().__init__(message + (f" (log: {log})" if log else ""))
+        self.log = log
+
+
+def minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def python_image(version: str) -> str | None:
+    """The image that gives `version` (e.g. "3.9"), or None when no Debian release ships it."""
+    return f"{PYTHON_REPO}:{minor(version)}" if minor(version) in RELEASES else None
+
+
+def python_matches(wanted: str | None, actual: str) -> bool:
+    return wanted is None or actual == wanted or actual.startswith(wanted + ".")
+
+
+def unavailable(wanted: str, default_image: str, default_python: str) -> str:
+    buildable = ", ".join(f"{v} (Debian {r})" for v, r in RELEASES.items())
+    return (
+        f"the task wants Python {wanted}, which cannot be had here: {default_image} has Python "
+        f"{default_python}, and images are built offline for Python {buildable}; give the task an "
+        f"environment.image with Python {wanted}, or a python field among those"
+    )
+
+
+def dockerfile(
+    base_image: str,
+    setup: list[str],
+    python: str | None,
+    key: str,
+    around: tuple[list[str], list[str]] = ([], []),
+) -> str:
+    """Setup runs as root (the venv in /opt is root's) in /workspace holding the repository, so
+    `pip install -r requirements.txt` and `pip install -e .` work, between the `around` lines;
+    the workspace is emptied afterwards because every sandbox mounts its own copy of the task's
+    tree there."""
+    lines = [
+        f"FROM {base_image}",
+        "USER root",
+        "COPY --chown=1000:1000 repo/ /workspace/",
+        "WORKDIR /workspace",
+        *around[0],
+    ]
+    lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
+    if python:
+        lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")
+    lines += [
+        *around[1],
+        "RUN find /workspace -mindepth 1 -delete",
+        "USER sandbox",
+        f"LABEL org.repofix.env={key}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _version_check(python: str) -> str:
+    return (
+        "import platform,sys; v=platform.python_version(); "
+        f"sys.exit(0 if v=={python!r} or v.startswith({python + '.'!r}) else "
+        f"'this image has Python '+v+', the task wants {python}')"
+    )
+
+
+def build_python_image(version: str, log: Path, echo: Callable[[str], None]) -> None:
+    """Debian base (debootstrap, cached like the default base) + sandbox/Dockerfile on top."""
+    release, tag = RELEASES[minor(version)], f"{PYTHON_REPO}:{minor(version)}"
+    base, folder = f"repofix-base:{release}", runner_dir()
+    echo(
+        f"building {tag} (Python {minor(version)}) from Debian {release}: this takes minutes, once; log: {log}"
+    )
+    with log.open("w", encoding="utf-8") as stream:
+        env = {**os.environ, "REPOFIX_DEBIAN_SUITE": release, "REPOFIX_BASE_IMAGE": base}
+        code, timed_out = stream_build(
+            ["bash", str(folder / "build_base.sh")], stream, lambda line: echo(f"  {tag}: {line}"), env
+        )
+        if code != 0:
+            raise EnvironmentFailed(
+                f"building the Debian {release} base for Python {version} "
+                + ("timed out" if timed_out else f"failed (exit {code})"),
+                log,
+            )
+        argv = ["docker", "build", "--build-arg", f"BASE_IMAGE={base}", "-t", tag, str(folder)]
+        code, timed_out = stream_build(argv, stream, _steps(tag, echo))
+    if code != 0:
+        raise EnvironmentFailed(
+            f"building {tag} " + ("timed out" if timed_out else f"failed (docker build exit {code})"), log
+        )
+
+
+def ensure_present(image: str) -> None:
+    """A named image (SWE-bench's official ones): here already, or pulled; else a clear error."""
+    if image_id(image) is not None:
+        return
+    pulled = subprocess.run(
+        ["docker", "pull", "--quiet", image], capture_output=True, text=True, timeout=3600
+    )
+    if pulled.returncode != 0:
+        reason = (pulled.stderr.strip().splitlines() or [f"exit {pulled.returncode}"])[-1][:300]
+        raise EnvironmentFailed(f"the image {image} is not on this host and cannot be pulled: {reason}")
+
+
+def python_version(image: str) -> str:
+    """The version of the image's `python3`. Raises EnvironmentFailed."""
+    probe = subprocess.run(
+        ["docker", "run", "--rm", "--network", "none", "--entrypoint", "python3"]
+        + [image, "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if probe.returncode != 0:
+        raise EnvironmentFailed(f"cannot run python3 in the image {image}: {probe.stderr.strip()[-300:]}")
+    return probe.stdout.strip()
+
+
+def stream_build(
+    argv: list[str], log: TextIO, show: Callable[[str], None], env: Mapping[str, str] | None = None
+) -> tuple[int | None, bool]:
+    """Run a build, every line to `log`, progress lines to `show`: (exit code, timed out)."""
+    log.write(f"$ {' '.join(argv)}\n")
+    log.flush()
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    assert process.stdout is not None
+    # The output is read to its end, so the time limit needs a watchdog of its own.
+    watchdog = threading.Timer(BUILD_TIMEOUT, process.kill)
+    watchdog.start()
+    code = None
+    try:
+        for line in process.stdout:
+            log.write(line)
+            if line.startswith("[build_base"):
+                show(line.split("] ", 1)[-1].strip()[:100])
+            elif line.startswith("Step ") or line.startswith("#") and " RUN " in line:
+                show(line.strip()[:100])
+        code = process.wait()
+    finally:
+        timed_out = not watchdog.is_alive() and code != 0
+        watchdog.cancel()
+    return code, timed_out
+
+
+def _steps(tag: str, echo: Callable[[str], None]) -> Callable[[str], None]:
+    return lambda line: echo(f"  {tag}: {line}")
+
+
+@contextmanager
+def host_lock(tag: str) -> Iterator[None]:
+    """Across processes on one host (several cluster workers, several evaluations): one build
+    per image, the others wait for it and then reuse the image."""
+    folder = Path(tempfile.gettempdir()) / "repofix-env-locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / f"{tag.replace(':', '-').replace('/', '_')}.lock").open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def image_id(image: str) -> str | None:
+    done = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Id}}", image], capture_output=True, text=True
+    )
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -1,0 +1,252 @@
+"""Environment images: the Python a task asks for (an image per Debian release, built offline on
+first need), a clear failure before any setup step when no release ships it, and `--images
+swebench` (the row's official image, the repository at /testbed) with a locally built image of
+SWE-bench's name and layout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from repofix.cli import main
+from repofix.evaluation.candidates import GoldSource
+from repofix.evaluation.environments import Environments
+from repofix.evaluation.executors import TaskWork
+from repofix.evaluation.grading import grade
+from repofix.evaluation.images import PYTHON_REPO, python_image
+from repofix.evaluation.model import Candidate, Status
+from repofix.evaluation.progress import Progress
+from repofix.evaluation.runner import RunOptions, run_evaluation
+from repofix.evaluation.store import ResultsStore
+from repofix.sandboxes.docker import DEFAULT_IMAGE
+from repofix.tasks import Task
+from tests.conftest import TEST_LIMITS, require_backend
+from tests.test_evaluation_grading import HIDDEN_TESTS, VISIBLE_TESTS, diff, make_task
+from tests.test_evaluation_swebench import FILE, swebench_task
+
+
+class AgentDouble:
+    """A candidate source in the agent's mode that records which tasks it was asked for."""
+
+    name, mode = "agent-double", "model"
+
+    def __init__(self) -> None:
+        self.asked: list[Task] = []
+
+    def candidate(self, task: Task, budget: float | None) -> Candidate:
+        self.asked.append(task)
+        return Candidate(task.patch or "", self.name)
+
+
+def evaluate(tasks: list[Task], source, environments: Environments, folder: Path):
+    with ResultsStore(folder) as store:
+        run_evaluation(
+            tasks,
+            source,
+            store,
+            environments,
+            folder,
+            RunOptions(timeout=120),
+            Progress(len(tasks), quiet=True),
+        )
+        return store.latest()
+
+
+def test_each_python_maps_to_the_debian_release_that_ships_it():
+    assert python_image("3.9") == python_image("3.9.2") == f"{PYTHON_REPO}:3.9"
+    assert python_image("3.13") == f"{PYTHON_REPO}:3.13"
+    assert python_image("3.7") is None and python_image("3.10") is None
+
+
+@pytest.mark.parametrize("backend", ["none", pytest.param("docker", marks=pytest.mark.docker)])
+def test_a_python_no_release_ships_fails_before_any_setup_step_naming_what_can_be_had(backend, tmp_path):
+    require_backend(backend)
+    warnings.simplefilter("ignore")  # the none backend's warning
+    marker = tmp_path / "setup-ran"
+    task = make_task(environment={"python": "3.7", "setup": [f"touch {marker}"]})
+    notes: list[str] = []
+    environments = Environments(backend, TEST_LIMITS, tmp_path / "logs", echo=notes.append)
+    agent = AgentDouble()
+    results = evaluate([task], agent, environments, tmp_path / "run")
+    result = results[task.id]
+    assert result.status is Status.ENV_FAILED, result.detail
+    assert "Python 3.7" in result.detail and "3.9" in result.detail and "3.13" in result.detail
+    assert agent.asked == []  # the agent (which runs the setup steps in its sandbox) never started
+    assert not marker.exists()
+    assert not [n for n in notes if "building" in n]  # nor did any image build
+
+
+@pytest.mark.docker
+def test_a_given_image_without_the_python_fails_before_its_setup_is_built(tmp_path):
+    require_backend("docker")
+    task = make_task(environment={"image": DEFAULT_IMAGE, "python": "3.9", "setup": ["true"]})
+    notes: list[str] = []
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=notes.append)
+    result = evaluate([task], GoldSource(), environments, tmp_path / "run")[task.id]
+    assert result.status is Status.ENV_FAILED
+    assert f"wants Python 3.9, but the image {DEFAULT_IMAGE} has Python 3.11" in result.detail
+    assert not [n for n in notes if "building" in n]
+
+
+@pytest.mark.docker
+def test_the_default_python_runs_in_the_default_image_without_a_build(tmp_path):
+    require_backend("docker")
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    task = make_task(environment={"python": "3.11"})
+    assert environments.describe(task) == f"docker:{DEFAULT_IMAGE}"
+    assert TaskWork(AgentDouble(), 60).prepare(task, environments) is task  # the agent's default image
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_python_3_9_task_runs_in_the_bullseye_image_built_on_first_need(tmp_path):
+    """Builds repofix-python:3.9 when absent (debootstrap bullseye + the sandbox Dockerfile: about
+    two minutes, once per machine); the runner and the pytest plugin then run on Python 3.9."""
+    require_backend("docker")
+    checks = HIDDEN_TESTS + (
+        "\n\ndef test_python():\n    import sys\n    assert sys.version_info[:2] == (3, 9), sys.version\n"
+    )
+    task = make_task(
+        id="py39",
+        environment={
+            "python": "3.9",
+            "setup": ["python3 -c 'import sys; assert sys.version_info[:2] == (3, 9)'"],
+        },
+        test_patch=diff("tests/test_mathx.py", VISIBLE_TESTS, checks),
+        FAIL_TO_PASS=["tests/test_mathx.py::test_add", "tests/test_mathx.py::test_python"],
+    )
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    recipe = environments.describe(task).removeprefix("docker:")  # builds the Python image if absent
+    try:
+        results = evaluate([task], GoldSource(), environments, tmp_path / "run")
+        assert results["py39"].status is Status.RESOLVED, results["py39"].detail
+        assert results["py39"].tests_status.FAIL_TO_PASS["success"] == task.FAIL_TO_PASS
+        prepared = TaskWork(AgentDouble(), 60).prepare(task, environments)
+        assert isinstance(prepared, Task) and prepared.environment.image == f"{PYTHON_REPO}:3.9"
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", recipe], capture_output=True)
+
+
+LAYOUT_TEST = (
+    "\n\ndef test_layout():\n"
+    "    import os, sys\n    import calc\n"
+    "    assert os.getcwd() == '/testbed' and calc.__file__.startswith('/testbed/')\n"
+    "    assert sys.prefix == '/opt/miniconda3/envs/testbed'\n"
+    "    assert os.path.exists(sys.prefix + '/official-image')\n"
+    "    from calc._speedups import FAST  # built in place by the image's install, untracked\n"
+    "    assert FAST\n"
+)
+# SWE-bench's layout, built from the sandbox image: a conda-like env `testbed` with the package
+# installed in develop mode from /testbed (the .pth a `setup.py develop` writes) and the image's
+# own test tools, conda's base Python at /opt/miniconda3/bin.
+SWEBENCH_DOCKERFILE = f"""FROM {DEFAULT_IMAGE}
+USER root
+COPY repo/ /testbed/
+RUN mkdir -p /opt/miniconda3/bin /opt/miniconda3/envs && ln -s /usr/bin/python3 /opt/miniconda3/bin/python3 \\
+ && python3 -m venv --without-pip /opt/miniconda3/envs/testbed \\
+ && site=$(/opt/miniconda3/envs/testbed/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') \\
+ && echo /opt/venv/lib/python3.11/site-packages > $site/tools.pth && echo /testbed > $site/easy-install.pth \\
+ && touch /opt/miniconda3/envs/testbed/official-image \\
+ && cd /testbed && git init -q && git add -A && git commit -qm base \\
+ && echo 'FAST = True' > calc/_speedups.py && mkdir calc/__pycache__ && touch calc/__pycache__/stale.pyc
+WORKDIR /testbed/
+"""
+
+
+@pytest.fixture
+def swebench_image(tmp_path_factory) -> str:
+    require_backend("docker")
+    name = f"swebench/sweb.eval.x86_64.repofix-test_1776_calc-{uuid.uuid4().hex[:8]}:latest"
+    context = tmp_path_factory.mktemp("swebench-image")
+    for path, text in swebench_task().repo.files.items():  # type: ignore[union-attr]
+        (context / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
+        (context / "repo" / path).write_text(text)
+    (context / "Dockerfile").write_text(SWEBENCH_DOCKERFILE)
+    subprocess.run(["docker", "build", "-q", "-t", name, str(context)], check=True, capture_output=True)
+    yield name
+    subprocess.run(["docker", "image", "rm", "-f", name], capture_output=True)
+
+
+def official_task(image: str) -> Task:
+    from tests.test_evaluation_swebench import HIDDEN, VISIBLE
+
+    return swebench_task(
+        image=image,
+        test_patch=diff(FILE, VISIBLE, HIDDEN + LAYOUT_TEST),
+        FAIL_TO_PASS=json.dumps([f"{FILE}::test_add", f"{FILE}::test_layout"]),
+        # The image was installed already: a setup here would be SWE-bench's, never run again.
+        environment={"setup": ["exit 3"]},
+    )
+
+
+@pytest.mark.docker
+def test_the_setup_steps_build_outputs_are_laid_onto_every_task_tree(tmp_path):
+    # As SWE-bench's images keep what the install built in the repository (C extensions compiled
+    # in place, generated modules) when they check out the task's base commit.
+    require_backend("docker")
+    checks = (
+        HIDDEN_TESTS + "\n\ndef test_generated():\n    from generated import VALUE\n    assert VALUE == 42\n"
+    )
+    setup = ["echo 'VALUE = 42' > generated.py", "mkdir -p build/lib && echo junk > build/lib/junk.py"]
+    common = dict(
+        environment={"setup": setup},
+        test_patch=diff("tests/test_mathx.py", VISIBLE_TESTS, checks),
+        FAIL_TO_PASS=["tests/test_mathx.py::test_add", "tests/test_mathx.py::test_generated"],
+    )
+    tasks = [make_task(id="outputs-a", **common), make_task(id="outputs-b", **common)]
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    tag = environments.describe(tasks[0]).removeprefix("docker:")
+    try:
+        results = evaluate(tasks, GoldSource(), environments, tmp_path / "run")
+        for task in tasks:  # two tasks of one image: each tree gets the outputs
+            assert results[task.id].status is Status.RESOLVED, results[task.id].detail
+        listed = subprocess.run(
+            ["docker", "run", "--rm", "--entrypoint", "tar", tag, "-tf", "/opt/repofix-outputs.tar"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert listed == ["generated.py"]  # build/ is left out, as are caches
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)
+
+
+@pytest.mark.docker
+def test_images_swebench_runs_the_row_in_its_official_image_at_testbed(swebench_image, tmp_path):
+    task = official_task(swebench_image)
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", images="swebench")
+    assert environments.describe(task) == f"docker:{swebench_image}"
+    gold = grade(task, Candidate(task.patch or "", "gold"), environments, timeout=120, log_dir=tmp_path / "g")
+    assert gold.status is Status.RESOLVED, gold.detail
+    assert gold.tests_status.FAIL_TO_PASS["success"] == task.FAIL_TO_PASS
+    empty = grade(task, Candidate("", "empty"), environments, timeout=120, log_dir=tmp_path / "e")
+    assert empty.status is Status.UNRESOLVED, empty.detail
+    assert empty.tests_status.FAIL_TO_PASS["failure"] == [f"{FILE}::test_add"]
+
+
+@pytest.mark.docker
+def test_images_swebench_with_an_absent_image_that_cannot_be_pulled_is_env_failed(tmp_path):
+    require_backend("docker")
+    image = f"127.0.0.1:9/swebench/sweb.eval.x86_64.absent-{uuid.uuid4().hex[:8]}:latest"
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", images="swebench")
+    task = official_task(image)
+    result = grade(task, Candidate(task.patch or "", "gold"), environments, timeout=60, log_dir=tmp_path)
+    assert result.status is Status.ENV_FAILED
+    assert f"the image {image} is not on this host and cannot be pulled" in result.detail
+    no_image = swebench_task()
+    result = grade(no_image, Candidate("", "empty"), environments, timeout=60, log_dir=tmp_path)
+    assert result.status is Status.ENV_FAILED and "row has no `image` field" in result.detail
+
+
+def test_images_swebench_is_refused_with_the_agent(tmp_path):
+    spec = tmp_path / "rows.jsonl"
+    spec.write_text("")  # refused before the rows are read
+    result = CliRunner().invoke(main, ["eval", "run", str(spec), "--model", "m", "--images", "swebench"])
+    assert result.exit_code == 2
+    assert "--images swebench grades given patches" in result.output
