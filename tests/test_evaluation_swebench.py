@@ -297,3 +297,25 @@ def test_files_the_setup_generates_in_the_tree_reach_the_tests(tmp_path):
         subprocess.run(
             ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
         )
+
+
+@pytest.mark.docker
+def test_a_base_image_plugin_the_setups_pytest_cannot_load_is_dropped(tmp_path):
+    """pytest-timeout (in repofix's images, not in SWE-bench's) stops loading once a spec pins an
+    older pytest (`module 'pytest' has no attribute 'StashKey'`): every test run would crash."""
+    require_backend("docker")
+    breaks_it = (
+        'python3 -c "import pytest_timeout; '
+        "open(pytest_timeout.__file__, 'a').write('\\nraise AttributeError(\\'StashKey\\')\\n')\""
+    )
+    task = swebench_task(environment={"setup": [breaks_it]}, version=f"test-{tmp_path.name}")
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    try:
+        result = grade(
+            task, Candidate(task.patch, "test"), environments, timeout=120, log_dir=tmp_path / "task"
+        )
+        assert result.status is Status.RESOLVED, result.detail
+    finally:
+        subprocess.run(
+            ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
+        )

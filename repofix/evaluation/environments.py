@@ -50,7 +50,7 @@ def recipe_hash(base_image_id: str, task: Task) -> str:
         "python": task.environment.python,
         "setup": task.environment.setup,
         "repo": repo_identity(task),
-        "format": 2,  # 2: the image keeps the setup's build outputs
+        "format": 3,  # 2: the image keeps the setup's build outputs; 3: broken base plugins dropped
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
 
