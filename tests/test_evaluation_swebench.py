@@ -244,3 +244,78 @@ def test_environment_image_is_built_at_the_rows_environment_setup_commit(tmp_pat
         subprocess.run(
             ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
         )
+
+
+@pytest.mark.docker
+def test_files_the_setup_generates_in_the_tree_reach_the_tests(tmp_path):
+    """setuptools_scm writes _version.py at install time, untracked (pytest's own rows): the image's
+    workspace is emptied, so without them every test errors at import. It computes the version
+    from the history and tags, which the build has although the task's checkout holds one commit."""
+    require_backend("docker")
+    clone = tmp_path / "mirror" / "octo+calc" / "repo"
+    files = {**swebench_task().repo.files, "calc/__init__.py": "from calc._version import VERSION\n"}
+    for name, content in files.items():
+        (clone / name).parent.mkdir(parents=True, exist_ok=True)
+        (clone / name).write_text(content)
+    (clone / ".gitignore").write_text("_version.py\n")
+    git(clone, "init", "-q", "-b", "main")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "released")
+    git(clone, "tag", "v1.0")
+    (clone / "NEWS").write_text("after the release\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "base")
+    row = swebench_task().model_dump()
+    task = Task.model_validate(
+        {
+            **row,
+            "repo": {"github": "octo/calc"},
+            "base_commit": git(clone, "rev-parse", "HEAD"),
+            # untracked output only: a tracked file the setup changes is tested as the tree has it
+            "environment": {
+                "setup": [
+                    "git -c safe.directory='*' describe --tags | grep '^v1.0-1-g'",
+                    "echo 'VERSION = 1' > calc/_version.py",
+                    "echo generated > calc/ops.py",
+                ]
+            },
+            "extra": {**row["extra"], "version": f"test-{tmp_path.name}"},
+        }
+    )
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    try:
+        result = grade(
+            task,
+            Candidate(task.patch, "test"),
+            environments,
+            timeout=120,
+            log_dir=tmp_path / "task",
+            mirror=tmp_path / "mirror",
+        )
+        assert result.status is Status.RESOLVED, result.detail
+    finally:
+        subprocess.run(
+            ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
+        )
+
+
+@pytest.mark.docker
+def test_a_base_image_plugin_the_setups_pytest_cannot_load_is_dropped(tmp_path):
+    """pytest-timeout (in repofix's images, not in SWE-bench's) stops loading once a spec pins an
+    older pytest (`module 'pytest' has no attribute 'StashKey'`): every test run would crash."""
+    require_backend("docker")
+    breaks_it = (
+        'python3 -c "import pytest_timeout; '
+        "open(pytest_timeout.__file__, 'a').write('\\nraise AttributeError(\\'StashKey\\')\\n')\""
+    )
+    task = swebench_task(environment={"setup": [breaks_it]}, version=f"test-{tmp_path.name}")
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    try:
+        result = grade(
+            task, Candidate(task.patch, "test"), environments, timeout=120, log_dir=tmp_path / "task"
+        )
+        assert result.status is Status.RESOLVED, result.detail
+    finally:
+        subprocess.run(
+            ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
+        )

@@ -96,3 +96,60 @@ def test_mirror_without_the_clone_says_where_it_looked(tmp_path):
     )
     with pytest.raises(TasksError, match="no clone of octo/calc in mirror"):
         checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")
+
+
+def test_checkout_from_a_mirror_holds_the_base_commit_alone(origin, tmp_path):
+    """The tree goes into every sandbox: its .git is one commit, not the repository's history."""
+    repo, base = origin
+    git(tmp_path, "clone", "-q", "--mirror", str(repo), str(tmp_path / "mirror" / "octo+calc" / "repo"))
+    task = Task.model_validate(
+        {"id": "calc-1", "repo": {"github": "octo/calc"}, "base_commit": base, "problem_statement": "x"}
+    )
+    dest = checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")
+    assert (dest / "a.txt").read_text() == "base\n"
+    assert git(dest, "rev-parse", "HEAD") == base
+    assert git(dest, "rev-list", "--count", "--all") == "1"
+    assert git(dest, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("kind", ["short hash", "submodule"])
+def test_checkout_falls_back_to_a_full_clone(kind, origin, tmp_path):
+    """A base commit given by a short hash, or one with submodules (flattened by the full path)."""
+    repo, base = origin
+    if kind == "submodule":
+        (repo / ".gitmodules").write_text('[submodule "sub"]\n\tpath = sub\n\turl = ./nowhere\n')
+        git(repo, "add", ".gitmodules")
+        git(repo, "commit", "-q", "-m", "modules")
+        base = git(repo, "rev-parse", "HEAD")
+    git(tmp_path, "clone", "-q", "--mirror", str(repo), str(tmp_path / "mirror" / "octo+calc" / "repo"))
+    task = Task.model_validate(
+        {
+            "id": "calc-1",
+            "repo": {"github": "octo/calc"},
+            "base_commit": base[:10] if kind == "short hash" else base,
+            "problem_statement": "x",
+        }
+    )
+    dest = checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")
+    assert git(dest, "rev-parse", "HEAD") == base
+    assert int(git(dest, "rev-list", "--count", "--all")) > 1
+
+
+def test_checkout_from_a_mirror_also_holds_the_environment_setup_commit(origin, tmp_path):
+    """The row's image is built at its environment_setup_commit, from this checkout."""
+    repo, setup = origin
+    later = git(repo, "rev-parse", "HEAD")
+    git(tmp_path, "clone", "-q", "--mirror", str(repo), str(tmp_path / "mirror" / "octo+calc" / "repo"))
+    task = Task.model_validate(
+        {
+            "id": "calc-1",
+            "repo": {"github": "octo/calc"},
+            "base_commit": later,
+            "problem_statement": "x",
+            "extra": {"environment_setup_commit": setup},
+        }
+    )
+    dest = checkout(task, tmp_path / "tree", mirror=tmp_path / "mirror")
+    assert git(dest, "rev-parse", "HEAD") == later
+    assert (dest / "a.txt").read_text() == "later\n"
+    assert git(dest, "show", f"{setup}:a.txt") == "base"

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import sys
-import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 
-from repofix import __version__
 from repofix.atomic import write_atomic
-from repofix.evaluation import candidates
+from repofix.evaluation import launch
 from repofix.evaluation.compare import load_summary, markdown
-from repofix.evaluation.environments import Environments
 from repofix.evaluation.images import RELEASES
-from repofix.evaluation.progress import Progress
-from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable, import_ray
+from repofix.evaluation.ray_executor import RayUnavailable, import_ray
 from repofix.evaluation.report import write_reports
-from repofix.evaluation.runner import RunOptions, run_evaluation
-from repofix.evaluation.store import ResultsStore, StoreError
-from repofix.exitcodes import EXIT_DONE, EXIT_INTERRUPTED, EXIT_NOT_DONE, EXIT_USAGE
-from repofix.sandboxes import Limits, SandboxError, choose_backend
+from repofix.evaluation.store import StoreError
+from repofix.exitcodes import EXIT_USAGE
+from repofix.sandboxes import SandboxError, choose_backend
 from repofix.tasks import TasksError, load_tasks
-from repofix.tasks.predictions import Prediction, write_predictions
 
 
 @click.group("eval")
@@ -184,168 +178,40 @@ def run_command(
         backend = choose_backend(sandbox)
         if images == "swebench" and backend != "docker":
             _fail(f"--images swebench needs Docker sandboxes (this run would use {backend})")
-        source: candidates.CandidateSource
-        if chosen[0] == "gold":
-            source = candidates.GoldSource()
-        elif chosen[0] == "empty":
-            source = candidates.EmptySource()
-        elif predictions is not None:  # exactly one of the four is given (checked above)
-            given = candidates.PredictionsSource(predictions)
-            extra = sorted(set(given.predictions) - {t.id for t in tasks})
-            if extra:
-                click.echo(
-                    f"note: {len(extra)} prediction(s) name no task of the set, e.g. {extra[0]}", err=True
-                )
-            uncovered = [t.id for t in tasks if not given.covers(t)]
-            if uncovered:
-                click.echo(f"note: {len(uncovered)} task(s) have no prediction and are not graded", err=True)
-            tasks = [t for t in tasks if given.covers(t)]
-            source = given
-        elif model is not None:
-            source = candidates.AgentSource(model, backend, out_dir / "agent", mirror)
+        source, tasks = launch.choose_source(
+            chosen[0],
+            tasks,
+            backend,
+            out_dir,
+            predictions=predictions,
+            model=model,
+            mirror=mirror,
+            note=lambda line: click.echo(line, err=True),
+        )
     except (TasksError, SandboxError) as error:
         _fail(str(error))
     if limit:
         tasks = tasks[:limit]
     if not tasks:
         _fail("no tasks to evaluate")
-    sys.exit(
-        _run(
-            tasks,
-            source,
-            backend,
-            out_dir,
-            specs,
-            jobs=jobs,
-            resume=resume,
-            retry_errors=retry_errors,
-            timeout=timeout,
-            max_cost=max_cost,
-            quiet=quiet,
-            mirror=mirror,
-            ray=(address, slots, task_limit) if executor == "ray" else None,
-            images=images,
-        )
-    )
-
-
-def _run(
-    tasks,
-    source,
-    backend,
-    out_dir: Path,
-    specs,
-    *,
-    jobs,
-    resume,
-    retry_errors,
-    timeout,
-    max_cost,
-    quiet,
-    mirror,
-    ray=None,
-    images="build",
-) -> int:
-    store = ResultsStore(out_dir)
-    meta = store.get_meta()
-    wanted = {"mode": source.mode, "model_name": source.name, "task_ids": [t.id for t in tasks]}
-    if store.attempts() and not resume:
-        store.close()
-        _fail(f"{out_dir} already holds results: pass --resume to continue that run, or choose another --out")
-    if resume and meta:
-        for key, value in wanted.items():
-            if meta.get(key) != value:
-                store.close()
-                _fail(
-                    f"cannot resume {out_dir}: its {key} differs from this command's "
-                    f"({str(meta.get(key))[:80]} vs {str(value)[:80]})"
-                )
-    store.set_meta(
-        {
-            **wanted,
-            "specs": [str(s) for s in specs],
-            "sandbox": backend,
-            "jobs": jobs,
-            "timeout": timeout,
-            "max_cost": max_cost,
-            "repofix": __version__,
-            "started_at": meta.get("started_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
-    )
-    finished = store.latest()
-    progress = Progress(
-        len(tasks),
-        done=len(finished),
-        resolved=sum(r.resolved for r in finished.values()),
-        infra=sum(r.status.infra for r in finished.values()),
-        cost=store.total_cost(),
+    settings = launch.Settings(
+        jobs=jobs,
+        resume=resume,
+        retry_errors=retry_errors,
+        timeout=timeout,
+        max_cost=max_cost,
         quiet=quiet,
+        mirror=mirror,
+        ray=(address, slots, task_limit) if executor == "ray" else None,
+        images=images,
     )
-    progress.note(
-        f"evaluating {len(tasks)} task(s) ({source.mode}: {source.name}) "
-        f"{'on a Ray cluster' if ray else f'with {jobs} worker(s)'} in "
-        f"{backend} sandboxes; results in {out_dir}" + (f"; {len(finished)} already done" if finished else "")
-    )
-    environments = Environments(
-        backend, Limits(cpus=1.0 if jobs > 1 else 2.0), out_dir / "logs", echo=progress.note, images=images
-    )
-    executor = None
-    if ray is not None:
-        executor = RayExecutor(
-            ray[0], backend, Limits(cpus=1.0), out_dir, slots=ray[1], task_limit=ray[2], note=progress.note
+    try:
+        code = launch.run(
+            tasks, source, backend, out_dir, specs, settings, lambda text, err: click.echo(text, err=err)
         )
-        try:
-            executor.connect()
-        except RayUnavailable as error:
-            store.close()
-            _fail(str(error))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
-        outcome = run_evaluation(
-            tasks,
-            source,
-            store,
-            environments,
-            out_dir,
-            RunOptions(
-                jobs=jobs, timeout=timeout, max_cost=max_cost, retry_errors=retry_errors, mirror=mirror
-            ),
-            progress,
-            executor,
-        )
-    progress.close()
-    store.set_meta(
-        {"build_seconds": float(store.get_meta().get("build_seconds") or 0.0) + environments.build_seconds}
-    )
-    latest = store.latest()
-    write_predictions(
-        out_dir / "predictions.jsonl", [Prediction(r.task_id, r.model_name, r.patch) for r in latest.values()]
-    )
-    summary, chart_note = write_reports(out_dir, store)
-    store.close()
-    if chart_note:
-        click.echo(f"note: no chart: {chart_note}", err=True)
-    click.echo(
-        f"{summary['resolved_instances']}/{summary['total_instances']} resolved "
-        f"({100 * summary['resolve_rate']:.1f}%), {summary['gradeable_instances']} gradeable, "
-        f"{summary['error_instances']} infrastructure error(s), "
-        f"{len(summary['incomplete_ids'])} not run; cost ${summary['cost']:.2f}; report: {out_dir / 'report.md'}"
-    )
-    if outcome.stopped == "interrupted":
-        click.echo(f"interrupted: continue with `repofix eval run ... --resume --out {out_dir}`", err=True)
-        return EXIT_INTERRUPTED
-    if outcome.stopped:
-        click.echo(f"stopped: {outcome.stopped}", err=True)
-        return EXIT_NOT_DONE
-    if source.mode == "gold":
-        return EXIT_DONE if summary["resolved_instances"] == summary["total_instances"] else EXIT_NOT_DONE
-    if source.mode == "empty":
-        return (
-            EXIT_DONE
-            if not summary["resolved_instances"] and not summary["error_instances"]
-            else EXIT_NOT_DONE
-        )
-    return EXIT_DONE if not summary["error_instances"] and not summary["incomplete_ids"] else EXIT_NOT_DONE
+    except launch.UsageError as error:
+        _fail(str(error))
+    sys.exit(code)
 
 
 @eval_group.command("report")

@@ -50,7 +50,7 @@ def recipe_hash(base_image_id: str, task: Task) -> str:
         "python": task.environment.python,
         "setup": task.environment.setup,
         "repo": repo_identity(task),
-        "format": 2,  # 2: the image keeps the setup's build outputs
+        "format": 3,  # 2: the image keeps the setup's build outputs; 3: broken base plugins dropped
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -87,6 +87,12 @@ class Environments:
         seconds = getattr(self._waited, "seconds", 0.0)
         self._waited.seconds = 0.0
         return seconds
+
+    def prepare(self, task: Task, repo: Path) -> None:
+        """Build what the task's sandboxes need (Docker: its image) from `repo`, the repository at
+        its base commit before any patch. Raises EnvironmentFailed."""
+        if self.backend == "docker":
+            self._timed(lambda: self.image_for(task, repo))
 
     def check(self, task: Task) -> str | None:
         """Before any setup step (the agent's included): the image `task` starts from, made if
@@ -282,7 +288,17 @@ class Environments:
 def _at_setup_commit(repo: Path, task: Task, log: Path) -> None:
     """SWE-bench rows: the image of a (repository, version) is built from the repository at the
     row's `environment_setup_commit`, as SWE-bench builds it, not at whichever task's base commit
-    came first (a later base may need dependencies an earlier one did not declare)."""
+    came first (a later base may need dependencies an earlier one did not declare). A checkout
+    holding one commit (repositories.checkout from a mirror) gets its history and tags back
+    first: setuptools_scm and the like compute the version from them at install time. A mirror
+    that cannot give it (a partial clone missing old objects) leaves the one commit: most builds
+    do not read the history."""
+    if (repo / ".git" / "shallow").exists():
+        subprocess.run(
+            argv(repo, ["fetch", "--quiet", "--unshallow", "--tags", "origin"]),
+            capture_output=True,
+            env=git_env(),
+        )
     commit = task.extra.get("environment_setup_commit")
     if not isinstance(commit, str) or not (repo / ".git").exists():
         return

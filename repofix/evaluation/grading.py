@@ -1,6 +1,7 @@
 """Grading one candidate patch exactly as SWE-bench does.
 
-1. the repository at its base commit (on the host);
+1. the repository at its base commit (on the host), one checkout; the environment's image is
+   built from it before any patch touches it, and the files step 3 restores are saved aside;
 2. apply the candidate patch (`git apply`, then `patch --fuzz=5`); if neither applies it the
    status is `patch_failed`;
 3. restore the files the test patch touches, and the task's protected files, to their base
@@ -17,13 +18,14 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 import traceback
 from pathlib import Path
 
 from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult, TestsStatus
-from repofix.evaluation.patching import PatchError, apply_patch, restore, test_files
+from repofix.evaluation.patching import PatchError, apply_patch, restore, save_files, test_files
 from repofix.evaluation.repositories import checkout
 from repofix.evaluation.swebench_env import derive
 from repofix.evaluation.swebench_logs import grader as log_grader
@@ -110,7 +112,7 @@ def grade(
         result.status, result.detail = Status.ERROR, f"{type(error).__name__}: {_first_line(error)}"
         _save_traceback(log_dir, result)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _remove_later(scratch)
         result.build_seconds = environments.take_build_seconds()
         result.grade_seconds = time.monotonic() - started - result.build_seconds
     if result.status is not Status.RESOLVED:
@@ -129,12 +131,19 @@ def _grade_into(
     mirror: Path | None,
     notes: list[str],
 ) -> None:
-    base, tree = scratch / "base", scratch / "tree"
-    checkout(task, base, mirror=mirror)
-    derived = derive(task, base)  # SWE-bench rows: what the task leaves open, from the official specs
+    tree, originals = scratch / "tree", scratch / "originals"
+    checkout(task, tree, mirror=mirror)
+    derived = derive(task, tree)  # SWE-bench rows: what the task leaves open, from the official specs
     task = derived.task
     notes += derived.notes
-    shutil.copytree(base, tree, symlinks=True)
+    unprepared = None
+    try:
+        environments.prepare(task, tree)
+    except EnvironmentFailed as error:  # said after the patches, which are judged first as before
+        unprepared = error
+    # Only the files graders restore are kept at their base version: one copy of the repository,
+    # not two (copying and deleting a second tree with its .git cost seconds per task).
+    save_files(tree, originals, test_files(task))
     if result.patch_exists:
         try:
             apply_patch(tree, candidate.patch)
@@ -142,16 +151,18 @@ def _grade_into(
             result.status, result.detail = Status.PATCH_FAILED, f"the candidate patch does not apply: {error}"
             return
         result.patch_successfully_applied = True
-    restore(tree, base, test_files(task))
+    restore(tree, originals, test_files(task))
     if task.test_patch:
         try:
             apply_patch(tree, task.test_patch)
         except PatchError as error:
             raise PatchError(f"the task's test patch does not apply to its base commit: {error}") from None
     result.environment = environments.describe(task) + (f" ({derived.source})" if derived.source else "")
+    if unprepared is not None:
+        raise unprepared
     name = parser_name(task)
     cause = ""
-    with environments.sandbox(task, tree, base) as box:
+    with environments.sandbox(task, tree, tree) as box:  # the image exists: prepared above
         run = run_task_tests(box, task, timeout=timeout, log_dir=log_dir)
         result.test_seconds = run.duration
         result.log_path = run.log_path or ""
@@ -164,7 +175,7 @@ def _grade_into(
                     task, run, log_grader().parse(name, run.output), _import_error(box, task)
                 )
     if name is not None and result.status is Status.UNRESOLVED and result.patch_exists:
-        cause = _base_cause(task, name, environments, scratch, base, timeout, log_dir)
+        cause = _base_cause(task, name, environments, scratch / "at-base", mirror, timeout, log_dir)
     if cause:
         result.status, result.detail = Status.ENV_FAILED, f"this environment cannot run the task: {cause}"
 
@@ -185,18 +196,17 @@ def _base_cause(
     task: Task,
     name: str,
     environments: Environments,
-    scratch: Path,
-    base: Path,
+    at_base: Path,
+    mirror: Path | None,
     timeout: float,
     log_dir: Path | None,
 ) -> str:
     """Run the tests at the base commit with the test patch (no candidate) to tell a candidate's
     failure from an environment that cannot run the task."""
-    at_base = scratch / "at-base"
-    shutil.copytree(base, at_base, symlinks=True)
+    checkout(task, at_base, mirror=mirror)
     if task.test_patch:
         apply_patch(at_base, task.test_patch)
-    with environments.sandbox(task, at_base, base) as box:
+    with environments.sandbox(task, at_base, at_base) as box:
         run = run_task_tests(box, task, timeout=timeout, log_dir=log_dir)
         if run.status in _INFRA_RUNS:
             return ""  # says nothing either way
@@ -212,6 +222,15 @@ def _import_error(box: Sandbox, task: Task) -> str:
         ["sh", "-c", 'exec "$(command -v python || command -v python3)" -c "$1"', "sh", code], timeout=300
     )
     return "" if done.ok else (done.output.strip().splitlines() or [f"exit {done.exit_code}"])[-1]
+
+
+def _remove_later(folder: Path) -> None:
+    """Deleting a checkout file by file takes up to seconds on a busy disk: it happens beside the
+    next task instead of before this one's result. Not a daemon: the process waits for it at exit
+    (and `repofix sandbox prune` removes what a kill leaves)."""
+    threading.Thread(
+        target=shutil.rmtree, args=(folder,), kwargs={"ignore_errors": True}, name="repofix-remove"
+    ).start()
 
 
 def _first_line(error: BaseException) -> str:

@@ -65,6 +65,21 @@ def unavailable(wanted: str, default_image: str, default_python: str) -> str:
     )
 
 
+# The sandbox images ship pytest plugins of their own (pytest-timeout) that SWE-bench's environments
+# do not have; one that no longer loads with the pytest the setup installed (pytest-timeout 2.2+ on
+# pytest < 7: `module 'pytest' has no attribute 'StashKey'`) would fail every test run, so it goes.
+_DROP_BROKEN_PLUGINS = """import subprocess, sys
+for module, package in (("pytest_timeout", "pytest-timeout"),):
+    try:
+        __import__(module)
+    except ImportError:
+        continue
+    except Exception as error:
+        print(f"{package} does not load with this pytest ({error}): uninstalled")
+        subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", package], check=True)
+"""
+
+
 def dockerfile(
     base_image: str,
     setup: list[str],
@@ -86,6 +101,7 @@ def dockerfile(
     lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
     if python:
         lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")
+    lines.append(f"RUN {json.dumps(['python3', '-c', _DROP_BROKEN_PLUGINS])}")
     lines += [
         *around[1],
         "RUN find /workspace -mindepth 1 -delete",

@@ -96,6 +96,17 @@ def restore(tree: Path, base: Path, paths: list[str]) -> list[str]:
     return changed
 
 
+def save_files(tree: Path, dest: Path, paths: list[str]) -> None:
+    """Copy `paths` of `tree` (those that exist) into `dest`, for `restore(tree, dest, paths)`."""
+    for name in paths:
+        original = tree / name
+        if not _inside(tree, original):
+            continue  # a symlinked parent: never read through it (restore skips these too)
+        if original.is_file() or original.is_symlink():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(original, dest / name, follow_symlinks=False)
+
+
 def _inside(root: Path, path: Path) -> bool:
     try:
         path.parent.resolve().relative_to(root.resolve())
