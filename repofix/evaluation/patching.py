@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from repofix.gitsafe import argv as git_argv
@@ -62,12 +64,53 @@ def apply_patch(tree: Path, text: str) -> str:
         dry = subprocess.run([*argv, "--dry-run"], cwd=tree, capture_output=True, text=True)
         if dry.returncode != 0:
             raise PatchError(f"git apply: {git.stderr.strip()}\npatch --fuzz=5: {dry.stdout.strip()}")
-        done = subprocess.run(argv, cwd=tree, capture_output=True, text=True)
+        _refuse_git_dir(_patched_files(dry.stdout))
+        with _git_dir_aside(tree):
+            done = subprocess.run(argv, cwd=tree, capture_output=True, text=True)
         if done.returncode != 0:
             raise PatchError(f"patch --fuzz=5: {done.stdout.strip()} {done.stderr.strip()}")
         return "patch --fuzz=5"
     finally:
         os.unlink(diff)
+
+
+# git apply refuses paths inside .git; GNU patch does not, and the host runs git on this tree
+# afterwards: a patch that wrote .git/config (a filter, a pager, an external diff) would have the
+# host run what the model or the predictions file chose.
+def _patched_files(dry_run_output: str) -> list[str]:
+    prefix = "checking file "
+    return [line[len(prefix) :] for line in dry_run_output.splitlines() if line.startswith(prefix)]
+
+
+def _refuse_git_dir(names: list[str]) -> None:
+    for name in names:
+        if ".git" in (part.lower() for part in Path(name).parts):
+            raise PatchError(f"the patch writes inside .git ({name!r}): refused")
+
+
+@contextmanager
+def _git_dir_aside(tree: Path) -> Iterator[None]:
+    """Move the tree's .git out of reach while GNU patch runs, whatever file names it read; a .git
+    the patch made anyway is removed and refused."""
+    git_dir = tree / ".git"
+    with tempfile.TemporaryDirectory(prefix="repofix-gitdir-", dir=tree.parent) as holder:
+        kept = Path(holder) / "git"
+        had = git_dir.exists() or git_dir.is_symlink()
+        if had:
+            git_dir.rename(kept)
+        try:
+            yield
+        finally:
+            made = git_dir.exists() or git_dir.is_symlink()
+            if made:
+                if git_dir.is_dir() and not git_dir.is_symlink():
+                    shutil.rmtree(git_dir)
+                else:
+                    git_dir.unlink()
+            if had:
+                kept.rename(git_dir)
+    if made:
+        raise PatchError("the patch writes inside .git: refused")
 
 
 def restore(tree: Path, base: Path, paths: list[str]) -> list[str]:
