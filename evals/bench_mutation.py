@@ -39,6 +39,13 @@ class Target:
     tests: tuple[str, ...]
 
 
+EDIT_TESTS = (
+    "tests/test_edits.py",
+    "tests/test_edits_tolerance.py",
+    "tests/test_edits_properties.py",
+    "tests/test_edits_corpus.py",
+    "tests/test_edits_git.py",
+)
 TARGETS = [
     Target(
         "done rule",
@@ -92,6 +99,32 @@ TARGETS = [
         "repofix/redaction.py",
         (),
         ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py"),
+    ),
+    Target(
+        "edit locator",
+        "repofix/edits/locate.py",
+        ("find_placements", "_align", "rebuild", "_between_neighbours", "_skips_a_reindented_line"),
+        EDIT_TESTS,
+    ),
+    Target(
+        "edit applier",
+        "repofix/edits/hunks.py",
+        (
+            "apply_hunks",
+            "locate_hunk",
+            "applied_up_to",
+            "applied_loosely",
+            "_old_in_new",
+            "_same_at",
+            "_choose",
+        ),
+        EDIT_TESTS,
+    ),
+    Target(
+        "edit files",
+        "repofix/edits/apply.py",
+        ("_apply_one", "_modified", "_one_reading"),
+        EDIT_TESTS,
     ),
     Target(
         "path filters",
