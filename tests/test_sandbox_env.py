@@ -1,0 +1,79 @@
+"""What environment a sandbox gets: exactly the minimal one (names and values), its own HOME and
+TMPDIR, never a host variable; and how the session's exports, per-call variables and `clean` runs
+combine inside it. Written to kill the mutation benchmark's mutants of the env code."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import backend_params
+
+from repofix.sandboxes.common import BASE_ENV
+
+BACKENDS = backend_params(("bwrap", "none"))
+HOST_ONLY = {"OPENAI_API_KEY": "sk-env-test-secret-1234", "GITHUB_TOKEN": "ghp_env_test_5678", "FOO": "bar"}
+ENVIRON = "import json, os; print(json.dumps(dict(os.environ)))"
+TAIL = "/usr/local/bin:/usr/bin:/bin"
+
+
+def environ(box, clean: bool = False) -> dict[str, str]:
+    """The environment a command of the sandbox sees (PWD and the shell's own variables aside)."""
+    result = box.run([sys.executable if box.backend == "none" else "python3", "-c", ENVIRON], clean=clean)
+    assert result.ok, result.output
+    return {k: v for k, v in json.loads(result.stdout).items() if k not in ("PWD", "SHLVL", "_")}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_sandbox_gets_exactly_the_minimal_environment(make_sandbox, backend, monkeypatch):
+    for name, value in HOST_ONLY.items():
+        monkeypatch.setenv(name, value)
+    box = make_sandbox(backend)
+    for seen in (environ(box), environ(box, clean=True), json.loads(box.python(ENVIRON).stdout)):
+        seen.pop("PWD", None)
+        fixed = {k: v for k, v in BASE_ENV.items() if k not in ("PATH", "HOME")}
+        assert {k: seen.get(k) for k in fixed} == fixed
+        if backend == "none":
+            scratch = Path(box.scratch)
+            assert set(seen) == set(BASE_ENV) | {"TMPDIR"}
+            assert seen["HOME"] == str(scratch / "home") and seen["TMPDIR"] == str(scratch / "tmp")
+            assert seen["PATH"] == f"{Path(sys.executable).parent}:{TAIL}"
+        else:
+            venv = box.interpreter.venv
+            assert set(seen) == set(BASE_ENV) | ({"VIRTUAL_ENV"} if venv else set())
+            assert seen["HOME"] == "/home/sandbox"
+            assert seen["PATH"].startswith(f"{box.interpreter.bin_dir}:") and seen["PATH"].endswith(TAIL)
+        assert not set(HOST_ONLY) & set(seen) and not set(HOST_ONLY.values()) & set(seen.values())
+
+
+def test_the_none_sandbox_home_and_tmp_are_its_own_and_writable(make_sandbox):
+    box = make_sandbox("none")
+    result = box.run('touch "$HOME/h" "$TMPDIR/t" && ls "$HOME" "$TMPDIR"')
+    assert result.ok, result.output
+    assert (Path(box.scratch) / "home" / "h").exists() and (Path(box.scratch) / "tmp" / "t").exists()
+    # The runner's own process (on the host, for this backend) was started with the same environment.
+    assert box._host_env() == box.env
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_exports_persist_but_clean_runs_get_the_starting_environment(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("export MINE=1; export LANG=xx; unset PAGER").ok
+    session = environ(box)
+    assert session["MINE"] == "1" and session["LANG"] == "xx" and "PAGER" not in session
+    clean = environ(box, clean=True)
+    assert "MINE" not in clean and clean["LANG"] == "C.UTF-8" and clean["PAGER"] == "cat"
+    assert environ(box)["MINE"] == "1"  # a clean run leaves the session as it was
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_per_call_variable_sticks_only_when_the_command_changes_it(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("true", env={"ONCE": "1"}).ok
+    assert box.run("export CHANGED=2", env={"CHANGED": "1"}).ok
+    assert box.run("export KEPT=1").ok
+    assert box.run("true", env={"KEPT": "1"}).ok  # the session had it already: still there after
+    seen = environ(box)
+    assert "ONCE" not in seen and seen["CHANGED"] == "2" and seen["KEPT"] == "1"
