@@ -45,7 +45,9 @@ EDIT_TESTS = (
     "tests/test_edits_properties.py",
     "tests/test_edits_corpus.py",
     "tests/test_edits_git.py",
+    "tests/test_edits_mutants.py",
 )
+SANDBOX_ENV_TESTS = ("tests/test_sandbox_env.py", "tests/test_testing_clean_env.py")
 TARGETS = [
     Target(
         "done rule",
@@ -125,6 +127,15 @@ TARGETS = [
         "repofix/edits/apply.py",
         ("_apply_one", "_modified", "_one_reading"),
         EDIT_TESTS,
+    ),
+    Target("sandbox env (none)", "repofix/sandboxes/local.py", ("__init__", "_host_env"), SANDBOX_ENV_TESTS),
+    Target("sandbox env (bwrap)", "repofix/sandboxes/interpreter.py", ("env",), SANDBOX_ENV_TESTS),
+    Target("sandbox env (runner)", "sandbox/runner.py", ("__init__", "load_state"), SANDBOX_ENV_TESTS),
+    Target(
+        "host-secret filter",
+        "repofix/ci/worker.py",
+        ("clean_env",),
+        ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py"),
     ),
     Target(
         "path filters",

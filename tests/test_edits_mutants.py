@@ -43,3 +43,38 @@ def test_a_complete_hunk_whose_new_lines_are_there_is_already_applied(header: st
     result = apply_edit(diff("+pass\n pass\n \n", header), {"m.py": "pass\npass\n\n"}, check_python=False)
     assert result.ok and not result.changes, result.message()
     assert any("already applied" in note for note in result.notes)
+
+
+# --- the locator's alignment (`locate._align`) and insertion points (`locate._between_neighbours`) ---
+
+NUMBERED = "".join(f"v{i} = {i}\n" for i in range(16))
+
+
+def test_an_insertion_between_two_blank_lines_the_file_has_applies() -> None:
+    # Nothing is skipped: the blank lines on both sides are the file's, so the place is clear.
+    f = "a = 1\n\n\nb = 2\n"
+    assert applied(diff(" a = 1\n \n+x = 0\n \n b = 2\n", "@@ -1,4 +1,5 @@"), {"m.py": f}) == (
+        "a = 1\n\nx = 0\n\nb = 2\n"
+    )
+
+
+def test_file_lines_the_hunk_lacks_cost_a_skip_each_so_three_are_refused() -> None:
+    # The hunk's context is there, but with a line of the file between each two of its lines: three
+    # lines skipped, over the budget of a hunk of four non-blank lines (one).
+    f = "a = 1\nX1 = 0\nb = 2\nX2 = 0\nc = 3\nX3 = 0\nd = 4\n"
+    refused(
+        diff(" a = 1\n b = 2\n c = 3\n-d = 4\n+d = 5\n", "@@ -1,4 +1,4 @@"), {"m.py": f}, ErrorKind.NO_MATCH
+    )
+
+
+def test_an_insertion_above_context_with_a_made_up_last_line_applies_at_the_top() -> None:
+    # The made-up line is the hunk's last, far from the insertion point: the place is clear.
+    text = diff("+new = 0\n v0 = 0\n v1 = 1\n v2 = 2\n made_up = 9\n", "@@ -1,4 +1,5 @@")
+    assert applied(text, {"m.py": NUMBERED}) == "new = 0\n" + NUMBERED
+
+
+def test_a_long_hunk_found_only_by_ignoring_a_blank_line_applies() -> None:
+    # Twelve old lines and one blank line of the file they lack: the alignment must see all of them.
+    f = NUMBERED.replace("v6 = 6\n", "v6 = 6\n\n")
+    body = "".join(f" v{i} = {i}\n" for i in range(11)) + "-v11 = 11\n+v11 = 111\n"
+    assert applied(diff(body, "@@ -1,12 +1,12 @@"), {"m.py": f}) == f.replace("v11 = 11\n", "v11 = 111\n")
