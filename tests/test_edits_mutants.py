@@ -78,3 +78,26 @@ def test_a_long_hunk_found_only_by_ignoring_a_blank_line_applies() -> None:
     f = NUMBERED.replace("v6 = 6\n", "v6 = 6\n\n")
     body = "".join(f" v{i} = {i}\n" for i in range(11)) + "-v11 = 11\n+v11 = 111\n"
     assert applied(diff(body, "@@ -1,12 +1,12 @@"), {"m.py": f}) == f.replace("v11 = 11\n", "v11 = 111\n")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        " a = 1\n \n+x = 0\n \n b = 2\n",  # one blank line on each side, the file has one
+        " a = 1\n \n \n+x = 0\n \n b = 2\n",  # two before, one after; the file has two
+        " a = 1\n \n+x = 0\n \n \n b = 2\n",  # one before, two after; the file has two
+    ],
+    ids=["one-each", "two-before", "two-after"],
+)
+def test_an_insertion_between_blank_lines_the_file_has_fewer_of_is_refused(body: str) -> None:
+    # Which blank line the file lacks would decide whether x goes before or after the file's.
+    f = "a = 1\n\n" + ("\n" if body.count(" \n") == 3 else "") + "b = 2\n"
+    assert not apply_edit(diff(body, "@@ -1,4 +1,5 @@"), {"m.py": f}, check_python=False).ok
+
+
+def test_a_hunk_opening_with_a_blank_line_the_file_lacks_at_its_top_applies() -> None:
+    # The file starts with the hunk's first non-blank line and ends with a blank line: nothing
+    # before its first line may stand for the hunk's leading blank line.
+    f = "x = 1\ny = 2\nz = 3\n\n"
+    text = diff(" \n x = 1\n y = 2\n-z = 3\n+z = 4\n", "@@ -1,4 +1,4 @@")
+    assert applied(text, {"m.py": f}) == "x = 1\ny = 2\nz = 4\n\n"
