@@ -101,3 +101,52 @@ def test_a_hunk_opening_with_a_blank_line_the_file_lacks_at_its_top_applies() ->
     f = "x = 1\ny = 2\nz = 3\n\n"
     text = diff(" \n x = 1\n y = 2\n-z = 3\n+z = 4\n", "@@ -1,4 +1,4 @@")
     assert applied(text, {"m.py": f}) == "x = 1\ny = 2\nz = 4\n\n"
+
+
+# --- the applier's choices (`hunks.locate_hunk`, `hunks._choose`) ------------------------------------
+
+CLASS = "class A:\n    def f(self):\n        x = 1\n        return x\n\n\ndef g():\n    return 2\n"
+
+
+def test_an_applied_insertion_resent_with_its_indentation_lost_is_already_applied() -> None:
+    # Its new lines are in the file 4 columns deeper: applying it again would add `y = 2` twice.
+    f = "class A:\n    def f(self):\n        x = 1\n        y = 2\n        return x\n"
+    text = diff(" def f(self):\n     x = 1\n+    y = 2\n     return x\n", "@@ -2,3 +2,4 @@")
+    result = apply_edit(text, {"m.py": f}, check_python=False)
+    assert result.ok and not result.changes, result.message()
+    assert any("already applied" in note for note in result.notes)
+
+
+def test_a_reindent_whose_old_lines_have_other_indentation_than_the_file_is_refused() -> None:
+    # The change is only indentation, so the old lines must be the file's as written: found by
+    # ignoring indentation they say nothing about what the new indentation is relative to.
+    text = diff(" def f():\n-    x = 1\n+        x = 1\n", "@@ -1,2 +1,2 @@")
+    refused(text, {"m.py": "def f():\n  x = 1\n  return x\n"}, ErrorKind.NO_MATCH)
+    # ...even when the whole hunk is consistently 2 columns shallower than the file.
+    refused(text, {"m.py": "  def f():\n      x = 1\n"}, ErrorKind.NO_MATCH)
+
+
+def test_lost_context_indentation_with_the_new_lines_elsewhere_says_so() -> None:
+    f = CLASS + "\n\nclass B:\n    def f(self):\n        x = 1\n        return x + 1\n"
+    text = diff(" def f(self):\n x = 1\n-        return x\n+        return x + 1\n", "@@ -2,3 +2,3 @@")
+    message = refused(text, {"m.py": f}, ErrorKind.AMBIGUOUS)
+    assert (
+        "matches 1 places once the context's indentation is ignored, and its new lines are there too"
+        in message
+    )
+
+
+def test_deleting_one_of_two_like_lines_matched_ignoring_trailing_whitespace_applies() -> None:
+    # The new lines (`a`, `b`) are in the file exactly, at the very place the old ones are: that is the
+    # deletion's surviving context, not a sign that it was made already.
+    text = diff(" a = 1\n-b = 2\n b = 2\n", "@@ -1,3 +1,2 @@")
+    assert applied(text, {"m.py": "a = 1\nb = 2\nb = 2  \n"}) == "a = 1\nb = 2  \n"
+
+
+def test_an_insertion_next_to_a_made_up_context_line_names_the_lines_to_copy() -> None:
+    f = "".join(f"v{i} = {i}\n" for i in range(8))
+    text = diff(" v2 = 2\n made_up = 9\n+new = 0\n v3 = 3\n v4 = 4\n", "@@ -3,4 +3,5 @@")
+    result = apply_edit(text, {"m.py": f}, check_python=False)
+    assert not result.ok and result.error is not None and result.error.candidates == [3]
+    assert "matches lines 3-5 only by skipping lines of the file" in result.message()
+    assert "    3 | v2 = 2\n    4 | v3 = 3\n    5 | v4 = 4\n" in result.message()
