@@ -150,3 +150,12 @@ def test_an_insertion_next_to_a_made_up_context_line_names_the_lines_to_copy() -
     assert not result.ok and result.error is not None and result.error.candidates == [3]
     assert "matches lines 3-5 only by skipping lines of the file" in result.message()
     assert "    3 | v2 = 2\n    4 | v3 = 3\n    5 | v4 = 4\n" in result.message()
+
+
+def test_a_line_number_near_one_place_is_not_enough_when_another_is_a_few_lines_off() -> None:
+    # Two copies 5 lines apart, far down the file; the header is one line off the first: the second
+    # is not far enough (more than 10 lines) to leave the first the only reading.
+    body = "def f():\n    a = 1\n    b = 2\n    return a\n\n"
+    f = "".join(f"p{i} = {i}\n" for i in range(30)) + body + body
+    change = " def f():\n     a = 1\n-    b = 2\n+    b = 3\n     return a\n"
+    refused(diff(change, "@@ -30,4 +30,4 @@"), {"m.py": f}, ErrorKind.AMBIGUOUS)
