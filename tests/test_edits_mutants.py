@@ -159,3 +159,75 @@ def test_a_line_number_near_one_place_is_not_enough_when_another_is_a_few_lines_
     f = "".join(f"p{i} = {i}\n" for i in range(30)) + body + body
     change = " def f():\n     a = 1\n-    b = 2\n+    b = 3\n     return a\n"
     refused(diff(change, "@@ -30,4 +30,4 @@"), {"m.py": f}, ErrorKind.AMBIGUOUS)
+
+
+def test_the_drift_of_one_hunk_corrects_the_next_hunks_line_number() -> None:
+    # The first hunk is found 10 lines below its header; the second names a place 10 lines above
+    # the first of two copies: corrected by the same drift, it names that copy exactly.
+    twin = ["def g():", "    b = 1", "    return b"]
+    pad = [f"p{i} = {i}" for i in range(20)]
+    lines = pad[:10] + ["def f():", "    a = 1", "    return a"] + pad[:9] + twin + pad + twin
+    f = "".join(line + "\n" for line in lines)
+    assert lines[10] == "def f():" and lines[22] == "def g():"
+    text = (
+        diff(" def f():\n-    a = 1\n+    a = 2\n     return a\n", "@@ -1,3 +1,3 @@")
+        + "@@ -13,3 +13,3 @@\n def g():\n-    b = 1\n+    b = 2\n     return b\n"
+    )
+    want = f.replace("a = 1", "a = 2").replace("b = 1", "b = 2", 1)
+    assert applied(text, {"m.py": f}) == want
+
+
+def test_a_context_free_insertion_into_a_non_empty_file_is_refused() -> None:
+    message = refused(diff("+x = 1\n", "@@ -1,0 +1,1 @@"), {"m.py": "a = 1\n"}, ErrorKind.AMBIGUOUS)
+    assert "has no unchanged context lines" in message
+
+
+def test_a_hunk_that_spells_out_a_file_of_blank_lines_applies() -> None:
+    assert applied(diff(" \n \n+x = 1\n", "@@ -1,2 +1,3 @@"), {"m.py": "\n\n"}) == "\n\nx = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "f"),
+    [
+        (" a = 1\n \n+\n b = 2\n", "a = 1\n\n\nb = 2\n"),  # a blank line added (only blank lines change)
+        ("+x = 0\n a = 1\n b = 2\n", "x = 0\na = 1  \nb = 2\n"),  # context matched ignoring whitespace
+    ],
+    ids=["blank-line", "trailing-whitespace"],
+)
+def test_an_applied_insertion_resent_is_already_applied(body: str, f: str) -> None:
+    result = apply_edit(diff(body, "@@ -1,2 +1,3 @@"), {"m.py": f}, check_python=False)
+    assert result.ok and not result.changes, result.message()
+    assert any("already applied" in note for note in result.notes)
+
+
+STALE = "def f():\n    x = 2\n    return x\n" + "".join(f"p{i} = {i}\n" for i in range(15))
+STALE += "def f():\n    x = 1\n    return x\n"
+X_TO_2 = " def f():\n-    x = 1\n+    x = 2\n     return x\n"
+
+
+def test_new_lines_where_the_header_points_and_old_lines_elsewhere_are_refused() -> None:
+    message = refused(diff(X_TO_2, "@@ -1,3 +1,3 @@"), {"m.py": STALE}, ErrorKind.AMBIGUOUS)
+    assert (
+        "its new lines are already in the file at line 1, and its old lines match only exactly at line 19"
+        in (message)
+    )
+
+
+def test_new_lines_away_from_the_header_do_not_block_the_old_lines_found_exactly() -> None:
+    assert applied(diff(X_TO_2, "@@ -5,3 +5,3 @@"), {"m.py": STALE}) == STALE.replace("x = 1", "x = 2")
+
+
+def test_an_insertion_whose_context_is_inside_its_new_lines_but_not_at_its_offset_is_refused() -> None:
+    # `+y / +x / x` in `y, x, x`: the context `x` at line 3 sits where the applied edit has it, the one
+    # at line 2 does not; applied or not cannot be told.
+    text = diff("+y = 0\n+x = 1\n x = 1\n", "@@ -1,1 +1,3 @@")
+    assert "inside text this edit adds" in refused(
+        text, {"m.py": "y = 0\nx = 1\nx = 1\n"}, ErrorKind.AMBIGUOUS
+    )
+
+
+def test_line_number_two_off_picks_the_only_place_near_it() -> None:
+    body = "def f():\n    a = 1\n    b = 2\n    return a\n"
+    f = "import x\n\n\n" + body + "\n\n# padding\n" * 12 + "\n" + body
+    change = " def f():\n     a = 1\n-    b = 2\n+    b = 3\n     return a\n"
+    assert applied(diff(change, "@@ -2,4 +2,4 @@"), {"m.py": f}) == f.replace("b = 2", "b = 3", 1)
