@@ -207,6 +207,8 @@ X_TO_2 = " def f():\n-    x = 1\n+    x = 2\n     return x\n"
 
 def test_new_lines_where_the_header_points_and_old_lines_elsewhere_are_refused() -> None:
     message = refused(diff(X_TO_2, "@@ -1,3 +1,3 @@"), {"m.py": STALE}, ErrorKind.AMBIGUOUS)
+    error = apply_edit(diff(X_TO_2, "@@ -1,3 +1,3 @@"), {"m.py": STALE}, check_python=False).error
+    assert error is not None and error.candidates == [1, 19]
     assert (
         "its new lines are already in the file at line 1, and its old lines match only exactly at line 19"
         in (message)
