@@ -77,3 +77,13 @@ def test_a_per_call_variable_sticks_only_when_the_command_changes_it(make_sandbo
     assert box.run("true", env={"KEPT": "1"}).ok  # the session had it already: still there after
     seen = environ(box)
     assert "ONCE" not in seen and seen["CHANGED"] == "2" and seen["KEPT"] == "1"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_cd_carries_over_but_the_shells_own_variables_and_a_per_call_cwd_do_not(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("cd /tmp").ok
+    # SHLVL, OLDPWD, PWD and `_` belong to the shell that exited: the next one starts afresh.
+    assert box.run('echo "$SHLVL ${OLDPWD:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
+    assert box.run("pwd", cwd="/").stdout.strip() == "/"
+    assert box.run("pwd").stdout.strip() == "/tmp"  # the per-call cwd did not move the session
