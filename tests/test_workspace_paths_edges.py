@@ -102,8 +102,12 @@ def test_a_refused_symlink_is_named_by_its_own_name() -> None:
 @pytest.mark.parametrize(
     ("char", "ignored"),
     [
+        ("\u200b", False),  # zero width space: HFS+ keeps it
         ("\u200c", True),
+        ("\u200d", True),
+        ("\u200e", True),
         ("\u200f", True),
+        ("\u2010", False),
         ("\u2029", False),  # just before the run HFS+ ignores (U+202A..U+202E)
         ("\u202a", True),
         ("\u202e", True),
