@@ -87,3 +87,14 @@ def test_a_cd_carries_over_but_the_shells_own_variables_and_a_per_call_cwd_do_no
     assert box.run('echo "$SHLVL ${OLDPWD:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
     assert box.run("pwd", cwd="/").stdout.strip() == "/"
     assert box.run("pwd").stdout.strip() == "/tmp"  # the per-call cwd did not move the session
+
+
+def test_the_unsafe_sandbox_warning_points_at_the_caller_of_open_sandbox(tree):
+    # A warning attributed to repofix's own files would be hidden by the default filters of many tools.
+    from repofix.sandboxes import open_sandbox
+    from repofix.sandboxes.local import UnsafeSandboxWarning
+
+    with pytest.warns(UnsafeSandboxWarning) as record:
+        box = open_sandbox(tree, backend="none")
+    box.close()
+    assert [Path(w.filename).name for w in record] == [Path(__file__).name]
