@@ -5,6 +5,7 @@ combine inside it. Written to kill the mutation benchmark's mutants of the env c
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from conftest import backend_params
 
 from repofix.sandboxes.common import BASE_ENV
+from repofix.sandboxes.interpreter import NAMES_DIR
 
 BACKENDS = backend_params(("bwrap", "none"))
 HOST_ONLY = {"OPENAI_API_KEY": "sk-env-test-secret-1234", "GITHUB_TOKEN": "ghp_env_test_5678", "FOO": "bar"}
@@ -44,7 +46,10 @@ def test_a_sandbox_gets_exactly_the_minimal_environment(make_sandbox, backend, m
             venv = box.interpreter.venv
             assert set(seen) == set(BASE_ENV) | ({"VIRTUAL_ENV"} if venv else set())
             assert seen["HOME"] == "/home/sandbox"
-            assert seen["PATH"].startswith(f"{box.interpreter.bin_dir}:") and seen["PATH"].endswith(TAIL)
+            # a venv's bin first; else the interpreter's folder and the one holding `python`/`python3`
+            middle = "" if venv else f"{NAMES_DIR}:"
+            assert seen["PATH"] == f"{box.interpreter.bin_dir}:{middle}{TAIL}"
+            assert seen.get("VIRTUAL_ENV") == venv
         assert not set(HOST_ONLY) & set(seen) and not set(HOST_ONLY.values()) & set(seen.values())
 
 
@@ -98,3 +103,13 @@ def test_the_unsafe_sandbox_warning_points_at_the_caller_of_open_sandbox(tree):
         box = open_sandbox(tree, backend="none")
     box.close()
     assert [Path(w.filename).name for w in record] == [Path(__file__).name]
+
+
+@pytest.mark.bwrap
+def test_a_bwrap_sandbox_on_a_virtual_environment_gets_its_bin_and_virtual_env(make_sandbox, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    box = make_sandbox("bwrap", python=str(venv / "bin" / "python"))
+    seen = environ(box)
+    assert seen["PATH"] == f"{venv}/bin:{TAIL}" and seen["VIRTUAL_ENV"] == str(venv)
+    assert set(seen) == set(BASE_ENV) | {"VIRTUAL_ENV"}
