@@ -113,3 +113,11 @@ def test_a_bwrap_sandbox_on_a_virtual_environment_gets_its_bin_and_virtual_env(m
     seen = environ(box)
     assert seen["PATH"] == f"{venv}/bin:{TAIL}" and seen["VIRTUAL_ENV"] == str(venv)
     assert set(seen) == set(BASE_ENV) | {"VIRTUAL_ENV"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shell_that_leaves_no_state_keeps_the_previous_one(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("export KEEP=1; cd /tmp").ok
+    box.run("export LOST=1; cd /; exec true")  # exec'd away: its exit trap never writes the state
+    assert box.run('echo "${KEEP:-none} ${LOST:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
