@@ -39,6 +39,15 @@ class Target:
     tests: tuple[str, ...]
 
 
+EDIT_TESTS = (
+    "tests/test_edits.py",
+    "tests/test_edits_tolerance.py",
+    "tests/test_edits_properties.py",
+    "tests/test_edits_corpus.py",
+    "tests/test_edits_git.py",
+    "tests/test_edits_mutants.py",
+)
+SANDBOX_ENV_TESTS = ("tests/test_sandbox_env.py", "tests/test_testing_clean_env.py")
 TARGETS = [
     Target(
         "done rule",
@@ -91,6 +100,41 @@ TARGETS = [
         "redaction",
         "repofix/redaction.py",
         (),
+        ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py"),
+    ),
+    Target(
+        "edit locator",
+        "repofix/edits/locate.py",
+        ("find_placements", "_align", "rebuild", "_between_neighbours", "_skips_a_reindented_line"),
+        EDIT_TESTS,
+    ),
+    Target(
+        "edit applier",
+        "repofix/edits/hunks.py",
+        (
+            "apply_hunks",
+            "locate_hunk",
+            "applied_up_to",
+            "applied_loosely",
+            "_old_in_new",
+            "_same_at",
+            "_choose",
+        ),
+        EDIT_TESTS,
+    ),
+    Target(
+        "edit files",
+        "repofix/edits/apply.py",
+        ("_apply_one", "_modified", "_one_reading"),
+        EDIT_TESTS,
+    ),
+    Target("sandbox env (none)", "repofix/sandboxes/local.py", ("__init__", "_host_env"), SANDBOX_ENV_TESTS),
+    Target("sandbox env (bwrap)", "repofix/sandboxes/interpreter.py", ("env",), SANDBOX_ENV_TESTS),
+    Target("sandbox env (runner)", "sandbox/runner.py", ("__init__", "load_state"), SANDBOX_ENV_TESTS),
+    Target(
+        "host-secret filter",
+        "repofix/ci/worker.py",
+        ("clean_env",),
         ("tests/test_ci_sanitize.py", "tests/test_ci_sanitize_edges.py"),
     ),
     Target(

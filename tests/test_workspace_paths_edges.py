@@ -97,3 +97,27 @@ def test_names_that_sort_near_dot_git_are_ordinary(name) -> None:
 
 def test_a_refused_symlink_is_named_by_its_own_name() -> None:
     assert path_problem("lib/sub/.gitmodules", LINK) == ".gitmodules must not be a symlink (git refuses it)"
+
+
+@pytest.mark.parametrize(
+    ("char", "ignored"),
+    [
+        ("\u200b", False),  # zero width space: HFS+ keeps it
+        ("\u200c", True),
+        ("\u200d", True),
+        ("\u200e", True),
+        ("\u200f", True),
+        ("\u2010", False),
+        ("\u2029", False),  # just before the run HFS+ ignores (U+202A..U+202E)
+        ("\u202a", True),
+        ("\u202e", True),
+        ("\u202f", False),  # just after it
+        ("\u2069", False),  # just before the second run (U+206A..U+206F)
+        ("\u206a", True),
+        ("\u206f", True),
+        ("\u2070", False),  # just after it
+        ("\ufeff", True),
+    ],
+)
+def test_only_the_code_points_hfs_ignores_hide_a_dotgit(char, ignored) -> None:
+    assert (path_problem(f".gi{char}t/config", FILE) is not None) is ignored

@@ -126,3 +126,18 @@ def test_a_skip_on_a_nested_class_under_a_skipped_class_counts():
     assert weakened("tests/test_n.py", nested, inner_skipped, None) == [
         "adds a skip/xfail to TestOuter::TestInner::test_x"
     ]
+
+
+def test_a_protected_test_after_an_unprotected_one_is_still_checked():
+    # test_add comes first in the file and is not protected; TestSub::test_sub after it is.
+    skipped = WEAKENED["class skip"]
+    assert weakened(
+        "tests/test_m.py", BEFORE, skipped, frozenset({"tests/test_m.py::TestSub::test_sub"})
+    ) == ["adds a skip/xfail to TestSub::test_sub"]
+
+
+def test_moving_a_skip_from_the_decorator_into_the_body_is_not_a_new_skip():
+    moved = BEFORE.replace(
+        b"    assert add(1, 2) == 3\n", b"    pytest.skip('later')\n    assert add(1, 2) == 3\n"
+    )
+    assert weakened("tests/test_m.py", SKIPPED_BEFORE, moved, None) == []

@@ -177,7 +177,21 @@ def locate_hunk(
             if len(inside) == len(placements) and (
                 at is None or all(any(p.anchor == q.start + at for q in applied) for p in placements)
             ):
-                return None
+                if not hunk.lost_lines:
+                    return None
+                # A hunk short of the lines its header declares: the left-out line may be the one
+                # that tells the file before the edit from the file after it (`+pass / pass` found
+                # in `pass, pass` is applied, or is `pass, pass` with one `pass` left out).
+                return EditError(
+                    ErrorKind.AMBIGUOUS,
+                    f"{path}: {label} has fewer lines than its header declares ({len(old)} old lines, "
+                    f"not {hunk.declared_old}), and with the lines it has, its new lines are already in "
+                    f"the file at line {applied[0].start + 1}: there is no telling whether the change "
+                    "is already made. If it is, there is nothing to do; otherwise send the hunk with "
+                    "all its lines.",
+                    path,
+                    candidates=sorted({applied[0].start + 1, placements[0].start + 1}),
+                )
             return ambiguous(path, lines, placements, label, " (some of them inside text this edit adds)")
         better = [
             q

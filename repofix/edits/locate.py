@@ -264,8 +264,8 @@ def _between_neighbours(oi: int, where: list[int | None], blank: list[bool], p: 
 
     The nearest paired old lines on either side of the insertion point must be next to each other
     in the file. Only blank lines of the edit that the file lacks may lie between them and the
-    insertion point, and only on one side: with blank lines on both sides and one of them missing
-    from the file, which one is missing would decide where the added lines go.
+    insertion point, and only on one side: with blank lines on both sides and any of that run of
+    blank lines missing from the file, which one is missing would decide where the added lines go.
     """
     left_k, right_k = oi - 1, oi
     while left_k >= 0 and where[left_k] is None and blank[left_k]:
@@ -274,9 +274,16 @@ def _between_neighbours(oi: int, where: list[int | None], blank: list[bool], p: 
         right_k += 1
     if (left_k >= 0 and where[left_k] is None) or (right_k < len(where) and where[right_k] is None):
         return False  # a non-blank line the file lacks is next to the insertion point
-    skipped = left_k < oi - 1 or right_k > oi
-    if skipped and oi > 0 and oi < len(where) and blank[oi - 1] and blank[oi]:
-        return False
+    if 0 < oi < len(where) and blank[oi - 1] and blank[oi]:
+        # Blank lines on both sides: one of the run's the file lacks, wherever the alignment put
+        # the gap, could as well be on the other side.
+        run_l, run_r = oi - 1, oi
+        while run_l >= 0 and blank[run_l]:
+            run_l -= 1
+        while run_r < len(where) and blank[run_r]:
+            run_r += 1
+        if any(where[k] is None for k in range(run_l + 1, run_r)):
+            return False
     left = where[left_k] + 1 if left_k >= 0 else p.start  # type: ignore[operator]
     right = where[right_k] if right_k < len(where) else p.end
     return left == right

@@ -31,13 +31,19 @@ class Hunk:
 
     `old_start` is the 0-based index the author claims the first old line is at (None if unknown).
     `old_no_eol`/`new_no_eol`: the hunk carried a "\\ No newline at end of file" marker after its
-    old / new side.
+    old / new side. `declared_old`: the old line count its `@@` header declares (None without one).
     """
 
     lines: tuple[tuple[str, str], ...]
     old_start: int | None = None
     old_no_eol: bool = False
     new_no_eol: bool = False
+    declared_old: int | None = None
+
+    @property
+    def lost_lines(self) -> bool:
+        """The header declares more old lines than the hunk has: some were left out."""
+        return self.declared_old is not None and self.declared_old > len(self.old)
 
     @property
     def old(self) -> list[str]:

@@ -235,7 +235,7 @@ class _Parser:
         start = None
         if old_start is not None:
             start = max(old_start - 1, 0) if (old_count or 0) > 0 else old_start
-        return Hunk(tuple(body), start, old_no_eol, new_no_eol)
+        return Hunk(tuple(body), start, old_no_eol, new_no_eol, old_count)
 
 
 def parse_diff(text: str) -> list[FileEdit]:

@@ -1,0 +1,123 @@
+"""What environment a sandbox gets: exactly the minimal one (names and values), its own HOME and
+TMPDIR, never a host variable; and how the session's exports, per-call variables and `clean` runs
+combine inside it. Written to kill the mutation benchmark's mutants of the env code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import backend_params
+
+from repofix.sandboxes.common import BASE_ENV
+from repofix.sandboxes.interpreter import NAMES_DIR
+
+BACKENDS = backend_params(("bwrap", "none"))
+HOST_ONLY = {"OPENAI_API_KEY": "sk-env-test-secret-1234", "GITHUB_TOKEN": "ghp_env_test_5678", "FOO": "bar"}
+ENVIRON = "import json, os; print(json.dumps(dict(os.environ)))"
+TAIL = "/usr/local/bin:/usr/bin:/bin"
+
+
+def environ(box, clean: bool = False) -> dict[str, str]:
+    """The environment a command of the sandbox sees (PWD and the shell's own variables aside)."""
+    result = box.run([sys.executable if box.backend == "none" else "python3", "-c", ENVIRON], clean=clean)
+    assert result.ok, result.output
+    return {k: v for k, v in json.loads(result.stdout).items() if k not in ("PWD", "SHLVL", "_")}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_sandbox_gets_exactly_the_minimal_environment(make_sandbox, backend, monkeypatch):
+    for name, value in HOST_ONLY.items():
+        monkeypatch.setenv(name, value)
+    box = make_sandbox(backend)
+    for seen in (environ(box), environ(box, clean=True), json.loads(box.python(ENVIRON).stdout)):
+        seen.pop("PWD", None)
+        fixed = {k: v for k, v in BASE_ENV.items() if k not in ("PATH", "HOME")}
+        assert {k: seen.get(k) for k in fixed} == fixed
+        if backend == "none":
+            scratch = Path(box.scratch)
+            assert set(seen) == set(BASE_ENV) | {"TMPDIR"}
+            assert seen["HOME"] == str(scratch / "home") and seen["TMPDIR"] == str(scratch / "tmp")
+            assert seen["PATH"] == f"{Path(sys.executable).parent}:{TAIL}"
+        else:
+            venv = box.interpreter.venv
+            assert set(seen) == set(BASE_ENV) | ({"VIRTUAL_ENV"} if venv else set())
+            assert seen["HOME"] == "/home/sandbox"
+            # a venv's bin first; else the interpreter's folder and the one holding `python`/`python3`
+            middle = "" if venv else f"{NAMES_DIR}:"
+            assert seen["PATH"] == f"{box.interpreter.bin_dir}:{middle}{TAIL}"
+            assert seen.get("VIRTUAL_ENV") == venv
+        assert not set(HOST_ONLY) & set(seen) and not set(HOST_ONLY.values()) & set(seen.values())
+
+
+def test_the_none_sandbox_home_and_tmp_are_its_own_and_writable(make_sandbox):
+    box = make_sandbox("none")
+    result = box.run('touch "$HOME/h" "$TMPDIR/t" && ls "$HOME" "$TMPDIR"')
+    assert result.ok, result.output
+    assert (Path(box.scratch) / "home" / "h").exists() and (Path(box.scratch) / "tmp" / "t").exists()
+    # The runner's own process (on the host, for this backend) was started with the same environment.
+    assert box._host_env() == box.env
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_exports_persist_but_clean_runs_get_the_starting_environment(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("export MINE=1; export LANG=xx; unset PAGER").ok
+    session = environ(box)
+    assert session["MINE"] == "1" and session["LANG"] == "xx" and "PAGER" not in session
+    clean = environ(box, clean=True)
+    assert "MINE" not in clean and clean["LANG"] == "C.UTF-8" and clean["PAGER"] == "cat"
+    assert environ(box)["MINE"] == "1"  # a clean run leaves the session as it was
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_per_call_variable_sticks_only_when_the_command_changes_it(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("true", env={"ONCE": "1"}).ok
+    assert box.run("export CHANGED=2", env={"CHANGED": "1"}).ok
+    assert box.run("export KEPT=1").ok
+    assert box.run("true", env={"KEPT": "1"}).ok  # the session had it already: still there after
+    seen = environ(box)
+    assert "ONCE" not in seen and seen["CHANGED"] == "2" and seen["KEPT"] == "1"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_cd_carries_over_but_the_shells_own_variables_and_a_per_call_cwd_do_not(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("cd /tmp").ok
+    # SHLVL, OLDPWD, PWD and `_` belong to the shell that exited: the next one starts afresh.
+    assert box.run('echo "$SHLVL ${OLDPWD:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
+    assert box.run("pwd", cwd="/").stdout.strip() == "/"
+    assert box.run("pwd").stdout.strip() == "/tmp"  # the per-call cwd did not move the session
+
+
+def test_the_unsafe_sandbox_warning_points_at_the_caller_of_open_sandbox(tree):
+    # A warning attributed to repofix's own files would be hidden by the default filters of many tools.
+    from repofix.sandboxes import open_sandbox
+    from repofix.sandboxes.local import UnsafeSandboxWarning
+
+    with pytest.warns(UnsafeSandboxWarning) as record:
+        box = open_sandbox(tree, backend="none")
+    box.close()
+    assert [Path(w.filename).name for w in record] == [Path(__file__).name]
+
+
+@pytest.mark.bwrap
+def test_a_bwrap_sandbox_on_a_virtual_environment_gets_its_bin_and_virtual_env(make_sandbox, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    box = make_sandbox("bwrap", python=str(venv / "bin" / "python"))
+    seen = environ(box)
+    assert seen["PATH"] == f"{venv}/bin:{TAIL}" and seen["VIRTUAL_ENV"] == str(venv)
+    assert set(seen) == set(BASE_ENV) | {"VIRTUAL_ENV"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_shell_that_leaves_no_state_keeps_the_previous_one(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.run("export KEEP=1; cd /tmp").ok
+    box.run("export LOST=1; cd /; exec true")  # exec'd away: its exit trap never writes the state
+    assert box.run('echo "${KEEP:-none} ${LOST:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
