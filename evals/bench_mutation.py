@@ -133,7 +133,7 @@ TARGETS = [
         "CI publish checks",
         "repofix/ci/publish.py",
         ("patch_problems", "path_problems", "_check_head", "_verified"),
-        ("tests/test_ci_publish.py",),
+        ("tests/test_ci_publish_edges.py", "tests/test_ci_publish.py"),
     ),
 ]
 
