@@ -121,13 +121,13 @@ TARGETS = [
         "delivery",
         "repofix/workspace/deliver.py",
         ("deliver", "_commit_for_user", "_own_branch", "_reserve_branch"),
-        ("tests/test_workspace_deliver.py",),
+        ("tests/test_workspace_deliver_edges.py", "tests/test_workspace_deliver.py"),
     ),
     Target(
         "undo",
         "repofix/workspace/apply.py",
         ("apply_to_worktree", "undo_apply", "_write_all", "_write", "_on_disk", "_remove_empty_folders"),
-        ("tests/test_workspace_deliver.py",),
+        ("tests/test_workspace_deliver_edges.py", "tests/test_workspace_deliver.py"),
     ),
     Target(
         "CI publish checks",
