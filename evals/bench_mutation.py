@@ -115,7 +115,7 @@ TARGETS = [
         "agent limits",
         "repofix/agent/run.py",
         ("check_limits", "ask_model"),
-        ("tests/test_agent_limits_edges.py", "tests/test_agent_unit.py", "tests/test_agent_limits.py"),
+        ("tests/test_agent_limits_edges.py", "tests/test_agent_unit.py"),
     ),
     Target(
         "delivery",
