@@ -82,11 +82,13 @@ def test_a_run_whose_time_is_up_asks_the_model_nothing_more(tmp_path):
 
 def test_a_run_with_time_left_goes_on_and_the_time_limit_fires_between_steps(tmp_path):
     model = ScriptedModel([*views(3), DIRECT_FIX])
-    with agent_run(tmp_path, model, timeout=30) as run:
-        run.started -= 29  # one second left: the first step is taken
+    with agent_run(tmp_path, model, timeout=600) as run:
+        run.started -= (
+            300  # half the time is used: the first step is taken (300 s of margin on a busy machine)
+        )
         step(run)
         assert run.stopped is None and run.step == 1
-        run.started -= 2  # now past the limit: the next check stops the run before asking the model
+        run.started -= 301  # now past the limit: the next check stops the run before asking the model
         stop = run_loop(run)
     assert stop.reason == "time_limit" and len(run.trajectory.data["steps"]) == 1
     assert model.remaining == 3
