@@ -95,3 +95,15 @@ def test_an_artifact_for_another_pull_request_or_commit_is_refused(fields, numbe
     with pytest.raises(ArtifactError) as refused:
         _verified(report(**fields), pull(number=number), trigger_head)
     assert str(refused.value).startswith(message)
+
+
+def test_a_pull_request_without_a_state_is_not_taken_as_open():
+    problem = _check_head({"number": 7, "head": {"sha": "a" * 40}}, report())
+    assert problem == "pull request #7 is `None`"
+
+
+def test_the_artifacts_commit_is_compared_by_value():
+    """The two commit names come from two JSON documents: equal text, never the same object."""
+    same = "".join(["a"] * 40)
+    assert same == "a" * 40 and same is not report().head_sha
+    _verified(report(), pull(), same)
