@@ -126,3 +126,40 @@ def test_apply_refuses_when_only_the_mode_changed_since(change):
     os.chmod(repo / "app.py", 0o755)
     with pytest.raises(ApplyRefused, match="app.py"):
         apply_to_worktree(ws, home=home)
+
+
+def many(tmp_path, count: int) -> tuple[Path, Workspace, Path]:
+    repo = make_repo(tmp_path / "user", {f"pkg/m{n:02}.py": "x = 0\n" for n in range(count)})
+    ws = Workspace.create(repo, home=tmp_path / "home", label="many")
+    ws.store.commit_files({f"pkg/m{n:02}.py": FileEntry(0o100644, b"x = 1\n") for n in range(count)}, step=1)
+    return repo, ws, tmp_path / "home"
+
+
+def test_a_refusal_names_the_first_ten_files_through_a_symlinked_folder(tmp_path):
+    repo, ws, home = many(tmp_path, 11)
+    outside = tmp_path / "outside"
+    (repo / "pkg").rename(outside)
+    (repo / "pkg").symlink_to(outside)
+    with pytest.raises(ApplyRefused, match="outside") as refused:
+        apply_to_worktree(ws, home=home)
+    assert "pkg/m09.py" in str(refused.value) and "pkg/m10.py" not in str(refused.value)
+    assert (outside / "m10.py").read_text() == "x = 0\n"
+
+
+def test_a_refusal_names_the_first_ten_files_changed_since(tmp_path):
+    repo, ws, home = many(tmp_path, 11)
+    for n in range(11):
+        (repo / f"pkg/m{n:02}.py").write_text("x = 'mine'\n")
+    with pytest.raises(ApplyRefused, match="overwrite") as refused:
+        apply_to_worktree(ws, home=home)
+    assert "pkg/m09.py" in str(refused.value) and "pkg/m10.py" not in str(refused.value)
+
+
+def test_an_undo_refusal_names_the_first_ten_files_changed_since(tmp_path):
+    repo, ws, home = many(tmp_path, 11)
+    apply_to_worktree(ws, home=home)
+    for n in range(11):
+        (repo / f"pkg/m{n:02}.py").write_text("x = 'mine'\n")
+    with pytest.raises(ApplyRefused, match="cannot undo") as refused:
+        undo_apply(home=home, repo=repo)
+    assert "pkg/m09.py" in str(refused.value) and "pkg/m10.py" not in str(refused.value)
