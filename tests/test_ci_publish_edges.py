@@ -88,6 +88,7 @@ def test_an_artifact_for_this_pull_request_and_commit_is_accepted():
     ("fields", "number", "trigger_head", "message"),
     [
         ({"pr_number": 8}, 7, None, "the artifact is for pull request #8, but this workflow run is about #7"),
+        ({"pr_number": 6}, 7, None, "the artifact is for pull request #6, but this workflow run is about #7"),
         ({}, 7, "c" * 40, f"the artifact is for commit '{'a' * 12}', but the tests of {'c' * 12} failed"),
     ],
 )

@@ -163,3 +163,13 @@ def test_an_undo_refusal_names_the_first_ten_files_changed_since(tmp_path):
     with pytest.raises(ApplyRefused, match="cannot undo") as refused:
         undo_apply(home=home, repo=repo)
     assert "pkg/m09.py" in str(refused.value) and "pkg/m10.py" not in str(refused.value)
+
+
+def test_a_refusal_names_ten_names_git_would_refuse(tmp_path):
+    repo = make_repo(tmp_path / "user", {"app.py": "x = 0\n"})
+    ws = Workspace.create(repo, home=tmp_path / "home", label="names")
+    ws.store.commit_files({f"b{n:02}\x01.py": FileEntry(0o100644, b"x\n") for n in range(11)}, step=1)
+    with pytest.raises(ApplyRefused, match="names git would refuse") as refused:
+        apply_to_worktree(ws, home=tmp_path / "home")
+    assert "b09" in str(refused.value) and "b10" not in str(refused.value)
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "app.py"]
