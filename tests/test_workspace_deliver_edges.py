@@ -173,3 +173,19 @@ def test_a_refusal_names_ten_names_git_would_refuse(tmp_path):
         apply_to_worktree(ws, home=tmp_path / "home")
     assert "b09" in str(refused.value) and "b10" not in str(refused.value)
     assert sorted(p.name for p in repo.iterdir()) == [".git", "app.py"]
+
+
+def test_a_symlink_git_would_follow_is_refused_by_its_mode(tmp_path):
+    repo = make_repo(tmp_path / "user", {"app.py": "x = 0\n"})
+    ws = Workspace.create(repo, home=tmp_path / "home", label="link")
+    ws.store.commit_files({".gitattributes": FileEntry(0o120000, b"app.py")}, step=1)
+    with pytest.raises(ApplyRefused, match="names git would refuse: .gitattributes"):
+        apply_to_worktree(ws, home=tmp_path / "home")
+    assert not (repo / ".gitattributes").is_symlink()
+
+
+def test_a_file_others_may_write_is_not_taken_for_an_executable(change):
+    repo, ws, home = change
+    os.chmod(repo / "app.py", 0o646)  # no execute bit at all: still the 100644 file the run started from
+    assert "app.py" in apply_to_worktree(ws, home=home)
+    assert (repo / "app.py").read_text() == "print('hello')\n"
