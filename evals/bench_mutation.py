@@ -143,6 +143,42 @@ TARGETS = [
         (),
         ("tests/test_workspace_paths.py", "tests/test_workspace_paths_edges.py"),
     ),
+    Target(
+        "resume",
+        "repofix/agent/resume.py",
+        ("_check_limits", "_model"),
+        ("tests/test_agent_resume_limits.py", "tests/test_agent_limits.py"),
+    ),
+    Target(
+        "resume point",
+        "repofix/workspace/resume.py",
+        (),
+        ("tests/test_agent_resume_limits.py", "tests/test_runs.py"),
+    ),
+    Target(
+        "agent limits",
+        "repofix/agent/run.py",
+        ("check_limits", "ask_model"),
+        ("tests/test_agent_limits_edges.py", "tests/test_agent_unit.py"),
+    ),
+    Target(
+        "delivery",
+        "repofix/workspace/deliver.py",
+        ("deliver", "_commit_for_user", "_own_branch", "_reserve_branch"),
+        ("tests/test_workspace_deliver_edges.py", "tests/test_workspace_deliver.py"),
+    ),
+    Target(
+        "undo",
+        "repofix/workspace/apply.py",
+        ("apply_to_worktree", "undo_apply", "_write_all", "_write", "_on_disk", "_remove_empty_folders"),
+        ("tests/test_workspace_deliver_edges.py", "tests/test_workspace_deliver.py"),
+    ),
+    Target(
+        "CI publish checks",
+        "repofix/ci/publish.py",
+        ("patch_problems", "path_problems", "_check_head", "_verified"),
+        ("tests/test_ci_publish_edges.py", "tests/test_ci_publish.py"),
+    ),
 ]
 
 

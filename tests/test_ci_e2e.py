@@ -435,7 +435,7 @@ def test_a_patch_holding_a_secret_is_discarded_by_run_and_refused_by_publish(
     tmp_path: Path, server, monkeypatch
 ):
     world = World(tmp_path, server)
-    secret = "correct-horse-battery-staple"
+    secret = "hX7qZ2pW"  # the shortest value looked for (8 characters): a longer one is found too
     monkeypatch.setenv("DEPLOY_PASSWORD", secret)  # a secret of the job, which the model learnt somehow
     replies = [
         {
