@@ -39,6 +39,9 @@ class AgentDouble:
     def __init__(self) -> None:
         self.asked: list[Task] = []
 
+    def recorded_cost(self) -> float:
+        return 0.0
+
     def candidate(self, task: Task, budget: float | None) -> Candidate:
         self.asked.append(task)
         return Candidate(task.patch or "", self.name)

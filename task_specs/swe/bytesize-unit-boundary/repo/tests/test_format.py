@@ -6,14 +6,8 @@ from bytefmt.format import format_rate
 
 @pytest.mark.parametrize(
     "size,binary,text",
-    [
-        (0, False, "0 B"),
-        (999, False, "999 B"),
-        (1500, False, "1.5 kB"),
-        (1536, True, "1.5 KiB"),
-        (5 * 1024**3, True, "5.0 GiB"),
-        (-2048, True, "-2.0 KiB"),
-    ],
+    [(0, False, "0 B"), (999, False, "999 B"), (1500, False, "1.5 kB"), (1536, True, "1.5 KiB"),
+     (5 * 1024**3, True, "5.0 GiB"), (-2048, True, "-2.0 KiB")],
     ids=["zero", "bytes", "kilo", "kibi", "gibi", "negative"],
 )
 def test_format_size(size, binary, text):

@@ -13,9 +13,7 @@ def test_parse_size(text, size):
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize(
-    "text", ["", "MB", "10 XB", "1..5 MB"], ids=["empty", "no-number", "bad-unit", "bad-number"]
-)
+@pytest.mark.parametrize("text", ["", "MB", "10 XB", "1..5 MB"], ids=["empty", "no-number", "bad-unit", "bad-number"])
 def test_parse_errors(text):
     with pytest.raises(ValueError):
         parse_size(text)

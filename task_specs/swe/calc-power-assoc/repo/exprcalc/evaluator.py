@@ -10,11 +10,7 @@ from exprcalc.errors import EvalError
 from exprcalc.nodes import Binary, Call, Name, Node, Num, Unary
 
 FUNCTIONS: dict[str, Callable[..., float]] = {
-    "abs": abs,
-    "min": min,
-    "max": max,
-    "sqrt": math.sqrt,
-    "round": round,
+    "abs": abs, "min": min, "max": max, "sqrt": math.sqrt, "round": round,
 }
 CONSTANTS = {"pi": math.pi, "e": math.e}
 

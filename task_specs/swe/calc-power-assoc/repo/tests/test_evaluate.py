@@ -18,9 +18,7 @@ def test_variables_and_functions():
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["1 / 0", "nope + 1", "foo(1)", "sqrt(-1)"],
-    ids=["div-zero", "unknown-var", "unknown-func", "domain"],
+    "text", ["1 / 0", "nope + 1", "foo(1)", "sqrt(-1)"], ids=["div-zero", "unknown-var", "unknown-func", "domain"]
 )
 def test_eval_errors(text):
     with pytest.raises(EvalError):

@@ -8,13 +8,8 @@ from dataclasses import dataclass
 from cronlite.fields import DAY, HOUR, MINUTE, MONTH, WEEKDAY, CronSyntaxError, Field, parse_field
 
 ALIASES = {
-    "@yearly": "0 0 1 1 *",
-    "@annually": "0 0 1 1 *",
-    "@monthly": "0 0 1 * *",
-    "@weekly": "0 0 * * 0",
-    "@daily": "0 0 * * *",
-    "@midnight": "0 0 * * *",
-    "@hourly": "0 * * * *",
+    "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *",
 }
 
 __all__ = ["CronExpression", "CronSyntaxError"]
@@ -47,4 +42,5 @@ class CronExpression:
         return day.day in self.day and cron_weekday in self.weekday
 
     def matches(self, moment: dt.datetime) -> bool:
-        return self.matches_day(moment.date()) and moment.hour in self.hour and moment.minute in self.minute
+        return (self.matches_day(moment.date()) and moment.hour in self.hour
+                and moment.minute in self.minute)

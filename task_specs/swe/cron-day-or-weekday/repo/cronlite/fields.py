@@ -20,9 +20,8 @@ class FieldSpec:
 MINUTE = FieldSpec("minute", 0, 59)
 HOUR = FieldSpec("hour", 0, 23)
 DAY = FieldSpec("day of month", 1, 31)
-MONTH = FieldSpec(
-    "month", 1, 12, ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
-)
+MONTH = FieldSpec("month", 1, 12, ("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                   "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"))
 # 0 and 7 are both Sunday; 7 is folded onto 0 after parsing.
 WEEKDAY = FieldSpec("day of week", 0, 7, ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))
 

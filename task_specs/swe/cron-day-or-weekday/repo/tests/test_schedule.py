@@ -10,11 +10,7 @@ T0 = dt.datetime(2024, 1, 1, 0, 0)  # a Monday
 
 def test_every_quarter_hour_on_weekdays():
     runs = list(upcoming("*/15 9-17 * * MON-FRI", dt.datetime(2024, 1, 5, 17, 40), 3))
-    assert runs == [
-        dt.datetime(2024, 1, 5, 17, 45),
-        dt.datetime(2024, 1, 8, 9, 0),
-        dt.datetime(2024, 1, 8, 9, 15),
-    ]
+    assert runs == [dt.datetime(2024, 1, 5, 17, 45), dt.datetime(2024, 1, 8, 9, 0), dt.datetime(2024, 1, 8, 9, 15)]
 
 
 def test_next_run_is_strictly_after():
@@ -27,10 +23,7 @@ def test_aliases():
 
 
 def test_day_of_month_only():
-    assert list(upcoming("0 12 31 * *", T0, 2)) == [
-        dt.datetime(2024, 1, 31, 12),
-        dt.datetime(2024, 3, 31, 12),
-    ]
+    assert list(upcoming("0 12 31 * *", T0, 2)) == [dt.datetime(2024, 1, 31, 12), dt.datetime(2024, 3, 31, 12)]
 
 
 def test_leap_day():

@@ -24,13 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         table = read_csv(args.file.read_text(encoding="utf-8"), args.delimiter)
-        query = Query(
-            args.where,
-            [c.strip() for c in args.select.split(",") if c.strip()],
-            args.sort,
-            args.desc,
-            args.limit,
-        )
+        query = Query(args.where, [c.strip() for c in args.select.split(",") if c.strip()],
+                      args.sort, args.desc, args.limit)
         columns, rows = query.run(table)
     except (OSError, TableError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -19,10 +19,8 @@ def _cell(value: Any) -> str:
 def as_table(columns: list[str], rows: list[dict[str, Any]]) -> str:
     cells = [[_cell(row[c]) for c in columns] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(),
-        "  ".join("-" * w for w in widths),
-    ]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip(),
+             "  ".join("-" * w for w in widths)]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in cells]
     return "\n".join(lines)
 

@@ -28,11 +28,8 @@ def test_where_errors(people):
 def test_select_sort_limit(people):
     columns, rows = Query(select=["name", "score"], sort="score", descending=True, limit=3).run(people)
     assert columns == ["name", "score"]
-    assert rows == [
-        {"name": "Ada", "score": 9.5},
-        {"name": "Grace", "score": 8.0},
-        {"name": "Alan", "score": 7.25},
-    ]
+    assert rows == [{"name": "Ada", "score": 9.5}, {"name": "Grace", "score": 8.0},
+                    {"name": "Alan", "score": 7.25}]
 
 
 def test_sort_puts_missing_last(people):

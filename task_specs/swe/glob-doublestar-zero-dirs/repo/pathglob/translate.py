@@ -1,10 +1,10 @@
 """Glob pattern -> regular expression.
 
-*      any run of characters except '/'
-?      one character except '/'
-[abc]  one of the characters; [!abc] none of them; ranges like [a-z] work
-**     as a whole path segment: any number of directories, including none
-       ('a/**/b' matches 'a/b' and 'a/x/y/b'; 'a/**' matches everything under 'a')
+    *      any run of characters except '/'
+    ?      one character except '/'
+    [abc]  one of the characters; [!abc] none of them; ranges like [a-z] work
+    **     as a whole path segment: any number of directories, including none
+           ('a/**/b' matches 'a/b' and 'a/x/y/b'; 'a/**' matches everything under 'a')
 """
 
 from __future__ import annotations

@@ -17,17 +17,8 @@ from pathglob.translate import PatternError
         ("docs/**", "docs/a/b.rst", True),
         ("docs/**", "src/docs/a.rst", False),
     ],
-    ids=[
-        "star",
-        "star-no-slash",
-        "qmark",
-        "qmark-one",
-        "class",
-        "negated-class",
-        "doublestar-deep",
-        "trailing-doublestar",
-        "anchored",
-    ],
+    ids=["star", "star-no-slash", "qmark", "qmark-one", "class", "negated-class", "doublestar-deep",
+         "trailing-doublestar", "anchored"],
 )
 def test_match(pattern, path, expected):
     assert match(pattern, path) is expected
@@ -37,9 +28,7 @@ def test_windows_separators_and_dot_prefix():
     assert match("src/*.c", ".\\src\\main.c")
 
 
-@pytest.mark.parametrize(
-    "pattern", ["a**", "**b/c", "x/[ab"], ids=["glued-left", "glued-right", "open-class"]
-)
+@pytest.mark.parametrize("pattern", ["a**", "**b/c", "x/[ab"], ids=["glued-left", "glued-right", "open-class"])
 def test_bad_patterns(pattern):
     with pytest.raises(PatternError):
         match(pattern, "anything")

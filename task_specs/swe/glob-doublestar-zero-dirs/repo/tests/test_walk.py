@@ -6,14 +6,8 @@ from pathglob.__main__ import main
 
 @pytest.fixture
 def tree(tmp_path):
-    for rel in [
-        "setup.py",
-        "src/app/main.py",
-        "src/app/util/io.py",
-        "src/app/data.json",
-        ".hidden/x.py",
-        "src/.cache.py",
-    ]:
+    for rel in ["setup.py", "src/app/main.py", "src/app/util/io.py", "src/app/data.json",
+                ".hidden/x.py", "src/.cache.py"]:
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("")

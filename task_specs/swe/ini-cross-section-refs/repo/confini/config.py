@@ -10,16 +10,8 @@ from confini.interpolate import interpolate
 from confini.parser import DEFAULT_SECTION, parse_ini
 
 _MISSING = object()
-_BOOLEANS = {
-    "1": True,
-    "yes": True,
-    "true": True,
-    "on": True,
-    "0": False,
-    "no": False,
-    "false": False,
-    "off": False,
-}
+_BOOLEANS = {"1": True, "yes": True, "true": True, "on": True,
+             "0": False, "no": False, "false": False, "off": False}
 
 
 class Config:

@@ -24,9 +24,8 @@ def _lookup(sections: Mapping[str, Mapping[str, str]], section: str, key: str) -
     raise InterpolationError(f"[{section}]: unknown reference ${{{key}}}")
 
 
-def interpolate(
-    sections: Mapping[str, Mapping[str, str]], section: str, value: str, _chain: tuple[str, ...] = ()
-) -> str:
+def interpolate(sections: Mapping[str, Mapping[str, str]], section: str, value: str,
+                _chain: tuple[str, ...] = ()) -> str:
     """Expand every reference in `value`, read in the context of `section`."""
     if len(_chain) > MAX_DEPTH:
         raise InterpolationError(f"[{section}]: references nested too deeply: {' -> '.join(_chain)}")

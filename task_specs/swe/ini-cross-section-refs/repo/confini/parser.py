@@ -38,5 +38,5 @@ def parse_ini(text: str, source: str = "<string>") -> dict[str, dict[str, str]]:
         if cut < 0:
             raise ParseError(f"expected 'key = value', got {stripped!r}", lineno, source)
         last_key = stripped[:cut].strip().lower()
-        current[last_key] = stripped[cut + 1 :].strip()
+        current[last_key] = stripped[cut + 1:].strip()
     return sections

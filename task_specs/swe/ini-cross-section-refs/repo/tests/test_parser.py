@@ -19,11 +19,8 @@ def test_continuation_lines():
     assert sections["app"]["plugins"] == "a\nb\nc"
 
 
-@pytest.mark.parametrize(
-    "text,lineno",
-    [("x = 1\n", 1), ("[a]\n[b\n", 2), ("[a]\njunk\n", 2)],
-    ids=["no-section", "bad-header", "no-separator"],
-)
+@pytest.mark.parametrize("text,lineno", [("x = 1\n", 1), ("[a]\n[b\n", 2), ("[a]\njunk\n", 2)],
+                         ids=["no-section", "bad-header", "no-separator"])
 def test_parse_errors(text, lineno):
     with pytest.raises(ParseError) as info:
         parse_ini(text, source="app.ini")

@@ -67,9 +67,5 @@ def split_blocks(text: str) -> list[Block]:
 
 
 def _starts_block(line: str) -> bool:
-    return bool(
-        _FENCE_RE.match(line)
-        or _HEADING_RE.match(line)
-        or _BULLET_RE.match(line)
-        or line.lstrip().startswith(">")
-    )
+    return bool(_FENCE_RE.match(line) or _HEADING_RE.match(line) or _BULLET_RE.match(line)
+                or line.lstrip().startswith(">"))

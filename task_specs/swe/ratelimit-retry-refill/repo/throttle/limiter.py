@@ -19,9 +19,8 @@ class Decision:
 
 
 class KeyedLimiter:
-    def __init__(
-        self, policy: Policy | str, max_keys: int = 10_000, clock: Callable[[], float] = monotonic
-    ) -> None:
+    def __init__(self, policy: Policy | str, max_keys: int = 10_000,
+                 clock: Callable[[], float] = monotonic) -> None:
         self.policy = parse_policy(policy) if isinstance(policy, str) else policy
         self.max_keys = max_keys
         self._clock = clock

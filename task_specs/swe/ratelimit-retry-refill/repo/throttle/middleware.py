@@ -13,9 +13,8 @@ def client_ip(environ: dict[str, Any]) -> str:
 
 
 class RateLimitMiddleware:
-    def __init__(
-        self, app: Callable, limiter: KeyedLimiter, key: Callable[[dict[str, Any]], str] = client_ip
-    ) -> None:
+    def __init__(self, app: Callable, limiter: KeyedLimiter,
+                 key: Callable[[dict[str, Any]], str] = client_ip) -> None:
         self.app = app
         self.limiter = limiter
         self.key = key
@@ -25,14 +24,10 @@ class RateLimitMiddleware:
         if not decision.allowed:
             retry = max(1, math.ceil(decision.retry_after))
             body = b"rate limit exceeded\n"
-            start_response(
-                "429 Too Many Requests",
-                [
-                    ("Content-Type", "text/plain"),
-                    ("Content-Length", str(len(body))),
-                    ("Retry-After", str(retry)),
-                ],
-            )
+            start_response("429 Too Many Requests", [
+                ("Content-Type", "text/plain"), ("Content-Length", str(len(body))),
+                ("Retry-After", str(retry)),
+            ])
             return [body]
 
         def start_with_headers(status: str, headers: list, exc_info: Any = None) -> Any:

@@ -38,19 +38,11 @@ def _clause_ok(version: Version, clause: str) -> bool:
     if op == "^":
         return c >= 0 and compare(version, _upper_caret(target)) < 0
     if op == "~":
-        upper = (
-            Version(target.major + 1, 0, 0)
-            if raw.count(".") == 0
-            else Version(target.major, target.minor + 1, 0)
-        )
+        upper = Version(target.major + 1, 0, 0) if raw.count(".") == 0 else Version(
+            target.major, target.minor + 1, 0)
         return c >= 0 and compare(version, upper) < 0
     return {
-        ">=": c >= 0,
-        "<=": c <= 0,
-        ">": c > 0,
-        "<": c < 0,
-        "=": c == 0,
-        "==": c == 0,
+        ">=": c >= 0, "<=": c <= 0, ">": c > 0, "<": c < 0, "=": c == 0, "==": c == 0,
     }[op]
 
 

@@ -6,14 +6,8 @@ from wraptext.tokens import split_paragraphs, split_words
 from wraptext.width import chop, display_width
 
 
-def wrap(
-    text: str,
-    width: int = 70,
-    *,
-    initial_indent: str = "",
-    subsequent_indent: str = "",
-    break_long_words: bool = True,
-) -> list[str]:
+def wrap(text: str, width: int = 70, *, initial_indent: str = "", subsequent_indent: str = "",
+         break_long_words: bool = True) -> list[str]:
     """Wrap `text` into lines of at most `width` columns, indent included.
 
     Words are packed greedily and separated by one space. A word longer than a whole line is

@@ -13,11 +13,7 @@ def test_list_hides_done_unless_all(filled):
 def test_list_filters_and_sorting(filled):
     assert filled("list", "--tag", "work")[1].startswith("  1 [ ] ! write report  (due 2024-03-08)")
     assert filled("list", "--overdue")[1].count("\n") == 1
-    assert [line.split()[0] for line in filled("list", "--sort", "due", "-a")[1].splitlines()] == [
-        "1",
-        "3",
-        "2",
-    ]
+    assert [line.split()[0] for line in filled("list", "--sort", "due", "-a")[1].splitlines()] == ["1", "3", "2"]
 
 
 def test_empty_list(todo):

@@ -52,16 +52,12 @@ def main(argv: list[str] | None = None, today: dt.date | None = None) -> int:
     try:
         tasks = store.load()
         if args.command == "add":
-            task = Task(
-                store.next_id(tasks), args.title, priority=args.priority, due=args.due, tags=args.tags
-            )
+            task = Task(store.next_id(tasks), args.title, priority=args.priority, due=args.due, tags=args.tags)
             tasks.append(task)
             store.save(tasks)
             print(f"added task {task.id}")
         elif args.command == "list":
-            shown = select(
-                tasks, show_done=args.all, tag=args.tag, overdue_on=today if args.overdue else None
-            )
+            shown = select(tasks, show_done=args.all, tag=args.tag, overdue_on=today if args.overdue else None)
             print(format_table(order(shown, args.sort)))
         elif args.command == "done":
             _find(tasks, args.id).done = True

@@ -8,13 +8,8 @@ from collections.abc import Iterable
 from todocli.models import PRIORITIES, Task
 
 
-def select(
-    tasks: Iterable[Task],
-    *,
-    show_done: bool = False,
-    tag: str | None = None,
-    overdue_on: dt.date | None = None,
-) -> list[Task]:
+def select(tasks: Iterable[Task], *, show_done: bool = False, tag: str | None = None,
+           overdue_on: dt.date | None = None) -> list[Task]:
     out = []
     for task in tasks:
         if task.done and not show_done:

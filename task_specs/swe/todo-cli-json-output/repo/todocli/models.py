@@ -27,22 +27,15 @@ class Task:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "title": self.title,
-            "done": self.done,
-            "priority": self.priority,
-            "due": self.due.isoformat() if self.due else None,
-            "tags": list(self.tags),
+            "id": self.id, "title": self.title, "done": self.done, "priority": self.priority,
+            "due": self.due.isoformat() if self.due else None, "tags": list(self.tags),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Task:
         due = data.get("due")
         return cls(
-            id=int(data["id"]),
-            title=data["title"],
-            done=bool(data.get("done", False)),
+            id=int(data["id"]), title=data["title"], done=bool(data.get("done", False)),
             priority=data.get("priority", "normal"),
-            due=dt.date.fromisoformat(due) if due else None,
-            tags=list(data.get("tags", [])),
+            due=dt.date.fromisoformat(due) if due else None, tags=list(data.get("tags", [])),
         )

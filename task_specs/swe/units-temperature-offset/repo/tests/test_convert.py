@@ -6,14 +6,8 @@ from unitconv.__main__ import main
 
 @pytest.mark.parametrize(
     "value,src,dst,expected",
-    [
-        (1, "mi", "km", 1.609344),
-        (12, "in", "ft", 1),
-        (1, "lb", "oz", 16),
-        (90, "min", "h", 1.5),
-        (1, "gal", "l", 3.785411784),
-        (5, "K", "K", 5),
-    ],
+    [(1, "mi", "km", 1.609344), (12, "in", "ft", 1), (1, "lb", "oz", 16), (90, "min", "h", 1.5),
+     (1, "gal", "l", 3.785411784), (5, "K", "K", 5)],
     ids=["mi-km", "in-ft", "lb-oz", "min-h", "gal-l", "kelvin-identity"],
 )
 def test_convert(value, src, dst, expected):

@@ -17,9 +17,7 @@ def conversion_factor(src: Unit | str, dst: Unit | str) -> float:
     """How many `dst` make one `src` (for units of the same dimension)."""
     src, dst = _unit(src), _unit(dst)
     if src.dimension != dst.dimension:
-        raise IncompatibleUnits(
-            f"cannot convert {src.dimension} ({src.symbol}) to {dst.dimension} ({dst.symbol})"
-        )
+        raise IncompatibleUnits(f"cannot convert {src.dimension} ({src.symbol}) to {dst.dimension} ({dst.symbol})")
     return src.factor / dst.factor
 
 

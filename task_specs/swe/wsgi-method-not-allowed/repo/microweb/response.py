@@ -8,13 +8,8 @@ from typing import Any
 
 
 class Response:
-    def __init__(
-        self,
-        body: bytes | str = b"",
-        status: int = 200,
-        headers: dict[str, str] | None = None,
-        content_type: str = "text/plain; charset=utf-8",
-    ) -> None:
+    def __init__(self, body: bytes | str = b"", status: int = 200, headers: dict[str, str] | None = None,
+                 content_type: str = "text/plain; charset=utf-8") -> None:
         self.body = body.encode("utf-8") if isinstance(body, str) else body
         self.status = status
         self.headers = {"Content-Type": content_type, **(headers or {})}
@@ -37,8 +32,6 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
     return Response(json.dumps(data), status, headers, content_type="application/json")
 
 
-def error_response(
-    status: int, message: str | None = None, headers: dict[str, str] | None = None
-) -> Response:
+def error_response(status: int, message: str | None = None, headers: dict[str, str] | None = None) -> Response:
     text = message or HTTPStatus(status).phrase
     return json_response({"error": text}, status, headers)

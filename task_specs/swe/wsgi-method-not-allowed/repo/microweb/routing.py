@@ -38,7 +38,7 @@ def compile_pattern(pattern: str) -> tuple[re.Pattern, dict[str, Callable[[str],
         if conv not in _CONVERTERS:
             raise ValueError(f"unknown converter {conv!r} in {pattern!r}")
         part, func = _CONVERTERS[conv]
-        regex += re.escape(pattern[pos : m.start()]) + f"(?P<{m.group('name')}>{part})"
+        regex += re.escape(pattern[pos:m.start()]) + f"(?P<{m.group('name')}>{part})"
         converters[m.group("name")] = func
         pos = m.end()
     regex += re.escape(pattern[pos:])

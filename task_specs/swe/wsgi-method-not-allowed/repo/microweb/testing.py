@@ -24,20 +24,11 @@ class Client:
     def __init__(self, app: Callable) -> None:
         self.app = app
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: bytes = b"",
-        query: str = "",
-        headers: dict[str, str] | None = None,
-    ) -> TestResponse:
+    def request(self, method: str, path: str, body: bytes = b"", query: str = "",
+                headers: dict[str, str] | None = None) -> TestResponse:
         environ = {
-            "REQUEST_METHOD": method,
-            "PATH_INFO": path,
-            "QUERY_STRING": query,
-            "CONTENT_LENGTH": str(len(body)),
-            "wsgi.input": io.BytesIO(body),
+            "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": query,
+            "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body),
         }
         for key, value in (headers or {}).items():
             environ["HTTP_" + key.upper().replace("-", "_")] = value
