@@ -152,10 +152,7 @@ def resume_agent(
             step=len(trajectory.steps),
             spent=spent,
         )
-        run.best = (state.score(), best)
-        trajectory.save(messages, status="running", reason=None, resumed_at_step=run.step)
-        run_loop(run)
-        return finish(run, data.get("task", ""))
+        return _go_on(run, best, data.get("task", ""), resumed_at_step=run.step)
 
 
 def _from_baseline(settings, chosen, workspace, sandbox, trajectory, notify, map_text) -> AgentOutcome:
@@ -262,16 +259,22 @@ def continue_agent(
             step=steps,
             spent=spent,
         )
-        run.best = (state.score(), workspace.current().n)
-        trajectory.save(
-            messages,
-            status="running",
-            reason=None,
+        return _go_on(
+            run,
+            workspace.current().n,
+            instruction,
             message="",
             task=instruction,
             phases=phases,
             progress=state.to_dict(),
             summary="",
         )
-        run_loop(run)
-        return finish(run, instruction)
+
+
+def _go_on(run: AgentRun, best: int, instruction: str, **recorded: object) -> AgentOutcome:
+    """The part resume and continue share once their run is built: the best so far, the trajectory
+    marked running again (with what each records), the loop, the outcome."""
+    run.best = (run.progress.score(), best)
+    run.trajectory.save(run.messages, status="running", reason=None, **recorded)
+    run_loop(run)
+    return finish(run, instruction)
