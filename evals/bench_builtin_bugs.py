@@ -21,6 +21,8 @@ import tarfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from sdists import download_sdist
+
 SEED = 20261123
 PROJECTS = [
     "inflection==0.5.1",
@@ -55,29 +57,7 @@ def fetch(spec: str, cache: Path) -> Path:
     folder = cache / "unpacked" / f"{name}-{version}"
     if folder.is_dir():
         return folder
-    (cache / "sdists").mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "-q",
-            "-d",
-            str(cache / "sdists"),
-            spec,
-        ],
-        check=True,
-        capture_output=True,
-    )
-    archive = next(
-        p
-        for p in (cache / "sdists").glob("*.tar.gz")
-        if p.name.lower().replace("_", "-").startswith(f"{name}-{version}".lower())
-    )
+    archive = download_sdist(spec, cache / "sdists")
     tmp = cache / "unpacked" / ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     with tarfile.open(archive) as tar:

@@ -31,6 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sdists import download_sdist
+
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT, VERSION = "toolz", "1.2.0"
 # (label, file, search, replace): a wrong constant, a flipped membership test, an off-by-one index
@@ -101,27 +103,7 @@ def git(repo: Path, *args: str) -> str:
 
 def fetch(cache: Path) -> Path:
     """The sdist archive, downloaded once with pip."""
-    cache.mkdir(parents=True, exist_ok=True)
-    found = [p for p in cache.glob("*.tar.gz") if p.name.lower().startswith(f"{PROJECT}-{VERSION}")]
-    if not found:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                "-q",
-                "-d",
-                str(cache),
-                f"{PROJECT}=={VERSION}",
-            ],
-            check=True,
-        )
-        found = [p for p in cache.glob("*.tar.gz") if p.name.lower().startswith(f"{PROJECT}-{VERSION}")]
-    return found[0]
+    return download_sdist(f"{PROJECT}=={VERSION}", cache)
 
 
 def unpack(archive: Path, into: Path) -> Path:
