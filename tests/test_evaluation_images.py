@@ -6,6 +6,7 @@ SWE-bench's name and layout."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import uuid
 import warnings
@@ -19,7 +20,7 @@ from repofix.evaluation.candidates import GoldSource
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.executors import TaskWork
 from repofix.evaluation.grading import grade
-from repofix.evaluation.images import PYTHON_REPO, python_image
+from repofix.evaluation.images import PYTHON_REPO, EnvironmentFailed, python_image, run_once
 from repofix.evaluation.model import Candidate, Status
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.runner import RunOptions, run_evaluation
@@ -95,6 +96,25 @@ def test_a_given_image_without_the_python_fails_before_its_setup_is_built(tmp_pa
     assert result.status is Status.ENV_FAILED
     assert f"wants Python 3.9, but the image {DEFAULT_IMAGE} has Python 3.11" in result.detail
     assert not [n for n in notes if "building" in n]
+
+
+@pytest.mark.docker
+def test_a_one_off_container_that_times_out_is_removed_and_named(tmp_path):
+    """The python3 probe and the build-outputs read run one-off containers: killing the docker client
+    on a timeout would leave the container running, so it is removed, and the error says what hung."""
+    require_backend("docker")
+    argv = ["--entrypoint", "sleep", DEFAULT_IMAGE, "120"]
+    with pytest.raises(EnvironmentFailed, match="the sleepy probe did not finish within 3 s"):
+        run_once(argv, subprocess.PIPE, timeout=3, what="the sleepy probe")
+    mine = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"name=repofix-once-{os.getpid()}-"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert mine.stdout.strip() == ""
+    done = run_once(["--entrypoint", "true", DEFAULT_IMAGE], subprocess.PIPE, timeout=60, what="x")
+    assert done.returncode == 0
 
 
 @pytest.mark.docker

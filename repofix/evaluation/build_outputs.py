@@ -12,12 +12,12 @@ the same result. SWE-bench's own images hold them in /testbed, as the repository
 from __future__ import annotations
 
 import json
-import subprocess
 import tarfile
 import tempfile
 from pathlib import Path
 
-from repofix.evaluation.images import EnvironmentFailed, image_id
+from repofix.atomic import replacing
+from repofix.evaluation.images import EnvironmentFailed, image_id, run_once
 
 OUTPUTS_TAR = "/opt/repofix-outputs.tar"
 BEFORE = "/tmp/repofix-before"  # in the build: the repository's paths before the setup steps
@@ -74,21 +74,13 @@ def fetch(image: str, repository: str | None) -> Path:
     else:
         command = ["--user", "0", "--entrypoint", "/bin/sh", image, "-c"]
         command += ['exec "$(command -v python3)" -c "$0" "$@"', COLLECT, repository, "-", "git"]
-    # Written under a name of its own, then renamed: workers fetching at once never share a file.
-    with tempfile.NamedTemporaryFile(dir=cache.parent, suffix=".partial", delete=False) as stream:
-        partial = Path(stream.name)
-        done = subprocess.run(
-            ["docker", "run", "--rm", "--network", "none", *command],
-            stdout=stream,
-            stderr=subprocess.PIPE,
-            text=False,
-            timeout=1800,
-        )
-    if done.returncode != 0:
-        partial.unlink(missing_ok=True)
-        reason = done.stderr.decode(errors="replace").strip()[-300:]
-        raise EnvironmentFailed(f"cannot read the build outputs of the image {image}: {reason}")
-    partial.replace(cache)
+    # Written under a name of its own, then renamed: workers fetching at once never share a file,
+    # and a failed or timed-out read leaves nothing behind.
+    with replacing(cache) as partial, partial.open("wb") as stream:
+        done = run_once(command, stream, timeout=1800, what=f"reading the build outputs of {image}")
+        if done.returncode != 0:
+            reason = done.stderr.decode(errors="replace").strip()[-300:]
+            raise EnvironmentFailed(f"cannot read the build outputs of the image {image}: {reason}")
     return cache
 
 

@@ -11,11 +11,14 @@ import os
 import subprocess
 import tempfile
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from subprocess import CompletedProcess
+from typing import IO, TextIO
 
+from repofix.sandboxes import cleanup
 from repofix.sandboxes.common import BASE_ENV
 from repofix.sandboxes.docker import Layout
 from repofix.sandboxes.session import runner_dir
@@ -159,16 +162,28 @@ def ensure_present(image: str) -> None:
 
 def python_version(image: str) -> str:
     """The version of the image's `python3`. Raises EnvironmentFailed."""
-    probe = subprocess.run(
-        ["docker", "run", "--rm", "--network", "none", "--entrypoint", "python3"]
-        + [image, "-c", "import platform; print(platform.python_version())"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    argv = ["--entrypoint", "python3", image, "-c", "import platform; print(platform.python_version())"]
+    probe = run_once(argv, subprocess.PIPE, timeout=300, what=f"the python3 probe of {image}")
     if probe.returncode != 0:
-        raise EnvironmentFailed(f"cannot run python3 in the image {image}: {probe.stderr.strip()[-300:]}")
-    return probe.stdout.strip()
+        reason = probe.stderr.decode(errors="replace").strip()[-300:]
+        raise EnvironmentFailed(f"cannot run python3 in the image {image}: {reason}")
+    return probe.stdout.decode().strip()
+
+
+def run_once(
+    argv: list[str], stdout: IO[bytes] | int, *, timeout: float, what: str
+) -> CompletedProcess[bytes]:
+    """`docker run --rm` with no network, labelled as every repofix container is (so a killed owner's
+    is swept); on timeout the container is removed too (killing the client would leave it running)
+    and EnvironmentFailed names `what`."""
+    name = f"repofix-once-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    labels = [f"--label={key}={value}" for key, value in cleanup.owner_labels(name).items()]
+    command = ["docker", "run", "--rm", "--name", name, "--network", "none", *labels, *argv]
+    try:
+        return subprocess.run(command, stdout=stdout, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True)
+        raise EnvironmentFailed(f"{what} did not finish within {timeout:.0f} s") from None
 
 
 def stream_build(

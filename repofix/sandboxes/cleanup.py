@@ -56,6 +56,17 @@ def owned_tempdir(prefix: str) -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def owner_labels(name: str) -> dict[str, str]:
+    """The labels on every container repofix starts: what `prune()` and the sweeper find it by, and
+    whose it is (a container whose owner died is removed)."""
+    return {
+        LABEL: name,
+        "org.repofix.owner-pid": str(os.getpid()),
+        "org.repofix.owner": owner_id(),
+        "org.repofix.host": os.uname().nodename,
+    }
+
+
 def owner_id(pid: int | None = None) -> str:
     """`pid start-time`: the start time (clock ticks since boot) tells a reused pid from the owner."""
     pid = pid or os.getpid()

@@ -168,12 +168,7 @@ class DockerSandbox(RunnerSandbox):
                 nano_cpus=int(lim.cpus * 1e9),
                 pids_limit=lim.pids,
                 environment={k: v for k, v in BASE_ENV.items() if k != "PATH"},
-                labels={
-                    cleanup.LABEL: name,
-                    "org.repofix.owner-pid": str(os.getpid()),
-                    "org.repofix.owner": cleanup.owner_id(),
-                    "org.repofix.host": os.uname().nodename,
-                },
+                labels=cleanup.owner_labels(name),
             )
             self._lifeline = self.container.attach_socket(params={"stdin": 1, "stream": 1})
             self.container.start()
