@@ -136,7 +136,7 @@ def litellm(server, **options) -> LiteLLMModel:
     [
         (auth_error, "model_error", "the model provider refused the credentials: "),
         (context_length_exceeded, "model_error", "the conversation no longer fits the model's context: "),
-        (server_error, "model_error", ""),
+        (server_error, "model_error", "openai/test-model at "),
     ],
 )
 def test_a_provider_refusal_stops_the_run_with_its_reason(tmp_path, server, response, reason, message):
@@ -146,6 +146,11 @@ def test_a_provider_refusal_stops_the_run_with_its_reason(tmp_path, server, resp
         stop = run_loop(run)
     assert stop.reason == reason and stop.message.startswith(message) and len(stop.message) > len(message)
     assert run.trajectory.data["steps"] == [] and run.spent == 0.0
+    # A server error is retried (max_retries=1: two attempts); refused credentials are final at once.
+    if response is server_error:
+        assert len(server.requests) == 2 and "still failing after 2 attempts" in stop.message
+    if response is auth_error:
+        assert len(server.requests) == 1
 
 
 def test_a_chain_whose_every_model_gave_up_stops_as_gave_up(tmp_path):

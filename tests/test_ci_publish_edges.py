@@ -67,6 +67,8 @@ def pull(state: str = "open", sha: str = "a" * 40, number: int = 7) -> dict:
 
 def test_an_open_pull_request_at_the_artifacts_commit_is_current():
     assert _check_head(pull(), report()) is None
+    # An equal sha that is another string object (as read from the API's JSON): compared by value.
+    assert _check_head(pull(sha="".join(["a"] * 40)), report()) is None
 
 
 @pytest.mark.parametrize(

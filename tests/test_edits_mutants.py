@@ -92,7 +92,9 @@ def test_a_long_hunk_found_only_by_ignoring_a_blank_line_applies() -> None:
 def test_an_insertion_between_blank_lines_the_file_has_fewer_of_is_refused(body: str) -> None:
     # Which blank line the file lacks would decide whether x goes before or after the file's.
     f = "a = 1\n\n" + ("\n" if body.count(" \n") == 3 else "") + "b = 2\n"
-    assert not apply_edit(diff(body, "@@ -1,4 +1,5 @@"), {"m.py": f}, check_python=False).ok
+    old = sum(1 for line in body.splitlines() if line.startswith(" "))
+    header = f"@@ -1,{old} +1,{old + 1} @@"
+    assert "unclear where the added lines go" in refused(diff(body, header), {"m.py": f}, ErrorKind.AMBIGUOUS)
 
 
 def test_a_hunk_opening_with_a_blank_line_the_file_lacks_at_its_top_applies() -> None:

@@ -120,10 +120,12 @@ def test_a_one_off_container_that_times_out_is_removed_and_named(tmp_path):
 @pytest.mark.docker
 def test_the_default_python_runs_in_the_default_image_without_a_build(tmp_path):
     require_backend("docker")
-    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    notes: list[str] = []
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=notes.append)
     task = make_task(environment={"python": "3.11"})
     assert environments.describe(task) == f"docker:{DEFAULT_IMAGE}"
     assert TaskWork(AgentDouble(), 60).prepare(task, environments) is task  # the agent's default image
+    assert not [n for n in notes if "building" in n]
 
 
 @pytest.mark.docker

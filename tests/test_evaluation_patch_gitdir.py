@@ -74,5 +74,6 @@ def test_a_git_dir_made_while_patch_runs_is_removed_and_refused(tmp_path):
     with pytest.raises(PatchError, match=r"inside \.git"), patching._git_dir_aside(tree):
         assert not (tree / ".git").exists()
         (tree / ".git" / "hooks").mkdir(parents=True)
+        (tree / ".git" / "hooks" / "post-checkout").write_text("#!/bin/sh\ntouch PWNED\n")
     assert (tree / ".git" / "HEAD").read_text() == head
     assert not (tree / ".git" / "hooks" / "post-checkout").exists()
