@@ -19,8 +19,9 @@ from repofix.agent.loop import run_loop
 from repofix.agent.prepare import prepare_run  # the same first prompt as a new run
 from repofix.agent.progress import Progress
 from repofix.agent.repomap import repo_map
-from repofix.agent.request import AgentOutcome, AgentRequest, AgentSetupError
+from repofix.agent.request import DONE, NOT_DONE, AgentOutcome, AgentRequest, AgentSetupError
 from repofix.agent.run import AgentRun
+from repofix.agent.summary import RESUME_HINTS
 from repofix.agent.templates import prompt
 from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings, settings_from_record, with_flags
@@ -29,9 +30,10 @@ from repofix.runs.owner import alive
 from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.workspace.resume import claim, resume_point
 
-# Stop reasons a resume can go on from (with raised limits where the limit is the reason).
-RESUMABLE = {"step_limit", "cost_limit", "time_limit", "model_error"}
-FINISHED = ("done", "not_done")
+# Stop reasons a resume can go on from (with raised limits where the limit is the reason): the ones
+# the summary tells a person how to go on from.
+RESUMABLE = frozenset(RESUME_HINTS)
+FINISHED = (DONE, NOT_DONE)
 
 
 def _open(run_id: str, home: str | None):
@@ -98,12 +100,12 @@ def resume_agent(
     workspace, point, trajectory = _open(run_id, home)
     data = trajectory.data
     status, reason = data.get("status"), data.get("reason")
-    if status == "done":
+    if status == DONE:
         raise AgentSetupError(
             f"run {workspace.run_id} already finished (done: {reason}); give it a follow-up "
             f'with `repofix continue {workspace.run_id} "INSTRUCTION"`'
         )
-    if status == "not_done" and reason not in RESUMABLE:
+    if status == NOT_DONE and reason not in RESUMABLE:
         raise AgentSetupError(
             f"run {workspace.run_id} stopped because it was {reason} ({data.get('message', '')}); "
             f'`repofix continue {workspace.run_id} "INSTRUCTION"` can give it a new direction'
@@ -114,7 +116,7 @@ def resume_agent(
     chosen = _model(model, data, settings, spent, len(trajectory.steps))
     notify = progress or (lambda event: None)
     claim(workspace, point)  # from here on the run is ours and `running`
-    best = data.get("best_checkpoint", point.checkpoint) if status == "not_done" else point.checkpoint
+    best = data.get("best_checkpoint", point.checkpoint) if status == NOT_DONE else point.checkpoint
     with stops_recorded(workspace, trajectory) as stack:
         with owned_tempdir("tree-") as tmp:
             tree = workspace.export(Path(tmp) / "tree", best)
@@ -128,7 +130,7 @@ def resume_agent(
             )
         state = Progress.from_dict(data["progress"])
         messages = list(data["messages"])
-        why = "was interrupted" if status != "not_done" else f"stopped ({reason}: {data.get('message', '')})"
+        why = "was interrupted" if status != NOT_DONE else f"stopped ({reason}: {data.get('message', '')})"
         messages.append(
             {
                 "role": "user",
@@ -200,8 +202,9 @@ def continue_agent(
             "start a new run with the instruction instead"
         )
     steps = len(trajectory.steps)
+    recorded = _settings(data)
     settings = _settings(
-        data, max_steps=max_steps or steps + _settings(data).max_steps, max_cost=max_cost, timeout=timeout
+        data, max_steps=max_steps or steps + recorded.max_steps, max_cost=max_cost, timeout=timeout
     )
     spent = trajectory.totals()["cost"]
     _check_limits({**data, "reason": None}, settings, spent)
