@@ -23,8 +23,8 @@ def env_flag(name: str) -> bool:
 
 def home_dir() -> Path:
     """Where runs live: $REPOFIX_HOME, else $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
-    if env("HOME"):
-        return Path(env("HOME") or "").expanduser().absolute()
+    if home := env("HOME"):
+        return Path(home).expanduser().absolute()
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix"
 
 

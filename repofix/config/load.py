@@ -13,12 +13,12 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
     import tomli as tomllib
 
+from repofix.config.environment import env, env_flag
 from repofix.config.settings import (
     _KINDS,
     ENV_PREFIX,
     REPO_SETTINGS,
     SECTIONS,
-    TRUST_ENV,
     USER_CONFIG_ENV,
     Settings,
     SettingsError,
@@ -90,7 +90,7 @@ def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, *
     `trust_repo` (None: $REPOFIX_TRUST_REPO_CONFIG) lets the repository's config set everything."""
     known = set(_KINDS) - {"extra", "notices"}
     if trust_repo is None:
-        trust_repo = os.environ.get(TRUST_ENV, "").lower() in ("1", "true", "yes")
+        trust_repo = env_flag("TRUST_REPO_CONFIG")
     user_data, user_origin = _from_user_file()
     values: dict[str, Any] = _values(user_data, user_origin, known)
     file_values, origin = _from_file(repo)
@@ -106,8 +106,7 @@ def load_settings(repo: Path | None = None, *, trust_repo: bool | None = None, *
     )
     values.update({k: v for k, v in repo_values.items() if k not in ignored})
     for name in known:  # limits.memory_mb: $REPOFIX_LIMITS_MEMORY_MB
-        variable = ENV_PREFIX + name.upper().replace(".", "_")
-        env_value = os.environ.get(variable)
-        if env_value is not None and env_value != "":
-            values[name] = _coerce(name, env_value, f"${variable}")
+        env_value = env(name.upper().replace(".", "_"))
+        if env_value is not None:
+            values[name] = _coerce(name, env_value, f"${ENV_PREFIX}{name.upper().replace('.', '_')}")
     return with_flags(_build(values, Settings(notices=notices)), **cli)
