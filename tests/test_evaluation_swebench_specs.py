@@ -20,11 +20,12 @@ import yaml
 from click.testing import CliRunner
 
 from repofix.cli import main
+from repofix.evaluation import swebench_specs
 from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.model import Candidate, Status
 from repofix.evaluation.swebench_env import derive, merge
-from repofix.evaluation.swebench_specs import SPECS_PYTHON, Official
+from repofix.evaluation.swebench_specs import SPECS_PYTHON, Official, SpecsUnavailable, official_for
 from repofix.tasks import SpecError, Task, load_tasks
 from repofix.tasks.swebench import row_to_task, task_to_row
 from tests.conftest import TEST_LIMITS, require_backend
@@ -285,3 +286,18 @@ def test_a_python_the_sandbox_lacks_fails_before_any_setup_step(clone, bwrap, tm
         and f"has {platform.python_version()}" in result.detail
     )
     assert "setup command" not in result.detail  # `false` never ran
+
+
+def test_a_reader_that_answers_garbage_is_an_error_and_is_let_go(clone, monkeypatch, tmp_path):
+    """An interpreter that answers something other than one JSON line (out of step, or not the reader
+    at all): a clear error instead of a traceback, and the reader's process and files are released, so
+    the next request starts afresh."""
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'not json'\nexec sleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(SPECS_PYTHON, str(fake))
+    for version in ("2.6", "2.7"):  # nothing cached; the second starts a new reader
+        with pytest.raises(SpecsUnavailable, match="it answered 'not json"):
+            official_for(row(clone, "pallets/flask", version), clone[0])
+        reader = swebench_specs._readers[str(fake)]
+        assert reader.process.poll() is not None and reader.errors.closed

@@ -150,13 +150,28 @@ class _Reader:
         ready, _, _ = select.select([self.process.stdout], [], [], _TIMEOUT)
         line = self.process.stdout.readline() if ready else ""
         if not line:
-            self.process.kill()
             self.errors.seek(0)
             text = self.errors.read().decode("utf-8", "replace").strip().splitlines()
             last = text[-1][:300] if text else (f"no answer in {_TIMEOUT:.0f}s" if not ready else "it exited")
+            self.close()
             raise SpecsUnavailable(f"reading the official specs with {self.python} failed: {last}")
-        answer: dict[str, Any] = json.loads(line)
+        try:
+            answer: dict[str, Any] = json.loads(line)
+        except json.JSONDecodeError:
+            self.close()  # out of step with us: the next request starts a new reader
+            raise SpecsUnavailable(
+                f"reading the official specs with {self.python} failed: it answered {line[:200]!r}"
+            ) from None
         return answer
+
+    def close(self) -> None:
+        """Stop the reader and let go of its pipes and error file (a restart makes a new one)."""
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+        self.errors.close()
 
 
 _readers: dict[str, _Reader] = {}
