@@ -90,21 +90,11 @@ class AgentSource:
 
     mode = "model"
 
-    def __init__(
-        self,
-        model: str,
-        sandbox: str | None,
-        home: Path,
-        mirror: Path | None = None,
-        tests_first: bool | None = None,
-    ):
-        self.name, self.sandbox, self.home, self.mirror, self.tests_first = (
-            model,
-            sandbox,
-            home,
-            mirror,
-            tests_first,
-        )
+    def __init__(self, model: str, sandbox: str | None, home: Path, mirror: Path | None = None):
+        self.name = model
+        self.sandbox = sandbox
+        self.home = home
+        self.mirror = mirror
 
     def recorded_cost(self) -> float:
         """What every agent run of this evaluation recorded spending (its trajectory's totals, saved
@@ -133,7 +123,6 @@ class AgentSource:
                 test_cmd=task.test_cmd,
                 setup=tuple(env.setup) or None,
                 image=env.image,
-                tests_first=self.tests_first,
             )
             if budget is not None:  # never more than the evaluation has left
                 settings = with_flags(settings, max_cost=min(budget, settings.max_cost or budget))

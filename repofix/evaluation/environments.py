@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from repofix.evaluation import build_outputs, images
-from repofix.evaluation.images import EnvironmentFailed, python_matches
+from repofix.evaluation.images import EnvironmentFailed, progress_lines, python_matches
 from repofix.gitsafe import argv, git_env
 from repofix.sandboxes import Limits, Sandbox, open_sandbox
 from repofix.sandboxes.docker import DEFAULT_IMAGE, DockerSandbox, Layout
@@ -243,9 +243,7 @@ class Environments:
             with log.open("w", encoding="utf-8") as stream:
                 stream.write(text + "\n")
                 argv = ["docker", "build", "--force-rm", "-t", tag, context]
-                code, timed_out = images.stream_build(
-                    argv, stream, lambda line: self.echo(f"  {tag}: {line}")
-                )
+                code, timed_out = images.stream_build(argv, stream, progress_lines(tag, self.echo))
         seconds = time.monotonic() - started
         with self._lock:
             self.build_seconds += seconds

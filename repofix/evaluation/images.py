@@ -132,7 +132,7 @@ def build_python_image(version: str, log: Path, echo: Callable[[str], None]) -> 
     with log.open("w", encoding="utf-8") as stream:
         env = {**os.environ, "REPOFIX_DEBIAN_SUITE": release, "REPOFIX_BASE_IMAGE": base}
         code, timed_out = stream_build(
-            ["bash", str(folder / "build_base.sh")], stream, lambda line: echo(f"  {tag}: {line}"), env
+            ["bash", str(folder / "build_base.sh")], stream, progress_lines(tag, echo), env
         )
         if code != 0:
             raise EnvironmentFailed(
@@ -141,7 +141,7 @@ def build_python_image(version: str, log: Path, echo: Callable[[str], None]) -> 
                 log,
             )
         argv = ["docker", "build", "--build-arg", f"BASE_IMAGE={base}", "-t", tag, str(folder)]
-        code, timed_out = stream_build(argv, stream, _steps(tag, echo))
+        code, timed_out = stream_build(argv, stream, progress_lines(tag, echo))
     if code != 0:
         raise EnvironmentFailed(
             f"building {tag} " + ("timed out" if timed_out else f"failed (docker build exit {code})"), log
@@ -212,7 +212,8 @@ def stream_build(
     return code, timed_out
 
 
-def _steps(tag: str, echo: Callable[[str], None]) -> Callable[[str], None]:
+def progress_lines(tag: str, echo: Callable[[str], None]) -> Callable[[str], None]:
+    """A build's output lines, shown indented under the image being built."""
     return lambda line: echo(f"  {tag}: {line}")
 
 
