@@ -5,11 +5,15 @@ SWE-bench's name and layout."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
+import threading
 import uuid
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -255,13 +259,40 @@ def test_images_swebench_runs_the_row_in_its_official_image_at_testbed(swebench_
     assert empty.tests_status.FAIL_TO_PASS["failure"] == [f"{FILE}::test_add"]
 
 
+@contextlib.contextmanager
+def closing_registry() -> Iterator[int]:
+    """A port on 127.0.0.1 that accepts connections and closes them at once, for as long as the block
+    runs (owned by the test, unlike a port assumed to be free)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            connection.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
 @pytest.mark.docker
 def test_images_swebench_with_an_absent_image_that_cannot_be_pulled_is_env_failed(tmp_path):
     require_backend("docker")
-    image = f"127.0.0.1:9/swebench/sweb.eval.x86_64.absent-{uuid.uuid4().hex[:8]}:latest"
-    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", images="swebench")
-    task = official_task(image)
-    result = grade(task, Candidate(task.patch or "", "gold"), environments, timeout=60, log_dir=tmp_path)
+    with closing_registry() as port:  # a "registry" of our own that hangs up: the pull fails for sure
+        image = f"127.0.0.1:{port}/swebench/sweb.eval.x86_64.absent-{uuid.uuid4().hex[:8]}:latest"
+        environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", images="swebench")
+        task = official_task(image)
+        result = grade(task, Candidate(task.patch or "", "gold"), environments, timeout=60, log_dir=tmp_path)
     assert result.status is Status.ENV_FAILED
     assert f"the image {image} is not on this host and cannot be pulled" in result.detail
     no_image = swebench_task()
