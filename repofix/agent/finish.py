@@ -38,18 +38,17 @@ def finish(run: AgentRun, task: str) -> AgentOutcome:
         checked = run.last_check[1].run
         after = state.summary({i: r.outcome.value for i, r in checked.results.items()})
     not_counted = verification_tree(workspace, checkpoint, state.reference).not_counted
+    status = DONE if done else NOT_DONE
     run.trajectory.save(
         run.messages,
-        status=DONE if done else NOT_DONE,
+        status=status,
         reason=reason,
         message=message,
         final_patch=Path(delivery.patch).read_text(encoding="utf-8", errors="replace"),
         delivered=dataclasses.asdict(delivery),
         not_counted=not_counted,
     )
-    outcome = outcome_of(
-        workspace, run.trajectory, state, DONE if done else NOT_DONE, reason, message, delivery, after, run
-    )
+    outcome = outcome_of(workspace, run.trajectory, state, status, reason, message, delivery, after, run)
     if not_counted:
         outcome.extra["test_infra_not_counted"] = not_counted
     return outcome
