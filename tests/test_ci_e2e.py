@@ -546,3 +546,19 @@ def test_settings_come_from_the_base_branch_never_from_the_pull_request(tmp_path
     # ... and nothing the pull request chose: not its test command, not its setup command.
     assert not marker.exists()
     assert git(world.bare, "show", "feature:pkg/calc.py").endswith("return a + b")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "named"),
+    [("--max-cost", "abc", "max_cost"), ("--max-steps", "-3", "max_steps"), ("--timeout", "-1", "timeout")],
+)
+def test_bad_settings_are_a_usage_error_before_any_api_call(tmp_path: Path, server, flag, value, named):
+    """A wrong setting is the input's fault: exit 2 (as every command), said plainly, GitHub never asked."""
+    world = World(tmp_path, server)
+    result = CliRunner().invoke(
+        main,
+        ["ci", "run", flag, value, "--config-dir", str(tmp_path)],
+        env=world.env("issue_comment", payload("issue_comment_repofix.json", body="/repofix")),
+    )
+    assert result.exit_code == 2 and named in result.output and "Traceback" not in result.output
+    assert server.requests == []

@@ -17,8 +17,9 @@ from repofix.ci.publish import DEFAULT_MAX_PATCH_BYTES, PublishSettings, publish
 from repofix.ci.runstage import RunSettings, run_stage
 from repofix.ci.worker import WorkRequest, agent_work, run_in_worker
 from repofix.config import UNSET, SettingsError
-from repofix.exitcodes import EXIT_NOT_DONE
+from repofix.exitcodes import EXIT_NOT_DONE, EXIT_USAGE
 from repofix.redaction import redact, secrets_from_env
+from repofix.safetext import visible
 from repofix.workspace.errors import GitError
 
 DEFAULT_ARTIFACT = "repofix-artifact"
@@ -133,8 +134,9 @@ def run(
     secrets = secrets_from_env()
     try:  # bad settings fail here, before any API call; the worker process reads them again
         agent_work(config_dir, model, sandbox, max_steps, max_cost, timeout, test_cmd, allow_unsandboxed)
-    except SettingsError as error:
-        raise click.ClickException(str(error)) from None
+    except SettingsError as error:  # the input is wrong, not the run: exit 2 as every command does
+        click.echo(visible(f"Error: {error}"), err=True)
+        raise SystemExit(EXIT_USAGE) from None
 
     def work(checkout: Path, instruction: str, mode: str, progress):
         # The agent runs in a new process whose environment never held a token (see repofix.ci.worker).
