@@ -9,6 +9,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.model import Candidate, Status, TaskResult
 from repofix.evaluation.progress import Progress
@@ -90,6 +92,22 @@ def test_retry_errors_adds_attempts_without_counting_twice(tmp_path):
     with sqlite3.connect(tmp_path / "results.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM results").fetchone() == (6,)
     assert write_reports(tmp_path)[0]["submitted_instances"] == 3
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reported", "spent"), [(0.25, 0.5, 0.5, 0.75), (0.0, 0.5, 0.5, 0.5)]
+)
+def test_report_counts_the_money_of_retried_attempts(tmp_path, first, second, reported, spent):
+    """A retried task's row shows its latest attempt; the money every attempt spent (what --max-cost
+    counts) is in report.json's cost_spent and said in report.md, not silently dropped."""
+    with ResultsStore(tmp_path) as store:
+        store.set_meta({"mode": "model", "model_name": "m", "task_ids": ["a"]})
+        store.record(TaskResult("a", Status.ERROR, "m", cost=first, detail="provider answered 500"))
+        store.record(TaskResult("a", Status.RESOLVED, "m", cost=second, patch="diff"))
+    summary, _ = write_reports(tmp_path)
+    assert (summary["cost"], summary["cost_spent"]) == (reported, spent)
+    said = f"spent ${spent:.4f} with the retried attempts" in (tmp_path / "report.md").read_text()
+    assert said is (spent > reported)
 
 
 def test_store_rows_survive_reopening_and_use_wal(tmp_path):

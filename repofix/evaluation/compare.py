@@ -14,7 +14,7 @@ def load_summary(folder: Path) -> dict[str, Any]:
     if not folder.is_dir():
         raise StoreError(f"{folder}: no such run folder")
     with open_existing(folder) as store:
-        return summarize(store.get_meta(), store.latest())
+        return summarize(store.get_meta(), store.latest(), store.total_cost())
 
 
 def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

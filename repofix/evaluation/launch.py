@@ -194,7 +194,7 @@ def run(
         f"{summary['resolved_instances']}/{summary['total_instances']} resolved "
         f"({100 * summary['resolve_rate']:.1f}%), {summary['gradeable_instances']} gradeable, "
         f"{summary['error_instances']} infrastructure error(s), "
-        f"{len(summary['incomplete_ids'])} not run; cost ${summary['cost']:.2f}; report: {out_dir / 'report.md'}",
+        f"{len(summary['incomplete_ids'])} not run; cost ${summary['cost_spent']:.2f}; report: {out_dir / 'report.md'}",
         False,
     )
     if outcome.stopped == "interrupted":

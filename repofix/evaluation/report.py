@@ -13,8 +13,11 @@ from repofix.evaluation.model import Status, TaskResult
 from repofix.evaluation.store import ResultsStore, open_existing
 
 
-def summarize(meta: dict[str, Any], latest: dict[str, TaskResult]) -> dict[str, Any]:
-    """report.json's content. Rates are over every task of the set, run or not."""
+def summarize(
+    meta: dict[str, Any], latest: dict[str, TaskResult], spent: float | None = None
+) -> dict[str, Any]:
+    """report.json's content. Rates are over every task of the set, run or not. `spent`: the money of
+    every attempt, retried ones included (what `--max-cost` counts); the latest attempts' when not given."""
     task_ids: list[str] = meta.get("task_ids") or list(latest)
     results = [latest[t] for t in task_ids if t in latest]
     ids = {status: [r.task_id for r in results if r.status is status] for status in Status}
@@ -52,7 +55,8 @@ def summarize(meta: dict[str, Any], latest: dict[str, TaskResult]) -> dict[str, 
         "log_junit_disagreements": {r.task_id: r.disagreements for r in results if r.disagreements},
         "resolve_rate": len(resolved) / total if total else 0.0,
         "by_status": {status.value: len(found) for status, found in ids.items()},
-        "cost": round(sum(r.cost for r in results), 6),
+        "cost": round(sum(r.cost for r in results), 6),  # of the attempts reported per task
+        "cost_spent": round(max(spent or 0.0, sum(r.cost for r in results)), 6),
         "tokens": sum(r.tokens for r in results),
         "seconds": {
             "grading": round(sum(r.grade_seconds for r in results), 3),
@@ -122,7 +126,12 @@ def markdown(summary: dict[str, Any], chart: str | None, chart_note: str = "") -
             else ""
         ),
         f"- task set: {', '.join(run.get('specs', [])) or '?'}; sandbox: {run.get('sandbox', '?')}",
-        f"- cost: ${summary['cost']:.4f}, tokens: {summary['tokens']}",
+        f"- cost: ${summary['cost']:.4f}, tokens: {summary['tokens']}"
+        + (
+            f" (spent ${summary['cost_spent']:.4f} with the retried attempts)"
+            if summary["cost_spent"] > summary["cost"]
+            else ""
+        ),
         f"- time: grading {summary['seconds']['grading']:.1f}s in all ({per_task:.2f}s per task), of which "
         f"tests {summary['seconds']['tests']:.1f}s; agent {summary['seconds']['agent']:.1f}s",
         f"- environment images: built in {summary['seconds']['build']:.1f}s (not counted in the task times)",
@@ -191,7 +200,7 @@ def write_reports(out_dir: Path, store: ResultsStore | None = None) -> tuple[dic
     own = store is None
     store = store or open_existing(out_dir)
     try:
-        summary = summarize(store.get_meta(), store.latest())
+        summary = summarize(store.get_meta(), store.latest(), store.total_cost())
     finally:
         if own:
             store.close()
