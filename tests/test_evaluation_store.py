@@ -7,11 +7,13 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from repofix.evaluation.environments import Environments
+from repofix.evaluation.executors import Budget
 from repofix.evaluation.model import Candidate, Status, TaskResult
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.report import write_reports
@@ -81,6 +83,37 @@ def test_cost_cap_stops_new_tasks_and_resume_continues(tmp_path):
     summary, _ = write_reports(tmp_path)
     assert summary["cost"] == 2.0 and summary["tokens"] == 500
     assert summary["error_instances"] == 5 and summary["resolve_rate"] == 0.0
+
+
+class GreedyAgent(ScriptedAgent):
+    """Spends all it is allowed, and only once `together` candidates are being made at the same time
+    (so -j N really overlaps them; it goes on alone after a few seconds)."""
+
+    def __init__(self, together: int):
+        super().__init__(0.0)
+        self.barrier = threading.Barrier(together)
+
+    def candidate(self, task: Task, budget: float | None) -> Candidate:
+        self.budgets.append(budget)
+        try:
+            self.barrier.wait(timeout=5)
+        except threading.BrokenBarrierError:
+            pass
+        return Candidate("", self.name, cost=budget or 0.0, tokens=1, error="spent it all")
+
+
+@pytest.mark.parametrize(("jobs", "n_tasks"), [(2, 2), (3, 3), (3, 5), (4, 2)])
+def test_parallel_tasks_never_spend_more_than_the_cap_between_them(tmp_path, jobs, n_tasks):
+    """With -j N the running tasks share what is left: each is told its own allowance, so even agents
+    that spend all they are allowed stay within --max-cost together (each was told the whole remainder)."""
+    agent = GreedyAgent(together=min(jobs, n_tasks))
+    outcome, latest, spent, _ = evaluate(tmp_path, agent, tasks(n_tasks), max_cost=1.0, jobs=jobs)
+    assert spent <= 1.0 + 1e-9
+    running_at_once = min(jobs, n_tasks)
+    assert (
+        sorted(agent.budgets)[-running_at_once:] == [pytest.approx(1.0 / running_at_once)] * running_at_once
+    )
+    assert outcome.stopped == ("cost cap reached" if n_tasks > running_at_once else "")
 
 
 def test_retry_errors_adds_attempts_without_counting_twice(tmp_path):
@@ -167,3 +200,21 @@ def test_progress_line_is_rewritten_on_a_terminal_and_one_line_per_task_elsewher
         "[1/3] resolved 1 (100%) · infra errors 0 · cost $0.50 · a: resolved (0.0s)",
         "[2/3] resolved 1 (50%) · infra errors 1 · cost $0.50 · b: timeout (0.0s) - slow",
     ]
+
+
+def test_a_budget_that_cannot_wait_says_whether_it_is_capped_for_good():
+    """The Ray executor starts tasks from one thread, so it asks without waiting: 0.0 while running
+    tasks hold the rest, `capped` once nothing is held and nothing is free; a task that spent less than
+    its allowance frees the difference for the next."""
+    budget = Budget(1.0, 0.0)
+    first, second = budget.reserve(2, 2, wait=False), budget.reserve(2, 1, wait=False)
+    assert (first, second) == (0.5, 0.5)
+    assert budget.reserve(2, 0, wait=False) == 0.0 and not budget.capped
+    budget.settle(first, 0.2)
+    third = budget.reserve(2, 0, wait=False)
+    assert third == pytest.approx(0.3) and not budget.capped
+    budget.settle(second, 0.5)
+    budget.settle(third, 0.3)
+    assert budget.reserve(2, 0, wait=False) == 0.0 and budget.capped
+    assert budget.spent == pytest.approx(1.0) and budget.holders == 0
+    assert Budget(None, 5.0).reserve(2, 0) is None  # no cap: no allowance

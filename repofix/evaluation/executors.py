@@ -27,25 +27,53 @@ def task_folder(out_dir: Path, task_id: str) -> Path:
     return out_dir / "tasks" / task_id.replace("/", "__")
 
 
+CENT_FRACTION = 1e-6  # money below this is nothing
+
+
 class Budget:
-    """What the whole evaluation may still spend (every attempt counts); thread safe."""
+    """What the whole evaluation may still spend (every attempt counts); thread safe.
+
+    Tasks that run at once must not each be told the whole remainder (with -j N they could spend N
+    times the cap): a starting task reserves its allowance, a share of what is neither spent nor
+    promised to running tasks, and settles it with what it really spent when it ends."""
 
     def __init__(self, max_cost: float | None, spent: float):
         self.max_cost, self.spent = max_cost, spent
+        self.reserved, self.holders = 0.0, 0  # promised to running tasks, and how many they are
         self.capped = False  # the cap was reached: no new task starts
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
 
-    def left(self) -> float | None:
+    def reserve(self, slots: int, queued: int, wait: bool = True) -> float | None:
+        """The allowance of one task starting now (None: no cap). `slots`: how many tasks may run at
+        once; `queued`: tasks still waiting besides this one. The free money is split among the tasks
+        that may start alongside it. 0.0: nothing is free; `capped` says whether for good, or (when
+        not `wait`) only until a running task settles."""
         if self.max_cost is None:
             return None
-        with self._lock:
-            left = self.max_cost - self.spent
-            self.capped = self.capped or left <= 0
-        return left
+        with self._changed:
+            while True:
+                free = self.max_cost - self.spent - self.reserved
+                if free > CENT_FRACTION:  # not float dust: thirds of a dollar do not sum to exactly 1
+                    break
+                if self.holders == 0:
+                    self.capped = True
+                    return 0.0
+                if not wait:
+                    return 0.0
+                self._changed.wait()
+            allowance = free / max(1, min(slots - self.holders, queued + 1))
+            self.reserved += allowance
+            self.holders += 1
+            return allowance
 
-    def add(self, cost: float) -> None:
-        with self._lock:
+    def settle(self, allowance: float | None, cost: float) -> None:
+        """A task reserved `allowance` and spent `cost`."""
+        with self._changed:
+            if allowance is not None:
+                self.reserved = max(0.0, self.reserved - allowance)
+                self.holders -= 1
             self.spent += cost
+            self._changed.notify_all()
 
 
 @dataclass(frozen=True)
@@ -105,19 +133,23 @@ class LocalExecutor:
         def worker() -> None:
             try:
                 while not stop.is_set():
-                    left = budget.left()
-                    if left is not None and left <= 0:
-                        return
                     try:
                         task = todo.get_nowait()
                     except queue.Empty:
                         return
-                    prepared = work.prepare(task, self.environments)
-                    if isinstance(prepared, TaskResult):
-                        results.put(prepared)
-                        continue
-                    candidate = work.candidate(prepared, left)
-                    budget.add(candidate.cost)
+                    left = budget.reserve(self.jobs, todo.qsize())
+                    if left is not None and left <= 0:
+                        return  # capped: this task and those still queued are not run
+                    spent = 0.0
+                    try:
+                        prepared = work.prepare(task, self.environments)
+                        if isinstance(prepared, TaskResult):
+                            results.put(prepared)
+                            continue
+                        candidate = work.candidate(prepared, left)
+                        spent = candidate.cost
+                    finally:
+                        budget.settle(left, spent)
                     if stop.is_set():
                         return
                     result = work.grade(

@@ -114,27 +114,29 @@ class RayExecutor:
         )
         queued = deque(tasks)
         inflight: dict[Any, Task] = {}  # Ray object ref -> its task
+        allowances: dict[Any, float | None] = {}  # ref -> the money reserved for it
         stopping: dict[Any, str] = {}  # ref -> the node asked to stop it
         started, last_note, finished = time.monotonic(), time.monotonic(), False
         try:
             while queued or inflight:
                 while queued and len(inflight) < slots:
-                    left = budget.left()
+                    left = budget.reserve(slots, len(queued) - 1, wait=False)
                     if left is not None and left <= 0:
-                        queued.clear()
-                        break
+                        if budget.capped:
+                            queued.clear()
+                        break  # or: nothing is free until a running task settles
                     task = queued.popleft()
                     ref = remote.remote(
                         work_ref, task, left, self.backend, self.limits, tracker, self.task_limit
                     )
-                    inflight[ref] = task
+                    inflight[ref], allowances[ref] = task, left
                 if not inflight:
                     break
                 ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
                 for ref in ready:
                     result = self._receive(ref, inflight.pop(ref), work)
                     stopping.pop(ref, None)
-                    budget.add(result.cost)
+                    budget.settle(allowances.pop(ref), result.cost)
                     yield result
                 running = self._watch(tracker, inflight, stopping)
                 if time.monotonic() - last_note >= self.progress_every and (queued or inflight):
