@@ -119,7 +119,7 @@ def main() -> int:
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-distributed-") as scratch:
         folder = Path(scratch)
-        cluster = LocalRayCluster(folder / "cluster", base_port=26700, cpus=args.jobs)
+        cluster = LocalRayCluster(folder / "cluster", cpus=args.jobs)
         try:
             started = time.monotonic()
             cluster.start_node({"bench_node": 1})

@@ -2,8 +2,9 @@
 with `ray start` and its own custom resources, on loopback addresses only.
 
 Ray rewrites 127.0.0.1 into the machine's network address, so the nodes use other addresses of the
-loopback range (127.0.0.2, 127.0.0.3, ...), which it keeps. Each node gets a fixed block of ports
-from `base_port`. Every process of the cluster carries a marker in its environment, so `stop()`
+loopback range (127.0.0.2, 127.0.0.3, ...), which it keeps. Each node gets a block of ports from
+`base_port`, chosen where every port of every node's block can be bound right now (a fixed block
+would fail whenever something else on the machine holds one of them). Every process of the cluster carries a marker in its environment, so `stop()`
 and `kill_node()` end exactly the cluster's processes (never another Ray on the machine).
 """
 
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,8 +28,34 @@ MARKER = "REPOFIX_TEST_RAY_NODE"
 RAY = [sys.executable, "-m", "ray.scripts.scripts"]  # the `ray` command of this Python, whatever PATH says
 
 
+MAX_NODES = 4  # blocks checked free: the head and up to three workers
+
+
+def _bindable(address: str, port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind((address, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_base_port(tries: int = 50) -> int:
+    """A base whose ports (base + 100 * node + 0..60, on node's address) are all free now."""
+    for _ in range(tries):
+        base = random.randrange(20000, 40000, 1000)
+        if all(
+            _bindable(f"127.0.0.{2 + node}", base + 100 * node + offset)
+            for node in range(MAX_NODES)
+            for offset in range(61)
+        ):
+            return base
+    raise RuntimeError("no free block of ports for a local Ray cluster on 127.0.0.2-5")
+
+
 class LocalRayCluster:
-    def __init__(self, folder: Path, base_port: int = 26300, cpus: int = 1):
+    def __init__(self, folder: Path, base_port: int | None = None, cpus: int = 1):
+        base_port = base_port or free_base_port()
         self.folder, self.base_port, self.cpus = folder, base_port, cpus
         # Ray's own files (sockets, logs): a short path, as socket paths are limited to 107 bytes.
         self.temp = Path(tempfile.mkdtemp(prefix="rfray-"))

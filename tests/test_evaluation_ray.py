@@ -36,7 +36,7 @@ def cluster(tmp_path_factory):
         if os.environ.get("CI"):
             pytest.fail("ray is not installed (scripts/install.sh installs repofix[ray])")
         pytest.skip("ray is not installed: pip install -e '.[ray]'")
-    cluster = LocalRayCluster(tmp_path_factory.mktemp("ray-cluster"), base_port=26300)
+    cluster = LocalRayCluster(tmp_path_factory.mktemp("ray-cluster"))
     try:
         cluster.start_node({"repofix_head": 1})
         cluster.start_node({"repofix_worker": 1})
