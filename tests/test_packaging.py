@@ -33,6 +33,7 @@ def test_the_wheel_ships_the_runner_and_templates(tmp_path):
         "repofix/_sandbox/pyworker.py",
         "repofix/_sandbox/Dockerfile",
         "repofix/_sandbox/build_base.sh",
+        "repofix/_sandbox/PROTOCOL.md",  # named in the session errors
         "repofix/agent/prompts/system.md",
         "repofix/agent/sandbox_helpers.py",
         "repofix/models/prompts/text_protocol.md",
