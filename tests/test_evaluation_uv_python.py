@@ -175,7 +175,8 @@ def test_a_python_uv_cannot_get_fails_before_any_setup_step_naming_what_can_be_h
     task = make_task(environment={"python": "3.10", "setup": ["true"]})
     notes: list[str] = []
     with mirror({}) as (url, asked):  # a mirror that has nothing: uv's download gets a 404
-        monkeypatch.setenv("UV_PYTHON_INSTALL_MIRROR", f"{url}/pbs")
+        # with a password in it, which neither the progress lines nor the message may show
+        monkeypatch.setenv("UV_PYTHON_INSTALL_MIRROR", url.replace("://", "://me:s3cret@") + "/pbs")
         monkeypatch.delenv("UV_PYTHON_DOWNLOADS_JSON_URL", raising=False)
         agent = AgentDouble()
         environments = Environments("docker", TEST_LIMITS, tmp_path / "logs", echo=notes.append)
@@ -187,5 +188,6 @@ def test_a_python_uv_cannot_get_fails_before_any_setup_step_naming_what_can_be_h
     assert [path for path in asked if path.startswith("/pbs/") and "cpython-3.10." in path]
     assert agent.asked == []  # the agent never started
     assert not [note for note in notes if note.startswith("building environment")]  # nor the setup
+    assert "s3cret" not in result.detail and not [note for note in notes if "s3cret" in note]
     assert image_id(tag) is None and image_id(f"{PYTHON_REPO}-base:3.10") is None
     assert leftover_containers() == []

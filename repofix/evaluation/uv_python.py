@@ -27,6 +27,7 @@ UV = "uv>=0.6,<1"  # 0.6: UV_PYTHON_DOWNLOADS_JSON_URL
 INSTALL_DIR = "/opt/uv-python"
 # uv's and pip's own error lines: what the message quotes when the install fails.
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the classic builder colours a step's stderr
+_USERINFO = re.compile(r"://[^/@\s]+@")
 _ERROR = re.compile(r"^\s*(error|cause|caused by|ERROR)\b:?", re.IGNORECASE)
 
 
@@ -59,13 +60,14 @@ def dockerfile(version: str, settings: list[str]) -> str:
 
 
 def build(version: str, tag: str, log: Path, echo: Callable[[str], None]) -> None:
-    """The uv base (tagged `<repo>-base:<version>` while the build needs it), then the sandbox
-    Dockerfile on it, tagged `tag`. Raises EnvironmentFailed naming what can be had offline and
-    the mirror setting; nothing is left tagged on failure."""
+    """The Debian base (built once, as for the default image), uv's layer on it (tagged
+    `<repo>-base:<version>` while the build needs it), then the sandbox Dockerfile, tagged `tag`.
+    Raises EnvironmentFailed naming what can be had offline and the mirror setting; nothing is
+    left tagged on failure."""
     settings = [name for name in SETTINGS if os.environ.get(name)]
     repo, _, label = tag.partition(":")
-    base = f"{repo}-base:{label}"
-    where = ", ".join(f"{name}={os.environ[name]}" for name in settings) or "uv's default download source"
+    uv_base, folder = f"{repo}-base:{label}", runner_dir()
+    where = ", ".join(f"{name}={_redact(os.environ[name])}" for name in settings) or "its default source"
     echo(f"building {tag} (Python {version}) with uv from {where}: this takes minutes, once; log: {log}")
     show = progress_lines(tag, echo)
     try:
@@ -73,33 +75,32 @@ def build(version: str, tag: str, log: Path, echo: Callable[[str], None]) -> Non
             log.open("w", encoding="utf-8") as stream,
             tempfile.TemporaryDirectory(prefix="repofix-uv-") as context,
         ):
+            env = {**os.environ, "REPOFIX_DEBIAN_SUITE": "bookworm", "REPOFIX_BASE_IMAGE": BASE}
+            code, timed_out = stream_build(["bash", str(folder / "build_base.sh")], stream, show, env)
+            if code != 0:
+                raise EnvironmentFailed(f"building {BASE} for uv's Python {version} failed", log)
             (Path(context) / "Dockerfile").write_text(dockerfile(version, settings), encoding="utf-8")
             args = [arg for name in settings for arg in ("--build-arg", name)]  # values from the environment
-            code, timed_out = stream_build(
-                ["docker", "build", "--force-rm", *args, "-t", base, context], stream, show
-            )
+            argv = ["docker", "build", "--force-rm", *args, "-t", uv_base, context]
+            code, timed_out = stream_build(argv, stream, show)
             if code != 0:
                 stream.flush()
                 raise EnvironmentFailed(_uv_failed(version, log, timed_out, code), log)
-            argv = [
-                "docker",
-                "build",
-                "--force-rm",
-                "--build-arg",
-                f"BASE_IMAGE={base}",
-                "-t",
-                tag,
-                str(runner_dir()),
-            ]
-            code, timed_out = stream_build(argv, stream, show)
+            argv = ["docker", "build", "--force-rm", "--build-arg", f"BASE_IMAGE={uv_base}", "-t", tag]
+            code, timed_out = stream_build([*argv, str(folder)], stream, show)
         if code != 0:
             raise EnvironmentFailed(
                 f"building {tag} on uv's Python {version} "
                 + ("timed out" if timed_out else f"failed (docker build exit {code})"),
                 log,
             )
-    finally:  # the final image keeps its layers; the base's tag only served the second build
-        subprocess.run(["docker", "image", "rm", base], capture_output=True)
+    finally:  # the final image keeps its layers; the uv base's tag only served the last build
+        subprocess.run(["docker", "image", "rm", uv_base], capture_output=True)
+
+
+def _redact(text: str) -> str:
+    """A mirror's address as shown: without the user and password it may carry."""
+    return _USERINFO.sub("://***@", text)
 
 
 def _uv_failed(version: str, log: Path, timed_out: bool, code: int | None) -> str:
@@ -108,7 +109,9 @@ def _uv_failed(version: str, log: Path, timed_out: bool, code: int | None) -> st
     if errors and errors[0].lower().startswith("error"):  # uv: the error, its causes, deepest last
         url = [line for line in errors[1:-1] if "download `" in line][:1]  # the address it tried
         errors = [errors[0], *url, *errors[1:][-1:]]
-    reason = "timed out" if timed_out else ("; ".join(errors[-3:]) or f"docker build exit {code}")[:500]
+    reason = (
+        "timed out" if timed_out else _redact("; ".join(errors[-3:]) or f"docker build exit {code}")[:500]
+    )
     return (
         f"the task wants Python {version}: no Debian release here ships it (offline: "
         f"{images.offline_versions()}) and uv could not install it ({reason}); uv needs PyPI and "
