@@ -1,7 +1,7 @@
 """Python images through uv, for versions no Debian release here ships: tested with no GitHub and no
 astral.sh. The test serves a python-build-standalone mirror of its own on the Docker bridge's
 gateway (the build containers reach the host there), holding an "install_only" archive it makes
-itself: Debian bookworm's Python 3.11 taken out of the base image and laid out as
+itself: Debian bookworm's Python 3.11 taken out of the default image and laid out as
 python-build-standalone lays out its interpreters (`python/bin`, `python/lib/python3.X`), which
 runs from wherever uv puts it. uv checks every archive against the sha256 it ships with, so the
 test gives uv its list of downloads too (UV_PYTHON_DOWNLOADS_JSON_URL), naming the archive at its
@@ -27,6 +27,7 @@ from repofix.evaluation.environments import Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.images import PYTHON_REPO, image_id, run_once
 from repofix.evaluation.model import Candidate, Status
+from repofix.sandboxes.docker import DEFAULT_IMAGE
 from tests.conftest import TEST_LIMITS, require_backend, require_pypi
 from tests.test_evaluation_grading import make_task
 from tests.test_evaluation_images import AgentDouble, evaluate
@@ -89,7 +90,7 @@ def repacked_interpreter(folder: Path) -> bytes:
     archive = folder / "python.tar.gz"
     with archive.open("wb") as out:
         made = run_once(
-            ["--entrypoint", "/bin/sh", uv_python.BASE, "-c", REPACK], out, timeout=300, what="repack"
+            ["--entrypoint", "/bin/sh", DEFAULT_IMAGE, "-c", REPACK], out, timeout=300, what="repack"
         )
     assert made.returncode == 0, made.stderr.decode()
     return archive.read_bytes()
@@ -164,6 +165,7 @@ def test_a_python_uv_installs_from_a_mirror_is_the_images_python3_and_runs_tasks
     )
     assert any("uv python install" in note for note in notes[1:])  # the build's progress, step by step
     assert image_id(f"{tag.split(':')[0]}-base:3.11") is None  # the intermediate tag is gone
+    assert leftover_containers() == []
 
 
 def test_a_python_uv_cannot_get_fails_before_any_setup_step_naming_what_can_be_had(tmp_path, monkeypatch):
