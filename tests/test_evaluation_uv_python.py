@@ -75,11 +75,12 @@ def mirror(files: dict[str, bytes]) -> Iterator[tuple[str, list[str]]]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer((bridge_gateway(), 0), Handler)
+    gateway = bridge_gateway()
+    server = http.server.ThreadingHTTPServer((gateway, 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://{server.server_address[0]}:{server.server_address[1]}", asked
+        yield f"http://{gateway}:{server.server_address[1]}", asked
     finally:
         server.shutdown()
         thread.join()
