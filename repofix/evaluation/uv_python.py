@@ -28,7 +28,8 @@ INSTALL_DIR = "/opt/uv-python"
 # uv's and pip's own error lines: what the message quotes when the install fails.
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the classic builder colours a step's stderr
 _USERINFO = re.compile(r"://[^/@\s]+@")
-_ERROR = re.compile(r"^\s*(error|cause|caused by|ERROR)\b:?", re.IGNORECASE)
+_ERROR = re.compile(r"^\s*(error|cause|caused by)\b:?", re.IGNORECASE)
+_BUILDKIT = re.compile(r"^#\d+ [\d.]+ ")  # BuildKit's step and time before each line
 
 
 def dockerfile(version: str, settings: list[str]) -> str:
@@ -105,7 +106,8 @@ def _redact(text: str) -> str:
 
 def _uv_failed(version: str, log: Path, timed_out: bool, code: int | None) -> str:
     text = _ANSI.sub("", log.read_text(encoding="utf-8", errors="replace"))
-    errors = [line.strip() for line in text.splitlines() if _ERROR.match(line)]
+    lines = [_BUILDKIT.sub("", line) for line in text.splitlines()]
+    errors = [line.strip() for line in lines if _ERROR.match(line)]
     if errors and errors[0].lower().startswith("error"):  # uv: the error, its causes, deepest last
         url = [line for line in errors[1:-1] if "download `" in line][:1]  # the address it tried
         errors = [errors[0], *url, *errors[1:][-1:]]
