@@ -66,15 +66,17 @@ def evaluate(tasks: list[Task], source, environments: Environments, folder: Path
         return store.latest()
 
 
-def test_each_python_maps_to_the_debian_release_that_ships_it():
+def test_each_python_has_an_image_from_a_debian_release_or_else_uv():
     assert python_image("3.9") == python_image("3.9.2") == f"{PYTHON_REPO}:3.9"
     assert python_image("3.13") == f"{PYTHON_REPO}:3.13"
-    assert python_image("3.7") is None and python_image("3.10") is None
+    assert python_image("3.7") == f"{PYTHON_REPO}:3.7"  # uv's (tests/test_evaluation_uv_python.py)
+    assert python_image("3") is None and python_image("three") is None
 
 
-@pytest.mark.parametrize("backend", ["none", pytest.param("docker", marks=pytest.mark.docker)])
-def test_a_python_no_release_ships_fails_before_any_setup_step_naming_what_can_be_had(backend, tmp_path):
-    require_backend(backend)
+def test_a_python_the_host_lacks_fails_before_any_setup_step_naming_what_can_be_had(tmp_path):
+    """Off Docker, the host's Python is the only one. With Docker, every major.minor version can be
+    had online (uv); where it cannot: tests/test_evaluation_uv_python.py."""
+    backend = "none"
     warnings.simplefilter("ignore")  # the none backend's warning
     marker = tmp_path / "setup-ran"
     task = make_task(environment={"python": "3.7", "setup": [f"touch {marker}"]})

@@ -85,7 +85,7 @@ def _fail(message: str) -> None:
     show_default=True,
     help="Docker images: build them from each task's environment (offline: Python "
     + ", ".join(RELEASES)
-    + "), or use SWE-bench rows' official `image` (pulled when absent; the repository at /testbed).",
+    + "; others with uv, online: UV_PYTHON_INSTALL_MIRROR), or use SWE-bench rows' official `image` (pulled when absent; the repository at /testbed).",
 )
 @click.option("--ids", multiple=True, help="Only these task ids (repeatable).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")

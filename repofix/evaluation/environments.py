@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from repofix.evaluation import build_outputs, images
+from repofix.evaluation import build_outputs, images, uv_python
 from repofix.evaluation.images import EnvironmentFailed, progress_lines, python_matches
 from repofix.gitsafe import argv, git_env
 from repofix.sandboxes import Limits, Sandbox, open_sandbox
@@ -108,7 +108,7 @@ class Environments:
             raise EnvironmentFailed(
                 f"the task wants Python {env.python}; the {self.backend} sandbox has "
                 f"{platform.python_version()} (use --sandbox docker, which builds images for Python "
-                f"{', '.join(images.RELEASES)})"
+                f"{', '.join(images.RELEASES)} offline, others with uv)"
             )
         return None
 
@@ -171,7 +171,7 @@ class Environments:
                 images.unavailable(env.python, DEFAULT_IMAGE, self._python_of(DEFAULT_IMAGE))
             )
         log = self.log_dir / f"build-{tag.replace(':', '-')}.log"
-        self._once(tag, lambda: self._build_python(env.python or "", log))
+        self._once(tag, lambda: self._build_python(images.minor(env.python or ""), tag, log))
         return tag
 
     def image_for(self, task: Task, base: Path) -> str:
@@ -214,11 +214,14 @@ class Environments:
                 self._failed[tag] = error
                 raise
 
-    def _build_python(self, version: str, log: Path) -> None:
+    def _build_python(self, version: str, tag: str, log: Path) -> None:
         log.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
-        try:
-            images.build_python_image(version, log, self.echo)
+        try:  # from the Debian release that ships it, else (online) with uv
+            if version in images.RELEASES:
+                images.build_python_image(version, log, self.echo)
+            else:
+                uv_python.build(version, tag, log, self.echo)
         finally:
             with self._lock:
                 self.build_seconds += time.monotonic() - started

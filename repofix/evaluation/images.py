@@ -1,6 +1,6 @@
 """Docker images for evaluation environments: one sandbox image per Python version, built offline
 on first need from the Debian release that ships that version (debootstrap, as the default image
-is built), SWE-bench's official per-instance images, and the helpers every image build shares
+is built; other versions online with uv, uv_python.py), SWE-bench's official per-instance images, and the helpers every image build shares
 (streamed progress, a time limit, one build per image per host)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -51,8 +52,13 @@ def minor(version: str) -> str:
 
 
 def python_image(version: str) -> str | None:
-    """The image that gives `version` (e.g. "3.9"), or None when no Debian release ships it."""
-    return f"{PYTHON_REPO}:{minor(version)}" if minor(version) in RELEASES else None
+    """The image that gives `version` (e.g. "3.9"): from a Debian release (RELEASES) or else from uv;
+    None for a version that names no major.minor ("3", "three")."""
+    return f"{PYTHON_REPO}:{minor(version)}" if re.fullmatch(r"\d+\.\d+", minor(version)) else None
+
+
+def offline_versions() -> str:
+    return ", ".join(f"{v} (Debian {r})" for v, r in RELEASES.items())
 
 
 def python_matches(wanted: str | None, actual: str) -> bool:
@@ -60,11 +66,11 @@ def python_matches(wanted: str | None, actual: str) -> bool:
 
 
 def unavailable(wanted: str, default_image: str, default_python: str) -> str:
-    buildable = ", ".join(f"{v} (Debian {r})" for v, r in RELEASES.items())
     return (
         f"the task wants Python {wanted}, which cannot be had here: {default_image} has Python "
-        f"{default_python}, and images are built offline for Python {buildable}; give the task an "
-        f"environment.image with Python {wanted}, or a python field among those"
+        f"{default_python}, images are built offline for Python {offline_versions()}, and uv installs "
+        f"others by major.minor version online; give the task an environment.image with Python "
+        f"{wanted}, or a python field such as 3.10"
     )
 
 
