@@ -175,10 +175,14 @@ def failing_tests(
     return sorted(set(ids)), done.returncode
 
 
-def choose(cache: Path, scratch: Path, log=print) -> list[Bug]:
-    rng = random.Random(SEED)
+def choose(
+    cache: Path, scratch: Path, log=print, seed: int = SEED, projects: list[str] = PROJECTS
+) -> list[Bug]:
+    """The bugs of one set: the first set is SEED in PROJECTS; a later set names its own (the rules
+    and caps are the same for every set)."""
+    rng = random.Random(seed)
     bugs = []
-    for spec in PROJECTS:
+    for spec in projects:
         name = spec.split("==")[0]
         tree = project_tree(fetch(spec, cache), scratch / f"{name}-clean")
         found = failing_tests(tree)

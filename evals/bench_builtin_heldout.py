@@ -15,9 +15,13 @@ real sandbox, with the same budget. Grades, per task:
 Time is the wall time of `repair()` (coverage run included, sandbox start excluded).
 
     python evals/bench_builtin_heldout.py --baseline-root DIR [--backend bwrap] [--seconds 60]
+        [--set heldout2]
 
 DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C DIR`). Sdists are
-downloaded into --cache (default /work/cache/heldout), never into this repository."""
+downloaded into --cache (default /work/cache/<set>), never into this repository. --set picks the
+frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `heldout`; `heldout2`
+was frozen later in other projects with another seed, see bench_builtin_sets.py); records and the
+table go to results/bench_builtin_<set>.*."""
 
 from __future__ import annotations
 
@@ -37,7 +41,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import bench_builtin as hef  # noqa: E402
-from bench_builtin_bugs import PROJECTS, SEED, Bug, choose, failing_tests, fetch, plant, project_tree, record  # noqa: E402
+from bench_builtin_bugs import Bug, choose, failing_tests, fetch, plant, project_tree, record  # noqa: E402
+from bench_builtin_sets import load_set  # noqa: E402
 
 BASELINE = ["c801dbd"]  # the baseline engine's name in the tables (--baseline-name)
 
@@ -272,7 +277,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--candidates", type=int, default=1500)
     parser.add_argument("--hef-stride", type=int, default=8, help="HumanEvalFix: every K-th row; 0: skip")
-    parser.add_argument("--cache", type=Path, default=Path("/work/cache/heldout"))
+    parser.add_argument("--cache", type=Path, help="sdists and unpacked projects (default /work/cache/<set>)")
+    parser.add_argument(
+        "--set", dest="bug_set", default="heldout", help="which frozen held-aside list: heldout or heldout2"
+    )
     parser.add_argument(
         "--only",
         help="'engine now' or the baseline's name: run one engine (two processes can share the machine), then --report",
@@ -284,17 +292,21 @@ def main() -> None:
         "--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun"
     )
     parser.add_argument("--tag", default="", help="suffix of the records of a partial rerun")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "bench_builtin_heldout.md")
+    parser.add_argument("--out", type=Path, help="the table (default results/bench_builtin_<set>.md)")
     args = parser.parse_args()
+    args.out = args.out or HERE / "results" / f"bench_builtin_{args.bug_set}.md"
+    args.cache = args.cache or Path("/work/cache") / args.bug_set
     budget = {"max_seconds": args.seconds, "max_candidates": args.candidates}
     frozen = args.out.with_suffix(".bugs.json")
+    if not frozen.exists() and "heldout" in args.sets and args.bug_set != "heldout":
+        parser.error(f"no frozen list {frozen}: freeze it first (bench_builtin_sets.py freeze)")
     if (
         not frozen.exists() and "heldout" in args.sets
     ):  # chosen once, then frozen: every later run uses the same list
         scratch = Path(tempfile.mkdtemp(prefix="heldout-choose-"))
         frozen.write_text(json.dumps(record(choose(args.cache, scratch)), indent=1) + "\n")
         shutil.rmtree(scratch, ignore_errors=True)
-    bugs = [Bug(**b) for b in json.loads(frozen.read_text())] if frozen.exists() else []
+    header, bugs = load_set(frozen) if frozen.exists() else ({}, [])
     BASELINE[0] = args.baseline_name
     engines = {"engine now": args.engine_root.resolve(), args.baseline_name: args.baseline_root.resolve()}
     if not args.report:
@@ -317,20 +329,28 @@ def main() -> None:
     results = {name: load(args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl")) for name in engines}
     hef_files = {name: args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl") for name in engines}
     hef_results = {name: load(path) for name, path in hef_files.items() if path.exists()}
+    named = "" if args.bug_set == "heldout" else f" `{args.bug_set}`"
     lines = [
         f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
         f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         "",
         f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
-        f"engines measured in the same run on the same machine. Held-aside set: {len(bugs)} bugs planted with "
-        f"seed {SEED} in {', '.join(PROJECTS)} (how: evals/bench_builtin_bugs.py; the frozen list: "
-        f"{frozen.name}). HumanEvalFix: every {args.hef_stride}th row.",
+        f"engines measured in the same run on the same machine. Held-aside set{named}: {len(bugs)} "
+        f"bugs planted with seed {header['seed']} in {', '.join(header['projects'])} (how: "
+        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). HumanEvalFix: every {args.hef_stride}th row.",
         "",
         "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
         "max s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    lines += [summary("held-aside", name, rows) for name, rows in results.items()]
+    if "validation" in header:
+        check = header["validation"]
+        lines[2] += (
+            f" Validated ({check['validated_at']}): gold {check['gold_resolved']}/{check['tasks']}, "
+            f"empty {check['empty_resolved']}/{check['tasks']}."
+        )
+    label = "held-aside" if args.bug_set == "heldout" else f"held-aside ({args.bug_set})"
+    lines += [summary(label, name, rows) for name, rows in results.items()]
     lines += [summary("HumanEvalFix", name, rows) for name, rows in hef_results.items()]
     lines += ["", "Held-aside, resolved per planted kind:", ""] + by_kind(
         results["engine now"], results[args.baseline_name]

@@ -1,0 +1,88 @@
+"""The held-aside sets' machinery (evals/bench_builtin_sets.py): a set is chosen by its seed and
+projects with the first set's rules, frozen once with a header saying how, and validated with a
+real pytest run (gold passes, each planted bug fails what it lists)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "evals"))
+
+import bench_builtin_bugs as bugs  # noqa: E402
+import bench_builtin_sets as sets  # noqa: E402
+
+SOURCE = """def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+
+
+def tail(items):
+    return items[1:]
+"""
+TESTS = """from tiny import clamp, tail
+
+
+def test_clamp_low():
+    assert clamp(-1, 0, 5) == 0
+
+
+def test_clamp_high():
+    assert clamp(9, 0, 5) == 5
+
+
+def test_clamp_edge():
+    assert clamp(5, 0, 5) == 5
+
+
+def test_tail():
+    assert tail([1, 2, 3]) == [2, 3]
+"""
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Path:
+    """A cache holding one already unpacked 'sdist' (fetch() then downloads nothing)."""
+    project = tmp_path / "cache" / "unpacked" / "tiny-1.0"
+    (project / "tests").mkdir(parents=True)
+    (project / "tiny.py").write_text(SOURCE)
+    (project / "tests" / "test_tiny.py").write_text(TESTS)
+    return tmp_path / "cache"
+
+
+def test_the_first_frozen_set_loads_with_the_seed_and_projects_it_was_chosen_with() -> None:
+    header, first = sets.load_set(sets.frozen_path("heldout"))
+    assert (header["seed"], header["projects"]) == (bugs.SEED, bugs.PROJECTS)
+    assert len(first) == 42 and all(b.failing for b in first)
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_a_set_is_frozen_once_with_how_it_was_chosen(cache: Path, tmp_path: Path, seed: int) -> None:
+    path = sets.freeze("tiny", seed, ["tiny==1.0"], cache, results=tmp_path)
+    header, chosen = sets.load_set(path)
+    assert header["seed"] == seed and header["projects"] == ["tiny==1.0"]
+    assert header["rules"]["per_kind_per_project"] == bugs.PER_KIND
+    assert chosen and {b.kind for b in chosen} <= set(sets.RULES["kinds"])
+    assert all(b.project == "tiny==1.0" and b.failing for b in chosen)
+    again = bugs.choose(cache, tmp_path / "again", log=lambda _: None, seed=seed, projects=["tiny==1.0"])
+    assert [b.start for b in again] == [b.start for b in chosen]  # the seed alone decides
+    with pytest.raises(SystemExit, match="frozen once"):
+        sets.freeze("tiny", seed, ["tiny==1.0"], cache, results=tmp_path)
+
+
+def test_validation_passes_gold_and_catches_a_bug_that_fails_other_tests(cache: Path, tmp_path: Path) -> None:
+    path = sets.freeze("tiny", 3, ["tiny==1.0"], cache, results=tmp_path)
+    report = sets.validate(path, cache, log=lambda _: None)
+    assert report["problems"] == [] and report["gold_resolved"] == report["tasks"]
+    assert report["empty_resolved"] == 0
+    data = json.loads(path.read_text())
+    data["bugs"][0]["failing"] = ["tests/test_tiny.py::test_tail_elsewhere"]
+    path.write_text(json.dumps(data))
+    report = sets.validate(path, cache, log=lambda _: None)
+    assert report["empty_resolved"] == 1 and "test_tail_elsewhere" in report["problems"][0]
