@@ -17,7 +17,8 @@ Time is the wall time of `repair()` (coverage run included, sandbox start exclud
     python evals/bench_builtin_heldout.py --baseline-root DIR [--backend bwrap] [--seconds 60]
         [--set heldout2]
 
-DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C DIR`). Sdists are
+DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C DIR`; from a commit
+whose sandbox runner lives at the checkout root, as at ec185dc, `... repofix sandbox | tar ...`). Sdists are
 downloaded into --cache (default /work/cache/<set>), never into this repository. --set picks the
 frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `heldout`; `heldout2`
 was frozen later in other projects with another seed, see bench_builtin_sets.py); records and the
@@ -221,10 +222,11 @@ def summary(name: str, engine: str, rows: list[dict]) -> str:
     wrong = [r for r in rows if r["outcome"] == "plausible but wrong"]
     seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]  # NaN: the engine crashed
     unverified = sum(r["outcome"] == "fixed (unverified)" for r in rows)
+    times = f"{statistics.median(seconds):.1f} | {max(seconds):.1f}" if seconds else "- | -"  # all crashed
     return (
         f"| {name} | {engine} | {len(rows)} | {len(resolved)} ({100 * len(resolved) / len(rows):.0f}%) | "
         f"{unverified} | {len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
-        f"{len(rows) - len(seconds)} | {statistics.median(seconds):.1f} | {max(seconds):.1f} |"
+        f"{len(rows) - len(seconds)} | {times} |"
     )
 
 
@@ -337,7 +339,8 @@ def main() -> None:
         f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
         f"engines measured in the same run on the same machine. Held-aside set{named}: {len(bugs)} "
         f"bugs planted with seed {header['seed']} in {', '.join(header['projects'])} (how: "
-        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). HumanEvalFix: every {args.hef_stride}th row.",
+        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). "
+        + (f"HumanEvalFix: every {args.hef_stride}th row." if args.hef_stride else "HumanEvalFix: not run."),
         "",
         "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
         "max s |",
