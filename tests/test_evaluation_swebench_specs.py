@@ -85,8 +85,11 @@ def _read_specs(python: str) -> dict:
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> tuple[Path, str, str]:
+    return make_clone(tmp_path_factory.mktemp("mirror") / "calc")
+
+
+def make_clone(repo: Path) -> tuple[Path, str, str]:
     """A repository with the files of several SWE-bench repositories at its setup commit."""
-    repo = tmp_path_factory.mktemp("mirror") / "calc"
     repo.mkdir()
     git(repo, "init", "-q")
     for name, text in REPO_FILES.items():
