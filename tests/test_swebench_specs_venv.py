@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from repofix.cli import main
 from repofix.evaluation import swebench_specs
-from repofix.evaluation.swebench_env import derive
+from repofix.evaluation.swebench_env import derive, needs_specs
 from repofix.evaluation.swebench_venv import SPECS_PYTHON, VENV_SETTING, VERSION, VenvFailed, ensure
 from repofix.tasks.swebench import task_to_row
 from tests.conftest import require_pypi
@@ -151,3 +151,13 @@ def test_a_folder_that_is_not_a_venv_repofix_made_is_left_alone(cache, monkeypat
     ):
         ensure()
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_in_the_official_images_only_a_missing_test_command_needs_the_specs(tmp_path):
+    """`--images swebench`: the image holds the environment, so a row with an eval_script needs no
+    specs interpreter (nothing is made, offline works); one without needs the spec's test command."""
+    clone = make_clone(tmp_path / "calc")
+    plain = row(clone, "pallets/flask", "2.3")
+    scripted = row(clone, "pallets/flask", "2.3", eval_script=": '>>>>> Start Test Output'\npytest\n")
+    assert [needs_specs(t, official_image=True) for t in (plain, scripted)] == [True, False]
+    assert [needs_specs(t) for t in (plain, scripted)] == [True, True]  # built images: python, setup

@@ -123,7 +123,7 @@ def run(
     echo: Callable[[str, bool], None],
 ) -> int:
     """Grade `tasks`, write the reports, and return the exit code. `echo(text, to_stderr)`."""
-    if any(needs_specs(task) for task in tasks):
+    if any(needs_specs(task, official_image=settings.images == "swebench") for task in tasks):
         # SWE-bench rows: the specs interpreter is made now (once per user), not by the first task,
         # so that a failure to make it stops the run before any task with the cause.
         try:

@@ -42,21 +42,22 @@ def is_swebench_row(task: Task) -> bool:
     return task.repo.github is not None and task.extra.get("version") is not None
 
 
-def needs_specs(task: Task) -> bool:
-    """Whether any part of the environment is left for the specs to give."""
+def needs_specs(task: Task, official_image: bool = False) -> bool:
+    """Whether any part of the environment is left for the specs to give (in the row's official
+    image, `--images swebench`, only the test command is)."""
     env = task.environment
-    if not is_swebench_row(task) or env.image:
+    if not is_swebench_row(task) or (env.image and not official_image):
         return False
     own_test_cmd = task.test_cmd != DEFAULT_TEST_CMD or isinstance(task.extra.get("eval_script"), str)
-    return env.python is None or not env.setup or not own_test_cmd
+    return not own_test_cmd if official_image else env.python is None or not env.setup or not own_test_cmd
 
 
-def derive(task: Task, repo: Path) -> Derived:
+def derive(task: Task, repo: Path, official_image: bool = False) -> Derived:
     """`task` with the parts it does not state taken from the official specs; `repo` is a clone
     holding the row's environment_setup_commit. Without a package that has the specs the task
     keeps its own parts, with a note saying why; a spec whose requirement file the repository
     lacks is an environment that cannot be made (EnvironmentFailed)."""
-    if not needs_specs(task):
+    if not needs_specs(task, official_image):
         return Derived(task)
     where = f"{task.repo.github} {task.extra.get('version')}"
     try:
