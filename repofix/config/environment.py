@@ -26,6 +26,12 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix"
 
 
+def swebench_specs_venv() -> Path | None:
+    """$REPOFIX_SWEBENCH_SPECS_VENV: where repofix makes the SWE-bench specs venv (None: in cache_dir)."""
+    named = env("SWEBENCH_SPECS_VENV")
+    return Path(named).expanduser().absolute() if named else None
+
+
 def home_dir() -> Path:
     """Where runs live: $REPOFIX_HOME, else the user's cache folder (cache_dir)."""
     if home := env("HOME"):

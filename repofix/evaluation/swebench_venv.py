@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from repofix.config.environment import cache_dir, env
+from repofix.config.environment import cache_dir, swebench_specs_venv
 
 SPECS_PYTHON = "REPOFIX_SWEBENCH_SPECS_PYTHON"
 VENV_SETTING = "REPOFIX_SWEBENCH_SPECS_VENV"
@@ -44,9 +44,7 @@ class VenvFailed(Exception):
 
 
 def venv_dir() -> Path:
-    named = env("SWEBENCH_SPECS_VENV")
-    folder = Path(named).expanduser() if named else cache_dir() / f"swebench-specs-{VERSION}"
-    return folder.absolute()
+    return swebench_specs_venv() or (cache_dir() / f"swebench-specs-{VERSION}").absolute()
 
 
 def ready(folder: Path) -> Path | None:
