@@ -89,9 +89,15 @@ def merge(task: Task, official: Official, source: str) -> Derived:
     return Derived(derived, source, notes)
 
 
+# SWE-bench's environments were made with a pip older than 25.3, which installs a project whose
+# pinned build backend has no editable hook (setuptools < 64: astroid 2.12-2.14) the legacy way
+# (`setup.py develop`); pip 25.3 refuses. The images' pip is newer: the environment gets such a pip.
+PIP = "python -m pip install 'pip<25.3'"
+
+
 def setup_commands(spec: dict[str, Any], official: Official, notes: list[str]) -> list[str]:
     """SWE-bench's env script, then its repo script, as pip and shell steps."""
-    steps: list[str] = []
+    steps: list[str] = [PIP]
     if official.environment_yml is not None:
         steps += _environment_yml(official.environment_yml, notes)
     elif official.requirements is not None:
