@@ -308,13 +308,68 @@ def test_a_base_image_plugin_the_setups_pytest_cannot_load_is_dropped(tmp_path):
         'python3 -c "import pytest_timeout; '
         "open(pytest_timeout.__file__, 'a').write('\\nraise AttributeError(\\'StashKey\\')\\n')\""
     )
-    task = swebench_task(environment={"setup": [breaks_it]}, version=f"test-{tmp_path.name}")
+    # not a SWE-bench row: the image keeps its plugins (a SWE-bench row's lose them, below)
+    task = swebench_task(environment={"setup": [breaks_it]}, version=f"test-{tmp_path.name}", tags=["mine"])
     environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
     try:
         result = grade(
             task, Candidate(task.patch, "test"), environments, timeout=120, log_dir=tmp_path / "task"
         )
         assert result.status is Status.RESOLVED, result.detail
+    finally:
+        subprocess.run(
+            ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True
+        )
+
+
+# What the environment's setup installs, by hand (no index needed): a pytest plugin named `ownplug`.
+OWN_PLUGIN = """python3 - <<'EOF'
+import pathlib, sysconfig
+site = pathlib.Path(sysconfig.get_paths()["purelib"])
+(site / "ownplug.py").write_text("")
+info = site / "ownplug-1.0.dist-info"
+info.mkdir()
+(info / "METADATA").write_text("Metadata-Version: 2.1\\nName: ownplug\\nVersion: 1.0\\n")
+(info / "entry_points.txt").write_text("[pytest11]\\nownplug = ownplug\\n")
+EOF"""
+PLUGINS_TEST = (
+    "def test_the_environments_plugins_only(pytestconfig):\n"
+    "    plugins = pytestconfig.pluginmanager\n"
+    "    assert plugins.has_plugin('ownplug') and not plugins.has_plugin('timeout')\n"
+)
+
+
+@pytest.mark.docker
+def test_a_swebench_rows_pytest_loads_the_environments_plugins_not_the_images(tmp_path):
+    """SWE-bench's environments hold what their specs install, nothing else. repofix's images ship
+    pytest-timeout, and a plugin loads by entry point into every pytest of the interpreter, also one
+    the tests import from the task's tree (pytest's own rows): there the base commit's pytest predates
+    `StashKey` and every run crashed, though the plugin had loaded with the setup's pytest at build
+    (pytest-dev__pytest-8906). Without the image's plugins, what the setup installs still loads."""
+    require_backend("docker")
+    eval_script = (
+        "#!/bin/bash\n: '>>>>> Start Test Output'\n"
+        f"python -m pytest {FILE} tests/test_plugins.py\n: '>>>>> End Test Output'\n"
+    )
+    task = swebench_task(
+        {"tests/test_plugins.py": PLUGINS_TEST},
+        environment={"setup": [OWN_PLUGIN]},
+        version=f"test-{tmp_path.name}",
+        eval_script=eval_script,
+        PASS_TO_PASS=json.dumps(
+            [CUT_ID, f"{FILE}::test_name[plain]", "tests/test_plugins.py::test_the_environments_plugins_only"]
+        ),
+    )
+    environments = Environments("docker", TEST_LIMITS, tmp_path / "logs")
+    try:
+        result = grade(
+            task, Candidate(task.patch, "test"), environments, timeout=120, log_dir=tmp_path / "task"
+        )
+        assert result.status is Status.RESOLVED, result.detail
+        assert (
+            "PASSED tests/test_plugins.py::test_the_environments_plugins_only"
+            in Path(result.log_path).read_text()
+        )
     finally:
         subprocess.run(
             ["docker", "image", "rm", "-f", environments.describe(task).split(":", 1)[1]], capture_output=True

@@ -24,7 +24,7 @@ from repofix.evaluation import swebench_specs
 from repofix.evaluation.environments import EnvironmentFailed, Environments
 from repofix.evaluation.grading import grade
 from repofix.evaluation.model import Candidate, Status
-from repofix.evaluation.swebench_env import derive, merge
+from repofix.evaluation.swebench_env import PIP, derive, merge
 from repofix.evaluation.swebench_specs import SPECS_PYTHON, Official, SpecsUnavailable, official_for
 from repofix.tasks import SpecError, Task, load_tasks
 from repofix.tasks.swebench import row_to_task, task_to_row
@@ -85,8 +85,11 @@ def _read_specs(python: str) -> dict:
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> tuple[Path, str, str]:
+    return make_clone(tmp_path_factory.mktemp("mirror") / "calc")
+
+
+def make_clone(repo: Path) -> tuple[Path, str, str]:
     """A repository with the files of several SWE-bench repositories at its setup commit."""
-    repo = tmp_path_factory.mktemp("mirror") / "calc"
     repo.mkdir()
     git(repo, "init", "-q")
     for name, text in REPO_FILES.items():
@@ -130,6 +133,7 @@ def test_a_known_repo_and_version_gets_the_official_spec(clone, repo, version):
     # SWE-bench's order: packages, pip_packages, then the repository's pre_install and install.
     tail = [*spec.get("pre_install", []), spec["install"]]
     assert setup[-len(tail) :] == tail
+    assert setup[0] == PIP  # the pip SWE-bench's environments had (legacy editable installs)
     if "pip_packages" in spec:
         assert "python -m pip install " + " ".join(spec["pip_packages"]) in setup
     # No eval_script: the spec's test command on the test files of the row's test_patch.
@@ -234,7 +238,7 @@ def test_conda_only_dependencies_are_named():
     )
     task = Task(id="x", repo={"github": "octo/x"}, problem_statement="p", extra={"version": "1"})
     derived = merge(task, official, "test")
-    assert derived.task.environment.setup == ["python -m pip install numbagg==0.2.1 pint"]
+    assert derived.task.environment.setup == [PIP, "python -m pip install numbagg==0.2.1 pint"]
     assert "cartopy, netcdf4>=1.5" in derived.notes[0] and "not installed" in derived.notes[0]
 
 

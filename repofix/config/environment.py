@@ -21,11 +21,22 @@ def env_flag(name: str) -> bool:
     return (env(name) or "").lower() in ("1", "true", "yes")
 
 
+def cache_dir() -> Path:
+    """The user's repofix cache: $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix"
+
+
+def swebench_specs_venv() -> Path | None:
+    """$REPOFIX_SWEBENCH_SPECS_VENV: where repofix makes the SWE-bench specs venv (None: in cache_dir)."""
+    named = env("SWEBENCH_SPECS_VENV")
+    return Path(named).expanduser().absolute() if named else None
+
+
 def home_dir() -> Path:
-    """Where runs live: $REPOFIX_HOME, else $XDG_CACHE_HOME/repofix, else ~/.cache/repofix."""
+    """Where runs live: $REPOFIX_HOME, else the user's cache folder (cache_dir)."""
     if home := env("HOME"):
         return Path(home).expanduser().absolute()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repofix"
+    return cache_dir()
 
 
 def scratch_dir() -> Path:

@@ -50,7 +50,9 @@ def recipe_hash(base_image_id: str, task: Task) -> str:
         "python": task.environment.python,
         "setup": task.environment.setup,
         "repo": repo_identity(task),
-        "format": 3,  # 2: the image keeps the setup's build outputs; 3: broken base plugins dropped
+        # 2: the image keeps the setup's build outputs; 3: broken base plugins dropped; 4: SWE-bench
+        # rows' images without the base image's own plugins
+        "format": 4,
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -239,8 +241,14 @@ class Environments:
             shutil.copytree(base, Path(context) / "repo", symlinks=True)
             _at_setup_commit(Path(context) / "repo", task, log)
             around = (build_outputs.dockerfile_lines("before"), build_outputs.dockerfile_lines("after"))
+            swebench_row = "swebench" in task.tags  # imported from a SWE-bench row
             text = images.dockerfile(
-                start, task.environment.setup, task.environment.python, tag.split(":")[1], around
+                start,
+                task.environment.setup,
+                task.environment.python,
+                tag.split(":")[1],
+                around,
+                own_plugins=not swebench_row,
             )
             (Path(context) / "Dockerfile").write_text(text, encoding="utf-8")
             with log.open("w", encoding="utf-8") as stream:

@@ -133,7 +133,8 @@ def _grade_into(
 ) -> None:
     tree, originals = scratch / "tree", scratch / "originals"
     checkout(task, tree, mirror=mirror)
-    derived = derive(task, tree)  # SWE-bench rows: what the task leaves open, from the official specs
+    # SWE-bench rows: what the task leaves open, from the official specs
+    derived = derive(task, tree, official_image=environments.images == "swebench")
     task = derived.task
     notes += derived.notes
     unprepared = None

@@ -89,17 +89,34 @@ for module, package in (("pytest_timeout", "pytest-timeout"),):
 """
 
 
+# SWE-bench rows: the environment is what its setup installs, as SWE-bench's has nothing else. The
+# image's own plugins go before the setup (which may install them again): loaded by entry point
+# into every pytest of the interpreter, they also reach a pytest the tests import from the task's
+# own tree, which the check after the setup never sees (pytest's rows: the base commit's pytest
+# predates the `StashKey` that pytest-timeout needs; the setup commit's has it).
+_DROP_IMAGE_PLUGINS = """import importlib.metadata, subprocess, sys
+for package in ("pytest-timeout",):
+    try:
+        importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        continue
+    subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", package], check=True)
+"""
+
+
 def dockerfile(
     base_image: str,
     setup: list[str],
     python: str | None,
     key: str,
     around: tuple[list[str], list[str]] = ([], []),
+    *,
+    own_plugins: bool = True,
 ) -> str:
     """Setup runs as root (the venv in /opt is root's) in /workspace holding the repository, so
     `pip install -r requirements.txt` and `pip install -e .` work, between the `around` lines;
     the workspace is emptied afterwards because every sandbox mounts its own copy of the task's
-    tree there."""
+    tree there. `own_plugins=False`: the base image's pytest plugins are removed before setup."""
     lines = [
         f"FROM {base_image}",
         "USER root",
@@ -107,6 +124,8 @@ def dockerfile(
         "WORKDIR /workspace",
         *around[0],
     ]
+    if not own_plugins:
+        lines.append(f"RUN {json.dumps(['python3', '-c', _DROP_IMAGE_PLUGINS])}")
     lines += [f"RUN {json.dumps(['/bin/bash', '-c', 'set -e; ' + command])}" for command in setup]
     if python:
         lines.append(f"RUN {json.dumps(['python3', '-c', _version_check(python)])}")

@@ -18,6 +18,8 @@ from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable
 from repofix.evaluation.report import write_reports
 from repofix.evaluation.runner import RunOptions, run_evaluation
 from repofix.evaluation.store import ResultsStore
+from repofix.evaluation.swebench_env import needs_specs
+from repofix.evaluation.swebench_specs import SpecsUnavailable, specs_python
 from repofix.exitcodes import EXIT_DONE, EXIT_INTERRUPTED, EXIT_NOT_DONE
 from repofix.sandboxes import Limits
 from repofix.tasks import Task
@@ -121,6 +123,13 @@ def run(
     echo: Callable[[str, bool], None],
 ) -> int:
     """Grade `tasks`, write the reports, and return the exit code. `echo(text, to_stderr)`."""
+    if any(needs_specs(task, official_image=settings.images == "swebench") for task in tasks):
+        # SWE-bench rows: the specs interpreter is made now (once per user), not by the first task,
+        # so that a failure to make it stops the run before any task with the cause.
+        try:
+            specs_python(note=lambda line: None if settings.quiet else echo(line, True))
+        except SpecsUnavailable as error:
+            raise UsageError(str(error)) from None
     store = open_store(out_dir, source, tasks, specs, backend, settings)
     finished = store.latest()
     progress = Progress(

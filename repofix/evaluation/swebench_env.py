@@ -42,21 +42,22 @@ def is_swebench_row(task: Task) -> bool:
     return task.repo.github is not None and task.extra.get("version") is not None
 
 
-def needs_specs(task: Task) -> bool:
-    """Whether any part of the environment is left for the specs to give."""
+def needs_specs(task: Task, official_image: bool = False) -> bool:
+    """Whether any part of the environment is left for the specs to give (in the row's official
+    image, `--images swebench`, only the test command is)."""
     env = task.environment
-    if not is_swebench_row(task) or env.image:
+    if not is_swebench_row(task) or (env.image and not official_image):
         return False
     own_test_cmd = task.test_cmd != DEFAULT_TEST_CMD or isinstance(task.extra.get("eval_script"), str)
-    return env.python is None or not env.setup or not own_test_cmd
+    return not own_test_cmd if official_image else env.python is None or not env.setup or not own_test_cmd
 
 
-def derive(task: Task, repo: Path) -> Derived:
+def derive(task: Task, repo: Path, official_image: bool = False) -> Derived:
     """`task` with the parts it does not state taken from the official specs; `repo` is a clone
     holding the row's environment_setup_commit. Without a package that has the specs the task
     keeps its own parts, with a note saying why; a spec whose requirement file the repository
     lacks is an environment that cannot be made (EnvironmentFailed)."""
-    if not needs_specs(task):
+    if not needs_specs(task, official_image):
         return Derived(task)
     where = f"{task.repo.github} {task.extra.get('version')}"
     try:
@@ -88,9 +89,15 @@ def merge(task: Task, official: Official, source: str) -> Derived:
     return Derived(derived, source, notes)
 
 
+# SWE-bench's environments were made with a pip older than 25.3, which installs a project whose
+# pinned build backend has no editable hook (setuptools < 64: astroid 2.12-2.14) the legacy way
+# (`setup.py develop`); pip 25.3 refuses. The images' pip is newer: the environment gets such a pip.
+PIP = "python -m pip install 'pip<25.3'"
+
+
 def setup_commands(spec: dict[str, Any], official: Official, notes: list[str]) -> list[str]:
     """SWE-bench's env script, then its repo script, as pip and shell steps."""
-    steps: list[str] = []
+    steps: list[str] = [PIP]
     if official.environment_yml is not None:
         steps += _environment_yml(official.environment_yml, notes)
     elif official.requirements is not None:

@@ -4,7 +4,8 @@ The per-repository, per-version specs (`MAP_REPO_VERSION_TO_SPECS`: python, pre_
 packages, pip_packages, install, test_cmd, eval_commands) ship with swebench up to 4.x; 5.x dropped
 them (its rows carry a prebuilt `image` instead) but has the log parsers the rows name. Both cannot
 live in one environment, so the specs are read by a Python that has them: the interpreter named by
-REPOFIX_SWEBENCH_SPECS_PYTHON (a venv of its own with `swebench==4.1.0`), else repofix's own.
+REPOFIX_SWEBENCH_SPECS_PYTHON, else a venv with `swebench==4.1.0` that repofix makes on first need
+(swebench_venv.py).
 
 Nothing of the specs is re-typed here: a small script runs SWE-bench's own functions in that
 interpreter (`get_requirements`, `get_environment_yml`, `get_test_directives`), with their one
@@ -18,17 +19,18 @@ import json
 import os
 import select
 import subprocess
-import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from repofix.evaluation import swebench_venv
+from repofix.evaluation.swebench_venv import MANUAL, SPECS_PYTHON
 from repofix.gitsafe import argv, git_env
 from repofix.tasks import Task
 
-SPECS_PYTHON = "REPOFIX_SWEBENCH_SPECS_PYTHON"
 _TIMEOUT = 300.0
 
 # Runs in the interpreter that has the official package, for the whole run (importing swebench
@@ -119,8 +121,20 @@ class Official:
     error: str = ""  # the spec is known but its requirement file could not be had
 
 
-def specs_python() -> str:
-    return os.environ.get(SPECS_PYTHON) or sys.executable
+def specs_python(note: Callable[[str], None] = lambda _: None) -> str:
+    """The interpreter named by REPOFIX_SWEBENCH_SPECS_PYTHON, else the cache's venv, made now if
+    it is not there yet (SpecsUnavailable when it cannot be; asked once per process)."""
+    named = os.environ.get(SPECS_PYTHON)
+    if named:
+        return named
+    with _making:
+        if _made_failure:
+            raise SpecsUnavailable(_made_failure[0])
+        try:
+            return str(swebench_venv.ensure(note))
+        except swebench_venv.VenvFailed as error:
+            _made_failure.append(str(error))
+            raise SpecsUnavailable(str(error)) from None
 
 
 class _Reader:
@@ -178,6 +192,8 @@ _readers: dict[str, _Reader] = {}
 _cache: dict[str, Official] = {}
 _unavailable: dict[str, str] = {}  # interpreter -> why it has no specs (asked once)
 _lock = threading.Lock()
+_making = threading.Lock()
+_made_failure: list[str] = []  # why the cache's venv could not be made (pip is not retried per task)
 
 
 def official_for(task: Task, repo: Path) -> Official:
@@ -194,10 +210,10 @@ def official_for(task: Task, repo: Path) -> Official:
         instance["environment_setup_commit"] = task.extra["environment_setup_commit"]
     request = {"instance": instance, "git": argv(repo, []), "git_env": git_env()}
     key = json.dumps(instance, sort_keys=True)
-    python = specs_python()
     with _lock:  # one request at a time per reader; the answers are cached
         if key in _cache:
             return _cache[key]
+        python = specs_python()
         if python in _unavailable:
             raise SpecsUnavailable(_unavailable[python])
         reader = _readers.get(python)
@@ -220,8 +236,4 @@ def official_for(task: Task, repo: Path) -> Official:
         return found
 
 
-_HOW = (
-    "to derive environments from SWE-bench's specs, install swebench 4.1.0 in a venv of its own "
-    f"(python -m venv V && V/bin/pip install swebench==4.1.0) and set {SPECS_PYTHON}=V/bin/python, "
-    "or give the tasks an environment"
-)
+_HOW = f"SWE-bench's specs need swebench {swebench_venv.VERSION}; {MANUAL}"
