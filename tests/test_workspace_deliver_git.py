@@ -1,0 +1,128 @@
+"""Delivery's git side, without a sandbox (seconds, so the mutation benchmark can run it per mutant): the
+commit message, which checkpoint, when no branch is made, which of this run's branches a follow-up goes
+on, a branch name that is taken or locked, and a fix inside an inlined submodule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_workspace_support import make_repo, sh
+
+from repofix.workspace import FileEntry, Workspace
+from repofix.workspace.deliver import deliver
+
+
+def started(tmp_path: Path, *, dirty: bool = False) -> tuple[Path, Workspace]:
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n"})
+    if dirty:
+        (repo / "notes.txt").write_text("my notes\n")
+    return repo, Workspace.create(repo, home=tmp_path / "home", label="greet")
+
+
+def edit(ws: Workspace, text: str, step: int = 1) -> None:
+    ws.store.commit_files({"app.py": FileEntry(0o100644, text.encode())}, step=step)
+
+
+def message(repo: Path, rev: str) -> str:
+    """The commit message exactly as stored (`git log --format=%B` would add a newline)."""
+    return sh(repo, "git", "cat-file", "commit", rev).split("\n\n", 1)[1]
+
+
+def test_the_message_is_the_tasks_first_line_cut_at_72_then_the_summary_then_the_trailer(tmp_path):
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    task = "  " + "x" * 71 + "yz\nmore detail on a second line\n"
+    delivery = deliver(ws, task=task, summary="  Changed the greeting.  \n")
+    assert message(repo, delivery.branch) == (
+        "x" * 71 + "y\n\nChanged the greeting.\n\nRepofix-Run: " + ws.run_id + "\n"
+    )
+
+
+def test_a_blank_task_and_summary_give_a_plain_title_and_a_branch_named_change(tmp_path):
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    delivery = deliver(ws, task=" \n ")
+    assert delivery.branch == "repofix/change"
+    assert message(repo, delivery.branch) == f"repofix change\n\nRepofix-Run: {ws.run_id}\n"
+
+
+def test_the_checkpoint_asked_for_is_delivered_not_the_latest(tmp_path):
+    repo, ws = started(tmp_path)
+    edit(ws, "print('one')\n", step=1)
+    edit(ws, "print('two')\n", step=2)
+    delivery = deliver(ws, 1, task="Greet")
+    assert delivery.checkpoint == 1
+    assert sh(repo, "git", "show", f"{delivery.branch}:app.py") == "print('one')\n"
+    assert "print('one')" in Path(delivery.patch).read_text()
+    latest = deliver(ws, task="Greet")
+    assert latest.checkpoint == 2 and latest.branch == delivery.branch
+    assert sh(repo, "git", "show", f"{latest.branch}:app.py") == "print('two')\n"
+
+
+def test_no_branch_without_a_change_or_when_not_asked_and_the_report_keeps_extras(tmp_path):
+    repo, ws = started(tmp_path)
+    before = sh(repo, "git", "for-each-ref")
+    nothing = deliver(ws, task="Greet")  # checkpoint 0: the starting files, nothing changed
+    assert (nothing.branch, nothing.commit, nothing.files) == (None, None, [])
+    assert Path(nothing.patch).read_text() == ""
+    edit(ws, "print('hello')\n")
+    patch_only = deliver(ws, task="Greet", make_branch=False, status="gave up", report_extra={"why": "asked"})
+    assert (patch_only.branch, patch_only.commit, patch_only.files) == (None, None, ["app.py"])
+    assert sh(repo, "git", "for-each-ref") == before
+    report = json.loads(Path(patch_only.report).read_text())
+    assert (report["why"], report["status"], report["files"]) == ("asked", "gave up", ["app.py"])
+    assert ws.folder.read_state()["status"] == "gave up"
+
+
+def test_a_follow_up_goes_on_the_branch_the_run_recorded_not_a_copy_of_it(tmp_path):
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    first = deliver(ws, task="Greet")
+    # The user copies the branch (same tip, same trailer) under a name that sorts first.
+    sh(repo, "git", "branch", "repofix/a-copy", first.branch)
+    edit(ws, "print('hello again')\n", step=2)
+    follow = deliver(ws, task="Greet")
+    assert follow.branch == first.branch
+    assert sh(repo, "git", "rev-parse", "repofix/a-copy").strip() == first.commit  # the copy untouched
+    assert sh(repo, "git", "rev-parse", f"{follow.branch}^").strip() == first.commit
+
+
+def test_a_branch_of_another_run_or_a_look_alike_trailer_is_not_this_runs(tmp_path):
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    head = sh(repo, "git", "rev-parse", "HEAD").strip()
+    lookalike = sh(
+        repo, "git", "commit-tree", f"{head}^{{tree}}", "-p", head, "-m", f"x\n\nRepofix-Run: {ws.run_id}-2"
+    ).strip()
+    sh(repo, "git", "update-ref", "refs/heads/repofix/greet", lookalike)
+    delivery = deliver(ws, task="Greet")
+    assert delivery.branch == "repofix/greet-2"
+    assert sh(repo, "git", "rev-parse", "repofix/greet").strip() == lookalike
+
+
+def test_a_locked_branch_name_moves_on_to_the_next_one(tmp_path):
+    # Another process holds the ref's lock (it is creating that branch right now): take the next name.
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    lock = repo / ".git" / "refs" / "heads" / "repofix" / "greet.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    delivery = deliver(ws, task="Greet")
+    assert delivery.branch == "repofix/greet-2" and lock.exists()
+
+
+def test_a_fix_inside_an_inlined_submodule_is_delivered_as_the_run_left_the_files(tmp_path):
+    lib = make_repo(tmp_path / "lib", {"lib.py": "LIB = 1\n"})
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n"})
+    sh(repo, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sh(repo, "git", "commit", "-qm", "add submodule")
+    ws = Workspace.create(repo, home=tmp_path / "home", local_submodules=True)
+    ws.store.commit_files({"vendor/lib/lib.py": FileEntry(0o100644, b"LIB = 2\n")}, step=1)
+    delivery = deliver(ws, task="bump lib")
+    assert delivery.files == ["vendor/lib/lib.py"] and delivery.snapshot is None
+    assert sh(repo, "git", "show", f"{delivery.branch}:vendor/lib/lib.py") == "LIB = 2\n"
+    assert (
+        sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip()
+        == sh(repo, "git", "rev-parse", "HEAD").strip()
+    )
