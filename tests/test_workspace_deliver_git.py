@@ -126,3 +126,16 @@ def test_a_fix_inside_an_inlined_submodule_is_delivered_as_the_run_left_the_file
         sh(repo, "git", "rev-parse", f"{delivery.branch}^").strip()
         == sh(repo, "git", "rev-parse", "HEAD").strip()
     )
+
+
+def test_every_follow_up_lands_whichever_way_the_trees_ids_compare(tmp_path):
+    # Each follow-up must make a new commit on top of the last: only an equal tree means "delivered already".
+    repo, ws = started(tmp_path)
+    tips = []
+    for step in range(1, 9):
+        edit(ws, f"print({step})\n", step=step)
+        delivery = deliver(ws, task="Greet")
+        assert sh(repo, "git", "show", f"{delivery.branch}:app.py") == f"print({step})\n"
+        assert sh(repo, "git", "rev-list", "--count", f"HEAD..{delivery.branch}").strip() == str(step)
+        tips.append(delivery.commit)
+    assert len(set(tips)) == 8
