@@ -75,13 +75,15 @@ def test_exports_persist_but_clean_runs_get_the_starting_environment(make_sandbo
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_per_call_variable_sticks_only_when_the_command_changes_it(make_sandbox, backend):
+    # Values of several characters: CPython shares one object per one-character string, so `is` would pass.
     box = make_sandbox(backend)
-    assert box.run("true", env={"ONCE": "1"}).ok
-    assert box.run("export CHANGED=2", env={"CHANGED": "1"}).ok
-    assert box.run("export KEPT=1").ok
-    assert box.run("true", env={"KEPT": "1"}).ok  # the session had it already: still there after
+    assert box.run('echo "$ONCE"', env={"ONCE": "once-1"}).stdout == "once-1\n"  # the command sees it
+    assert box.run('echo "$ONCE"', env={"ONCE": "once-2"}, clean=True).stdout == "once-2\n"
+    assert box.run("export CHANGED=changed-2", env={"CHANGED": "changed-1"}).ok
+    assert box.run("export KEPT=kept-1").ok
+    assert box.run("true", env={"KEPT": "kept-1"}).ok  # the session had it already: still there after
     seen = environ(box)
-    assert "ONCE" not in seen and seen["CHANGED"] == "2" and seen["KEPT"] == "1"
+    assert "ONCE" not in seen and seen["CHANGED"] == "changed-2" and seen["KEPT"] == "kept-1"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
