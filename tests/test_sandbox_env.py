@@ -123,3 +123,23 @@ def test_a_shell_that_leaves_no_state_keeps_the_previous_one(make_sandbox, backe
     assert box.run("export KEEP=1; cd /tmp").ok
     box.run("export LOST=1; cd /; exec true")  # exec'd away: its exit trap never writes the state
     assert box.run('echo "${KEEP:-none} ${LOST:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_program_is_looked_up_on_the_commands_own_path(make_sandbox, backend):
+    # The session's PATH finds a program the model installed; a clean run (a test run) does not see it,
+    # and a program that cannot start is a result (exit 127, its name), not a lost runner.
+    box = make_sandbox(backend)
+    made = box.run(
+        'mkdir -p "$TMPDIR/mine" && printf \'#!/bin/sh\\necho from-mine\\n\' > "$TMPDIR/mine/mytool" && '
+        'chmod +x "$TMPDIR/mine/mytool" && export PATH="$TMPDIR/mine:$PATH"'
+        if backend == "none"
+        else "mkdir -p /tmp/mine && printf '#!/bin/sh\\necho from-mine\\n' > /tmp/mine/mytool && "
+        "chmod +x /tmp/mine/mytool && export PATH=/tmp/mine:$PATH"
+    )
+    assert made.ok, made.output
+    assert box.run(["mytool"]).stdout == "from-mine\n"
+    missing = box.run(["mytool"], clean=True)
+    assert missing.exit_code == 127 and missing.stdout == ""
+    assert missing.stderr.startswith("repofix: cannot start mytool: ") and 0 <= missing.duration < 60
+    assert box.run("echo still-here").stdout == "still-here\n"
