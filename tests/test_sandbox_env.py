@@ -143,3 +143,13 @@ def test_a_program_is_looked_up_on_the_commands_own_path(make_sandbox, backend):
     assert missing.exit_code == 127 and missing.stdout == ""
     assert missing.stderr.startswith("repofix: cannot start mytool: ") and 0 <= missing.duration < 60
     assert box.run("echo still-here").stdout == "still-here\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_command_that_kills_its_process_group_leaves_the_session_and_its_exports(make_sandbox, backend):
+    # Each command has a process group (a session) of its own: `kill 0` never reaches the runner.
+    box = make_sandbox(backend)
+    assert box.run("export KEEP=kept-1; cd /tmp").ok
+    killed = box.run("kill -KILL 0")
+    assert killed.exit_code is None and not killed.session_lost
+    assert box.run('echo "${KEEP:-none}"; pwd').stdout.split() == ["kept-1", "/tmp"]
