@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_workspace_support import make_repo, sh
+import pytest
+from test_workspace_support import make_repo, repo_fingerprint, sh
 
 from repofix.workspace import FileEntry, Workspace
-from repofix.workspace.deliver import deliver
+from repofix.workspace.deliver import _reserve_branch, deliver
+from repofix.workspace.errors import GitError
 
 
 def started(tmp_path: Path, *, dirty: bool = False) -> tuple[Path, Workspace]:
@@ -139,3 +141,24 @@ def test_every_follow_up_lands_whichever_way_the_trees_ids_compare(tmp_path):
         assert sh(repo, "git", "rev-list", "--count", f"HEAD..{delivery.branch}").strip() == str(step)
         tips.append(delivery.commit)
     assert len(set(tips)) == 8
+
+
+def test_an_invalid_branch_name_fails_at_once_naming_it(tmp_path):
+    repo, _ = started(tmp_path)
+    head = sh(repo, "git", "rev-parse", "HEAD").strip()
+    with pytest.raises(GitError, match=r"invalid ref format: refs/heads/repofix/a\.\.b$"):
+        _reserve_branch(repo, "repofix/a..b", head)  # not after trying a..b-2 ... a..b-1000
+    assert sh(repo, "git", "for-each-ref", "refs/heads/repofix/") == ""
+
+
+def test_a_branch_named_repofix_blocks_every_name_and_delivery_stops_at_the_thousandth(tmp_path):
+    # git keeps branches as files: `repofix` blocks `repofix/<anything>`. Every candidate up to -1000 is
+    # tried (a taken name is normal), then git's error; the user's repository is as it was, the patch kept.
+    repo, ws = started(tmp_path, dirty=True)
+    edit(ws, "print('hello')\n")
+    sh(repo, "git", "branch", "repofix")
+    before = repo_fingerprint(repo)
+    with pytest.raises(GitError, match=r"'refs/heads/repofix/greet-1000'"):
+        deliver(ws, task="Greet")
+    assert repo_fingerprint(repo) == before
+    assert "print('hello')" in ws.folder.patch_file.read_text()
