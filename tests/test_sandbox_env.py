@@ -80,10 +80,13 @@ def test_a_per_call_variable_sticks_only_when_the_command_changes_it(make_sandbo
     assert box.run('echo "$ONCE"', env={"ONCE": "once-1"}).stdout == "once-1\n"  # the command sees it
     assert box.run('echo "$ONCE"', env={"ONCE": "once-2"}, clean=True).stdout == "once-2\n"
     assert box.run("export CHANGED=changed-2", env={"CHANGED": "changed-1"}).ok
+    assert box.run("export SMALLER=a-value", env={"SMALLER": "b-value"}).ok  # changed, whichever way
+    assert box.run("unset DROPPED", env={"DROPPED": "dropped-1"}).ok
     assert box.run("export KEPT=kept-1").ok
     assert box.run("true", env={"KEPT": "kept-1"}).ok  # the session had it already: still there after
     seen = environ(box)
     assert "ONCE" not in seen and seen["CHANGED"] == "changed-2" and seen["KEPT"] == "kept-1"
+    assert seen["SMALLER"] == "a-value" and "DROPPED" not in seen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -139,7 +142,7 @@ def test_a_program_is_looked_up_on_the_commands_own_path(make_sandbox, backend):
     )
     assert made.ok, made.output
     assert box.run(["mytool"]).stdout == "from-mine\n"
-    missing = box.run(["mytool"], clean=True)
+    missing = box.run(["mytool", "--an-argument"], clean=True)
     assert missing.exit_code == 127 and missing.stdout == ""
     assert missing.stderr.startswith("repofix: cannot start mytool: ") and 0 <= missing.duration < 60
     assert box.run("echo still-here").stdout == "still-here\n"
@@ -153,3 +156,17 @@ def test_a_command_that_kills_its_process_group_leaves_the_session_and_its_expor
     killed = box.run("kill -KILL 0")
     assert killed.exit_code is None and not killed.session_lost
     assert box.run('echo "${KEEP:-none}"; pwd').stdout.split() == ["kept-1", "/tmp"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_only_a_session_shell_command_sets_the_session_state(make_sandbox, backend):
+    # The state file is the session shell's exit trap's; a clean run (the repository's tests) or an argv
+    # command writing one at that path changes nothing: the session's variables and cwd are as they were.
+    box = make_sandbox(backend)
+    assert box.run("export MINE=mine-1; cd /tmp").ok
+    forge = 'printf "/\\nFORGED=forged-1\\0" > "${TMPDIR:-/tmp}/.repofix-shell-state-$PPID"'
+    assert box.run(forge, clean=True).ok
+    assert box.run(["bash", "-c", forge]).ok
+    session = environ(box)
+    assert "FORGED" not in session and session["MINE"] == "mine-1"
+    assert box.run("pwd").stdout == "/tmp\n"
