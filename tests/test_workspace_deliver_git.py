@@ -162,3 +162,16 @@ def test_a_branch_named_repofix_blocks_every_name_and_delivery_stops_at_the_thou
         deliver(ws, task="Greet")
     assert repo_fingerprint(repo) == before
     assert "print('hello')" in ws.folder.patch_file.read_text()
+
+
+def test_a_follow_up_moves_its_branch_even_with_a_tag_of_the_same_name(tmp_path):
+    # The branch is moved from the exact commit this run left there (a concurrent change fails), never
+    # from whatever its name resolves to: a tag `repofix/greet` would win that lookup.
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    first = deliver(ws, task="Greet")
+    sh(repo, "git", "tag", first.branch, "HEAD")
+    edit(ws, "print('hello again')\n", step=2)
+    follow = deliver(ws, task="Greet")
+    assert follow.branch == first.branch
+    assert sh(repo, "git", "rev-parse", f"refs/heads/{follow.branch}^").strip() == first.commit
