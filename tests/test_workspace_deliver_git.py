@@ -175,3 +175,11 @@ def test_a_follow_up_moves_its_branch_even_with_a_tag_of_the_same_name(tmp_path)
     follow = deliver(ws, task="Greet")
     assert follow.branch == first.branch
     assert sh(repo, "git", "rev-parse", f"refs/heads/{follow.branch}^").strip() == first.commit
+
+
+def test_taken_names_are_skipped_in_order(tmp_path):
+    repo, ws = started(tmp_path)
+    edit(ws, "print('hello')\n")
+    for taken in ("repofix/greet", "repofix/greet-2"):
+        sh(repo, "git", "branch", taken)
+    assert deliver(ws, task="Greet").branch == "repofix/greet-3"
