@@ -183,3 +183,26 @@ def test_taken_names_are_skipped_in_order(tmp_path):
     for taken in ("repofix/greet", "repofix/greet-2"):
         sh(repo, "git", "branch", taken)
     assert deliver(ws, task="Greet").branch == "repofix/greet-3"
+
+
+def test_a_run_on_inlined_submodules_keeps_them_submodules_whichever_way_the_tree_ids_compare(tmp_path):
+    # The run's tree has the submodule's files inlined; the branch must keep the gitlink. Only an equal
+    # tree means "the run started from exactly this tree": try HEADs until both orderings of the ids were met.
+    lib = make_repo(tmp_path / "lib", {"lib.py": "LIB = 1\n"})
+    repo = make_repo(tmp_path / "user", {"app.py": "print('hi')\n"})
+    sh(repo, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    sh(repo, "git", "commit", "-qm", "add submodule")
+    seen = set()
+    for i in range(30):
+        (repo / "app.py").write_text(f"print({i})\n")
+        sh(repo, "git", "commit", "-qam", f"version {i}")
+        ws = Workspace.create(repo, home=tmp_path / "home", local_submodules=True)
+        ws.store.commit_files({"app.py": FileEntry(0o100644, b"print('fixed')\n")}, step=1)
+        delivery = deliver(ws, task=f"fix {i}")
+        assert sh(repo, "git", "ls-tree", delivery.branch, "vendor/lib").startswith("160000 commit ")
+        assert sh(repo, "git", "show", "--format=", "--name-only", delivery.branch).split() == ["app.py"]
+        head = sh(repo, "git", "rev-parse", "HEAD^{tree}").strip()
+        seen.add(head < sh(ws.folder.repo, "git", "rev-parse", f"{ws.source.base}^{{tree}}").strip())
+        if seen == {True, False}:
+            break
+    assert seen == {True, False}
