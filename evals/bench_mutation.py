@@ -48,6 +48,14 @@ EDIT_TESTS = (
     "tests/test_edits_mutants.py",
 )
 SANDBOX_ENV_TESTS = ("tests/test_sandbox_env.py", "tests/test_testing_clean_env.py")
+# The pure-git delivery tests (seconds), not the agent-driven ones (minutes: tests/test_deliver_uncommitted.py)
+DELIVER_TESTS = (
+    "tests/test_workspace_deliver_git.py",
+    "tests/test_workspace_deliver.py",
+    "tests/test_lifecycle_deliver.py::test_delivery_again_and_a_follow_up_stay_on_one_branch",
+    "tests/test_lifecycle_deliver.py::test_a_branch_the_user_moved_on_is_not_reused",
+    "tests/test_lifecycle_deliver.py::test_six_concurrent_deliveries_get_six_branches",
+)
 TARGETS = [
     Target(
         "done rule",
@@ -130,7 +138,8 @@ TARGETS = [
     ),
     Target("sandbox env (none)", "repofix/sandboxes/local.py", ("__init__", "_host_env"), SANDBOX_ENV_TESTS),
     Target("sandbox env (bwrap)", "repofix/sandboxes/interpreter.py", ("env",), SANDBOX_ENV_TESTS),
-    Target("sandbox env (runner)", "sandbox/runner.py", ("__init__", "load_state"), SANDBOX_ENV_TESTS),
+    # Session's env and cwd for every command; a test run is a `clean` one (never the model's exports)
+    Target("sandbox env (runner)", "sandbox/runner.py", ("__init__", "run", "load_state"), SANDBOX_ENV_TESTS),
     Target(
         "host-secret filter",
         "repofix/ci/worker.py",
@@ -164,8 +173,16 @@ TARGETS = [
     Target(
         "delivery",
         "repofix/workspace/deliver.py",
-        ("deliver", "_commit_for_user", "_own_branch", "_reserve_branch"),
-        ("tests/test_workspace_deliver_edges.py", "tests/test_workspace_deliver.py"),
+        (
+            "deliver",
+            "_commit_for_user",
+            "_own_branch",
+            "_reserve_branch",
+            "_snapshot_commit",
+            "_fix_tree",
+            "slugify",
+        ),
+        DELIVER_TESTS,
     ),
     Target(
         "undo",

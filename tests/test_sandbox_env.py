@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,13 +76,18 @@ def test_exports_persist_but_clean_runs_get_the_starting_environment(make_sandbo
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_per_call_variable_sticks_only_when_the_command_changes_it(make_sandbox, backend):
+    # Values of several characters: CPython shares one object per one-character string, so `is` would pass.
     box = make_sandbox(backend)
-    assert box.run("true", env={"ONCE": "1"}).ok
-    assert box.run("export CHANGED=2", env={"CHANGED": "1"}).ok
-    assert box.run("export KEPT=1").ok
-    assert box.run("true", env={"KEPT": "1"}).ok  # the session had it already: still there after
+    assert box.run('echo "$ONCE"', env={"ONCE": "once-1"}).stdout == "once-1\n"  # the command sees it
+    assert box.run('echo "$ONCE"', env={"ONCE": "once-2"}, clean=True).stdout == "once-2\n"
+    assert box.run("export CHANGED=changed-2", env={"CHANGED": "changed-1"}).ok
+    assert box.run("export SMALLER=a-value", env={"SMALLER": "b-value"}).ok  # changed, whichever way
+    assert box.run("unset DROPPED", env={"DROPPED": "dropped-1"}).ok
+    assert box.run("export KEPT=kept-1").ok
+    assert box.run("true", env={"KEPT": "kept-1"}).ok  # the session had it already: still there after
     seen = environ(box)
-    assert "ONCE" not in seen and seen["CHANGED"] == "2" and seen["KEPT"] == "1"
+    assert "ONCE" not in seen and seen["CHANGED"] == "changed-2" and seen["KEPT"] == "kept-1"
+    assert seen["SMALLER"] == "a-value" and "DROPPED" not in seen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -121,3 +127,50 @@ def test_a_shell_that_leaves_no_state_keeps_the_previous_one(make_sandbox, backe
     assert box.run("export KEEP=1; cd /tmp").ok
     box.run("export LOST=1; cd /; exec true")  # exec'd away: its exit trap never writes the state
     assert box.run('echo "${KEEP:-none} ${LOST:-none}"; pwd').stdout.split() == ["1", "none", "/tmp"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_program_is_looked_up_on_the_commands_own_path(make_sandbox, backend):
+    # The session's PATH finds a program the model installed; a clean run (a test run) does not see it,
+    # and a program that cannot start is a result (exit 127, its name), not a lost runner.
+    box = make_sandbox(backend)
+    made = box.run(
+        'mkdir -p "$TMPDIR/mine" && printf \'#!/bin/sh\\necho from-mine\\n\' > "$TMPDIR/mine/mytool" && '
+        'chmod +x "$TMPDIR/mine/mytool" && export PATH="$TMPDIR/mine:$PATH"'
+        if backend == "none"
+        else "mkdir -p /tmp/mine && printf '#!/bin/sh\\necho from-mine\\n' > /tmp/mine/mytool && "
+        "chmod +x /tmp/mine/mytool && export PATH=/tmp/mine:$PATH"
+    )
+    assert made.ok, made.output
+    assert box.run(["mytool"]).stdout == "from-mine\n"
+    asked = time.monotonic()
+    missing = box.run(["mytool", "--an-argument"], clean=True)
+    waited = time.monotonic() - asked
+    assert missing.exit_code == 127 and missing.stdout == ""
+    # Its duration is measured inside the waiting: no threshold, only consistency between the two clocks.
+    assert missing.stderr.startswith("repofix: cannot start mytool: ") and 0 <= missing.duration <= waited
+    assert box.run("echo still-here").stdout == "still-here\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_command_that_kills_its_process_group_leaves_the_session_and_its_exports(make_sandbox, backend):
+    # Each command has a process group (a session) of its own: `kill 0` never reaches the runner.
+    box = make_sandbox(backend)
+    assert box.run("export KEEP=kept-1; cd /tmp").ok
+    killed = box.run("kill -KILL 0")
+    assert killed.exit_code is None and not killed.session_lost
+    assert box.run('echo "${KEEP:-none}"; pwd').stdout.split() == ["kept-1", "/tmp"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_only_a_session_shell_command_sets_the_session_state(make_sandbox, backend):
+    # The state file is the session shell's exit trap's; a clean run (the repository's tests) or an argv
+    # command writing one at that path changes nothing: the session's variables and cwd are as they were.
+    box = make_sandbox(backend)
+    assert box.run("export MINE=mine-1; cd /tmp").ok
+    forge = 'printf "/\\nFORGED=forged-1\\0" > "${TMPDIR:-/tmp}/.repofix-shell-state-$PPID"'
+    assert box.run(forge, clean=True).ok
+    assert box.run(["bash", "-c", forge]).ok
+    session = environ(box)
+    assert "FORGED" not in session and session["MINE"] == "mine-1"
+    assert box.run("pwd").stdout == "/tmp\n"
