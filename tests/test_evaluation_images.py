@@ -69,7 +69,8 @@ def evaluate(tasks: list[Task], source, environments: Environments, folder: Path
 def test_each_python_has_an_image_from_a_debian_release_or_else_uv():
     assert python_image("3.9") == python_image("3.9.2") == f"{PYTHON_REPO}:3.9"
     assert python_image("3.13") == f"{PYTHON_REPO}:3.13"
-    assert python_image("3.7") == f"{PYTHON_REPO}:3.7"  # uv's (tests/test_evaluation_uv_python.py)
+    assert python_image("3.8") == f"{PYTHON_REPO}:3.8"  # uv's (tests/test_evaluation_uv_python.py)
+    assert python_image("3.7") is None and python_image("2.7") is None  # neither Debian nor uv has them
     assert python_image("3") is None and python_image("three") is None
 
 

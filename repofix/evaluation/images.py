@@ -29,6 +29,7 @@ PYTHON_REPO = "repofix-python"  # Python images are tagged repofix-python:<major
 # Python version -> the Debian release shipping it. Older releases (buster 3.7, stretch 3.5) are
 # only on archive.debian.org now, which offline hosts (and the development machine) cannot reach.
 RELEASES = {"3.9": "bullseye", "3.11": "bookworm", "3.13": "trixie"}
+UV_OLDEST = (3, 8)  # the oldest CPython uv (0.13, the uv_python pin's current release) downloads
 
 # SWE-bench's images: the repository at /testbed, installed into the conda env `testbed`; the
 # runner runs on conda's own Python (recent), the tests on the env's (as old as 3.5).
@@ -53,8 +54,14 @@ def minor(version: str) -> str:
 
 def python_image(version: str) -> str | None:
     """The image that gives `version` (e.g. "3.9"): from a Debian release (RELEASES) or else from uv;
-    None for a version that names no major.minor ("3", "three")."""
-    return f"{PYTHON_REPO}:{minor(version)}" if re.fullmatch(r"\d+\.\d+", minor(version)) else None
+    None for a version that names no major.minor ("3", "three") or that neither offers (2.7, 3.6):
+    that fails at once, with no build started."""
+    wanted = minor(version)
+    if not re.fullmatch(r"\d+\.\d+", wanted):
+        return None
+    if wanted not in RELEASES and tuple(int(part) for part in wanted.split(".")) < UV_OLDEST:
+        return None
+    return f"{PYTHON_REPO}:{wanted}"
 
 
 def offline_versions() -> str:
@@ -69,7 +76,7 @@ def unavailable(wanted: str, default_image: str, default_python: str) -> str:
     return (
         f"the task wants Python {wanted}, which cannot be had here: {default_image} has Python "
         f"{default_python}, images are built offline for Python {offline_versions()}, and uv installs "
-        f"others by major.minor version online; give the task an environment.image with Python "
+        f"{UV_OLDEST[0]}.{UV_OLDEST[1]} and later online; give the task an environment.image with Python "
         f"{wanted}, or a python field such as 3.10"
     )
 
