@@ -157,3 +157,12 @@ def test_a_line_number_picks_one_clear_place_when_an_unclear_one_is_elsewhere(li
 
 def test_a_line_number_at_no_clear_place_is_refused_when_one_place_is_unclear() -> None:
     refused(diff(HANDLE, "@@ -14,4 +14,5 @@"), {"m.py": CLASSES}, ErrorKind.AMBIGUOUS)
+
+
+def test_a_line_number_naming_a_place_that_also_reads_unclearly_is_refused() -> None:
+    # Where the hunk has a blank line the file has `log(x)`: read with `log(x)` skipped, `check()` goes
+    # above `x = load()`; read with `x = load()` as the line the file lacks (same start, same cost),
+    # there is no telling where it goes. The line number names both readings: refuse.
+    f = "def f():\n    x = load()\n    log(x)\n    return x\n"
+    text = diff("+    check()\n     x = load()\n \n     return x\n", "@@ -2,3 +2,4 @@")
+    assert "matches 2 places" in refused(text, {"m.py": f}, ErrorKind.AMBIGUOUS)
