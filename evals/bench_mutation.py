@@ -239,19 +239,23 @@ def sample(session: Path, target: Target, per_module: int | None, seed: int, sou
     spans = annotation_spans(source)
     with sqlite3.connect(session) as db:
         rows = db.execute(
-            "SELECT job_id, definition_name, start_pos_row, start_pos_col FROM mutation_specs"
+            "SELECT job_id, definition_name, start_pos_row, start_pos_col, operator_name, occurrence "
+            "FROM mutation_specs"
         ).fetchall()
         chosen = [
-            (job, row, col)
-            for job, name, row, col in rows
+            (job, row, col, operator, occurrence)
+            for job, name, row, col, operator, occurrence in rows
             if not target.functions or (name or "").split(".")[-1] in target.functions
         ]
-        keep = [job for job, row, col in chosen if not _inside(row, col, spans)]
+        # Sampled in the order of where the mutants are and what they do, not of cosmic-ray's job ids
+        # (random on every `init`): the same seed on the same code samples the same mutants.
+        kept = sorted((r, c, op, n, job) for job, r, c, op, n in chosen if not _inside(r, c, spans))
+        keep = [k[-1] for k in kept]
         equivalent = len(chosen) - len(keep)
         if per_module is not None and len(keep) > per_module:
-            keep = random.Random(seed).sample(sorted(keep), per_module)
-        kept = set(keep)
-        drop = [(row[0],) for row in rows if row[0] not in kept]
+            keep = [k[-1] for k in random.Random(seed).sample(kept, per_module)]
+        kept_jobs = set(keep)
+        drop = [(row[0],) for row in rows if row[0] not in kept_jobs]
         db.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
         db.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
     return len(keep), equivalent
