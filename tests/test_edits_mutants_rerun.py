@@ -124,15 +124,49 @@ def test_applied_elsewhere_and_matched_loosely_twice_names_the_first_loose_place
     # The change is already made in the middle loop; the other two match only ignoring trailing
     # whitespace. The message and the candidates name the applied one and the first loose one.
     loop = "for item in items:\n    total += {}\n"
-    f = loop.format("1  ") + "\n" + loop.format("item") + "\n" + loop.format("1  ")
+    f = "import os\n" + loop.format("1  ") + "\n" + loop.format("item") + "\n" + loop.format("1  ")
     text = diff(" for item in items:\n-    total += 1\n+    total += item\n", "@@ @@")
     result = apply_edit(text, {"m.py": f}, check_python=False)
     assert result.error is not None and result.error.kind == ErrorKind.AMBIGUOUS, result.message()
-    assert result.error.candidates == [1, 4]
+    assert result.error.candidates == [2, 5]
+    message = result.message()
     assert (
-        "already in the file at line 4, and its old lines match only ignoring trailing whitespace at line 1"
-        in (result.message())
+        "already in the file at line 5, and its old lines match only ignoring trailing whitespace at line 2"
+        in (message)
     )
+
+
+def test_a_hunk_short_of_its_header_with_its_new_lines_twice_names_the_first() -> None:
+    f = "x = 0\npass\npass\n\npass\npass\n\n"
+    result = apply_edit(diff("+pass\n pass\n \n", "@@ -2,3 +2,4 @@"), {"m.py": f}, check_python=False)
+    assert result.error is not None and result.error.kind == ErrorKind.AMBIGUOUS, result.message()
+    assert result.error.candidates == [2, 3] and "already in the file at line 2" in result.message()
+
+
+def test_an_insertion_whose_context_repeats_inside_its_new_lines_is_refused() -> None:
+    # `+pass / pass / pass` in a body of three `pass`: the hunk's two context lines are in the file
+    # twice, neither time where the applied edit has them (after its added line): applied or not
+    # cannot be told.
+    f = "def f():\n    pass\n    pass\n    pass\n"
+    text = diff("+    pass\n     pass\n     pass\n", "@@ -2,2 +2,3 @@")
+    assert "inside text this edit adds" in refused(text, {"m.py": f}, ErrorKind.AMBIGUOUS)
+
+
+def test_a_hunk_that_matches_nowhere_names_the_closest_region_by_its_lines() -> None:
+    f = "".join(f"v{i} = {i}\n" for i in range(10))
+    message = refused(
+        diff(" v2 = 2\n-v3 = 30\n+v3 = 4\n v4 = 4\n", "@@ -3,3 +3,3 @@"), {"m.py": f}, ErrorKind.NO_MATCH
+    )
+    assert "The closest region is lines 3-5:\n    3 | v2 = 2\n    4 | v3 = 3\n    5 | v4 = 4\n" in message
+
+
+def test_an_unclear_insertion_names_the_file_lines_by_their_numbers() -> None:
+    # As in test_edits_mutants, one line further down: the lines shown are 4-6.
+    f = "x = 0\n" + "".join(f"v{i} = {i}\n" for i in range(8))
+    text = diff(" v2 = 2\n made_up = 9\n+new = 0\n v3 = 3\n v4 = 4\n", "@@ -4,4 +4,5 @@")
+    message = refused(text, {"m.py": f}, ErrorKind.AMBIGUOUS)
+    assert "matches lines 4-6 only by skipping lines" in message
+    assert "    4 | v2 = 2\n    5 | v3 = 3\n    6 | v4 = 4\n" in message
 
 
 # Four classes with the same method; each lacks one line of the hunk's context. In A, C and D the
