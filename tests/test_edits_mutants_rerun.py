@@ -310,3 +310,19 @@ def test_an_insertion_between_a_hunks_opening_blank_lines_the_file_has_one_of_is
     text = diff(" \n+x = 0\n \n b = 2\n", "@@ -2,3 +2,4 @@")
     message = refused(text, {"m.py": "a = 1\n\nb = 2\n"}, ErrorKind.AMBIGUOUS)
     assert "unclear where the added lines go" in message
+
+
+def test_new_lines_at_the_header_named_over_a_loose_copy_above_them() -> None:
+    # The edit was made at the place its header names (line 19); further up a copy of its new lines
+    # matches only ignoring trailing whitespace, and its old lines are exactly at line 37. The
+    # message names the exact copy at the header's line, not the loose one.
+    pad = "".join(f"p{i} = {i}\n" for i in range(15))
+    f = "def f():\n    x = 2  \n    return x\n" + pad + "def f():\n    x = 2\n    return x\n" + pad
+    f += "def f():\n    x = 1\n    return x\n"
+    text = diff(" def f():\n-    x = 1\n+    x = 2\n     return x\n", "@@ -19,3 +19,3 @@")
+    result = apply_edit(text, {"m.py": f}, check_python=False)
+    assert result.error is not None and result.error.kind == ErrorKind.AMBIGUOUS, result.message()
+    assert result.error.candidates == [19, 37]
+    assert (
+        "already in the file at line 19, and its old lines match only exactly at line 37" in result.message()
+    )
