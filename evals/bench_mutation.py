@@ -51,6 +51,7 @@ EDIT_TESTS = (
     "tests/test_edits_git.py",
     "tests/test_edits_mutants.py",
     "tests/test_edits_mutants_rerun.py",
+    "tests/test_edits_model_like.py",
 )
 SANDBOX_ENV_TESTS = ("tests/test_sandbox_env.py", "tests/test_testing_clean_env.py")
 TARGETS = [
