@@ -41,6 +41,11 @@ def save(path, data):
         f.write(data)
 
     return data
+
+
+class Store:
+    def __init__(self):
+        self.items = []
 """
 MODEL_LIKE = [
     (  # three blank lines where the file has one: the added line goes above them, the blank one after
@@ -82,13 +87,21 @@ MODEL_LIKE = [
             "\n    with open(path) as f:\n        data = f.read()\n\n    return None\n    return data\n",
         ),
     ),
+    (  # `return data` left out before the two blank lines the line is added between; `class` removed
+        '@@ -18,5 +18,5 @@\n-    with open(path, "w") as f:\n+    log(path)\n         f.write(data)\n \n+    x = 1\n \n'
+        "-class Store:\n",
+        (
+            '    with open(path, "w") as f:\n        f.write(data)\n\n    return data\n\n\nclass Store:\n',
+            "    log(path)\n        f.write(data)\n\n    return data\n\n    x = 1\n\n",
+        ),
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("hunk", "change"),
     MODEL_LIKE,
-    ids=["blanks", "before-def", "left-out", "made-up-first", "made-up-middle"],
+    ids=["blanks", "before-def", "left-out", "made-up-first", "made-up-middle", "left-out-before-class"],
 )
 def test_model_like_hunks_apply_where_a_reader_would_put_them(hunk: str, change: tuple[str, str]) -> None:
     before, after = change

@@ -43,9 +43,9 @@ def test_a_hunk_at_the_top_of_a_file_with_blank_lines_it_lacks_applies() -> None
 
 
 def test_a_short_hunk_that_dropped_every_blank_line_of_a_spaced_out_function_applies() -> None:
-    # Four old lines spread over thirteen lines of the file (more than twice the hunk's length): the
+    # Four old lines spread over sixteen lines of the file (twice the hunk's length and eight more): the
     # place is still found, and at the blank-line tier, not as a hunk with missing context lines.
-    f = "def f():\n\n\n\n    x = 1\n\n\n\n\n    y = 3\n\n\n    return x + y\n"
+    f = "def f():\n\n\n\n    x = 1\n\n\n\n\n\n    y = 3\n\n\n\n\n    return x + y\n"
     text = diff(" def f():\n-    x = 1\n+    x = 2\n     y = 3\n     return x + y\n", "@@ -1,4 +1,4 @@")
     result = apply_edit(text, {"m.py": f}, check_python=False)
     assert result.ok and result.changes == {"m.py": f.replace("x = 1", "x = 2")}, result.message()
@@ -92,6 +92,18 @@ def test_a_no_op_hunk_whose_context_is_indented_otherwise_does_not_match() -> No
     f = "class A:\n    def f(self):\n        x = 1\n        return x\n"
     text = diff(" def f(self):\n-        x = 1\n+        x = 1\n     return x\n", "@@ -2,3 +2,3 @@")
     assert "does not match the file" in refused(text, {"m.py": f}, ErrorKind.NO_MATCH)
+
+
+def test_a_hunk_whose_context_lost_its_indentation_applies_by_its_exact_removed_lines() -> None:
+    # The model shifted the context lines left by 2 and 4 columns; the removed line, exact, proves
+    # the place and the indentation of the added line.
+    f = "class A:\n    def f(self):\n        x = 1\n        return x\n"
+    text = diff("   def f(self):\n-        x = 1\n+        x = 2\n     return x\n", "@@ -2,3 +2,3 @@")
+    result = apply_edit(text, {"m.py": f}, check_python=False)
+    assert result.ok and result.changes == {"m.py": f.replace("x = 1", "x = 2")}, result.message()
+    assert result.notes[0].endswith(
+        "with the removed lines exact and the context lines' indentation ignored."
+    )
 
 
 def test_two_hunks_changing_the_same_lines_name_them() -> None:
