@@ -271,3 +271,20 @@ def test_a_hunk_below_the_first_line_with_blank_lines_it_lacks_applies_exactly_t
     assert len(result.notes) == 1 and result.notes[0].endswith("ignoring blank-line differences."), (
         result.notes
     )
+
+
+def test_an_insertion_deep_in_a_long_file_applies() -> None:
+    # Line numbers past 256 are distinct int objects in CPython: the neighbours are compared by value.
+    f = "".join(f"v{i} = {i}\n" for i in range(400))
+    text = diff(" v299 = 299\n+new = 0\n v300 = 300\n", "@@ -300,2 +300,3 @@")
+    assert applied(text, {"m.py": f}) == f.replace("v300 = 300\n", "new = 0\nv300 = 300\n")
+
+
+def test_a_loose_search_stops_after_fifty_places() -> None:
+    # Sixty copies that the hunk matches only by ignoring their blank line: the search is bounded,
+    # and the refusal names the first fifty.
+    block = "def f():\n\n    return 1\n"
+    text = diff(" def f():\n-    return 1\n+    return 2\n", "@@ @@")
+    result = apply_edit(text, {"m.py": block * 60}, check_python=False)
+    assert result.error is not None and result.error.kind == ErrorKind.AMBIGUOUS, result.message()
+    assert result.error.candidates == [1 + 3 * k for k in range(50)]
