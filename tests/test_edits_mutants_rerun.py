@@ -288,3 +288,14 @@ def test_a_loose_search_stops_after_fifty_places() -> None:
     result = apply_edit(text, {"m.py": block * 60}, check_python=False)
     assert result.error is not None and result.error.kind == ErrorKind.AMBIGUOUS, result.message()
     assert result.error.candidates == [1 + 3 * k for k in range(50)]
+
+
+def test_a_hunk_line_beyond_the_alignments_reach_counts_as_missing() -> None:
+    # The search reaches 2 * 4 + 1 + 8 = 17 lines from where a four-line hunk starts (its cost is
+    # quadratic); `return x` is 18 lines down, behind 14 blank lines, so it counts as a line the file
+    # lacks, and a line added right after it has no clear place: refused, not added after line 18.
+    f = "def f():\n    x = 1\n    y = 2\n" + "\n" * 14 + "    return x\n"
+    text = diff(
+        " def f():\n-    x = 1\n+    x = 3\n     y = 2\n     return x\n+    # done\n", "@@ -1,4 +1,5 @@"
+    )
+    refused(text, {"m.py": f}, ErrorKind.AMBIGUOUS)
