@@ -3,9 +3,12 @@
 Mutation testing with cosmic-ray (installed by this script in its own virtual environment, never a
 dependency of repofix). For each critical module, the mutants of its critical functions are made by
 cosmic-ray's core operators, optionally sampled (fixed seed), and the module's own test files run
-against each one in a throw-away clone of this checkout; a mutant is killed when a test fails or times
-out. The score is killed / (killed + survived); every survivor is listed with its diff, so each can be
-killed by a new test or explained as equivalent.
+against each one in a throw-away clone of this checkout; a mutant is killed when a test fails. A test
+run that times out is counted apart: cosmic-ray calls it killed, but a slow machine times out the
+unmutated tests too, so a timeout counts as a kill only when the unmutated tests, timed in the same
+run, take at most a third of the timeout (TIMEOUT_MARGIN); otherwise it counts as a survivor. The score
+is killed / (killed + survived), timeouts included on the side the rule puts them; every survivor is
+listed with its diff, so each can be killed by a new test or explained as equivalent.
 
 Usage:
   python evals/bench_mutation.py [--only NAME ...] [--per-module N] [--seed 1] [--timeout 120]
@@ -29,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 VENV = Path.home() / ".cache" / "repofix-bench" / "cosmic-ray-venv"
 RESULTS = ROOT / "evals" / "results" / "bench_mutation.md"
+TIMEOUT_MARGIN = 3  # a timeout is a kill only if the unmutated tests run in at most timeout / 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ EDIT_TESTS = (
     "tests/test_edits_corpus.py",
     "tests/test_edits_git.py",
     "tests/test_edits_mutants.py",
+    "tests/test_edits_mutants_rerun.py",
+    "tests/test_edits_model_like.py",
 )
 SANDBOX_ENV_TESTS = ("tests/test_sandbox_env.py", "tests/test_testing_clean_env.py")
 # The pure-git delivery tests (seconds), not the agent-driven ones (minutes: tests/test_deliver_uncommitted.py)
@@ -251,22 +257,62 @@ def sample(session: Path, target: Target, per_module: int | None, seed: int, sou
     spans = annotation_spans(source)
     with sqlite3.connect(session) as db:
         rows = db.execute(
-            "SELECT job_id, definition_name, start_pos_row, start_pos_col FROM mutation_specs"
+            "SELECT job_id, definition_name, start_pos_row, start_pos_col, operator_name, occurrence "
+            "FROM mutation_specs"
         ).fetchall()
         chosen = [
-            (job, row, col)
-            for job, name, row, col in rows
+            (job, row, col, operator, occurrence)
+            for job, name, row, col, operator, occurrence in rows
             if not target.functions or (name or "").split(".")[-1] in target.functions
         ]
-        keep = [job for job, row, col in chosen if not _inside(row, col, spans)]
+        # Sampled in the order of where the mutants are and what they do, not of cosmic-ray's job ids
+        # (random on every `init`): the same seed on the same code samples the same mutants.
+        kept = sorted((r, c, op, n, job) for job, r, c, op, n in chosen if not _inside(r, c, spans))
+        keep = [k[-1] for k in kept]
         equivalent = len(chosen) - len(keep)
         if per_module is not None and len(keep) > per_module:
-            keep = random.Random(seed).sample(sorted(keep), per_module)
-        kept = set(keep)
-        drop = [(row[0],) for row in rows if row[0] not in kept]
+            keep = [k[-1] for k in random.Random(seed).sample(kept, per_module)]
+        kept_jobs = set(keep)
+        drop = [(row[0],) for row in rows if row[0] not in kept_jobs]
         db.executemany("DELETE FROM mutation_specs WHERE job_id = ?", drop)
         db.executemany("DELETE FROM work_items WHERE job_id = ?", drop)
     return len(keep), equivalent
+
+
+def baseline_seconds(command: list[str], copy: Path, timeout: float) -> float:
+    """How long the unmutated tests take: the yardstick that says whether a timeout is a kill."""
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return float("inf")  # the tests time out unmutated: no timeout of a mutant is a kill
+    if done.returncode != 0:
+        sys.exit(f"the unmutated tests fail, so no mutant can be judged:\n{done.stdout[-3000:]}")
+    return time.monotonic() - started
+
+
+def timeouts_kill(baseline: float, timeout: float) -> bool:
+    """A mutant's timeout is a kill only if the unmutated tests finish well within the timeout."""
+    return baseline * TIMEOUT_MARGIN <= timeout
+
+
+def classify(results: list[tuple], timeout_is_kill: bool) -> tuple[list, list, list, list]:
+    """(killed, survived, timed out, not run) of cosmic-ray's rows (worker outcome, test outcome, diff,
+    function, operator, output). A timed-out row is also in killed or in survived, as the rule says."""
+    killed: list[tuple] = []
+    survived: list[tuple] = []
+    timed_out: list[tuple] = []
+    not_run: list[tuple] = []
+    for row in results:
+        outcome = (row[1] or "").lower()  # cosmic-ray writes KILLED / SURVIVED / INCOMPETENT
+        if outcome == "killed" and row[5] == "timeout":  # cosmic-ray's mark of a timed-out test run
+            timed_out.append(row)
+            (killed if timeout_is_kill else survived).append(row)
+        elif outcome in ("killed", "survived"):
+            (killed if outcome == "killed" else survived).append(row)
+        else:
+            not_run.append(row)
+    return killed, survived, timed_out, not_run
 
 
 def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace) -> dict:
@@ -274,6 +320,12 @@ def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace)
     config = work / f"{target.name.replace(' ', '_')}.toml"
     session = config.with_suffix(".sqlite")
     tests = " ".join(target.tests)
+    baseline = baseline_seconds(
+        ["env", f"PYTHONPATH={copy}", sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+        + list(target.tests),
+        copy,
+        args.timeout,
+    )
     config.write_text(
         "[cosmic-ray]\n"
         f'module-path = "{target.module}"\n'
@@ -297,20 +349,19 @@ def run_target(target: Target, copy: Path, work: Path, args: argparse.Namespace)
     subprocess.run(["git", "checkout", "-q", "--", "."], cwd=copy, check=True)  # never leave a mutant behind
     with sqlite3.connect(session) as db:
         results = db.execute(
-            "SELECT r.worker_outcome, r.test_outcome, r.diff, s.definition_name, s.operator_name "
-            "FROM work_results r JOIN mutation_specs s USING (job_id)"
+            "SELECT r.worker_outcome, r.test_outcome, r.diff, s.definition_name, s.operator_name, "
+            "r.output FROM work_results r JOIN mutation_specs s USING (job_id)"
         ).fetchall()
-    outcome = [(r[1] or "").lower() for r in results]  # cosmic-ray writes KILLED / SURVIVED / INCOMPETENT
-    killed = [r for r, o in zip(results, outcome, strict=True) if o == "killed"]
-    survived = [r for r, o in zip(results, outcome, strict=True) if o == "survived"]
-    incompetent = [r for r, o in zip(results, outcome, strict=True) if o not in ("killed", "survived")]
+    killed, survived, timed_out, not_run = classify(results, timeouts_kill(baseline, args.timeout))
     return {
         "target": target,
         "mutants": count,
         "equivalent": equivalent,
         "killed": len(killed),
         "survived": survived,
-        "incompetent": len(incompetent),
+        "timed_out": len(timed_out),
+        "baseline": baseline,
+        "incompetent": len(not_run),
         "seconds": seconds,
     }
 
@@ -325,23 +376,30 @@ def report(rows: list[dict], args: argparse.Namespace, commit: str) -> str:
         "Mutants inside annotations and signatures are equivalent (annotations are never evaluated) and "
         "are left out; their count is shown.",
         "",
-        "| module | functions | mutants | equivalent (left out) | killed | survived | not run | score | time |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "Timeouts: a mutant whose tests time out is counted as killed only if the unmutated tests "
+        f"(column 'unmutated', timed in this run) take at most 1/{TIMEOUT_MARGIN} of the timeout; "
+        "otherwise as survived. The 'timed out' column counts them either way; 'killed' and 'survived' "
+        "include them as the rule says.",
+        "",
+        "| module | functions | mutants | equivalent (left out) | killed | survived | timed out | not run "
+        "| score | unmutated | time |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         t = row["target"]
         judged = row["killed"] + len(row["survived"])
         score = f"{100 * row['killed'] / judged:.0f}%" if judged else "n/a"
+        side = "kills" if timeouts_kill(row["baseline"], args.timeout) else "survivors"
         lines.append(
             f"| {t.name} (`{t.module}`) | {', '.join(t.functions) or 'all'} | {row['mutants']} | {row['equivalent']} | "
-            f"{row['killed']} | {len(row['survived'])} | {row['incompetent']} | {score} | "
-            f"{row['seconds']:.0f} s |"
+            f"{row['killed']} | {len(row['survived'])} | {row['timed_out']} ({side}) | {row['incompetent']} | "
+            f"{score} | {row['baseline']:.0f} s | {row['seconds']:.0f} s |"
         )
     lines += ["", "## Survivors", ""]
     for row in rows:
-        for _outcome, _test, diff, name, operator in row["survived"]:
+        for _outcome, _test, diff, name, operator, output in row["survived"]:
             lines += [
-                f"### {row['target'].name}: `{name}` ({operator})",
+                f"### {row['target'].name}: `{name}` ({operator}){' (timed out)' if output == 'timeout' else ''}",
                 "",
                 "```diff",
                 diff.strip(),
@@ -379,6 +437,8 @@ def main() -> None:
                         "mutants": row["mutants"],
                         "killed": row["killed"],
                         "survived": len(row["survived"]),
+                        "timed_out": row["timed_out"],
+                        "unmutated_seconds": round(row["baseline"]),
                         "score": row["killed"] / judged if judged else None,
                         "seconds": round(row["seconds"]),
                     }

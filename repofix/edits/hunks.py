@@ -28,7 +28,6 @@ class HunksOutcome:
     final_newline: bool
     notes: list[str] = field(default_factory=list)
     errors: list[EditError] = field(default_factory=list)
-    changed: bool = False
 
 
 def apply_hunks(
@@ -105,7 +104,6 @@ def apply_hunks(
             )
         )
         return out
-    out.changed = new != lines or out.final_newline != final_newline
     out.lines = new
     return out
 
