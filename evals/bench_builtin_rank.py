@@ -14,7 +14,6 @@ tree, a planted `pass` ignored), or "-" when none does. Nothing is run against t
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import subprocess
 import sys
@@ -80,7 +79,11 @@ def probe(bug: Bug, root: Path, cache: Path, backend: str) -> dict:
             "original": original.decode("utf-8"),
         }
         done = subprocess.run(
-            [sys.executable, "-c", PROBE], input=json.dumps(request), capture_output=True, text=True, timeout=900
+            [sys.executable, "-c", PROBE],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            timeout=900,
         )
     try:
         return json.loads(done.stdout.strip().splitlines()[-1])
