@@ -10,32 +10,15 @@ from repofix.repair.generate import function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
 from repofix.repair.source import Mutation, SourceFile
 
-# Within one operator family on one line, candidates after the first FREE lose DECAY of their
-# weight each: a family that makes 40 variants of one line (a name swapped for every local, a
-# clause built from every name) would otherwise fill the search before any other family's best
-# guess on that line or the next, and under load the budget ends inside it.
-FREE, DECAY = 3, 0.9
-
 
 def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) -> list[Mutation]:
-    """Best first: suspiciousness of the line times the operator's prior (decayed within a family
-    on a line, see DECAY); then smaller edits."""
-
-    def weight(m: Mutation) -> float:
-        return max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,)) * m.prior
+    """Best first: suspiciousness of the line times the operator's prior; then smaller edits."""
 
     def key(m: Mutation) -> tuple:
-        return (-weight(m), m.size, m.path, m.line, m.description)
+        score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
+        return (-(score * m.prior), m.size, m.path, m.line, m.description)
 
-    ranked = sorted(candidates, key=key)
-    seen: dict[tuple[str, int, str], int] = {}
-    keyed = []
-    for i, m in enumerate(ranked):
-        family = (m.path, m.line, m.op)
-        k = seen.get(family, 0)
-        seen[family] = k + 1
-        keyed.append((-weight(m) * DECAY ** max(0, k + 1 - FREE), i, m))
-    return [m for *_, m in sorted(keyed, key=lambda t: t[:2])]
+    return sorted(candidates, key=key)
 
 
 def best(
