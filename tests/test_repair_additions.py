@@ -141,6 +141,36 @@ CASES = [
     ),
     ("add-slice", "def f(a, b):\n    return a[0] + b\n", "def f(a, b):\n    return a[0] + b[1:]\n"),
     ("add-slice", "def f(fs):\n    return g(*fs)\n", "def f(fs):\n    return g(*fs[1:])\n"),
+    # an update statement of the function cloned with one part replaced (clones.py)
+    (
+        "clone-update",
+        "def fmt(hours, minutes):\n    ret = []\n    if hours:\n        ret.append('%sH' % abs(hours))\n"
+        "    if minutes:\n        pass\n    return ret\n",
+        "def fmt(hours, minutes):\n    ret = []\n    if hours:\n        ret.append('%sH' % abs(hours))\n"
+        "    if minutes:\n        ret.append('%sH' % minutes)\n    return ret\n",
+    ),
+    (
+        "clone-update",
+        "def split(links, get):\n    expired = []\n    kept = []\n    for key in links:\n"
+        "        kept.append((key, get(key)))\n    return expired\n",
+        "def split(links, get):\n    expired = []\n    kept = []\n    for key in links:\n"
+        "        kept.append((key, get(key)))\n        expired.append((key, get(key)))\n    return expired\n",
+    ),
+    # a comparison or a call the module tests elsewhere, added as a clause
+    (
+        "add-condition",
+        "def alive(time, item):\n    if not item.removed:\n        return 1\n    return 0\n\n\n"
+        "def fresh(time, item):\n    if time < item.expires:\n        return 1\n",
+        "def alive(time, item):\n    if time < item.expires and not item.removed:\n        return 1\n    return 0\n\n\n"
+        "def fresh(time, item):\n    if time < item.expires:\n        return 1\n",
+    ),
+    (
+        "add-condition",
+        "def merge(*dicts):\n    if len(dicts) == 1:\n        dicts = dicts[0]\n    return dicts\n\n\n"
+        "def first(*dicts):\n    return not isinstance(dicts[0], dict) and dicts\n",
+        "def merge(*dicts):\n    if len(dicts) == 1 and not isinstance(dicts[0], dict):\n        dicts = dicts[0]\n"
+        "    return dicts\n\n\ndef first(*dicts):\n    return not isinstance(dicts[0], dict) and dicts\n",
+    ),
 ]
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +60,55 @@ def test_parametrized_failing_tests_are_checked_per_candidate(
     assert len(result.failing_tests) == 2
     assert result.status == "plausible", result.message
     assert "Point(p.x + d)" in result.files["point.py"]
+
+
+STACK = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, x):\n        self.items.append(x)\n\n    def size(self):\n        return len(self.items) + 1\n"
+STACK_TESTS = (
+    "import unittest\nfrom stack import Stack\n\n\nclass StackTest(unittest.TestCase):\n"
+    "    def setUp(self):\n        self.stack = Stack()\n        self.stack.push(1)\n\n"
+    "    def test_size(self):\n        self.assertEqual(self.stack.size(), 1)\n\n"
+    "    def test_empty(self):\n        self.assertEqual(Stack().size(), 0)\n\n\n"
+    "class Fixtured(unittest.TestCase):\n    @classmethod\n    def setUpClass(cls):\n        cls.shared = 1\n\n"
+    "    def test_shared(self):\n        self.assertEqual(self.shared, 1)\n"
+)
+# collects as the worker does, then runs the collected tests directly in a forked child
+PROBE = (
+    "import json, os, sys\nsys.path.insert(0, os.getcwd())\n"
+    "from repofix.repair.insandbox.collect import _warm_up\n"
+    "from repofix.repair.insandbox.children import _direct_body, _in_child\n"
+    "plain = _warm_up(sys.argv[1:])\n"
+    "print(json.dumps([plain, plain and _in_child(_direct_body(plain), 30)[0]]))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tests", "plain", "passes"),
+    [
+        (["test_stack.py::StackTest::test_size"], [["test_stack", "StackTest.test_size", None]], False),
+        (["test_stack.py::StackTest::test_empty"], [["test_stack", "StackTest.test_empty", None]], False),
+        (["test_stack.py::Fixtured::test_shared"], None, None),  # setUpClass: pytest runs it
+    ],
+)
+def test_unittest_methods_are_run_directly_with_their_set_up(
+    tests: list[str], plain: list | None, passes: bool | None, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"stack.py": STACK, "test_stack.py": STACK_TESTS})
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *tests], cwd=root, capture_output=True, text=True, env=env, timeout=120
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == [plain, passes], done.stderr
+
+
+def test_a_unittest_case_is_repaired(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"stack.py": STACK, "test_stack.py": STACK_TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
+    assert result.failing_tests == [
+        "test_stack.py::StackTest::test_empty",
+        "test_stack.py::StackTest::test_size",
+    ]
+    assert result.status == "plausible", result.message
+    assert result.files["stack.py"].splitlines()[-1] in (
+        "        return len(self.items)",
+        "        return len(self.items) + 0",
+    )

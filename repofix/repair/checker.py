@@ -20,7 +20,7 @@ class RepairError(RuntimeError):
 
 
 # the worker's modules, in the order their definitions are needed; worker.py (the entry point) last
-WORKER_PARTS = ("common.py", "coverage.py", "children.py", "collect.py", "check.py", "worker.py")
+WORKER_PARTS = ("common.py", "coverage.py", "children.py", "collect.py", "check.py", "differ.py", "worker.py")
 PACKAGE = "repofix.repair.insandbox"
 
 
@@ -173,3 +173,37 @@ class Checker:
         if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts
+
+    def differ(
+        self, mutations: list[Mutation], passing: list[str], *, timeout: float, seconds: float
+    ) -> dict[Mutation, list[str]]:
+        """The differential check: per mutation checked (within `seconds`), the calls of the passing
+        tests into the changed files whose return value it changes ("f(1) returned 2, now 3"; the
+        first one, and how many). Mutations missing from the answer were not checked."""
+        request = {
+            "mode": "differ",
+            "passing": passing,
+            "timeout": timeout,
+            "seconds": seconds,
+            "until": time.time() + seconds,
+            "candidates": [
+                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+                for i, m in enumerate(mutations)
+            ],
+        }
+        paths = sorted({m.path for m in mutations})
+        originals = self.sandbox.read_files(paths)
+        try:
+            result = self._call(request, timeout=seconds + timeout + 30)
+        finally:
+            current = self.sandbox.read_files(paths)
+            changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
+            if changed:
+                self.sandbox.write_files(changed)
+        found: dict[Mutation, list[str]] = {}
+        for line in result.stdout.splitlines():
+            if line.startswith("{"):
+                item = json.loads(line)
+                if "id" in item:
+                    found[mutations[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
+        return found

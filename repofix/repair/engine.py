@@ -29,6 +29,7 @@ class Budget:
     test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
     slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
+    differential: bool = True  # trace the passing tests on the original and each plausible patch
 
 
 @dataclass
@@ -170,10 +171,11 @@ def repair(
     result.candidates_generated = pool.generated
     result.plausible = found
     if found:
-        best = choose(found, pool.scores)
+        changed = differential(checker, found, passing, budget, full_timeout, start)
+        best = choose(found, pool.scores, changed=changed)
         result.status, result.mutation = "plausible", best
         result.patch_diff, result.files = diff(sources, best)
-        result.doubts = doubts(best, found)
+        result.doubts = doubts(best, found, changed.get(best, []))
         result.message = f"{best.description} ({best.path}:{best.line})" + (
             f"; doubtful: {'; '.join(result.doubts)}" if result.doubts else ""
         )
@@ -185,6 +187,17 @@ def repair(
             budget.max_seconds,
         )
     return _done(result, start)
+
+
+def differential(
+    checker: Checker, found: list[Mutation], passing: list[str], budget: Budget, timeout: float, start: float
+) -> dict[Mutation, list[str]]:
+    """The calls of the passing tests whose return value each plausible patch changes, within what
+    is left of the budget (empty when there is nothing to compare or no time)."""
+    remaining = budget.max_seconds - (time.monotonic() - start)
+    if not budget.differential or not passing or remaining < 2 * timeout:
+        return {}
+    return checker.differ(found[:12], passing, timeout=timeout, seconds=remaining)
 
 
 def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> tuple[float, float, list[str]]:

@@ -6,7 +6,7 @@ import ast
 import itertools
 from collections.abc import Iterable, Iterator
 
-from repofix.repair import additions
+from repofix.repair import additions, clones
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
@@ -82,12 +82,18 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     wanted = None if lines is None else set(lines)
     out = []
     scopes: dict[int, Scope] = {}
+    reuses: dict[int, clones.Reuse] = {}
     for node, parent, func in _walk(src.tree, src.tree, None):
         found = _node_mutations(src, node, parent)
         if func is not None and _touches(node, wanted):
             if id(func) not in scopes:
                 scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
-            found = itertools.chain(found, additions.for_node(src, node, parent, scopes[id(func)]))
+                reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
+            found = itertools.chain(
+                found,
+                additions.for_node(src, node, parent, scopes[id(func)]),
+                clones.for_node(src, node, parent, reuses[id(func)]),
+            )
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)

@@ -22,15 +22,20 @@ def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) 
 
 
 def best(
-    found: list[Mutation], scores: dict[tuple[str, int], float], also: dict[Mutation, int] | None = None
+    found: list[Mutation],
+    scores: dict[tuple[str, int], float],
+    also: dict[Mutation, int] | None = None,
+    changed: dict[Mutation, list[str]] | None = None,
 ) -> Mutation:
     """Among plausible patches, the least likely to overfit: one edit before two, then the one that
-    also fixes the most other failing tests, then the smallest change, at the most suspicious line."""
-    also = also or {}
+    also fixes the most other failing tests, then one that keeps what the passing tests' calls
+    return (the differential check, `changed`: a right fix may change them too, so it only breaks
+    ties), then the smallest change, at the most suspicious line."""
+    also, changed = also or {}, changed or {}
 
     def key(m: Mutation) -> tuple:
         score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
-        return (len(m.edits), -also.get(m, 0), m.size, -score, -m.prior)
+        return (len(m.edits), -also.get(m, 0), bool(changed.get(m)), m.size, -score, -m.prior)
 
     return min(found, key=key)
 
@@ -39,10 +44,13 @@ def best(
 REMOVING = {"remove-statement", "drop-condition", "drop-wrapper", "drop-element", "return-early", "pass"}
 
 
-def doubts(chosen: Mutation, found: list[Mutation]) -> list[str]:
-    """Why a plausible patch may be wrong though the tests pass, said with the patch: it only
-    removes code, or other plausible patches elsewhere pass the same tests (the tests cannot tell)."""
+def doubts(chosen: Mutation, found: list[Mutation], changed: list[str] | None = None) -> list[str]:
+    """Why a plausible patch may be wrong though the tests pass, said with the patch: it changes
+    what calls of the passing tests return (the differential check), it only removes code, or
+    other plausible patches elsewhere pass the same tests (the tests cannot tell)."""
     why = []
+    if changed:
+        why.append(f"it changes what {len(changed)} call(s) of the passing tests return ({changed[0]})")
     if chosen.op.split("+")[0] in REMOVING and all(o.split("+")[0] in REMOVING for o in chosen.op.split("+")):
         why.append("it only removes code")
     elsewhere = {(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)}

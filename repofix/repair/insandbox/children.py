@@ -64,7 +64,8 @@ def _pytest_body(tests):
 
 
 def _direct_body(plain):
-    """Fast rejection: import the test modules afresh and call plain test functions directly.
+    """Fast rejection: import the test modules afresh and call plain test functions (or run
+    unittest.TestCase methods) directly.
     Any exception is a failure, exactly as under pytest; a pass is confirmed by pytest later."""
 
     def body():
@@ -72,6 +73,15 @@ def _direct_body(plain):
 
         for module_name, qualname, params in plain:
             module = importlib.import_module(module_name)
+            if params is None:  # a unittest.TestCase method: run as unittest runs it
+                import unittest
+
+                class_name, method = qualname.split(".")
+                result = unittest.TestResult()
+                getattr(module, class_name)(method).run(result)
+                if result.testsRun != 1 or not result.wasSuccessful() or result.skipped:
+                    return 1
+                continue
             getattr(module, qualname)(**params)
         return 0
 

@@ -30,6 +30,28 @@ def _simple(value, depth=0):
     return not callable(value)
 
 
+def _unittest_case(item):
+    """(module, "Class.method", None) of a unittest.TestCase test that needs nothing besides its
+    own setUp/tearDown (which TestCase.run calls): no class or module fixtures, no marks."""
+    import unittest
+
+    cls, module = item.cls, item.module
+    if (
+        not issubclass(cls, unittest.TestCase)
+        or getattr(module, cls.__name__, None) is not cls
+        or any(
+            getattr(cls, name).__func__ is not getattr(unittest.TestCase, name).__func__
+            for name in ("setUpClass", "tearDownClass")
+        )
+        or hasattr(module, "setUpModule")
+        or hasattr(module, "tearDownModule")
+        or list(item.iter_markers())
+        or getattr(getattr(cls, item.name, None), "__unittest_expecting_failure__", False)
+    ):
+        return None
+    return (module.__name__, cls.__name__ + "." + item.name, None)
+
+
 def _plain(items):
     """(module, function, arguments) of tests that need nothing from pytest: no fixtures, marks or
     class; a parametrized test qualifies when its parameters are its only arguments and are simple."""
@@ -37,6 +59,12 @@ def _plain(items):
 
     plain = []
     for item in items:
+        if getattr(item, "cls", None) is not None:
+            case = _unittest_case(item)
+            if case is None:
+                return None
+            plain.append(case)
+            continue
         function = getattr(item, "function", None)
         callspec = getattr(item, "callspec", None)
         params = dict(callspec.params) if callspec is not None else {}

@@ -12,6 +12,8 @@ check     try candidate patches. pytest is imported once here; each candidate is
           with the child, and a child stuck in a loop the mutation created is killed by its
           process group after a per-candidate timeout. The original file is restored after
           each candidate and again on exit.
+differ    run the passing tests under a call tracer on the original and on each plausible patch;
+          report the calls whose return value a patch changed (differ.py).
 
 Output is one JSON object per line on stdout; the test output itself goes to /dev/null.
 """
@@ -22,6 +24,7 @@ import sys
 
 from repofix.repair.insandbox.check import run_check
 from repofix.repair.insandbox.coverage import run_coverage
+from repofix.repair.insandbox.differ import run_differ
 
 sys.dont_write_bytecode = True  # candidates must never leave .pyc files that shadow the source
 
@@ -33,6 +36,8 @@ def main():
         run_coverage(req)
     elif req["mode"] == "check":
         run_check(req)
+    elif req["mode"] == "differ":
+        run_differ(req)
     else:
         raise SystemExit(f"unknown mode {req['mode']!r}")
 
