@@ -3,7 +3,7 @@ with `ray start` and its own custom resources, on loopback addresses only.
 
 Ray rewrites 127.0.0.1 into the machine's network address, so the nodes use other addresses of the
 loopback range (127.0.0.2, 127.0.0.3, ...), which it keeps. Each node gets a block of ports from
-`base_port`, chosen where every port of every node's block can be bound right now (a fixed block
+`base_port`: 26300, or where every port of every node's block can be bound right now (a fixed block
 would fail whenever something else on the machine holds one of them). Every process of the cluster carries a marker in its environment, so `stop()`
 and `kill_node()` end exactly the cluster's processes (never another Ray on the machine).
 """
@@ -41,9 +41,11 @@ def _bindable(address: str, port: int) -> bool:
 
 
 def free_base_port(tries: int = 50) -> int:
-    """A base whose ports (base + 100 * node + 0..60, on node's address) are all free now."""
-    for _ in range(tries):
-        base = random.randrange(20000, 40000, 1000)
+    """A base whose ports (base + 100 * node + 0..60, on node's address) are all free now: 26300 when
+    it is, else another block below Linux's ephemeral ports (32768) and above Ray's own client-server
+    range (23000-24000)."""
+    for attempt in range(tries):
+        base = 26300 if attempt == 0 else random.randrange(24500, 32000 - 100 * MAX_NODES, 100)
         if all(
             _bindable(f"127.0.0.{2 + node}", base + 100 * node + offset)
             for node in range(MAX_NODES)
