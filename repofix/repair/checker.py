@@ -138,22 +138,9 @@ class Checker:
             "extra": extra,
             "also": also or [],
             "slower": slower,
-            "candidates": [
-                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-                for i, m in enumerate(mutations)
-            ],
         }
-        paths = sorted({m.path for m in mutations})
-        originals = self.sandbox.read_files(paths)
-        try:
-            # generous outer limit: the worker keeps its own deadline and per-candidate timeouts
-            result = self._call(request, timeout=seconds + full_timeout + timeout + 30)
-        finally:
-            # the worker restores files itself; this covers a worker killed mid-candidate
-            current = self.sandbox.read_files(paths)
-            changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
-            if changed:
-                self.sandbox.write_files(changed)
+        # generous outer limit: the worker keeps its own deadline and per-candidate timeouts
+        result = self._call_on(mutations, request, timeout=seconds + full_timeout + timeout + 30)
         verdicts = []
         for line in result.stdout.splitlines():
             if not line.startswith("{"):
@@ -174,6 +161,23 @@ class Checker:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts
 
+    def _call_on(self, mutations: list[Mutation], request: dict, *, timeout: float) -> CommandResult:
+        """Send `request` with `mutations` as its candidates; the files they touch are as before
+        afterwards (the worker restores them itself; this covers a worker killed mid-candidate)."""
+        request["candidates"] = [
+            {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+            for i, m in enumerate(mutations)
+        ]
+        paths = sorted({m.path for m in mutations})
+        originals = self.sandbox.read_files(paths)
+        try:
+            return self._call(request, timeout=timeout)
+        finally:
+            current = self.sandbox.read_files(paths)
+            changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
+            if changed:
+                self.sandbox.write_files(changed)
+
     def differ(
         self, mutations: list[Mutation], passing: list[str], *, timeout: float, seconds: float
     ) -> dict[Mutation, list[str]]:
@@ -186,20 +190,8 @@ class Checker:
             "timeout": timeout,
             "seconds": seconds,
             "until": time.time() + seconds,
-            "candidates": [
-                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-                for i, m in enumerate(mutations)
-            ],
         }
-        paths = sorted({m.path for m in mutations})
-        originals = self.sandbox.read_files(paths)
-        try:
-            result = self._call(request, timeout=seconds + timeout + 30)
-        finally:
-            current = self.sandbox.read_files(paths)
-            changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
-            if changed:
-                self.sandbox.write_files(changed)
+        result = self._call_on(mutations, request, timeout=seconds + timeout + 30)
         found: dict[Mutation, list[str]] = {}
         for line in result.stdout.splitlines():
             if line.startswith("{"):
