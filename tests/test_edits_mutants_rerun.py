@@ -6,24 +6,7 @@ from __future__ import annotations
 import pytest
 
 from repofix.edits import ErrorKind, apply_edit
-
-
-def diff(body: str, header: str, path: str = "m.py") -> str:
-    return f"--- a/{path}\n+++ b/{path}\n{header}\n{body}"
-
-
-def applied(text: str, files: dict[str, str], path: str = "m.py") -> str:
-    result = apply_edit(text, files, check_python=False)
-    assert result.ok, result.message()
-    return result.changes.get(path, files.get(path))  # type: ignore[return-value]
-
-
-def refused(text: str, files: dict[str, str], kind: ErrorKind) -> str:
-    result = apply_edit(text, files, check_python=False)
-    assert not result.ok and not result.changes, result.notes
-    assert result.error is not None and result.error.kind == kind, result.message()
-    return result.message()
-
+from tests.edit_cases import applied, diff, refused
 
 # --- the locator (`locate.py`) --------------------------------------------------------------------
 
