@@ -7,11 +7,9 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from repofix.safetext import visible
 from repofix.sandboxes import bwrap, docker, interpreter
 from repofix.sandboxes.base import (
     WORKDIR,
@@ -27,6 +25,7 @@ from repofix.sandboxes.base import (
 from repofix.sandboxes.bwrap import BwrapSandbox
 from repofix.sandboxes.docker import DockerSandbox
 from repofix.sandboxes.local import LocalSandbox
+from repofix.sandboxes.notices import say_once
 
 BACKENDS = ("docker", "bwrap", "none")
 
@@ -57,7 +56,7 @@ def choose_backend(requested: str | None = None) -> str:
         return "docker"
     bwrap_problem = bwrap.available()
     if bwrap_problem is None:
-        _say_once(f"sandbox: Docker is not usable ({docker_problem.rstrip('.')}); using bwrap")
+        say_once(f"sandbox: Docker is not usable ({docker_problem.rstrip('.')}); using bwrap")
         return "bwrap"
     raise SandboxError(
         "no sandbox is available.\n"
@@ -65,19 +64,6 @@ def choose_backend(requested: str | None = None) -> str:
         "Install Docker and start its engine (then `repofix sandbox build`), or install bubblewrap "
         "(apt-get install bubblewrap). `--sandbox none` runs without isolation, at your own risk."
     )
-
-
-_said: set[str] = set()
-
-
-def _say_once(line: str) -> None:
-    """One line on stderr, once per process (a run opens several sandboxes); on a terminal it first clears
-    the progress display's status line, which the display then draws again below it."""
-    if line not in _said:
-        _said.add(line)
-        clear = "\r\033[K" if sys.stderr.isatty() else ""
-        sys.stderr.write(clear + visible(line, one_line=True) + "\n")
-        sys.stderr.flush()
 
 
 def open_sandbox(

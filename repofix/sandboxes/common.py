@@ -87,17 +87,20 @@ class RunnerSandbox:
         """Copy `source` in and run the setup commands; on any failure close the sandbox, so one that
         failed to start leaves nothing behind."""
         try:
-            if source is not None:
-                self.copy_in(Path(source))
-            if setup:
-                failed = [result for result in self.setup(setup) if not result.ok]
-                if failed:
-                    raise SandboxError(
-                        f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}"
-                    )
+            self._fill(source, setup)
         except BaseException:
             self.close()
             raise
+
+    def _fill(self, source: Path | None, setup: Sequence[str]) -> None:
+        if source is not None:
+            self.copy_in(Path(source))
+        if setup:
+            failed = [result for result in self.setup(setup) if not result.ok]
+            if failed:
+                raise SandboxError(
+                    f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}"
+                )
 
     # -- protocol ---------------------------------------------------------------------------
     @property

@@ -30,6 +30,7 @@ from repofix import config
 from repofix.sandboxes import cleanup, docker_net
 from repofix.sandboxes.base import WORKDIR, CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
+from repofix.sandboxes.notices import say_once
 
 DEFAULT_IMAGE = config.docker_image()  # $REPOFIX_IMAGE, read once at start
 # What the docker CLI on the host needs to find the engine; never passed into the container.
@@ -42,6 +43,10 @@ DOCKER_CLIENT_ENV = (
     "DOCKER_TLS_VERIFY",
     "DOCKER_CONTEXT",
 )
+
+
+class ContainerEnded(SandboxError):
+    """The container ended on its own while repofix still needed it."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +122,6 @@ class DockerSandbox(RunnerSandbox):
         image: str | None = None,
         layout: Layout | None = None,
     ):
-        import docker.errors
-
         global _reaped
         self.engine = client()
         if not _reaped:  # the first sandbox of a process clears what a dead owner could not
@@ -131,6 +134,34 @@ class DockerSandbox(RunnerSandbox):
         self.scratch = cleanup.new_scratch("docker-")
         super().__init__(limits)
         self.workdir, self.env["PATH"] = self.layout.workdir, self.layout.path
+        # A keep-alive that ends as its container starts was seen once in CI (cause unknown: the engine
+        # logged only the end). Nothing of the model's has run yet, so one more container loses nothing.
+        for attempt in (1, 2):
+            self._start_container()  # closes this sandbox and raises when it cannot
+            try:
+                if not setup:  # nothing needs the network: cut it before anything else runs
+                    self._cut_network()
+                self._fill(source, setup)
+                return
+            except Exception:
+                ended = self._ended()
+                if ended is None or attempt == 2:
+                    self.close()
+                    if ended is None:
+                        raise
+                    raise SandboxError(f"{ended}, twice in a row; is the Docker engine healthy?") from None
+                say_once(f"sandbox: {ended}; starting another")
+                if self._client is not None:  # the ended container's session runner, if it started
+                    self._client.kill()
+                    self._client = None
+                self._discard_container()
+            except BaseException:
+                self.close()
+                raise
+
+    def _start_container(self) -> None:
+        import docker.errors
+
         lim = self.limits
         name = f"repofix-{uuid.uuid4().hex[:12]}"
         guard_r, guard_w = os.pipe()
@@ -186,13 +217,6 @@ class DockerSandbox(RunnerSandbox):
         finally:
             os.close(guard_w)  # started (or failed and removed): the guard checks and leaves
             threading.Thread(target=guard.wait, daemon=True).start()  # reaped without waiting here
-        if not setup:  # nothing needs the network: cut it before anything else runs
-            try:
-                self._cut_network()
-            except BaseException:
-                self.close()
-                raise
-        self._prepare(source, setup)
 
     def _runner_argv(self) -> list[str]:
         # The docker CLI, not the SDK: the session runner needs a process whose stdin/stdout are plain pipes
@@ -235,9 +259,30 @@ class DockerSandbox(RunnerSandbox):
         return bool(self.container.attrs["NetworkSettings"]["Networks"])
 
     def _cut_network(self) -> None:
-        self.container.reload()
-        for name in self.container.attrs["NetworkSettings"]["Networks"]:
-            self.engine.networks.get(name).disconnect(self.container, force=True)
+        import docker.errors
+
+        try:
+            self.container.reload()
+            for name in self.container.attrs["NetworkSettings"]["Networks"]:
+                self.engine.networks.get(name).disconnect(self.container, force=True)
+        except docker.errors.APIError as error:
+            raise self._ended() or error from None
+
+    def _ended(self) -> ContainerEnded | None:
+        """The container's own end (its keep-alive exited, or it was removed), or None while it runs."""
+        import docker.errors
+
+        try:
+            self.container.reload()
+        except docker.errors.NotFound:
+            return ContainerEnded(f"the sandbox container {self.container.name} ended by itself and is gone")
+        state = self.container.attrs.get("State", {})
+        if state.get("Running"):
+            return None
+        return ContainerEnded(
+            f"the sandbox container {self.container.name} ended by itself "
+            f"({state.get('Status', 'unknown')}, exit code {state.get('ExitCode', '?')})"
+        )
 
     def setup(self, commands: Sequence[str], *, timeout: float | None = None) -> list[CommandResult]:
         docker_net.fence_host()  # checked at every setup: the rules must hold whenever commands have network
@@ -249,6 +294,10 @@ class DockerSandbox(RunnerSandbox):
             self._cut_network()
 
     def _destroy(self) -> None:
+        self._discard_container()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _discard_container(self) -> None:
         import docker.errors
 
         if self.container is not None:
@@ -262,4 +311,3 @@ class DockerSandbox(RunnerSandbox):
         if self._lifeline is not None:
             self._lifeline.close()
             self._lifeline = None
-        shutil.rmtree(self.scratch, ignore_errors=True)
