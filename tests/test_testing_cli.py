@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+
 import pytest
 from click.testing import CliRunner
 from conftest import require_backend
@@ -62,3 +64,24 @@ def test_repofix_test_with_a_non_pytest_command(tree) -> None:
     )
     assert result.exit_code == 1, result.output
     assert "exit code 3" in result.output and "widget check FAILED" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--sandbox", "bwrap", "--setup", "echo preparing; exit 3"],
+        ["--sandbox", "docker", "--python", "3.11"],
+    ],
+    ids=["failing-setup", "python-with-docker"],
+)
+def test_a_sandbox_that_does_not_open_leaves_no_log_folder(tree, tmp_path, monkeypatch, args) -> None:
+    """The default log folder is made only once a run starts: a sandbox that never opened leaves none."""
+    if "bwrap" in args:
+        require_backend("bwrap")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # where mkdtemp makes the default log folder
+    result = CliRunner().invoke(main, ["test", "--repo", str(tree), *args])
+    assert result.exit_code == 2, result.output
+    assert "repofix:" in result.output
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("repofix-test-")]

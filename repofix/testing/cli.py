@@ -81,7 +81,6 @@ def test(
     errors, nothing collected, missing runner), 2 on bad usage.
     """
 
-    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="repofix-test-"))
     try:  # no engine, a bad interpreter, a failing setup command, a full disk: a message and exit 2
         if python and choose_backend(backend) != "bwrap":
             raise SandboxError(
@@ -94,6 +93,7 @@ def test(
         click.echo(visible(f"repofix: {error}"), err=True)
         raise SystemExit(EXIT_USAGE) from None
     with box:
+        log_dir = log_dir or Path(tempfile.mkdtemp(prefix="repofix-test-"))  # made only once there is a run
         baseline = take_baseline(box, test_cmd, reruns=reruns, timeout=timeout, log_dir=log_dir)
         run = baseline.run
         click.echo(f"$ {run.command}   (sandbox: {box.backend}, {run.duration:.1f}s)")
