@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_workspace_support import make_repo, repo_fingerprint, sh
+from test_workspace_support import make_repo, sh
 
 from repofix.workspace import FileEntry, Workspace
 from repofix.workspace.deliver import _reserve_branch, deliver
@@ -151,17 +151,34 @@ def test_an_invalid_branch_name_fails_at_once_naming_it(tmp_path):
     assert sh(repo, "git", "for-each-ref", "refs/heads/repofix/") == ""
 
 
-def test_a_branch_named_repofix_blocks_every_name_and_delivery_stops_at_the_thousandth(tmp_path):
-    # git keeps branches as files: `repofix` blocks `repofix/<anything>`. Every candidate up to -1000 is
-    # tried (a taken name is normal), then git's error; the user's repository is as it was, the patch kept.
+def test_a_branch_named_repofix_sends_the_delivery_to_a_flat_name_and_its_follow_ups_after_it(tmp_path):
+    # git keeps branches as files: `repofix` blocks `repofix/<anything>`. The delivery goes to
+    # `repofix-<slug>`, a follow-up finds it there, and nothing else of the user's changes.
     repo, ws = started(tmp_path, dirty=True)
     edit(ws, "print('hello')\n")
     sh(repo, "git", "branch", "repofix")
-    before = repo_fingerprint(repo)
-    with pytest.raises(GitError, match=r"'refs/heads/repofix/greet-1000'"):
-        deliver(ws, task="Greet")
-    assert repo_fingerprint(repo) == before
-    assert "print('hello')" in ws.folder.patch_file.read_text()
+    sh(repo, "git", "branch", "repofix-greet")  # taken names are skipped as usual
+    user_repofix = sh(repo, "git", "rev-parse", "repofix").strip()
+    first = deliver(ws, task="Greet")
+    assert first.branch == "repofix-greet-2"
+    edit(ws, "print('hello again')\n", step=2)
+    follow = deliver(ws, task="Greet")
+    assert follow.branch == first.branch
+    assert sh(repo, "git", "rev-parse", f"{follow.branch}^").strip() == first.commit
+    assert sh(repo, "git", "rev-parse", "repofix").strip() == user_repofix
+    assert (repo / "notes.txt").read_text() == "my notes\n"
+
+
+def test_a_name_blocked_for_every_suffix_stops_at_the_thousandth_naming_it(tmp_path):
+    # Reserving under a blocked folder tries every candidate up to -1000 (a taken name is normal), then
+    # gives git's error; nothing is created.
+    repo, _ = started(tmp_path)
+    head = sh(repo, "git", "rev-parse", "HEAD").strip()
+    sh(repo, "git", "branch", "blocked")
+    before = sh(repo, "git", "for-each-ref")
+    with pytest.raises(GitError, match=r"'refs/heads/blocked/greet-1000'"):
+        _reserve_branch(repo, "blocked/greet", head)
+    assert sh(repo, "git", "for-each-ref") == before
 
 
 def test_a_follow_up_moves_its_branch_even_with_a_tag_of_the_same_name(tmp_path):

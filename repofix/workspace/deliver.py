@@ -41,7 +41,11 @@ def _own_branch(repo: Path, run_id: str, hint: str | None) -> tuple[str, str] | 
     is a commit of this run (the Repofix-Run trailer). A branch the user has moved on from is not ours."""
     trailer = f"Repofix-Run: {run_id}"
     listing = git(
-        repo, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(contents)%00", "refs/heads/repofix/"
+        repo,
+        "for-each-ref",
+        "--format=%(refname)%00%(objectname)%00%(contents)%00",
+        "refs/heads/repofix/",
+        f"refs/heads/{FLAT_PREFIX}*",
     ).decode("utf-8", "replace")
     fields = listing.split("\0")
     found = [
@@ -51,6 +55,17 @@ def _own_branch(repo: Path, run_id: str, hint: str | None) -> tuple[str, str] | 
     ]
     found.sort(key=lambda item: item[0] != hint)  # the recorded branch first
     return found[0] if found else None
+
+
+FLAT_PREFIX = "repofix-"
+
+
+def _branch_prefix(repo: Path) -> str:
+    """`repofix/`, unless the user has a branch named `repofix`: git keeps branches as paths, so that one
+    blocks every `repofix/<name>`; then the flat `repofix-<name>`."""
+    return (
+        FLAT_PREFIX if git_ok(repo, "show-ref", "--verify", "--quiet", "refs/heads/repofix") else "repofix/"
+    )
 
 
 def _reserve_branch(repo: Path, name: str, commit: str) -> str:
@@ -183,7 +198,7 @@ def deliver(
             f"refs/repofix-deliver/{ws.run_id}",
         )
         if earlier is None:
-            branch = _reserve_branch(user, f"repofix/{slugify(task)}", commit)
+            branch = _reserve_branch(user, f"{_branch_prefix(user)}{slugify(task)}", commit)
         else:  # the same branch again; the expected old value makes a concurrent change fail, not vanish
             branch = earlier[0]
             if commit != earlier[1]:
