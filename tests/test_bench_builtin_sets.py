@@ -88,6 +88,22 @@ def test_validation_passes_gold_and_catches_a_bug_that_fails_other_tests(cache: 
     assert report["empty_resolved"] == 1 and "test_tail_elsewhere" in report["problems"][0]
 
 
+def test_each_frozen_set_has_its_own_seed_and_projects_and_a_later_set_was_validated() -> None:
+    frozen = sorted(sets.RESULTS.glob("bench_builtin_*.bugs.json"))
+    loaded = [sets.load_set(path) for path in frozen]
+    assert len(loaded) >= 3
+    seeds = [header["seed"] for header, _ in loaded]
+    assert len(set(seeds)) == len(seeds)
+    names = [spec.split("==")[0].lower() for header, _ in loaded for spec in header["projects"]]
+    assert len(set(names)) == len(names)  # no project is in two sets
+    for header, chosen in loaded:
+        assert len(chosen) >= 40 and {b.project for b in chosen} <= set(header["projects"])
+        if header["set"] != "heldout":  # the first set's bare list has no header to record it in
+            check = header["validation"]
+            assert check["problems"] == [] and check["empty_resolved"] == 0
+            assert check["gold_resolved"] == check["tasks"] == len(chosen)
+
+
 TWINS = """def magnitude(x):
     return abs(x)
 
