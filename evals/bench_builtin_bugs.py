@@ -7,7 +7,9 @@ source files (not tests) are parsed and every site of a planting kind inside a f
 the sites are shuffled with `random.Random(SEED)` and tried in that order. A planted bug is kept
 when the project's own test suite, run once, has between 1 and MAX_FAILING newly failing tests
 and no collection error, and finishes within 60 s (tests that fail without any bug are ignored); at most PER_KIND bugs of one kind and PER_PROJECT per
-project. The planting code is this file's own (it shares nothing with repofix/repair)."""
+project. A site found twice (a nested function) is kept once, and the suites run without writing
+.pyc files, so the seed alone decides (sets frozen before these two rules were chosen without them).
+The planting code is this file's own (it shares nothing with repofix/repair)."""
 
 from __future__ import annotations
 
@@ -204,11 +206,15 @@ def choose(
                 break
             if per_kind.get(kind, 0) >= PER_KIND:
                 continue
+            # a function nested in another is walked twice by sites(): one bug is kept once
+            if any((b.path, b.start, b.end, b.after) == (rel, start, end, planted) for b in kept):
+                continue
             path = tree / rel
             original = path.read_bytes()
             path.write_bytes(original[:start] + planted.encode() + original[end:])
             try:
-                result = failing_tests(tree)
+                # no .pyc: two same-sized plants within one second would otherwise run the first's bytecode
+                result = failing_tests(tree, env={"PYTHONDONTWRITEBYTECODE": "1"})
             finally:
                 path.write_bytes(original)
             new = [t for t in result[0] if t not in known] if result and result[1] == 1 else []

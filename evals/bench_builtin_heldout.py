@@ -21,8 +21,8 @@ DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C D
 whose sandbox runner lives at the checkout root, as at ec185dc, `... repofix sandbox | tar ...`). Sdists are
 downloaded into --cache (default /work/cache/<set>), never into this repository. --set picks the
 frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `heldout`; `heldout2`
-was frozen later in other projects with another seed, see bench_builtin_sets.py); records and the
-table go to results/bench_builtin_<set>.*."""
+and `heldout3` were frozen later, each in other projects with another seed, see
+bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
 
 from __future__ import annotations
 
@@ -281,7 +281,10 @@ def main() -> None:
     parser.add_argument("--hef-stride", type=int, default=8, help="HumanEvalFix: every K-th row; 0: skip")
     parser.add_argument("--cache", type=Path, help="sdists and unpacked projects (default /work/cache/<set>)")
     parser.add_argument(
-        "--set", dest="bug_set", default="heldout", help="which frozen held-aside list: heldout or heldout2"
+        "--set",
+        dest="bug_set",
+        default="heldout",
+        help="which frozen held-aside list: heldout, heldout2, heldout3 (results/bench_builtin_<set>.bugs.json)",
     )
     parser.add_argument(
         "--only",

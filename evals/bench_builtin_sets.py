@@ -55,7 +55,8 @@ RULES = {
     "suite_timeout_seconds": 60,
     "kept_when": "the project's suite, run once with the bug, has 1..max_failing newly failing tests, "
     "exit code 1 (no collection error) and ends within the timeout; sites are tried in the order of "
-    "random.Random(seed).shuffle over every site in the projects' non-test sources",
+    "random.Random(seed).shuffle over every site in the projects' non-test sources; a site found twice "
+    "(a nested function) is kept once; the suites write no .pyc (PYTHONDONTWRITEBYTECODE=1)",
 }
 
 

@@ -86,3 +86,64 @@ def test_validation_passes_gold_and_catches_a_bug_that_fails_other_tests(cache: 
     path.write_text(json.dumps(data))
     report = sets.validate(path, cache, log=lambda _: None)
     assert report["empty_resolved"] == 1 and "test_tail_elsewhere" in report["problems"][0]
+
+
+def test_each_frozen_set_has_its_own_seed_and_projects_and_a_later_set_was_validated() -> None:
+    frozen = sorted(sets.RESULTS.glob("bench_builtin_*.bugs.json"))
+    loaded = [sets.load_set(path) for path in frozen]
+    assert len(loaded) >= 3
+    seeds = [header["seed"] for header, _ in loaded]
+    assert len(set(seeds)) == len(seeds)
+    names = [spec.split("==")[0].lower() for header, _ in loaded for spec in header["projects"]]
+    assert len(set(names)) == len(names)  # no project is in two sets
+    for header, chosen in loaded:
+        assert len(chosen) >= 40 and {b.project for b in chosen} <= set(header["projects"])
+        if header["set"] != "heldout":  # the first set's bare list has no header to record it in
+            check = header["validation"]
+            assert check["problems"] == [] and check["empty_resolved"] == 0
+            assert check["gold_resolved"] == check["tasks"] == len(chosen)
+
+
+TWINS = """def magnitude(x):
+    return abs(x)
+
+
+def whole(x):
+    return int(x)
+
+
+def shifted(xs):
+    def at(i, j):
+        return xs[i + 1]
+
+    return at(0, 0)
+"""
+TWINS_TESTS = """from twins import magnitude, shifted, whole
+
+
+def test_magnitude():
+    assert magnitude(-2) == 2
+
+
+def test_whole():
+    assert whole(3) == 3
+
+
+def test_shifted():
+    assert shifted([1, 2]) == 2
+"""
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7, 9, 10, 11])  # seeds that try the two wrappers in a row
+def test_a_bug_is_judged_by_its_own_code_and_kept_once(tmp_path: Path, seed: int) -> None:
+    """`int(x)` -> `x` breaks no test but is as long as `abs(x)` -> `x`, which does: tried right
+    after it within the same second (most of these seeds), a stale .pyc would judge one by the
+    other's code. `i + 1` sits in a nested function, which sites() walks twice."""
+    project = tmp_path / "cache" / "unpacked" / "twins-1.0"
+    (project / "tests").mkdir(parents=True)
+    (project / "twins.py").write_text(TWINS)
+    (project / "tests" / "test_twins.py").write_text(TWINS_TESTS)
+    chosen = bugs.choose(
+        tmp_path / "cache", tmp_path / "s", log=lambda _: None, seed=seed, projects=["twins==1.0"]
+    )
+    assert sorted(b.before for b in chosen) == ["abs(x)", "i + 1"]
