@@ -276,6 +276,8 @@ class DockerSandbox(RunnerSandbox):
             self.container.reload()
         except docker.errors.NotFound:
             return ContainerEnded(f"the sandbox container {self.container.name} ended by itself and is gone")
+        except Exception:  # the engine cannot say (it may be down itself): the caller's own error stands
+            return None
         state = self.container.attrs.get("State", {})
         if state.get("Running"):
             return None
