@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from repofix.repair.localize import Suspect
-from repofix.repair.search import CandidatePool, doubts, order
+from repofix.repair.search import CandidatePool, best, doubts, order
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 SOURCE = "def f(a, b):\n    x = a + 1\n    if x < b:\n        return x\n    return b\n"
@@ -123,3 +123,19 @@ def test_a_name_used_nearby_is_swapped_in_before_a_distant_local_and_an_added_sl
     assert position["variable pad -> a"] < position["variable pad -> v0"]  # `a` is used 2 lines above
     assert position["items[pad] -> items[pad][1:]"] < position["variable pad -> v0"]
     assert {m.prior for m in singles if m.op == "variable" and "-> v" in m.description} == {0.25}
+
+
+def test_an_edit_is_as_large_as_what_it_changes_so_an_added_slice_beats_a_flipped_and() -> None:
+    # webcolors' `all(... for c in value)` missing `[1:]`: `and` -> `or` passed its tests too, and
+    # won as "smaller" because the slice's edit rewrote `value` along with adding `[1:]`
+    text = (
+        "def short_hex(value):\n    return value[0] == '#' and all(c in '0123456789abcdef' for c in value)\n"
+    )
+    src = SourceFile("m.py", text)
+    singles = CandidatePool({"m.py": src}, [Suspect("m.py", 2, 1.0, 1, 0)], max_lines=10).singles()
+    sliced = next(m for m in singles if m.description == "value -> value[1:]" and m.edits[0].start > 60)
+    flipped = next(m for m in singles if m.description == "boolean and -> or")
+    assert [(e.end - e.start, e.text) for e in sliced.edits] == [(0, "[1:]")]
+    assert sliced.size < flipped.size
+    assert best([flipped, sliced], {("m.py", 2): 1.0}) is sliced
+    assert src.apply(sliced.edits).endswith("for c in value[1:])\n")
