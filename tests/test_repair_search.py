@@ -125,7 +125,7 @@ def test_a_name_used_nearby_is_swapped_in_before_a_distant_local_and_an_added_sl
     assert {m.prior for m in singles if m.op == "variable" and "-> v" in m.description} == {0.25}
 
 
-def test_an_edit_is_as_large_as_what_it_changes_so_an_added_slice_beats_a_flipped_and() -> None:
+def test_an_added_slice_is_as_large_as_what_it_adds_so_it_beats_a_flipped_and() -> None:
     # webcolors' `all(... for c in value)` missing `[1:]`: `and` -> `or` passed its tests too, and
     # won as "smaller" because the slice's edit rewrote `value` along with adding `[1:]`
     text = (

@@ -85,25 +85,9 @@ class SourceFile:
         return bisect.bisect_right(self.line_starts, offset)
 
     def mutation(self, op: str, description: str, edits: list[Edit], prior: float) -> Mutation:
-        edits_sorted = tuple(sorted((self.trimmed(e) for e in edits), key=lambda e: e.start))
+        edits_sorted = tuple(sorted(edits, key=lambda e: e.start))
         lines = tuple(sorted({self.line_of(e.start) for e in edits_sorted}))
         return Mutation(self.path, lines[0], op, description, edits_sorted, prior, lines)
-
-    def trimmed(self, edit: Edit) -> Edit:
-        """The same edit without the text it keeps at either end (`x` -> `x[1:]` inserts `[1:]`),
-        so an edit's size is what it changes, however the operator wrote it."""
-        old, new = self.data[edit.start : edit.end], edit.text.encode("utf-8")
-        head = 0
-        while head < min(len(old), len(new)) and old[head] == new[head]:
-            head += 1
-        tail = 0
-        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-            tail += 1
-        try:  # never inside a character: the trimmed text must still decode
-            text = new[head : len(new) - tail].decode("utf-8")
-        except UnicodeDecodeError:
-            return edit
-        return Edit(edit.start + head, edit.end - tail, text)
 
     def apply(self, edits: tuple[Edit, ...] | list[Edit]) -> str:
         data = self.data
