@@ -11,6 +11,7 @@ from repofix.repair.checker import Checker
 from repofix.repair.search import best, doubts
 from repofix.repair.source import Edit, SourceFile
 from tests.test_repair_engine import project
+from tests.test_repair_targets import fix, make_repo
 
 CODE = "def scale(x, k):\n    return x * k\n\n\ndef area(w, h):\n    return scale(w, h) + 1\n\n\ndef double(x):\n    return scale(x, 2)\n"
 # the passing test runs scale() and double() but checks little of what they return
@@ -54,3 +55,26 @@ def test_the_engine_runs_the_check_and_keeps_the_budget(make_sandbox, tmp_path: 
     )
     assert not any("passing tests return" in d for d in result.doubts)
     assert result.seconds <= 120 * 1.1
+
+
+# the only plausible patches change inc(), which the passing test runs but checks little of
+COUNTS = "def inc(x):\n    return x + 1\n\n\ndef total(a, b):\n    return inc(a + b)\n\n\ndef following(i):\n    return inc(i)\n"
+COUNT_TESTS = (
+    "from counts import following, total\n\ndef test_total():\n    assert total(2, 5) == 7\n\n"
+    "def test_following():\n    assert following(3) > 0\n"
+)
+
+
+def test_repofix_fix_without_a_model_runs_the_check_too(tmp_path: Path) -> None:
+    # the agent path (repair/model.py) chose and reported its patches without the differential
+    # check; a second target it cannot repair makes it say what it did for the first
+    files = {
+        "counts.py": COUNTS,
+        "test_counts.py": COUNT_TESTS,
+        "greet.py": "def greet(name):\n    return 'hello'\n",
+        "test_greet.py": "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n",
+    }
+    outcome = fix(make_repo(tmp_path, files), tmp_path)
+    said = [reply.content for reply in outcome["replies"] if reply.give_up]
+    assert said and said[0].startswith("gave up: repaired 1 target(s) (")
+    assert "it changes what 2 call(s) of the passing tests return (following(3) returned 4, now " in said[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from repofix.repair.localize import Suspect
-from repofix.repair.search import CandidatePool, doubts, order
+from repofix.repair.search import CandidatePool, best, doubts, order
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 SOURCE = "def f(a, b):\n    x = a + 1\n    if x < b:\n        return x\n    return b\n"
@@ -110,3 +110,32 @@ def test_candidates_are_validated_on_the_top_level_statement_they_change(
     m = Mutation("m.py", 1, "x", "x", (Edit(start, start + len(old), new),), 0.5, (1,))
     pool = CandidatePool({"m.py": src}, [Suspect("m.py", 10, 1.0, 1, 0)], max_lines=10)
     assert (len(list(pool.valid([m, m]))) == 1) is kept  # the second copy is always a duplicate
+
+
+def test_a_name_used_nearby_is_swapped_in_before_a_distant_local_and_an_added_slice() -> None:
+    # a long function: its far-away locals used to crowd the additions out of the budget
+    far = "".join(f"    v{i} = {i}\n" for i in range(6))
+    text = f"def f(a, items):\n{far}    pad = 0\n    pad = a\n    if a:\n        return items[pad]\n    return None\n"
+    src = SourceFile("m.py", text)
+    line = text.splitlines().index("        return items[pad]") + 1
+    singles = CandidatePool({"m.py": src}, [Suspect("m.py", line, 1.0, 1, 0)], max_lines=10).singles()
+    position = {m.description: i for i, m in enumerate(singles)}
+    assert position["variable pad -> a"] < position["variable pad -> v0"]  # `a` is used 2 lines above
+    assert position["items[pad] -> items[pad][1:]"] < position["variable pad -> v0"]
+    assert {m.prior for m in singles if m.op == "variable" and "-> v" in m.description} == {0.25}
+
+
+def test_an_added_slice_is_as_large_as_what_it_adds_so_it_beats_a_flipped_and() -> None:
+    # webcolors' `all(... for c in value)` missing `[1:]`: `and` -> `or` passed its tests too, and
+    # won as "smaller" because the slice's edit rewrote `value` along with adding `[1:]`
+    text = (
+        "def short_hex(value):\n    return value[0] == '#' and all(c in '0123456789abcdef' for c in value)\n"
+    )
+    src = SourceFile("m.py", text)
+    singles = CandidatePool({"m.py": src}, [Suspect("m.py", 2, 1.0, 1, 0)], max_lines=10).singles()
+    sliced = next(m for m in singles if m.description == "value -> value[1:]" and m.edits[0].start > 60)
+    flipped = next(m for m in singles if m.description == "boolean and -> or")
+    assert [(e.end - e.start, e.text) for e in sliced.edits] == [(0, "[1:]")]
+    assert sliced.size < flipped.size
+    assert best([flipped, sliced], {("m.py", 2): 1.0}) is sliced
+    assert src.apply(sliced.edits).endswith("for c in value[1:])\n")

@@ -241,9 +241,10 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]
     ):
-        yield src.mutation(
-            "add-slice", f"{src.segment(value)} -> {text}{sl}", [Edit(start, end, text + sl)], prior
-        )
+        # the slice alone is the edit when no parentheses are needed: its size is what it adds
+        # (rewriting `value` too made it lose "smallest change" ties to `and` -> `or`)
+        edit = Edit(end, end, sl) if text == src.segment(value) else Edit(start, end, text + sl)
+        yield src.mutation("add-slice", f"{src.segment(value)} -> {text}{sl}", [edit], prior)
     for name in scope.names:
         if name == src.segment(value):
             continue

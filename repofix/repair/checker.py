@@ -121,11 +121,13 @@ class Checker:
         extra: int = 0,
         also: list[str] | None = None,
         slower: float = 0.0,
+        retry: bool = True,
     ) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
         candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
         per mutation tried. A plausible one also counts how many of `also` (other failing tests) it
-        fixes, and is rejected when its passing tests run `slower` times slower than unpatched."""
+        fixes, and is rejected when its passing tests run `slower` times slower than unpatched.
+        `retry`: a failing test that times out is run once more before the candidate is rejected."""
         request = {
             "mode": "check",
             "failing": failing,
@@ -138,6 +140,7 @@ class Checker:
             "extra": extra,
             "also": also or [],
             "slower": slower,
+            "retry": retry,
         }
         # generous outer limit: the worker keeps its own deadline and per-candidate timeouts
         result = self._call_on(mutations, request, timeout=seconds + full_timeout + timeout + 30)

@@ -133,6 +133,10 @@ def repair(
     )
     found: list[Mutation] = []
     pending: list[Mutation] = []  # taken from the stream but not yet tried
+    # candidates whose failing tests timed out: often an endless loop, sometimes a stall of a busy
+    # machine; they are tried once more (with the worker's retry) after the stream runs out
+    stalled: list[Mutation] = []
+    retry = False
     extra_left = budget.extra_after_plausible
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
@@ -141,6 +145,8 @@ def repair(
         )
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
+        if not batch and stalled and not retry and not found:
+            retry, batch, pending, stalled = True, stalled[:limit], stalled[limit:], []
         remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
         if not batch or remaining <= overhead:  # a call that could not finish its warm-up in time
             break
@@ -155,7 +161,12 @@ def repair(
             stop_after=len(batch),
             extra=extra_left,
             slower=budget.slower,
+            retry=retry,
         )
+        if not retry:
+            stalled += [v.mutation for v in verdicts if v.stage == "failing" and v.reason == "timeout"]
+        else:
+            result.candidates_tried -= len(verdicts)  # counted already, when they first timed out
         result.candidates_tried += len(verdicts)
         # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
         overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))

@@ -287,10 +287,38 @@ class BuiltinModel:
                 self.also[self.batch[v["id"]]] = v.get("also", 0)
         if not self.found:
             return self._next_batch()
-        chosen = best(self.found, self.pool.scores if self.pool else {}, self.also)
+        remaining = self._left()
+        if not self.budget.differential or not self.passing or remaining < 2 * self.timeouts[1]:
+            return self._deliver({})
+        # the differential check, as repair() runs it: what the passing tests' calls return
+        self.phase = "differed"
+        request = {
+            "mode": "differ",
+            "passing": self.passing,
+            "timeout": self.timeouts[1],
+            "seconds": remaining,
+            "until": time.time() + remaining,
+            "candidates": [
+                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+                for i, m in enumerate(self.found[:12])
+            ],
+        }
+        return self._python(request, remaining + self.timeouts[1] + 30)
+
+    def _on_differed(self, messages: list[dict[str, Any]]) -> ModelReply:
+        payload = _payload(messages) or {}
+        changed: dict[Mutation, list[str]] = {}
+        for line in payload.get("stdout", "").splitlines():
+            if line.startswith('{"id"'):
+                item = json.loads(line)
+                changed[self.found[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
+        return self._deliver(changed)
+
+    def _deliver(self, changed: dict[Mutation, list[str]]) -> ModelReply:
+        chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)
-        doubtful = doubts(chosen, self.found)
+        doubtful = doubts(chosen, self.found, changed.get(chosen, []))
         self.repaired.append(
             f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
             + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else "")

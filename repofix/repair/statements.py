@@ -11,6 +11,7 @@ from repofix.repair.operators import negate
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 BUILTIN_NAMES = set(dir(builtins))
+NEAR = 3  # lines: a name used this close to a read is a likely replacement for it
 REMOVABLE = (
     ast.Assign,
     ast.AugAssign,
@@ -100,15 +101,27 @@ def local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 
 def variable_swaps(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
-    """Replace a name that is read with another local of the function; never a called name."""
+    """Replace a name that is read with another local of the function; never a called name. A
+    wrong name is mostly one used a few lines away: those come first, the function's other locals
+    later (below the clause and statement operators, which a long function's swaps crowded out)."""
     names = local_names(func)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     pool = sorted(names - called - BUILTIN_NAMES - {"self", "cls"})
+    seen: dict[str, list[int]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            seen.setdefault(node.id, []).append(node.lineno)
+        elif isinstance(node, ast.arg):
+            seen.setdefault(node.arg, []).append(node.lineno)
     for node in ast.walk(func):
         if isinstance(node, ast.Name) and node.id in pool:
             start, end = src.span(node)
             for other in pool:
                 if other != node.id:
+                    near = any(abs(line - node.lineno) <= NEAR for line in seen.get(other, ()))
                     yield src.mutation(
-                        "variable", f"variable {node.id} -> {other}", [Edit(start, end, other)], 0.5
+                        "variable",
+                        f"variable {node.id} -> {other}",
+                        [Edit(start, end, other)],
+                        0.5 if near else 0.25,
                     )

@@ -28,6 +28,9 @@ def run_check(req):
     # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
     stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
     slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
+    # retry=False: a timeout counts at once (the host tries those candidates again at the end, so
+    # candidates that loop forever do not each cost two timeouts while others wait)
+    patient = _patient if req.get("retry", True) else lambda body, limit: _in_child(body, limit())
     plain = _warm_up(failing)
     originals = {}
     found = 0
@@ -51,9 +54,9 @@ def run_check(req):
             start = time.time()
             ok, reason, extra = True, "exit 0", {}
             if plain:
-                ok, reason = _patient(_direct_body(plain), lambda: left(timeout))
+                ok, reason = patient(_direct_body(plain), lambda: left(timeout))
             if ok:
-                ok, reason = _patient(_pytest_body(failing), lambda: left(timeout))
+                ok, reason = patient(_pytest_body(failing), lambda: left(timeout))
             stage = "failing"
             if ok and passing:
                 stage = "passing"

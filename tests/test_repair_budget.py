@@ -1,0 +1,64 @@
+"""How the engine spends its budget on candidates whose failing tests time out: the worker can
+count a timeout at once (retry=False), and repair() tries those candidates once more only after
+the rest of the stream ran out, so endless loops do not each cost two timeouts."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.checker import Checker
+from repofix.repair.source import Edit, SourceFile
+from tests.test_repair_engine import project
+
+LOOP = "def count(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
+# every run of the test leaves a line in runs.txt, so the runs can be counted
+LOOP_TEST = (
+    "from loop import count\n\ndef test_count():\n    with open('runs.txt', 'a') as log:\n"
+    "        log.write('run\\n')\n    assert count(3) == 4\n"
+)
+
+
+@pytest.mark.parametrize(("retry", "runs"), [(True, 2), (False, 1)])
+def test_a_timed_out_candidate_is_run_again_only_when_asked(
+    make_sandbox, tmp_path: Path, retry: bool, runs: int
+) -> None:
+    root = project(tmp_path, {"loop.py": LOOP, "test_loop.py": LOOP_TEST})
+    src = SourceFile("loop.py", LOOP)
+    at = LOOP.index("i += 1")
+    endless = src.mutation("remove-statement", "remove 'i += 1'", [Edit(at, at + 6, "pass")], 0.4)
+    box = make_sandbox("none", source=root)
+    verdicts = Checker(box).check(
+        [endless], ["test_loop.py::test_count"], [], timeout=2.0, full_timeout=5.0, seconds=60, retry=retry
+    )
+    assert [(v.ok, v.reason) for v in verdicts] == [(False, "timeout")]
+    files = box.read_files(["runs.txt", "loop.py"])
+    assert (files["runs.txt"] or b"").count(b"run") == runs
+    assert files["loop.py"] == LOOP.encode()  # the sandbox's files are left as found
+
+
+TOTAL = "def total(a, b):\n    return a + b + 1\n"
+# every right patch stalls on its first run (as on a busy machine), then passes
+STALL_TEST = (
+    "import os, time, zlib\nfrom total import total\n\ndef test_total():\n    value = total(2, 5)\n"
+    "    flag = 'stalled-%d' % zlib.crc32(open('total.py', 'rb').read())\n"
+    "    if value == 7 and not os.path.exists(flag):\n        open(flag, 'w').close()\n"
+    "        time.sleep(30)\n    assert value == 7\n"
+)
+
+
+def test_a_patch_whose_first_run_stalls_is_still_found_at_the_end(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"total.py": TOTAL, "test_total.py": STALL_TEST})
+    box = make_sandbox("none", source=root)
+    result = repair(box, budget=Budget(max_seconds=120))
+    assert result.status == "plausible", result.message
+    patched = result.files.get("total.py", "").encode()
+    assert box.read_files([f"stalled-{zlib.crc32(patched)}"]).popitem()[1] is not None  # it stalled
+    assert result.files["total.py"].splitlines()[1] in (
+        "    return a + b",
+        "    return a + b + 0",
+        "    return a + b * 1",
+    )
