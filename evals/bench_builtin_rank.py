@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 from bench_builtin_bugs import Bug, plant  # noqa: E402
 
 PROBE = r"""
-import ast, json, sys
+import json, sys
 from pathlib import Path
 req = json.loads(sys.stdin.read())
 sys.path.insert(0, req["root"])
@@ -36,15 +36,8 @@ from repofix.repair.engine import Budget, _sources, baseline, _pytest_file
 from repofix.repair.localize import rank
 from repofix.repair.search import CandidatePool
 from repofix.sandboxes import open_sandbox
-
-def key(text):
-    tree = ast.parse(text)
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            body = getattr(node, name, None)
-            if isinstance(body, list) and len(body) > 1:
-                setattr(node, name, [s for s in body if not isinstance(s, ast.Pass)] or body[:1])
-    return ast.dump(tree)
+sys.path.insert(1, req["evals"])  # after the engine's root: this benchmark's own key, one copy of it
+from bench_builtin_rank import _key as key
 
 budget = Budget()
 with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
@@ -78,10 +71,9 @@ def replay(bug: Bug, row: dict, cache: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="heldout-rank-") as tmp:
         folder = plant(bug, cache, Path(tmp) / "repo")
         sources = {p: SourceFile(p, (folder / p).read_text()) for p in sorted({s.path for s in suspects})}
-        data = (folder / bug.path).read_bytes()
-    original = data[: bug.start] + bug.before.encode() + data[bug.start + len(bug.after.encode()) :]
+        original = _original(bug, folder)
     pool = CandidatePool(sources, suspects, Budget().max_lines)
-    want, count, found = _key(original.decode("utf-8")), 0, None
+    want, count, found = _key(original), 0, None
     for m in pool.valid(pool.singles(True)):
         count += 1
         if found is None and m.path == bug.path and _key(sources[m.path].apply(m.edits)) == want:
@@ -94,7 +86,16 @@ def replay(bug: Bug, row: dict, cache: Path) -> dict:
     }
 
 
+def _original(bug: Bug, folder: Path) -> str:
+    """The planted file as it was before the bug: what a right fix gives back."""
+    data = (folder / bug.path).read_bytes()
+    return (data[: bug.start] + bug.before.encode() + data[bug.start + len(bug.after.encode()) :]).decode(
+        "utf-8"
+    )
+
+
 def _key(text: str) -> str:
+    """A syntax tree's dump, a planted `pass` left out: a fix equal to the original in all but layout."""
     tree = ast.parse(text)
     for node in ast.walk(tree):
         for name in ("body", "orelse", "finalbody"):
@@ -107,16 +108,15 @@ def _key(text: str) -> str:
 def probe(bug: Bug, root: Path, cache: Path, backend: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="heldout-rank-") as tmp:
         folder = plant(bug, cache, Path(tmp) / "repo")
-        data = (folder / bug.path).read_bytes()
-        original = data[: bug.start] + bug.before.encode() + data[bug.start + len(bug.after.encode()) :]
         request = {
             "root": str(root),
+            "evals": str(HERE),
             "dir": str(folder),
             "failing": bug.failing,
             "backend": backend,
             "path": bug.path,
             "line": bug.line,
-            "original": original.decode("utf-8"),
+            "original": _original(bug, folder),
         }
         done = subprocess.run(
             [sys.executable, "-c", PROBE],
