@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import threading
 import time
 import warnings
@@ -140,3 +141,15 @@ def listening():
     yield start
     for server in servers:
         server.close()
+
+
+def containers_running(text: str) -> list[str]:
+    """Ids of the engine's containers (any state) whose command holds `text`: a test puts a marker of
+    its own there, so it sees only its own build containers."""
+    listed = subprocess.run(
+        ["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [line.split()[0] for line in listed.splitlines() if text in line]

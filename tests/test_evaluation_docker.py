@@ -17,7 +17,7 @@ from repofix.evaluation.model import Status
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.runner import RunOptions, run_evaluation
 from repofix.evaluation.store import ResultsStore
-from tests.conftest import TEST_LIMITS, require_backend
+from tests.conftest import TEST_LIMITS, containers_running, require_backend
 from tests.test_evaluation_grading import BUGGY, FIXED, HIDDEN_TESTS, VISIBLE_TESTS, diff, make_task
 
 pytestmark = pytest.mark.docker
@@ -87,13 +87,7 @@ def test_a_hanging_image_build_is_stopped_at_the_time_limit(tmp_path: Path, monk
     tag = environments.describe(task).removeprefix("docker:")
 
     def build_containers() -> list[str]:
-        listed = subprocess.run(
-            ["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        return [line.split()[0] for line in listed.splitlines() if marker in line]
+        return containers_running(marker)
 
     seen: set[str] = set()  # the build container, watched while it hangs: proves the filter finds it
     building = threading.Event()

@@ -28,7 +28,7 @@ from repofix.evaluation.grading import grade
 from repofix.evaluation.images import PYTHON_REPO, image_id, run_once
 from repofix.evaluation.model import Candidate, Status
 from repofix.sandboxes.docker import DEFAULT_IMAGE
-from tests.conftest import TEST_LIMITS, require_backend, require_pypi
+from tests.conftest import TEST_LIMITS, containers_running, require_backend, require_pypi
 from tests.test_evaluation_grading import make_task
 from tests.test_evaluation_images import AgentDouble, evaluate
 
@@ -117,13 +117,7 @@ def downloads_json(version: str, name: str, archive: bytes) -> bytes:
 
 
 def leftover_containers() -> list[str]:
-    listed = subprocess.run(
-        ["docker", "ps", "-a", "--no-trunc", "--format", "{{.ID}} {{.Command}}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return [line for line in listed.stdout.splitlines() if "uv python install" in line]
+    return containers_running("uv python install")
 
 
 def test_a_python_uv_installs_from_a_mirror_is_the_images_python3_and_runs_tasks(tmp_path, monkeypatch):
