@@ -18,6 +18,8 @@ from repofix.workspace.errors import GitError
 from repofix.workspace.git import IDENTITY, diff_tree, git, git_ok
 from repofix.workspace.workspace import Workspace
 
+FLAT_PREFIX = "repofix-"  # the branches' prefix when the user's own branch `repofix` blocks `repofix/`
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -55,9 +57,6 @@ def _own_branch(repo: Path, run_id: str, hint: str | None) -> tuple[str, str] | 
     ]
     found.sort(key=lambda item: item[0] != hint)  # the recorded branch first
     return found[0] if found else None
-
-
-FLAT_PREFIX = "repofix-"
 
 
 def _branch_prefix(repo: Path) -> str:
