@@ -167,10 +167,7 @@ class Checker:
     def _call_on(self, mutations: list[Mutation], request: dict, *, timeout: float) -> CommandResult:
         """Send `request` with `mutations` as its candidates; the files they touch are as before
         afterwards (the worker restores them itself; this covers a worker killed mid-candidate)."""
-        request["candidates"] = [
-            {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-            for i, m in enumerate(mutations)
-        ]
+        request["candidates"] = candidate_list(mutations)
         paths = sorted({m.path for m in mutations})
         originals = self.sandbox.read_files(paths)
         try:
@@ -187,18 +184,38 @@ class Checker:
         """The differential check: per mutation checked (within `seconds`), the calls of the passing
         tests into the changed files whose return value it changes ("f(1) returned 2, now 3"; the
         first one, and how many). Mutations missing from the answer were not checked."""
-        request = {
-            "mode": "differ",
-            "passing": passing,
-            "timeout": timeout,
-            "seconds": seconds,
-            "until": time.time() + seconds,
-        }
-        result = self._call_on(mutations, request, timeout=seconds + timeout + 30)
-        found: dict[Mutation, list[str]] = {}
-        for line in result.stdout.splitlines():
-            if line.startswith("{"):
-                item = json.loads(line)
-                if "id" in item:
-                    found[mutations[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
-        return found
+        result = self._call_on(
+            mutations, differ_request(passing, timeout, seconds), timeout=seconds + timeout + 30
+        )
+        return differences(result.stdout, mutations)
+
+
+def candidate_list(mutations: list[Mutation]) -> list[dict]:
+    """Mutations as the worker takes them: an id (the index) and the edits of one file."""
+    return [
+        {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+        for i, m in enumerate(mutations)
+    ]
+
+
+def differ_request(passing: list[str], timeout: float, seconds: float) -> dict:
+    """The differential check's request, its candidates added by the sender."""
+    return {
+        "mode": "differ",
+        "passing": passing,
+        "timeout": timeout,
+        "seconds": seconds,
+        "until": time.time() + seconds,
+    }
+
+
+def differences(stdout: str, mutations: list[Mutation]) -> dict[Mutation, list[str]]:
+    """The differential check's answer: per mutation checked, the first changed call's example and a
+    blank line per further changed call (the count is what ranking and doubts use)."""
+    found: dict[Mutation, list[str]] = {}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            item = json.loads(line)
+            if "id" in item:
+                found[mutations[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
+    return found

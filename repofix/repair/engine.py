@@ -163,11 +163,9 @@ def repair(
             slower=budget.slower,
             retry=retry,
         )
-        if not retry:
+        if not retry:  # a retried candidate was counted when it first timed out
             stalled += [v.mutation for v in verdicts if v.stage == "failing" and v.reason == "timeout"]
-        else:
-            result.candidates_tried -= len(verdicts)  # counted already, when they first timed out
-        result.candidates_tried += len(verdicts)
+            result.candidates_tried += len(verdicts)
         # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
         overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
         first = next((i for i, v in enumerate(verdicts) if v.ok), None)
@@ -206,9 +204,17 @@ def differential(
     """The calls of the passing tests whose return value each plausible patch changes, within what
     is left of the budget (empty when there is nothing to compare or no time)."""
     remaining = budget.max_seconds - (time.monotonic() - start)
-    if not budget.differential or not passing or remaining < 2 * timeout:
+    if not differential_due(budget, passing, remaining, timeout):
         return {}
-    return checker.differ(found[:12], passing, timeout=timeout, seconds=remaining)
+    return checker.differ(found[:DIFFERED], passing, timeout=timeout, seconds=remaining)
+
+
+DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
+
+
+def differential_due(budget: Budget, passing: list[str], remaining: float, timeout: float) -> bool:
+    """Whether the differential check runs: asked for, passing tests to trace, time for two runs."""
+    return budget.differential and bool(passing) and remaining >= 2 * timeout
 
 
 def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> tuple[float, float, list[str]]:

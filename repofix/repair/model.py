@@ -24,8 +24,8 @@ import zlib
 from typing import Any
 
 from repofix.models.base import ModelReply, ToolCall
-from repofix.repair.checker import worker_source
-from repofix.repair.engine import Budget, diff, give_up_reason, timeouts
+from repofix.repair.checker import candidate_list, differ_request, differences, worker_source
+from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, give_up_reason, timeouts
 from repofix.repair.localize import RunRecord, rank
 from repofix.repair.search import CandidatePool, best, doubts
 from repofix.repair.source import Mutation, SourceFile
@@ -269,10 +269,7 @@ class BuiltinModel:
             "stop_after": len(self.batch),
             "extra": self.budget.extra_after_plausible,
             "slower": self.budget.slower,
-            "candidates": [
-                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-                for i, m in enumerate(self.batch)
-            ],
+            "candidates": candidate_list(self.batch),
         }
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
 
@@ -288,31 +285,17 @@ class BuiltinModel:
         if not self.found:
             return self._next_batch()
         remaining = self._left()
-        if not self.budget.differential or not self.passing or remaining < 2 * self.timeouts[1]:
+        if not differential_due(self.budget, self.passing, remaining, self.timeouts[1]):
             return self._deliver({})
         # the differential check, as repair() runs it: what the passing tests' calls return
         self.phase = "differed"
-        request = {
-            "mode": "differ",
-            "passing": self.passing,
-            "timeout": self.timeouts[1],
-            "seconds": remaining,
-            "until": time.time() + remaining,
-            "candidates": [
-                {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-                for i, m in enumerate(self.found[:12])
-            ],
-        }
+        request = differ_request(self.passing, self.timeouts[1], remaining)
+        request["candidates"] = candidate_list(self.found[:DIFFERED])
         return self._python(request, remaining + self.timeouts[1] + 30)
 
     def _on_differed(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = _payload(messages) or {}
-        changed: dict[Mutation, list[str]] = {}
-        for line in payload.get("stdout", "").splitlines():
-            if line.startswith('{"id"'):
-                item = json.loads(line)
-                changed[self.found[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
-        return self._deliver(changed)
+        return self._deliver(differences(payload.get("stdout", ""), self.found[:DIFFERED]))
 
     def _deliver(self, changed: dict[Mutation, list[str]]) -> ModelReply:
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
