@@ -27,7 +27,7 @@ def task_folder(out_dir: Path, task_id: str) -> Path:
     return out_dir / "tasks" / task_id.replace("/", "__")
 
 
-CENT_FRACTION = 1e-6  # money below this is nothing
+NEGLIGIBLE = 1e-6  # dollars: free money below this is float dust, not money
 
 
 class Budget:
@@ -53,7 +53,7 @@ class Budget:
         with self._changed:
             while True:
                 free = self.max_cost - self.spent - self.reserved
-                if free > CENT_FRACTION:  # not float dust: thirds of a dollar do not sum to exactly 1
+                if free > NEGLIGIBLE:  # not float dust: thirds of a dollar do not sum to exactly 1
                     break
                 if self.holders == 0:
                     self.capped = True
