@@ -13,14 +13,12 @@ studies): these build whole expressions without inventing any."""
 from __future__ import annotations
 
 import ast
-import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.scope import UPDATES
+from repofix.repair.scope import BUILTIN_NAMES, UPDATES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
-BUILTIN_NAMES = set(dir(builtins))
 PARTS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # what a clone may have replaced
 MAX_CONDITIONS = 24  # conditions tried as a new clause: the function's own first, then the module's
 
@@ -69,9 +67,7 @@ def _conditions(tree: ast.AST) -> list[ast.expr]:
 
 
 def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, src: SourceFile) -> Reuse:
-    args = func.args
-    params = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
-    params += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    params = parameters(func)
     stored = [n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
     local = list(dict.fromkeys(params + stored))
     visible = set(local) | _module_names(module) | BUILTIN_NAMES

@@ -40,8 +40,17 @@ def _constructor(value: ast.expr) -> str | None:
     return None
 
 
+def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
+    """The function's parameter names in order; `*args` and `**kwargs` last, unless not asked for."""
+    args = func.args
+    names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+    if varargs:
+        names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
+
+
 def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
-    params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
+    params = parameters(func, varargs=False)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     stored: list[str] = []
     read: list[str] = []

@@ -4,13 +4,12 @@ boolean returns) and variable swaps among names in scope."""
 from __future__ import annotations
 
 import ast
-import builtins
 from collections.abc import Iterator
 
 from repofix.repair.operators import negate
+from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import Edit, Mutation, SourceFile
 
-BUILTIN_NAMES = set(dir(builtins))
 NEAR = 3  # lines: a name used this close to a read is a likely replacement for it
 REMOVABLE = (
     ast.Assign,
@@ -90,10 +89,7 @@ def flip_bool_returns(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunction
 
 
 def local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
-    for extra in (func.args.vararg, func.args.kwarg):
-        if extra is not None:
-            names.add(extra.arg)
+    names = set(parameters(func))
     for node in ast.walk(func):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
