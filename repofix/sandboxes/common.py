@@ -93,6 +93,7 @@ class RunnerSandbox:
             raise
 
     def _fill(self, source: Path | None, setup: Sequence[str]) -> None:
+        """Copy `source` in and run the setup commands; the caller decides what a failure closes."""
         if source is not None:
             self.copy_in(Path(source))
         if setup:
