@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_builtin_bugs import Bug, plant  # noqa: E402
+from bench_builtin_sets import load_set  # noqa: E402
 
 PROBE = r"""
 import json, sys
@@ -141,7 +142,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="JSON lines, one per bug")
     parser.add_argument("--replay", type=Path, help="recorded rows (--out of a run): rank again, no sandbox")
     args = parser.parse_args()
-    bugs = [Bug(**b) for b in json.loads(args.bugs.read_text())]
+    bugs = load_set(args.bugs)[1]
     first, last = (int(x) if x else None for x in args.tasks.split(":"))
     recorded = [json.loads(line) for line in args.replay.read_text().splitlines()] if args.replay else []
     if args.replay:
