@@ -22,6 +22,10 @@ class RepairError(RuntimeError):
 # the worker's modules, in the order their definitions are needed; worker.py (the entry point) last
 WORKER_PARTS = ("common.py", "coverage.py", "children.py", "collect.py", "check.py", "differ.py", "worker.py")
 PACKAGE = "repofix.repair.insandbox"
+# the worker keeps its own deadline (`until`) between and within candidates, but not while it starts
+# and collects the suite; a call is cut this many seconds after its deadline, so the time budget
+# holds on a busy machine too (the verdicts printed by then are kept, the files restored)
+OVERRUN = 1.5
 
 
 def worker_source() -> str:
@@ -142,13 +146,9 @@ class Checker:
             "slower": slower,
             "retry": retry,
         }
-        # generous outer limit: the worker keeps its own deadline and per-candidate timeouts
-        result = self._call_on(mutations, request, timeout=seconds + full_timeout + timeout + 30)
+        result = self._call_on(mutations, request, timeout=seconds + OVERRUN)
         verdicts = []
-        for line in result.stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            item = json.loads(line)
+        for item in json_lines(result.stdout):
             if "id" in item:
                 verdicts.append(
                     Verdict(
@@ -185,7 +185,7 @@ class Checker:
         tests into the changed files whose return value it changes ("f(1) returned 2, now 3"; the
         first one, and how many). Mutations missing from the answer were not checked."""
         result = self._call_on(
-            mutations, differ_request(passing, timeout, seconds), timeout=seconds + timeout + 30
+            mutations, differ_request(passing, timeout, seconds), timeout=seconds + OVERRUN
         )
         return differences(result.stdout, mutations)
 
@@ -213,9 +213,13 @@ def differences(stdout: str, mutations: list[Mutation]) -> dict[Mutation, list[s
     """The differential check's answer: per mutation checked, the first changed call's example and a
     blank line per further changed call (the count is what ranking and doubts use)."""
     found: dict[Mutation, list[str]] = {}
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            item = json.loads(line)
-            if "id" in item:
-                found[mutations[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
+    for item in json_lines(stdout):
+        if "id" in item:
+            found[mutations[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
     return found
+
+
+def json_lines(stdout: str) -> list[dict]:
+    """The worker's complete JSON lines: one cut off when its call was cut at the deadline is dropped."""
+    lines = stdout.split("\n")[:-1]  # the text after the last newline was still being written
+    return [json.loads(line) for line in lines if line.startswith("{")]
