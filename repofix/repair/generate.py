@@ -84,8 +84,12 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     scopes: dict[int, Scope] = {}
     reuses: dict[int, clones.Reuse] = {}
     for node, parent, func in _walk(src.tree, src.tree, None):
+        # a node's mutations edit its own lines; one without a position (an operator, the
+        # arguments, a comprehension) stands where its parent does
+        if not _touches(node if hasattr(node, "lineno") else parent, wanted):
+            continue
         found = _node_mutations(src, node, parent)
-        if func is not None and _touches(node, wanted):
+        if func is not None:
             if id(func) not in scopes:
                 scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
                 reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
