@@ -61,14 +61,31 @@ def doubts(chosen: Mutation, found: list[Mutation], changed: list[str] | None = 
 
 
 def _blocks(src: SourceFile) -> list[tuple[int, int]]:
-    """Byte spans of the module's top-level statements, decorators included. Each starts at column 0,
-    so an edit inside one is checked by parsing that statement alone: a candidate in a large file
-    costs a parse of its function or class, not of the whole file (46 ms for an 800-line file)."""
-    spans = []
-    for node in src.tree.body:
+    """Byte spans of the module's top-level statements and of its outermost functions (a method
+    too; a nested function is part of its own), decorators included, smallest first. Each starts
+    at a line's start, so an edit inside one is checked by parsing that block alone (an indented
+    one under an `if True:`): a candidate costs a parse of its own function, not of its whole
+    class (55 ms per candidate in pyflakes' 2,000-line Checker class on a busy machine, 1.3 ms
+    now). Two candidates giving the same tree are found in the same block, so they are one."""
+    nodes: list[ast.stmt] = list(src.tree.body)
+    todo = [n for n in src.tree.body if isinstance(n, ast.ClassDef)]
+    while todo:
+        for node in todo.pop().body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                nodes.append(node)
+            elif isinstance(node, ast.ClassDef):
+                todo.append(node)
+    spans = set()
+    for node in nodes:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        spans.append((src.line_starts[first - 1], src.span(node)[1]))
-    return spans
+        spans.add((src.line_starts[first - 1], src.span(node)[1]))
+    return sorted(spans, key=lambda span: (span[1] - span[0], span))
+
+
+def _parse_block(data: bytes) -> ast.Module:
+    """A block alone: an indented one (a method, a nested function) inside an `if True:`."""
+    text = data.decode("utf-8")
+    return ast.parse("if True:\n" + text if text[:1] in (" ", "\t") else text)
 
 
 class CandidatePool:
@@ -85,7 +102,7 @@ class CandidatePool:
         self.blocks = {p: _blocks(src) for p, src in sources.items()}
         for p, blocks in self.blocks.items():
             for i, (start, end) in enumerate(blocks):
-                self.seen.add((p, i, ast.dump(ast.parse(sources[p].data[start:end].decode("utf-8")))))
+                self.seen.add((p, i, ast.dump(_parse_block(sources[p].data[start:end]))))
         self.generated = 0
         self.invalid = 0
 
@@ -123,7 +140,7 @@ class CandidatePool:
             for edit in sorted(m.edits, key=lambda x: x.start, reverse=True):
                 data = data[: edit.start - start] + edit.text.encode("utf-8") + data[edit.end - start :]
             try:
-                tree = ast.parse(data.decode("utf-8"))
+                tree = _parse_block(data) if index >= 0 else ast.parse(data.decode("utf-8"))
             except (SyntaxError, ValueError):
                 self.invalid += 1
                 continue
