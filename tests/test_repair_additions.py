@@ -141,6 +141,55 @@ CASES = [
     ),
     ("add-slice", "def f(a, b):\n    return a[0] + b\n", "def f(a, b):\n    return a[0] + b[1:]\n"),
     ("add-slice", "def f(fs):\n    return g(*fs)\n", "def f(fs):\n    return g(*fs[1:])\n"),
+    # a class or helper the module calls with one argument, not a builtin
+    (
+        "add-wrapper",
+        "class Sized(int):\n    pass\n\n\ndef f(value):\n    return value\n\n\ndef g(x):\n    return Sized(x)\n",
+        "class Sized(int):\n    pass\n\n\ndef f(value):\n    return Sized(value)\n\n\ndef g(x):\n    return Sized(x)\n",
+    ),
+    # a bare expression statement does nothing: the call of a nested helper was left out
+    (
+        "add-wrapper",
+        "def f(items):\n    names = []\n\n    def add(x):\n        names.append(x)\n\n"
+        "    add(items[0])\n    items[1]\n    return names\n",
+        "def f(items):\n    names = []\n\n    def add(x):\n        names.append(x)\n\n"
+        "    add(items[0])\n    add(items[1])\n    return names\n",
+    ),
+    # a condition that lost its call: `if key:` for `if _seen(key):`
+    (
+        "add-wrapper",
+        "def f(keys):\n    def seen(k):\n        return k in keys\n\n    if seen(1):\n        return 0\n"
+        "    for key in keys:\n        if key:\n            return key\n",
+        "def f(keys):\n    def seen(k):\n        return k in keys\n\n    if seen(1):\n        return 0\n"
+        "    for key in keys:\n        if seen(key):\n            return key\n",
+    ),
+    (
+        "add-wrapper",
+        "def f(xs):\n    if (x > 1 for x in xs):\n        return 1\n",
+        "def f(xs):\n    if any(x > 1 for x in xs):\n        return 1\n",
+    ),
+    # the receiver of a method call lost its wrapper
+    (
+        "add-wrapper",
+        "class Sized(int):\n    def bits(self, n):\n        return self\n\n\ndef f(value):\n    return value.bits(3)\n\n\n"
+        "def g(x):\n    return Sized(x)\n",
+        "class Sized(int):\n    def bits(self, n):\n        return self\n\n\ndef f(value):\n    return Sized(value).bits(3)\n\n\n"
+        "def g(x):\n    return Sized(x)\n",
+    ),
+    # `raise key` / `raise f"..."`: the module's own exception class was left out
+    (
+        "add-wrapper",
+        "class Present(Exception):\n    pass\n\n\ndef f(d, key):\n    if key in d:\n        raise key\n\n\n"
+        "def g(key):\n    raise Present(key)\n",
+        "class Present(Exception):\n    pass\n\n\ndef f(d, key):\n    if key in d:\n        raise Present(key)\n\n\n"
+        "def g(key):\n    raise Present(key)\n",
+    ),
+    (
+        "add-wrapper",
+        "class Refused(Exception):\n    pass\n\n\ndef f(name):\n    raise f'no {name}'\n\n\ndef g():\n    raise Refused('x')\n",
+        "class Refused(Exception):\n    pass\n\n\ndef f(name):\n    raise Refused(f'no {name}')\n\n\n"
+        "def g():\n    raise Refused('x')\n",
+    ),
     # an update statement of the function cloned with one part replaced (clones.py)
     (
         "clone-update",

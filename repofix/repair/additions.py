@@ -208,7 +208,9 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
             "add-wrapper",
             f"wrap {text} in {name}()",
             [Edit(start, end, f"{name}({text})")],
-            0.3 if name in ("abs", "len", "sorted", "list", "int", "max", "min") else 0.25,
+            0.3
+            if name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
+            else 0.25,
         )
     for bound in ("0",):  # clamping: max(x, 0)
         yield src.mutation(
@@ -219,15 +221,59 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
         )
 
 
-def raise_constant(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
-    """`raise "message"` raises a TypeError of its own: the exception class was left out."""
-    if not isinstance(node.exc, ast.Constant):
+TEST_WRAPPERS = ("any", "all", "len")  # `if items` -> `if any(items)`; the module's own callees follow
+
+
+def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
+    """Values whose missing call is not one of `wrap_targets`': a bare expression statement (it does
+    nothing, so a call is almost certainly missing), a condition, the receiver of a method call
+    (`value.setBitLength()` -> `SizedInteger(value).setBitLength()`); with callables to try besides
+    the scope's callees, and a prior."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        return [(node.value, [], 0.45)]
+    if isinstance(node, (ast.If, ast.While, ast.IfExp)) and not isinstance(node.test, ast.Constant):
+        return [(node.test, list(TEST_WRAPPERS), 0.25)]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id not in ("self", "cls")
+        and isinstance(parent, ast.Call)
+        and parent.func is node
+    ):
+        return [(node.value, [], 0.2)]
+    return []
+
+
+def add_call(
+    src: SourceFile, value: ast.expr, also: list[str], prior: float, scope: Scope
+) -> Iterator[Mutation]:
+    """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
+    module's."""
+    start, end = src.span(value)
+    text = src.segment(value)
+    for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
+        yield src.mutation(
+            "add-wrapper",
+            f"wrap {text} in {name}()",
+            [Edit(start, end, f"{name}({text})")],
+            prior + (0.05 if name in scope.own else 0.0),
+        )
+
+
+def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
+    """`raise "message"` / `raise key` raise a TypeError of their own: the exception class was left
+    out. The classes the module raises come first, the most raised first."""
+    if node.exc is None or isinstance(node.exc, ast.Call):
         return
     start, end = src.span(node.exc)
     text = src.segment(node.exc)
+    # a bare name may be a caught exception raised again: its missing class is a less likely slip
+    prior = 0.3 if isinstance(node.exc, (ast.Name, ast.Attribute)) else 0.4
     classes = [w for w in scope.wrappers if w.endswith(("Error", "Exception"))]
-    for name in dict.fromkeys([*classes, *EXCEPTIONS]):
-        yield src.mutation("add-wrapper", f"raise {name}({text})", [Edit(start, end, f"{name}({text})")], 0.4)
+    for name in dict.fromkeys([*scope.raised, *classes, *EXCEPTIONS]):
+        yield src.mutation(
+            "add-wrapper", f"raise {name}({text})", [Edit(start, end, f"{name}({text})")], prior
+        )
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
@@ -301,7 +347,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     if isinstance(node, ast.BoolOp):
         yield from add_operand_to_boolop(src, node, scope)
     if isinstance(node, ast.Raise):
-        yield from raise_constant(src, node, scope)
+        yield from raise_value(src, node, scope)
     for operand in operand_targets(node):
         yield from off_by_one(
             src,
@@ -314,6 +360,8 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)
+    for value, also, prior in call_targets(node, parent):
+        yield from add_call(src, value, also, prior, scope)
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):
         yield from literal(src, node)
     callee = isinstance(parent, ast.Call) and parent.func is node

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 from dataclasses import dataclass, field
 
 BUILTIN_NAMES = set(dir(builtins))
@@ -14,6 +15,7 @@ WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "
 CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 # methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
 UPDATES = ("update", "append", "add", "extend", "appendleft")
+MAX_CALLEES = 8  # the module's own one-argument callables tried as a missing wrapper, most called first
 
 
 @dataclass
@@ -28,6 +30,12 @@ class Scope:
     )  # locals bound to {} [] set() ..., or updated in place
     updates: list[str] = field(default_factory=list)  # in-place update methods the module calls as statements
     values: list[str] = field(default_factory=list)  # names and `name.attr` reads: arguments of a new call
+    callees: list[str] = field(
+        default_factory=list
+    )  # not builtins: what the function, then the module, calls
+    # with one argument (helpers, classes, nested functions): a missing wrapper beyond the builtins
+    own: list[str] = field(default_factory=list)  # those of `callees` the function itself calls
+    raised: list[str] = field(default_factory=list)  # exception classes the module raises, most raised first
 
 
 def _constructor(value: ast.expr) -> str | None:
@@ -93,16 +101,11 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     skip = called | BUILTIN_NAMES | {"self", "cls"}
     names = [n for n in dict.fromkeys(params + stored + read) if n not in skip]
     local = set(names)
-    defined = [
-        n.name
-        for n in module.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(n.args.args) >= 1 and n is not func
-    ]
-    one_arg = {
+    one_arg = Counter(
         n.func.id
         for n in ast.walk(module)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
-    }
+    )
     # a module function taking exactly one argument can wrap a value though the module never calls it so
     single = {
         n.name
@@ -112,15 +115,27 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         and n.args.args[0].arg not in ("self", "cls")
         and n is not func
     }
-    raised = {  # exception classes the module raises: `raise "message"` lacks one
+    raised = Counter(  # exception classes the module raises: `raise "message"` lacks one
         n.exc.func.id
         for n in ast.walk(module)
         if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and isinstance(n.exc.func, ast.Name)
-    }
-    builtin_one = sorted(
-        (one_arg | raised) & BUILTIN_NAMES
-    )  # `next(...)`, `TypeError(...)`: builtins this module uses
-    wrappers = [w for w in dict.fromkeys(WRAPPERS + builtin_one + sorted((one_arg & set(defined)) | single))]
+    )
+    # `next(...)`, `TypeError(...)`: builtins this module uses
+    builtin_one = sorted((set(one_arg) | set(raised)) & BUILTIN_NAMES)
+    own = [
+        n.func.id
+        for n in ast.walk(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and len(n.args) == 1
+        and not n.keywords
+        and n.func.id not in BUILTIN_NAMES
+    ]
+    module_callees = [n for n, _ in one_arg.most_common() if n not in BUILTIN_NAMES and n != func.name]
+    callables = list(
+        dict.fromkeys([*own, *module_callees[:MAX_CALLEES], *sorted(single - set(module_callees))])
+    )
+    wrappers = list(dict.fromkeys(WRAPPERS + builtin_one + callables))
     updates = sorted(
         {
             n.value.func.attr
@@ -150,4 +165,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         containers=[n for n in dict.fromkeys(stored + params) if n in containers],
         updates=updates,
         values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
+        callees=callables,
+        own=list(dict.fromkeys(own)),
+        raised=[n for n, _ in raised.most_common()],
     )
