@@ -73,7 +73,9 @@ def load_set(path: Path) -> tuple[dict, list[Bug]]:
     return header, [Bug(**b) for b in data["bugs"]]
 
 
-def freeze(name: str, seed: int, projects: list[str], cache: Path, results: Path = RESULTS) -> Path:
+def freeze(
+    name: str, seed: int, projects: list[str], cache: Path, results: Path = RESULTS, note: str = ""
+) -> Path:
     path = frozen_path(name, results)
     if path.exists():
         raise SystemExit(f"{path} exists: a set is frozen once (delete it only if it was never run)")
@@ -89,10 +91,13 @@ def freeze(name: str, seed: int, projects: list[str], cache: Path, results: Path
         "rules": RULES,
         "command": f"python evals/bench_builtin_sets.py freeze --set {name} --seed {seed} --projects "
         + " ".join(projects),
-        "chosen_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "chosen_at": (chosen_at := time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())),
         "python": platform.python_version(),
         "pytest": pytest.__version__,
-        "note": "frozen before any engine ran on it; nobody tuned against it",
+        # --note says what the freezer knows then (say, which engine tuning it came before)
+        "note": f"frozen at {chosen_at}: {note}"
+        if note
+        else "frozen before any engine ran on it; nobody tuned against it",
     }
     path.write_text(json.dumps({**header, "bugs": [asdict(b) for b in bugs]}, indent=1) + "\n")
     return path
@@ -139,12 +144,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, help="freeze: the shuffle's seed")
     parser.add_argument("--projects", nargs="+", help="freeze: pinned sdists, name==version")
     parser.add_argument("--cache", type=Path, help="sdists and unpacked projects (default /work/cache/<set>)")
+    parser.add_argument("--note", default="", help="freeze: the header's note (after 'frozen at <time>: ')")
     args = parser.parse_args()
     cache = args.cache or Path("/work/cache") / args.name
     if args.action == "freeze":
         if args.seed is None or not args.projects or not all("==" in p for p in args.projects):
             parser.error("freeze needs --seed and --projects name==version ...")
-        print(freeze(args.name, args.seed, args.projects, cache))
+        print(freeze(args.name, args.seed, args.projects, cache, note=args.note))
         return
     path = frozen_path(args.name)
     if not path.exists():

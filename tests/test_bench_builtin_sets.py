@@ -76,6 +76,15 @@ def test_a_set_is_frozen_once_with_how_it_was_chosen(cache: Path, tmp_path: Path
         sets.freeze("tiny", seed, ["tiny==1.0"], cache, results=tmp_path)
 
 
+@pytest.mark.parametrize("note", ["", "before the engine tuning landed"])
+def test_the_header_note_says_when_it_was_frozen_and_what_the_freezer_knew(
+    cache: Path, tmp_path: Path, note: str
+) -> None:
+    header, _ = sets.load_set(sets.freeze("tiny", 5, ["tiny==1.0"], cache, results=tmp_path, note=note))
+    said = f"frozen at {header['chosen_at']}: {note}" if note else "frozen before any engine ran on it"
+    assert header["note"].startswith(said)
+
+
 def test_validation_passes_gold_and_catches_a_bug_that_fails_other_tests(cache: Path, tmp_path: Path) -> None:
     path = sets.freeze("tiny", 3, ["tiny==1.0"], cache, results=tmp_path)
     report = sets.validate(path, cache, log=lambda _: None)
