@@ -13,7 +13,7 @@ from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker
 from repofix.repair.source import Edit, SourceFile
 from tests.conftest import backend_params
-from tests.test_repair_engine import project
+from tests.test_repair_engine import project, pycache_folders
 
 LOOP = "def count(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
 # every run of the test leaves a line in runs.txt, so the runs can be counted
@@ -86,3 +86,4 @@ def test_a_worker_slow_to_start_is_cut_at_the_budget(backend: str, make_sandbox,
     assert files["waiting"] is not None  # the worker did reach its warm-up...
     assert files["woke"] is None  # ...and was cut there, not waited for
     assert files["total.py"] == TOTAL.encode()
+    assert pycache_folders(box) == []  # the killed worker's folder was removed for it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,9 @@ def test_flipped_comparison_is_repaired_and_the_sandbox_left_as_found(
     assert "tests/" not in "".join(result.files)
     assert result.candidates_tried >= 1
     assert sandbox.read_files(["pkg/clamp.py"])["pkg/clamp.py"] == CLAMP.encode()
+    assert pycache_folders(sandbox) == []  # the worker's compiled modules went with it
+    # and none were written into the workspace: the only file touched is the one mutated (and restored)
+    assert set(sandbox.changes().modified) == {"pkg/clamp.py"}
     # the patch really works: apply it on the host and run the suite
     (root / "pkg" / "clamp.py").write_text(result.files["pkg/clamp.py"])
     done = subprocess.run(
@@ -57,6 +61,14 @@ def test_flipped_comparison_is_repaired_and_the_sandbox_left_as_found(
         text=True,
     )
     assert done.returncode == 0, done.stdout
+
+
+def pycache_folders(sandbox) -> list[str]:
+    """The repair worker's folders of compiled modules left in the sandbox's temporary folder."""
+    code = "import os, tempfile; print(sorted(n for n in os.listdir(tempfile.gettempdir()) if 'repofix-pyc' in n))"
+    listed = sandbox.run(["python", "-c", code], cwd=sandbox.workdir, timeout=60)
+    assert listed.ok, listed.output
+    return ast.literal_eval(listed.stdout.strip())
 
 
 UNFIXABLE = "def greet(name):\n    return 'hello'\n"

@@ -114,6 +114,7 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
             (f"{inner} or {name}", 0.25),
             (f"{name} is not None and {inner}", 0.3),
             (f"{name} and {inner}", 0.3),  # a guard: `prefix and prefix[0] == "<"`
+            (f"not {name} and {inner}", 0.25),
         ):
             yield src.mutation(
                 "add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near

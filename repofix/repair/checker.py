@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import base64
 import json
+import secrets
 import time
 import zlib
 from dataclasses import dataclass
@@ -168,15 +169,27 @@ class Checker:
         """Send `request` with `mutations` as its candidates; the files they touch are as before
         afterwards (the worker restores them itself; this covers a worker killed mid-candidate)."""
         request["candidates"] = candidate_list(mutations)
+        # the worker's compiled modules, in the sandbox's temporary folder (see worker.py)
+        request["pycache"] = f"repofix-pyc-{secrets.token_hex(8)}"
         paths = sorted({m.path for m in mutations})
         originals = self.sandbox.read_files(paths)
+        result = None
         try:
-            return self._call(request, timeout=timeout)
+            result = self._call(request, timeout=timeout)
+            return result
         finally:
             current = self.sandbox.read_files(paths)
             changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
             if changed:
                 self.sandbox.write_files(changed)
+            if result is None or result.timed_out:  # a killed worker could not remove its folder
+                self._remove_pycache(request["pycache"])
+
+    def _remove_pycache(self, name: str) -> None:
+        code = (
+            f"import os, shutil, tempfile; shutil.rmtree(os.path.join(tempfile.gettempdir(), {name!r}), True)"
+        )
+        self.sandbox.run([self.python, "-c", code], cwd=self.sandbox.workdir, timeout=60)
 
     def differ(
         self, mutations: list[Mutation], passing: list[str], *, timeout: float, seconds: float

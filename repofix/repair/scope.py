@@ -48,6 +48,15 @@ def _constructor(value: ast.expr) -> str | None:
     return None
 
 
+def _dotted(node: ast.expr) -> str:
+    """`Name` or `module.Name` as text; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return ""
+
+
 def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
     """The function's parameter names in order; `*args` and `**kwargs` last, unless not asked for."""
     args = func.args
@@ -115,10 +124,10 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         and n.args.args[0].arg not in ("self", "cls")
         and n is not func
     }
-    raised = Counter(  # exception classes the module raises: `raise "message"` lacks one
-        n.exc.func.id
+    raised = Counter(  # exception classes the module raises (`error.Bad` too): `raise "message"` lacks one
+        _dotted(n.exc.func)
         for n in ast.walk(module)
-        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and isinstance(n.exc.func, ast.Name)
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and _dotted(n.exc.func)
     )
     # `next(...)`, `TypeError(...)`: builtins this module uses
     builtin_one = sorted((set(one_arg) | set(raised)) & BUILTIN_NAMES)

@@ -20,18 +20,50 @@ Output is one JSON object per line on stdout; the test output itself goes to /de
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 from repofix.repair.insandbox.check import run_check
+from repofix.repair.insandbox.common import _rel
 from repofix.repair.insandbox.coverage import run_coverage
 from repofix.repair.insandbox.differ import run_differ
 
-sys.dont_write_bytecode = True  # candidates must never leave .pyc files that shadow the source
+sys.dont_write_bytecode = True  # candidates must never leave .pyc files in the workspace
+
+
+def _bytecode_elsewhere(name):
+    """Each child imports the workspace afresh: its compiled modules are kept in a folder of this
+    call's own outside the workspace (sys.pycache_prefix; `name` is chosen by the host, which
+    removes it if this process is killed), so a candidate recompiles only its own file (each
+    candidate's file gets a fresh mtime, so a stale entry never matches). Returns the folder."""
+    folder = os.path.join(tempfile.gettempdir(), name)
+    if (
+        not name.startswith("repofix-pyc-")
+        or _rel(os.path.realpath(folder), os.path.realpath(".")) is not None
+    ):
+        return None  # never inside the workspace
+    try:
+        os.mkdir(folder, 0o700)
+    except OSError:
+        return None  # no writable temporary folder: compile from source, as before
+    sys.pycache_prefix = folder
+    sys.dont_write_bytecode = False
+    return folder
 
 
 def main():
     req = json.loads(sys.stdin.read())
     sys.path.insert(0, os.getcwd())
+    folder = _bytecode_elsewhere(req["pycache"]) if req.get("pycache") else None
+    try:
+        _run(req)
+    finally:
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(req):
     if req["mode"] == "coverage":
         run_coverage(req)
     elif req["mode"] == "check":
