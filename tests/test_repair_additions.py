@@ -141,6 +141,22 @@ CASES = [
     ),
     ("add-slice", "def f(a, b):\n    return a[0] + b\n", "def f(a, b):\n    return a[0] + b[1:]\n"),
     ("add-slice", "def f(fs):\n    return g(*fs)\n", "def f(fs):\n    return g(*fs[1:])\n"),
+    (
+        "add-slice",
+        "def f(tokens):\n    return list(tokens)\n",
+        "def f(tokens):\n    return list(tokens[1:-1])\n",
+    ),
+    # a copy: the caller's list must not change with the result
+    (
+        "add-slice",
+        "def f(xs):\n    out = xs\n    return out\n",
+        "def f(xs):\n    out = xs[:]\n    return out\n",
+    ),
+    (
+        "add-slice",
+        "def f(pairs):\n    keys = pairs\n    return keys\n",
+        "def f(pairs):\n    keys = pairs[::2]\n    return keys\n",
+    ),
     # a class or helper the module calls with one argument, not a builtin
     (
         "add-wrapper",

@@ -110,7 +110,7 @@ def test_giving_up_says_no_plausible_patch_among_n_candidates(tmp_path: Path) ->
     match = re.match(
         r"gave up: no plausible patch among (\d+) candidates on \d+ suspicious lines", gave_up[0]
     )
-    assert match and 0 < int(match[1]) < 1500, gave_up[0]
+    assert match and 0 < int(match[1]) < 5000, gave_up[0]
     assert "budget" not in gave_up[0]  # it ran out of candidates, far below its limits
     assert (repo / "greet.py").read_text() == files["greet.py"]
 

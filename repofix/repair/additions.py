@@ -284,7 +284,8 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
     start, end = src.span(value)
     text = src.atom(value)
     for sl, prior in (
-        [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2)]
+        [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2), ("[1:-1]", 0.2), ("[:]", 0.15), ("[::2]", 0.15)]
+        + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]
     ):

@@ -19,7 +19,7 @@ from repofix.testfiles import is_test_file
 
 @dataclass(frozen=True)
 class Budget:
-    max_candidates: int = 1500  # candidates actually run against the tests
+    max_candidates: int = 5000  # candidates run against the tests (the seconds are the usual limit)
     max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
     max_lines: int = 40  # most suspicious lines that get mutated
     extra_after_plausible: int = 10  # candidates tried after the first plausible one, for a smaller one
