@@ -221,6 +221,24 @@ CASES = [
         "def split(links, get):\n    expired = []\n    kept = []\n    for key in links:\n"
         "        kept.append((key, get(key)))\n        expired.append((key, get(key)))\n    return expired\n",
     ),
+    # a nested function's closure: the sibling statement's receiver replaced by the outer function's local
+    (
+        "clone-update",
+        "def keys(pairs):\n    ints = set()\n    names = set()\n\n    def add(key):\n        if isinstance(key, int):\n"
+        "            pass\n        else:\n            names.add(key)\n\n    for k in pairs:\n        add(k)\n"
+        "    return ints, names\n",
+        "def keys(pairs):\n    ints = set()\n    names = set()\n\n    def add(key):\n        if isinstance(key, int):\n"
+        "            ints.add(key)\n        else:\n            names.add(key)\n\n    for k in pairs:\n        add(k)\n"
+        "    return ints, names\n",
+    ),
+    # an update statement another method makes, as it is there
+    (
+        "clone-update",
+        "class Parser:\n    def __init__(self):\n        self.data = []\n\n    def chars(self, data):\n        pass\n\n"
+        "    def end(self, data):\n        self.data.append(data)\n        return self.data\n",
+        "class Parser:\n    def __init__(self):\n        self.data = []\n\n    def chars(self, data):\n"
+        "        self.data.append(data)\n\n    def end(self, data):\n        self.data.append(data)\n        return self.data\n",
+    ),
     # a comparison or a call the module tests elsewhere, added as a clause
     (
         "add-condition",

@@ -21,6 +21,7 @@ from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
 PARTS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # what a clone may have replaced
 MAX_CONDITIONS = 24  # conditions tried as a new clause: the function's own first, then the module's
+MAX_ELSEWHERE = 16  # update statements of the rest of the module tried as a missing one, nearest first
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Reuse:
     updates: list[ast.Call] = field(default_factory=list)  # `R.update(...)` / `R.append(...)` statements
     conditions: list[tuple[str, float]] = field(default_factory=list)  # (text, prior)
     locals: list[str] = field(default_factory=list)  # names bound in the function (parameters too)
+    elsewhere: list[ast.Call] = field(default_factory=list)  # update statements made elsewhere, readable here
 
 
 def _free_names(node: ast.AST) -> set[str]:
@@ -66,26 +68,59 @@ def _conditions(tree: ast.AST) -> list[ast.expr]:
     return found
 
 
-def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, src: SourceFile) -> Reuse:
-    params = parameters(func)
-    stored = [n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-    local = list(dict.fromkeys(params + stored))
-    visible = set(local) | _module_names(module) | BUILTIN_NAMES
-    updates = [
+def _updates(tree: ast.AST) -> list[ast.Call]:
+    """`R.update(...)` / `R.append(...)`... calls made as statements."""
+    return [
         n.value
-        for n in ast.walk(func)
+        for n in ast.walk(tree)
         if isinstance(n, ast.Expr)
         and isinstance(n.value, ast.Call)
         and isinstance(n.value.func, ast.Attribute)
         and n.value.func.attr in UPDATES
     ]
+
+
+def _enclosing(func: ast.AST, module: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions `func` is nested in, innermost first: their locals are its closure."""
+    outer = [
+        n
+        for n in ast.walk(module)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and n is not func
+        and n.lineno < func.lineno  # type: ignore[attr-defined]
+        and func.end_lineno <= (n.end_lineno or 0)  # type: ignore[attr-defined]
+    ]
+    return sorted(outer, key=lambda n: -n.lineno)
+
+
+def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, src: SourceFile) -> Reuse:
+    scopes = [func, *_enclosing(func, module)]
+    local: list[str] = []
+    for f in scopes:  # a nested function's closure: the names of the functions it is in
+        stored = [n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+        local += parameters(f) + stored
+    local = list(dict.fromkeys(local))
+    visible = set(local) | _module_names(module) | BUILTIN_NAMES
+    updates = _updates(func)
+    own = {src.segment(c) for c in updates}
+    # the module's other update statements that read only what is visible here, nearest first:
+    # `self.data.append(data)` made in another method, `placeholder.add(key)` in the outer function
+    elsewhere = sorted(
+        (c for c in _updates(module) if _free_names(c) <= visible and src.segment(c) not in own),
+        key=lambda c: abs(c.lineno - func.lineno),
+    )
     conditions: dict[str, float] = {}
     for tree, prior in ((func, 0.3), (module, 0.25)):
         for cond in _conditions(tree):
             text = src.segment(cond)
             if "\n" not in text and _free_names(cond) <= visible and text not in conditions:
                 conditions[text] = prior
-    return Reuse(updates, list(conditions.items())[:MAX_CONDITIONS], [n for n in local if n != "self"])
+    return Reuse(
+        updates,
+        list(conditions.items())[:MAX_CONDITIONS],
+        [n for n in local if n != "self"],
+        list({src.segment(c): c for c in reversed(elsewhere)}.values())[::-1][:MAX_ELSEWHERE],
+    )
 
 
 def _guard(node: ast.stmt, parent: ast.AST) -> ast.expr | None:
@@ -122,7 +157,7 @@ def _clones(
 def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse) -> Iterator[Mutation]:
     """Add an update statement cloned from the function's own (see _clones) after `node`, or in
     place of it when it is a `pass`."""
-    if not reuse.updates or isinstance(node, (ast.Return, ast.Raise)):
+    if not (reuse.updates or reuse.elsewhere) or isinstance(node, (ast.Return, ast.Raise)):
         return
     start = src.line_starts[node.lineno - 1]
     if src.data[start : start + node.col_offset].strip():
@@ -131,8 +166,11 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     end = src.span(node)[1]
     guard = _guard(node, parent)
     seen = {src.segment(c) for c in reuse.updates}  # an exact copy is add_update's or a duplicate
-    for call in reuse.updates:
-        for text, prior in _clones(src, call, guard, reuse.locals):
+    templates = [(call, _clones(src, call, guard, reuse.locals)) for call in reuse.updates]
+    # from elsewhere in the module: as it is there, then with one part replaced
+    templates += [(call, _copy_then_clones(src, call, guard, reuse.locals)) for call in reuse.elsewhere]
+    for _call, texts in templates:
+        for text, prior in texts:
             if text in seen:
                 continue
             seen.add(text)
@@ -141,6 +179,14 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
             else:
                 edit = Edit(end, end, f"\n{indent}{text}")
             yield src.mutation("clone-update", f"add '{text}' at line {node.lineno}", [edit], prior)
+
+
+def _copy_then_clones(
+    src: SourceFile, call: ast.Call, guard: ast.expr | None, names: list[str]
+) -> Iterator[tuple[str, float]]:
+    yield src.segment(call), 0.3
+    for text, prior in _clones(src, call, guard, names):
+        yield text, prior - 0.1
 
 
 def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mutation]:
