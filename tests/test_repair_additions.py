@@ -239,6 +239,17 @@ CASES = [
         "class Parser:\n    def __init__(self):\n        self.data = []\n\n    def chars(self, data):\n"
         "        self.data.append(data)\n\n    def end(self, data):\n        self.data.append(data)\n        return self.data\n",
     ),
+    # an attribute the function reads, as a guard or an alternative
+    (
+        "add-clause",
+        "def f(item, x):\n    if x > 1:\n        return item.size + 1\n    return 0\n",
+        "def f(item, x):\n    if item.size is not None and x > 1:\n        return item.size + 1\n    return 0\n",
+    ),
+    (
+        "add-clause",
+        "def f(default, value):\n    if default is None:\n        return value.ok\n    return 0\n",
+        "def f(default, value):\n    if default is None or value.ok:\n        return value.ok\n    return 0\n",
+    ),
     # a comparison or a call the module tests elsewhere, added as a clause
     (
         "add-condition",

@@ -119,6 +119,10 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
             yield src.mutation(
                 "add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near
             )
+    # an attribute the function reads: `x.indent is not None and T`, `T or item.isValue`
+    for value in (v for v in scope.values if "." in v and v not in text):
+        for new in (f"{value} is not None and {inner}", f"{inner} or {value}", f"{value} and {inner}"):
+            yield src.mutation("add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], 0.2)
 
 
 def off_by_one(

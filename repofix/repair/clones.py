@@ -20,7 +20,7 @@ from repofix.repair.scope import BUILTIN_NAMES, UPDATES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
 PARTS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # what a clone may have replaced
-MAX_CONDITIONS = 24  # conditions tried as a new clause: the function's own first, then the module's
+MAX_CONDITIONS = 32  # conditions tried as a new clause: the function's own, then the module's nearest
 MAX_ELSEWHERE = 16  # update statements of the rest of the module tried as a missing one, nearest first
 
 
@@ -110,8 +110,10 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
         key=lambda c: abs(c.lineno - func.lineno),
     )
     conditions: dict[str, float] = {}
-    for tree, prior in ((func, 0.3), (module, 0.25)):
-        for cond in _conditions(tree):
+    # the function's own first, then the module's nearest the function first
+    nearest = sorted(_conditions(module), key=lambda c: abs(c.lineno - func.lineno))
+    for tree, prior in ((_conditions(func), 0.3), (nearest, 0.25)):
+        for cond in tree:
             text = src.segment(cond)
             if "\n" not in text and _free_names(cond) <= visible and text not in conditions:
                 conditions[text] = prior
