@@ -116,6 +116,11 @@ CASES = [
         "def f(p):\n    if p and p[0] == '<':\n        return 1\n    return 0\n",
     ),
     ("off-by-one", "def f(n):\n    return g(days=n)\n", "def f(n):\n    return g(days=n - 1)\n"),
+    (
+        "off-by-one",
+        "def shift(index, at):\n    for k, v in index.items():\n        if v >= at:\n            index[k] = v\n",
+        "def shift(index, at):\n    for k, v in index.items():\n        if v >= at:\n            index[k] = v + 1\n",
+    ),
     ("off-by-one", "def f(xs, n):\n    return xs[:n]\n", "def f(xs, n):\n    return xs[:n + 1]\n"),
     (
         "add-wrapper",

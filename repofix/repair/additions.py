@@ -143,7 +143,13 @@ def off_by_one(
 
 
 def operand_targets(node: ast.AST) -> list[ast.expr]:
-    """Operands of arithmetic and comparisons, and arguments of calls (not of `range`: see operators)."""
+    """Operands of arithmetic and comparisons, arguments of calls (not of `range`: see operators),
+    and a value assigned or returned when it is a name, an attribute or a subscript (`self._map[k]
+    = v` -> `v + 1`; a call or an expression has its own operands)."""
+    if isinstance(node, (ast.Assign, ast.Return)) and isinstance(
+        node.value, (ast.Name, ast.Attribute, ast.Subscript)
+    ):
+        return [node.value]
     if isinstance(node, ast.BinOp):
         return [node.left, node.right]
     if isinstance(node, ast.Compare):
