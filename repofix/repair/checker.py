@@ -182,7 +182,7 @@ class Checker:
             changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
             if changed:
                 self.sandbox.write_files(changed)
-            if result is None or result.timed_out:  # a killed worker could not remove its folder
+            if result is not None and result.timed_out:  # a killed worker could not remove its folder
                 self._remove_pycache(request["pycache"])
 
     def _remove_pycache(self, name: str) -> None:
