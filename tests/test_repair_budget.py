@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.checker import Checker
+from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.source import Edit, SourceFile
 from tests.conftest import backend_params
 from tests.test_repair_engine import project, pycache_folders
@@ -87,3 +87,40 @@ def test_a_worker_slow_to_start_is_cut_at_the_budget(backend: str, make_sandbox,
     assert files["woke"] is None  # ...and was cut there, not waited for
     assert files["total.py"] == TOTAL.encode()
     assert pycache_folders(box) == []  # the killed worker's folder was removed for it
+
+
+SIGN = "def sign(x):\n    if x > 0:\n        return 1\n    return 0\n"
+# every test logs its run; test_neg fails (the bug: no negative branch)
+SIGN_TESTS = (
+    "from sign import sign\n\ndef log(name):\n    with open('runs.txt', 'a') as out:\n        out.write(name + '\\n')\n\n"
+    "def test_a():\n    log('a')\n    assert 1 + 1 == 2\n\n"
+    "def test_neg():\n    log('neg')\n    assert sign(-1) == -1\n\n"
+    "def test_zero():\n    log('zero')\n    assert sign(0) == 0\n"
+)
+
+
+def test_the_passing_tests_that_ran_a_changed_line_run_first(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"sign.py": SIGN, "test_sign.py": SIGN_TESTS})
+    box = make_sandbox("none", source=root)
+    runs, _ = Checker(box).coverage([], 60, 10)
+    passing = sorted(r.nodeid for r in runs if r.outcome == "passed")
+    assert passing == ["test_sign.py::test_a", "test_sign.py::test_zero"]
+    src = SourceFile("sign.py", SIGN)
+    at = SIGN.index("return 0") + len("return ")
+    # `return -1` fixes test_neg and breaks test_zero, which alone of the passing tests ran line 4
+    wrong = src.mutation("constant", "0 -> -1", [Edit(at, at + 1, "-1")], 0.5)
+    covering = covering_tests(runs, passing, {"sign.py": {4}})
+    assert covering == {("sign.py", 4): ["test_sign.py::test_zero"]}
+    box.write_files({"runs.txt": b""})
+    verdicts = Checker(box).check(
+        [wrong],
+        ["test_sign.py::test_neg"],
+        passing,
+        timeout=5.0,
+        full_timeout=10.0,
+        seconds=60,
+        covering=covering,
+    )
+    assert [(v.ok, v.stage) for v in verdicts] == [(False, "passing")]
+    ran = (box.read_files(["runs.txt"])["runs.txt"] or b"").decode().split()
+    assert "zero" in ran and "a" not in ran  # test_a, first in the suite's order, was not needed

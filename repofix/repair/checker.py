@@ -127,6 +127,7 @@ class Checker:
         also: list[str] | None = None,
         slower: float = 0.0,
         retry: bool = True,
+        covering: Covering | None = None,
     ) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
         candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
@@ -147,7 +148,7 @@ class Checker:
             "slower": slower,
             "retry": retry,
         }
-        result = self._call_on(mutations, request, timeout=seconds + OVERRUN)
+        result = self._call_on(mutations, request, timeout=seconds + OVERRUN, covering=covering)
         verdicts = []
         for item in json_lines(result.stdout):
             if "id" in item:
@@ -165,10 +166,12 @@ class Checker:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts
 
-    def _call_on(self, mutations: list[Mutation], request: dict, *, timeout: float) -> CommandResult:
+    def _call_on(
+        self, mutations: list[Mutation], request: dict, *, timeout: float, covering: Covering | None = None
+    ) -> CommandResult:
         """Send `request` with `mutations` as its candidates; the files they touch are as before
         afterwards (the worker restores them itself; this covers a worker killed mid-candidate)."""
-        request["candidates"] = candidate_list(mutations)
+        request["candidates"] = candidate_list(mutations, covering)
         # the worker's compiled modules, in the sandbox's temporary folder (see worker.py)
         request["pycache"] = f"repofix-pyc-{secrets.token_hex(8)}"
         paths = sorted({m.path for m in mutations})
@@ -203,12 +206,34 @@ class Checker:
         return differences(result.stdout, mutations)
 
 
-def candidate_list(mutations: list[Mutation]) -> list[dict]:
-    """Mutations as the worker takes them: an id (the index) and the edits of one file."""
-    return [
-        {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-        for i, m in enumerate(mutations)
-    ]
+FIRST = 20  # passing tests that ran a candidate's lines, run before the rest of the passing tests
+Covering = dict[tuple[str, int], list[str]]  # (path, line) -> the passing tests that executed it
+
+
+def candidate_list(mutations: list[Mutation], covering: Covering | None = None) -> list[dict]:
+    """Mutations as the worker takes them: an id (the index), the edits of one file, and the passing
+    tests that ran the lines it changes (`covering`), which the worker runs first."""
+    listed = []
+    for i, m in enumerate(mutations):
+        item: dict = {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
+        first = sorted({t for line in m.lines or (m.line,) for t in (covering or {}).get((m.path, line), ())})
+        if first:
+            item["first"] = first[:FIRST]
+        listed.append(item)
+    return listed
+
+
+def covering_tests(runs: list[RunRecord], passing: list[str], lines: dict[str, set[int]]) -> Covering:
+    """The passing tests that executed each of `lines` (path -> line numbers) in the coverage run."""
+    kept = set(passing)
+    covering: Covering = {}
+    for run in runs:
+        if run.nodeid not in kept:
+            continue
+        for path, wanted in lines.items():
+            for line in wanted.intersection(run.lines.get(path, ())):
+                covering.setdefault((path, line), []).append(run.nodeid)
+    return covering
 
 
 def differ_request(passing: list[str], timeout: float, seconds: float) -> dict:

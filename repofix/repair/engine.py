@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
-from repofix.repair.checker import Checker
+from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.localize import RunRecord, Suspect, rank
 from repofix.repair.search import CandidatePool, doubts
 from repofix.repair.search import best as choose
@@ -126,6 +126,7 @@ def repair(
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)
     timeout, full_timeout, failing = timeouts(runs, failing, run_seconds)
+    covering = covering_tests(runs, passing, pool.lines)
     singles = pool.singles(budget.ordered)
     stages = itertools.chain(
         pool.valid(singles),
@@ -162,6 +163,7 @@ def repair(
             extra=extra_left,
             slower=budget.slower,
             retry=retry,
+            covering=covering,
         )
         if not retry:  # a retried candidate was counted when it first timed out
             stalled += [v.mutation for v in verdicts if v.stage == "failing" and v.reason == "timeout"]

@@ -24,7 +24,14 @@ import zlib
 from typing import Any
 
 from repofix.models.base import ModelReply, ToolCall
-from repofix.repair.checker import candidate_list, differ_request, differences, worker_source
+from repofix.repair.checker import (
+    Covering,
+    candidate_list,
+    covering_tests,
+    differ_request,
+    differences,
+    worker_source,
+)
 from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, give_up_reason, timeouts
 from repofix.repair.localize import RunRecord, rank
 from repofix.repair.search import CandidatePool, best, doubts
@@ -125,6 +132,7 @@ class BuiltinModel:
         self.focus = ""
         self.others: list[str] = []  # the other failing targets: a patch that fixes them too ranks first
         self.passing: list[str] = []
+        self.covering: Covering = {}  # passing tests per suspicious line: run first for a candidate there
         self.pool: CandidatePool | None = None
         self.stream: Any = iter(())
         self.batch: list[Mutation] = []
@@ -225,6 +233,7 @@ class BuiltinModel:
         ran = next(r for r in self.runs if r.nodeid == self.focus).lines
         suspects = [s for s in rank(self.runs, {self.focus, *self.others}) if s.line in ran.get(s.path, ())]
         self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines)
+        self.covering = covering_tests(self.runs, self.passing, self.pool.lines)
         singles = self.pool.singles(self.budget.ordered)
         pool = self.pool
         self.stream = itertools.chain(
@@ -269,7 +278,7 @@ class BuiltinModel:
             "stop_after": len(self.batch),
             "extra": self.budget.extra_after_plausible,
             "slower": self.budget.slower,
-            "candidates": candidate_list(self.batch),
+            "candidates": candidate_list(self.batch, self.covering),
         }
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
 

@@ -58,6 +58,11 @@ def run_check(req):
             if ok:
                 ok, reason = patient(_pytest_body(failing), lambda: left(timeout))
             stage = "failing"
+            if ok and passing and cand.get("first"):
+                # the passing tests that ran the mutated lines first: they are the likeliest to
+                # break, and a large suite is not run to its end to find out
+                stage = "passing"
+                ok, reason = _in_child(_pytest_body(cand["first"]), left(full_timeout))
             if ok and passing:
                 stage = "passing"
                 ok, reason, took = _timed(_pytest_body(passing), left(full_timeout))
