@@ -224,7 +224,8 @@ def candidate_list(mutations: list[Mutation], covering: Covering | None = None) 
 
 
 def covering_tests(runs: list[RunRecord], passing: list[str], lines: dict[str, set[int]]) -> Covering:
-    """The passing tests that executed each of `lines` (path -> line numbers) in the coverage run."""
+    """The passing tests that executed each of `lines` (path -> line numbers) in the coverage run;
+    a line that most of them ran is left out (running those first would run the suite twice)."""
     kept = set(passing)
     covering: Covering = {}
     for run in runs:
@@ -233,7 +234,7 @@ def covering_tests(runs: list[RunRecord], passing: list[str], lines: dict[str, s
         for path, wanted in lines.items():
             for line in wanted.intersection(run.lines.get(path, ())):
                 covering.setdefault((path, line), []).append(run.nodeid)
-    return covering
+    return {key: tests for key, tests in covering.items() if 2 * len(tests) <= len(passing)}
 
 
 def differ_request(passing: list[str], timeout: float, seconds: float) -> dict:
