@@ -10,7 +10,9 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.generate import function_pairs, functions, mutations
+from repofix.repair.localize import Suspect
 from repofix.repair.scope import scope_of
+from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
 
 BFS = """\
@@ -353,3 +355,26 @@ def test_the_engine_repairs_the_minimal_case(
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert expected in result.files["graph.py"], result.patch_diff
+
+
+def test_a_callable_that_deletes_or_stops_is_never_tried_as_a_wrapper() -> None:
+    source = (
+        "def remove_tree(path):\n    return path\n\n\ndef unlink(path):\n    return path\n\n\n"
+        "def norm(path):\n    return path\n\n\ndef f(path):\n    return path\n"
+    )
+    wrapped = {m.description for m in mutations(SourceFile("m.py", source)) if m.op == "add-wrapper"}
+    assert "wrap path in norm()" in wrapped
+    assert not {w for w in wrapped if "remove_tree(" in w or "unlink(" in w}
+
+
+@pytest.mark.parametrize("indent", ["\f    ", "\t", "    "])
+def test_a_method_after_a_form_feed_or_a_tab_is_parsed_in_its_own_block(indent: str) -> None:
+    source = f"class A:\n{indent}def f(self, x):\n{indent}    return x + 1\n"
+    src = SourceFile("m.py", source)
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 3, 1.0, 1, 0)], 40)
+    kept = list(pool.valid(pool.singles()))
+    assert kept and pool.invalid == 0
+    assert any(
+        ast.dump(ast.parse(src.apply(m.edits))) == ast.dump(ast.parse(source.replace("x + 1", "x - 1")))
+        for m in kept
+    )

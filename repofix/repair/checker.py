@@ -185,7 +185,9 @@ class Checker:
             changed = {p: originals[p] for p in paths if current.get(p) != originals[p]}
             if changed:
                 self.sandbox.write_files(changed)
-            if result is not None and result.timed_out:  # a killed worker could not remove its folder
+            # a worker that was cut or died could not remove its folder (after an error of the
+            # sandbox itself nothing more is asked of it)
+            if result is not None and (result.timed_out or result.exit_code != 0):
                 self._remove_pycache(request["pycache"])
 
     def _remove_pycache(self, name: str) -> None:

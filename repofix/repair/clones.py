@@ -13,6 +13,7 @@ studies): these build whole expressions without inventing any."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -80,11 +81,20 @@ def _updates(tree: ast.AST) -> list[ast.Call]:
     ]
 
 
+@functools.lru_cache(maxsize=8)  # per module, not per function (keyed by the tree, held while cached)
+def _module_facts(
+    module: ast.Module,
+) -> tuple[set[str], list[ast.expr], list[ast.Call], list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The module's names, tested conditions, update statements and functions."""
+    functions = [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return _module_names(module), _conditions(module), _updates(module), functions
+
+
 def _enclosing(func: ast.AST, module: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The functions `func` is nested in, innermost first: their locals are its closure."""
     outer = [
         n
-        for n in ast.walk(module)
+        for n in _module_facts(module)[3]
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         and n is not func
         and n.lineno < func.lineno  # type: ignore[attr-defined]
@@ -100,18 +110,19 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
         stored = [n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
         local += parameters(f) + stored
     local = list(dict.fromkeys(local))
-    visible = set(local) | _module_names(module) | BUILTIN_NAMES
+    names, module_conditions, module_updates, _ = _module_facts(module)
+    visible = set(local) | names | BUILTIN_NAMES
     updates = _updates(func)
     own = {src.segment(c) for c in updates}
     # the module's other update statements that read only what is visible here, nearest first:
     # `self.data.append(data)` made in another method, `placeholder.add(key)` in the outer function
     elsewhere = sorted(
-        (c for c in _updates(module) if _free_names(c) <= visible and src.segment(c) not in own),
+        (c for c in module_updates if _free_names(c) <= visible and src.segment(c) not in own),
         key=lambda c: abs(c.lineno - func.lineno),
     )
     conditions: dict[str, float] = {}
     # the function's own first, then the module's nearest the function first
-    nearest = sorted(_conditions(module), key=lambda c: abs(c.lineno - func.lineno))
+    nearest = sorted(module_conditions, key=lambda c: abs(c.lineno - func.lineno))
     for tree, prior in ((_conditions(func), 0.3), (nearest, 0.25)):
         for cond in tree:
             text = src.segment(cond)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -46,6 +48,57 @@ def _constructor(value: ast.expr) -> str | None:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in GROWS:
         return value.func.id
     return None
+
+
+# a callable that would delete or stop something, never tried as a missing wrapper: a candidate that
+# removes a test or data file leaves the workspace damaged for every later candidate
+DESTRUCTIVE = re.compile(
+    r"(^|_)(rm|rmtree|remove|unlink|delete|del|kill|exit|shutdown|terminate|truncate|wipe|purge|destroy)"
+)
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What every function of one module shares, computed once per module (not per function)."""
+
+    one_arg: list[str]  # names called with one argument and no keyword, the most called first
+    single: list[str]  # module functions taking exactly one argument (a wrapper though never called so)
+    raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
+    updates: list[str]  # in-place update methods the module calls as statements
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
+def module_facts(module: ast.Module) -> ModuleFacts:
+    one_arg = Counter(
+        n.func.id
+        for n in ast.walk(module)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
+    )
+    single = sorted(
+        n.name
+        for n in module.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and len(n.args.args) - len(n.args.defaults) == 1
+        and n.args.args[0].arg not in ("self", "cls")
+    )
+    raised = Counter(
+        _dotted(n.exc.func)
+        for n in ast.walk(module)
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and _dotted(n.exc.func)
+    )
+    updates = sorted(
+        {
+            n.value.func.attr
+            for n in ast.walk(module)
+            if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute)
+            and n.value.func.attr in UPDATES
+        }
+    )
+    return ModuleFacts(
+        [n for n, _ in one_arg.most_common()], single, [n for n, _ in raised.most_common()], updates
+    )
 
 
 def _dotted(node: ast.expr) -> str:
@@ -110,27 +163,9 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     skip = called | BUILTIN_NAMES | {"self", "cls"}
     names = [n for n in dict.fromkeys(params + stored + read) if n not in skip]
     local = set(names)
-    one_arg = Counter(
-        n.func.id
-        for n in ast.walk(module)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
-    )
-    # a module function taking exactly one argument can wrap a value though the module never calls it so
-    single = {
-        n.name
-        for n in module.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and len(n.args.args) - len(n.args.defaults) == 1
-        and n.args.args[0].arg not in ("self", "cls")
-        and n is not func
-    }
-    raised = Counter(  # exception classes the module raises (`error.Bad` too): `raise "message"` lacks one
-        _dotted(n.exc.func)
-        for n in ast.walk(module)
-        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and _dotted(n.exc.func)
-    )
+    facts = module_facts(module)
     # `next(...)`, `TypeError(...)`: builtins this module uses
-    builtin_one = sorted((set(one_arg) | set(raised)) & BUILTIN_NAMES)
+    builtin_one = sorted((set(facts.one_arg) | set(facts.raised)) & BUILTIN_NAMES)
     own = [
         n.func.id
         for n in ast.walk(func)
@@ -140,21 +175,15 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         and not n.keywords
         and n.func.id not in BUILTIN_NAMES
     ]
-    module_callees = [n for n, _ in one_arg.most_common() if n not in BUILTIN_NAMES and n != func.name]
-    callables = list(
-        dict.fromkeys([*own, *module_callees[:MAX_CALLEES], *sorted(single - set(module_callees))])
-    )
+    module_callees = [n for n in facts.one_arg if n not in BUILTIN_NAMES and n != func.name]
+    single = [n for n in facts.single if n != func.name and n not in module_callees]
+    callables = [
+        n
+        for n in dict.fromkeys([*own, *module_callees[:MAX_CALLEES], *single])
+        if not DESTRUCTIVE.search(n.lower())
+    ]
     wrappers = list(dict.fromkeys(WRAPPERS + builtin_one + callables))
-    updates = sorted(
-        {
-            n.value.func.attr
-            for n in ast.walk(module)
-            if isinstance(n, ast.Expr)
-            and isinstance(n.value, ast.Call)
-            and isinstance(n.value.func, ast.Attribute)
-            and n.value.func.attr in UPDATES
-        }
-    )
+    updates = facts.updates
     bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
     callees = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
     attrs = [
@@ -176,5 +205,5 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
         callees=callables,
         own=list(dict.fromkeys(own)),
-        raised=[n for n, _ in raised.most_common()],
+        raised=facts.raised,
     )

@@ -85,7 +85,7 @@ def _blocks(src: SourceFile) -> list[tuple[int, int]]:
 def _parse_block(data: bytes) -> ast.Module:
     """A block alone: an indented one (a method, a nested function) inside an `if True:`."""
     text = data.decode("utf-8")
-    return ast.parse("if True:\n" + text if text[:1] in (" ", "\t") else text)
+    return ast.parse("if True:\n" + text if text[:1] in (" ", "\t", "\f") else text)
 
 
 class CandidatePool:
@@ -99,10 +99,16 @@ class CandidatePool:
         for s in top:
             self.lines.setdefault(s.path, set()).add(s.line)
         self.seen: set[tuple[str, int, str]] = {(p, -1, ast.dump(src.tree)) for p, src in sources.items()}
-        self.blocks = {p: _blocks(src) for p, src in sources.items()}
-        for p, blocks in self.blocks.items():
-            for i, (start, end) in enumerate(blocks):
-                self.seen.add((p, i, ast.dump(_parse_block(sources[p].data[start:end]))))
+        self.blocks: dict[str, list[tuple[int, int]]] = {}
+        for p, src in sources.items():
+            self.blocks[p] = []
+            for start, end in _blocks(src):
+                try:  # a block that does not parse alone (odd indentation) is checked with its file
+                    tree = _parse_block(src.data[start:end])
+                except (SyntaxError, ValueError):
+                    continue
+                self.seen.add((p, len(self.blocks[p]), ast.dump(tree)))
+                self.blocks[p].append((start, end))
         self.generated = 0
         self.invalid = 0
 

@@ -4,7 +4,7 @@ without pytest (plain functions, or parametrized ones with plain parameters)."""
 import os
 import sys
 
-from repofix.repair.insandbox.common import PYTEST_ARGS, _quiet, _rel
+from repofix.repair.insandbox.common import PYTEST_ARGS, _bytecode_on, _quiet, _rel
 
 
 class _Items:
@@ -111,4 +111,5 @@ def _warm_up(tests):
 
     gc.collect()
     gc.freeze()
+    _bytecode_on()
     return plain

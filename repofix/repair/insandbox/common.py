@@ -1,6 +1,7 @@
 """Shared by the in-sandbox worker's jobs (worker.py: all these files ship as one text)."""
 
 import os
+import sys
 import time
 
 
@@ -30,3 +31,24 @@ def _deadline(req):
     if req.get("seconds") is not None:
         ends.append(time.time() + float(req["seconds"]))
     return min(ends) if ends else None
+
+
+_PYCACHE = []  # type: list[str]  # the folder this call compiles the workspace into (worker.py makes it)
+
+
+def _bytecode_on():
+    """After the warm-up (whose imports of pytest, plugins and dependencies keep their own .pyc
+    files): the workspace's modules, which every child imports afresh, are compiled once into this
+    call's folder outside the workspace, so a candidate recompiles only its own file. Only where
+    nothing can land in the workspace: Python >= 3.8 (sys.pycache_prefix) and a pytest whose
+    assertion rewriting honours it."""
+    if not _PYCACHE or sys.version_info < (3, 8):
+        return
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:
+        return
+    if not hasattr(rewrite, "get_cache_dir"):
+        return
+    sys.pycache_prefix = _PYCACHE[0]
+    sys.dont_write_bytecode = False

@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 from repofix.repair.insandbox.check import run_check
-from repofix.repair.insandbox.common import _rel
+from repofix.repair.insandbox.common import _PYCACHE, _rel
 from repofix.repair.insandbox.coverage import run_coverage
 from repofix.repair.insandbox.differ import run_differ
 
@@ -33,10 +33,10 @@ sys.dont_write_bytecode = True  # candidates must never leave .pyc files in the 
 
 
 def _bytecode_elsewhere(name):
-    """Each child imports the workspace afresh: its compiled modules are kept in a folder of this
-    call's own outside the workspace (sys.pycache_prefix; `name` is chosen by the host, which
-    removes it if this process is killed), so a candidate recompiles only its own file (each
-    candidate's file gets a fresh mtime, so a stale entry never matches). Returns the folder."""
+    """A folder of this call's own outside the workspace for the compiled modules of the workspace
+    (`name` is chosen by the host, which removes it if this process dies); the warm-up turns it
+    on (common._bytecode_on). Each candidate's file gets a fresh mtime within a call, so a stale
+    entry never matches. Returns the folder, or None (compile from source, as before)."""
     folder = os.path.join(tempfile.gettempdir(), name)
     if (
         not name.startswith("repofix-pyc-")
@@ -47,8 +47,7 @@ def _bytecode_elsewhere(name):
         os.mkdir(folder, 0o700)
     except OSError:
         return None  # no writable temporary folder: compile from source, as before
-    sys.pycache_prefix = folder
-    sys.dont_write_bytecode = False
+    _PYCACHE.append(folder)
     return folder
 
 
