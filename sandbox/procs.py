@@ -181,6 +181,7 @@ def collect(proc, pipes, cap, started, timeout, done=None, wake=None, keep=()):
                 selector.unregister(key.fileobj)
     if timed_out:
         kill_all_except(set(keep))
+        drain(selector, buffers)  # what the killed processes wrote before they died is kept
     for pipe in pipes + ([wake] if wake is not None else []):
         try:
             selector.unregister(pipe)
