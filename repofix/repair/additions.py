@@ -1,6 +1,6 @@
 """Operators that add code built from what is in scope: a missing statement, a missing clause, an
-off-by-one on any operand, a wrapper call, a slice or an operand, a richer literal; and operators
-that replace an attribute, a call or an assignment target with a name in scope.
+off-by-one on any operand, a wrapper call (wrappers.py), a slice or an operand, a richer literal;
+and operators that replace an attribute, a call or an assignment target with a name in scope.
 
 Priors sit below the token-level operators': a one-token slip is the likelier bug, so these are
 tried after them on the same line (the search ranks by suspiciousness x prior, then edit size)."""
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
+from repofix.repair.wrappers import add_call, add_wrapper, call_targets, raise_value, wrap_targets, wrapper
 
-EXCEPTIONS = ("TypeError", "ValueError", "KeyError", "RuntimeError")
 EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}"]}
 
 
@@ -161,130 +161,6 @@ def operand_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.Slice):
         return [b for b in (node.lower, node.upper) if b is not None]
     return []
-
-
-def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]:
-    """Drop any one-argument wrapper call (builtin or not), or keep one argument of a two-argument one."""
-    if (
-        node.keywords
-        or any(isinstance(a, ast.Starred) for a in node.args)
-        or isinstance(node.func, ast.Attribute)
-    ):
-        return
-    start, end = src.span(node)
-    if len(node.args) == 1:
-        yield src.mutation(
-            "drop-wrapper",
-            f"drop call {src.segment(node.func)}()",
-            [Edit(start, end, src.segment(node.args[0]))],
-            0.35,
-        )
-    elif len(node.args) == 2 and getattr(node.func, "id", None) in ("max", "min"):
-        for arg in node.args:
-            yield src.mutation(
-                "drop-wrapper",
-                f"{src.segment(node)} -> {src.segment(arg)}",
-                [Edit(start, end, src.segment(arg))],
-                0.35,
-            )
-
-
-def wrap_targets(node: ast.AST) -> list[ast.expr]:
-    """Values that a missing wrapper, slice or operand applies to: returned, assigned, iterated, passed."""
-    if isinstance(node, ast.Return) and node.value is not None:
-        return [node.value]
-    if isinstance(node, (ast.Assign, ast.AugAssign)):
-        return [node.value]
-    if isinstance(node, (ast.For, ast.comprehension)):
-        return [node.iter]
-    if isinstance(node, ast.Call):
-        args = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
-        return args + [k.value for k in node.keywords if k.arg]
-    if isinstance(node, ast.Raise) and node.exc is not None:
-        return [node.exc]  # `raise "message"` -> `raise TypeError("message")`
-    if isinstance(node, ast.Slice):
-        return [b for b in (node.lower, node.upper) if b is not None]  # `xs[:n]` -> `xs[:len(n)]`
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`
-    return []
-
-
-def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    start, end = src.span(value)
-    text = src.segment(value)
-    for name in scope.wrappers:
-        if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
-            continue
-        yield src.mutation(
-            "add-wrapper",
-            f"wrap {text} in {name}()",
-            [Edit(start, end, f"{name}({text})")],
-            0.3
-            if name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
-            else 0.25,
-        )
-    for bound in ("0",):  # clamping: max(x, 0)
-        yield src.mutation(
-            "add-wrapper",
-            f"{text} -> max({text}, {bound})",
-            [Edit(start, end, f"max({text}, {bound})")],
-            0.25,
-        )
-
-
-TEST_WRAPPERS = ("any", "all", "len")  # `if items` -> `if any(items)`; the module's own callees follow
-
-
-def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
-    """Values whose missing call is not one of `wrap_targets`': a bare expression statement (it does
-    nothing, so a call is almost certainly missing), a condition, the receiver of a method call
-    (`value.setBitLength()` -> `SizedInteger(value).setBitLength()`); with callables to try besides
-    the scope's callees, and a prior."""
-    if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
-        return [(node.value, [], 0.45)]
-    if isinstance(node, (ast.If, ast.While, ast.IfExp)) and not isinstance(node.test, ast.Constant):
-        return [(node.test, list(TEST_WRAPPERS), 0.25)]
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id not in ("self", "cls")
-        and isinstance(parent, ast.Call)
-        and parent.func is node
-    ):
-        return [(node.value, [], 0.2)]
-    return []
-
-
-def add_call(
-    src: SourceFile, value: ast.expr, also: list[str], prior: float, scope: Scope
-) -> Iterator[Mutation]:
-    """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
-    module's."""
-    start, end = src.span(value)
-    text = src.segment(value)
-    for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
-        yield src.mutation(
-            "add-wrapper",
-            f"wrap {text} in {name}()",
-            [Edit(start, end, f"{name}({text})")],
-            prior + (0.05 if name in scope.own else 0.0),
-        )
-
-
-def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
-    """`raise "message"` / `raise key` raise a TypeError of their own: the exception class was left
-    out. The classes the module raises come first, the most raised first."""
-    if node.exc is None or isinstance(node.exc, ast.Call):
-        return
-    start, end = src.span(node.exc)
-    text = src.segment(node.exc)
-    # a bare name may be a caught exception raised again: its missing class is a less likely slip
-    prior = 0.3 if isinstance(node.exc, (ast.Name, ast.Attribute)) else 0.4
-    classes = [w for w in scope.wrappers if w.endswith(("Error", "Exception"))]
-    for name in dict.fromkeys([*scope.raised, *classes, *EXCEPTIONS]):
-        yield src.mutation(
-            "add-wrapper", f"raise {name}({text})", [Edit(start, end, f"{name}({text})")], prior
-        )
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
