@@ -277,7 +277,7 @@ def main() -> None:
     )
     parser.add_argument("--backend", default="bwrap")
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--candidates", type=int, default=1500)
+    parser.add_argument("--candidates", type=int, default=5000)  # the engine's own default
     parser.add_argument("--hef-stride", type=int, default=8, help="HumanEvalFix: every K-th row; 0: skip")
     parser.add_argument("--cache", type=Path, help="sdists and unpacked projects (default /work/cache/<set>)")
     parser.add_argument(
