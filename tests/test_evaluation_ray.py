@@ -116,12 +116,18 @@ def leaked(cluster: LocalRayCluster) -> dict[str, int]:
     return {cid: pid for cid, pid in containers().items() if pid in ours}
 
 
-def wait_for_sandbox(cluster: LocalRayCluster, process: subprocess.Popen, node: int | None = None) -> None:
-    """Until a task is mid-grading (its sandbox exists), on `node` if given."""
+def wait_for_sandbox(
+    cluster: LocalRayCluster, process: subprocess.Popen, before: set[str], node: int | None = None
+) -> None:
+    """Until a task of `process` is mid-grading (a sandbox not among `before`, the containers listed
+    before it started, exists), on `node` if given. A container an earlier run's worker (the same
+    Ray worker process) left behind must not count: a signal sent then would arrive too early."""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        owners = set(cluster.pids(node)) if node is not None else set(cluster.worker_pids())
-        if owners & set(containers().values()):
+        # the cluster's live processes, not every pid its workers ever had: a dead worker's pid can
+        # be reused by another test's process, whose sandbox must not count
+        owners = set(cluster.pids(node)) & set(cluster.worker_pids())
+        if owners & {pid for cid, pid in containers().items() if cid not in before}:
             return
         assert process.poll() is None, process.communicate()[0]
         time.sleep(0.3)
@@ -173,16 +179,18 @@ def test_ctrl_c_and_a_killed_head_lose_nothing_and_resume_grades_each_task_once(
 ):
     out = tmp_path / "run"
     common = [str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)]
+    before = set(containers())
     first = run(*common)
-    wait_for_sandbox(cluster, first)
+    wait_for_sandbox(cluster, first, before)
     first.send_signal(signal.SIGINT)
     code, output = finish(first, timeout=120)
     assert code == 130, output
     assert "--resume" in output
     assert leaked(cluster) == {}  # Ctrl-C cancelled the tasks and their sandboxes are gone
 
+    before = set(containers())
     second = run(*common, "--resume")
-    wait_for_sandbox(cluster, second)
+    wait_for_sandbox(cluster, second, before)
     second.kill()  # the head dies at once: no cleanup of its own
     second.wait(timeout=60)
 
@@ -257,10 +265,11 @@ def test_an_environment_image_is_built_once_per_host_and_reused(cluster, tmp_pat
 def test_a_lost_worker_node_has_its_task_retried_elsewhere_and_counted_once(cluster, slow_tasks, tmp_path):
     """Runs last: the cluster has one node less afterwards."""
     out = tmp_path / "run"
+    before = set(containers())
     process = run(
         str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)
     )
-    wait_for_sandbox(cluster, process, node=1)  # a task is mid-grading on the worker node
+    wait_for_sandbox(cluster, process, before, node=1)  # a task is mid-grading on the worker node
     cluster.kill_node(1)
     code, output = finish(process)
     assert code == 0, output
