@@ -124,9 +124,7 @@ def wait_for_sandbox(
     Ray worker process) left behind must not count: a signal sent then would arrive too early."""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        # the cluster's live processes, not every pid its workers ever had: a dead worker's pid can
-        # be reused by another test's process, whose sandbox must not count
-        owners = set(cluster.pids(node)) & set(cluster.worker_pids())
+        owners = set(cluster.pids(node)) if node is not None else set(cluster.worker_pids())
         if owners & {pid for cid, pid in containers().items() if cid not in before}:
             return
         assert process.poll() is None, process.communicate()[0]
@@ -178,10 +176,15 @@ def test_ctrl_c_and_a_killed_head_lose_nothing_and_resume_grades_each_task_once(
     cluster, slow_tasks, tmp_path
 ):
     out = tmp_path / "run"
+    # tasks long enough that a busy machine's slow polls (docker ps, /proc) still see one mid-run:
+    # with 6 s each, a run was seen to end before Ctrl-C could be sent, and exit 0
+    for conftest in slow_tasks.glob("*/repo/conftest.py"):
+        conftest.write_text("import time\n\ntime.sleep(20)\n", encoding="utf-8")
     common = [str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)]
     before = set(containers())
     first = run(*common)
     wait_for_sandbox(cluster, first, before)
+    assert first.poll() is None, "the run ended before Ctrl-C could be sent"
     first.send_signal(signal.SIGINT)
     code, output = finish(first, timeout=120)
     assert code == 130, output
