@@ -120,8 +120,9 @@ def wait_for_sandbox(
     cluster: LocalRayCluster, process: subprocess.Popen, before: set[str], node: int | None = None
 ) -> None:
     """Until a task of `process` is mid-grading (a sandbox not among `before`, the containers listed
-    before it started, exists), on `node` if given. A container an earlier run's worker (the same
-    Ray worker process) left behind must not count: a signal sent then would arrive too early."""
+    before it started, exists), on `node` if given: a container an earlier run's worker (the same
+    Ray worker process) left behind is not this run's. On a busy machine one poll takes seconds, so
+    the run may have ended meanwhile: the caller checks it is still going before it signals."""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         owners = set(cluster.pids(node)) if node is not None else set(cluster.worker_pids())

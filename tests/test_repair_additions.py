@@ -360,11 +360,15 @@ def test_the_engine_repairs_the_minimal_case(
 def test_a_callable_that_deletes_or_stops_is_never_tried_as_a_wrapper() -> None:
     source = (
         "def remove_tree(path):\n    return path\n\n\ndef unlink(path):\n    return path\n\n\n"
-        "def norm(path):\n    return path\n\n\ndef f(path):\n    return path\n"
+        "def removeAll(path):\n    return path\n\n\ndef delta(path):\n    return path\n\n\n"
+        "def norm(path):\n    return path\n\n\ndef f(path):\n    rm_rf(path.parent)\n    path\n    return path\n"
     )
     wrapped = {m.description for m in mutations(SourceFile("m.py", source)) if m.op == "add-wrapper"}
-    assert "wrap path in norm()" in wrapped
-    assert not {w for w in wrapped if "remove_tree(" in w or "unlink(" in w}
+    assert {"wrap path in norm()", "wrap path in delta()"} <= wrapped  # `delta` deletes nothing
+    # not the module's, nor one the function itself calls (`rm_rf`, around the bare statement `path`)
+    assert not {
+        w for w in wrapped if any(f"{name}(" in w for name in ("remove_tree", "unlink", "removeAll", "rm_rf"))
+    }
 
 
 @pytest.mark.parametrize("indent", ["\f    ", "\t", "    "])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.checker import Checker
+from repofix.repair.checker import PYCACHE_PREFIX, Checker
 from repofix.repair.source import Edit, Mutation
 from tests.conftest import backend_params
 
@@ -64,8 +65,10 @@ def test_flipped_comparison_is_repaired_and_the_sandbox_left_as_found(
 
 
 def pycache_folders(sandbox) -> list[str]:
-    """The repair worker's folders of compiled modules left in the sandbox's temporary folder."""
-    code = "import os, tempfile; print(sorted(n for n in os.listdir(tempfile.gettempdir()) if 'repofix-pyc' in n))"
+    """The folders of compiled modules this process's repair workers left in the sandbox's temporary
+    folder (others' are not ours: with the local backend, tests running beside share /tmp)."""
+    mine = f"{PYCACHE_PREFIX}{os.getpid()}-"
+    code = f"import os, tempfile; print(sorted(n for n in os.listdir(tempfile.gettempdir()) if n.startswith({mine!r})))"
     listed = sandbox.run(["python", "-c", code], cwd=sandbox.workdir, timeout=60)
     assert listed.ok, listed.output
     return ast.literal_eval(listed.stdout.strip())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import base64
 import json
+import os
 import secrets
 import time
 import zlib
@@ -27,6 +28,9 @@ PACKAGE = "repofix.repair.insandbox"
 # and collects the suite; a call is cut this many seconds after its deadline, so the time budget
 # holds on a busy machine too (the verdicts printed by then are kept, the files restored)
 OVERRUN = 1.5
+PYCACHE_PREFIX = "repofix-pyc-"  # the worker makes a folder only under a name that starts so
+FIRST = 20  # passing tests that ran a candidate's lines, run before the rest of the passing tests
+Covering = dict[tuple[str, int], list[str]]  # (path, line) -> the passing tests that executed it
 
 
 def worker_source() -> str:
@@ -172,8 +176,9 @@ class Checker:
         """Send `request` with `mutations` as its candidates; the files they touch are as before
         afterwards (the worker restores them itself; this covers a worker killed mid-candidate)."""
         request["candidates"] = candidate_list(mutations, covering)
-        # the worker's compiled modules, in the sandbox's temporary folder (see worker.py)
-        request["pycache"] = f"repofix-pyc-{secrets.token_hex(8)}"
+        # the worker's compiled modules, in the sandbox's temporary folder (see worker.py); named for
+        # this process too, so whose a folder is can be told (the local backend shares /tmp)
+        request["pycache"] = f"{PYCACHE_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
         paths = sorted({m.path for m in mutations})
         originals = self.sandbox.read_files(paths)
         result = None
@@ -208,19 +213,16 @@ class Checker:
         return differences(result.stdout, mutations)
 
 
-FIRST = 20  # passing tests that ran a candidate's lines, run before the rest of the passing tests
-Covering = dict[tuple[str, int], list[str]]  # (path, line) -> the passing tests that executed it
-
-
 def candidate_list(mutations: list[Mutation], covering: Covering | None = None) -> list[dict]:
     """Mutations as the worker takes them: an id (the index), the edits of one file, and the passing
     tests that ran the lines it changes (`covering`), which the worker runs first."""
+    covering = covering or {}
     listed = []
     for i, m in enumerate(mutations):
         item: dict = {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-        first = sorted({t for line in m.lines or (m.line,) for t in (covering or {}).get((m.path, line), ())})
+        first = {test for line in m.lines or (m.line,) for test in covering.get((m.path, line), ())}
         if first:
-            item["first"] = first[:FIRST]
+            item["first"] = sorted(first)[:FIRST]
         listed.append(item)
     return listed
 

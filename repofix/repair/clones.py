@@ -13,11 +13,11 @@ studies): these build whole expressions without inventing any."""
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.scope import BUILTIN_NAMES, UPDATES, parameters
+from repofix.repair.facts import conditions, enclosing, module_facts, updates
+from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
 PARTS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # what a clone may have replaced
@@ -39,100 +39,36 @@ def _free_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _module_names(module: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in module.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-    return names
-
-
-def _conditions(tree: ast.AST) -> list[ast.expr]:
-    """Comparisons and calls tested as conditions: `if`/`while` tests, operands of `and`/`or`/`not`."""
-    found: list[ast.expr] = []
-    for node in ast.walk(tree):
-        tests: list[ast.expr] = []
-        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            tests = [node.test]
-        elif isinstance(node, ast.BoolOp):
-            tests = list(node.values)
-        for test in tests:
-            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test = test.operand
-            if isinstance(test, (ast.Compare, ast.Call)):
-                found.append(test)
-    return found
-
-
-def _updates(tree: ast.AST) -> list[ast.Call]:
-    """`R.update(...)` / `R.append(...)`... calls made as statements."""
-    return [
-        n.value
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Expr)
-        and isinstance(n.value, ast.Call)
-        and isinstance(n.value.func, ast.Attribute)
-        and n.value.func.attr in UPDATES
-    ]
-
-
-@functools.lru_cache(maxsize=8)  # per module, not per function (keyed by the tree, held while cached)
-def _module_facts(
-    module: ast.Module,
-) -> tuple[set[str], list[ast.expr], list[ast.Call], list[ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """The module's names, tested conditions, update statements and functions."""
-    functions = [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return _module_names(module), _conditions(module), _updates(module), functions
-
-
-def _enclosing(func: ast.AST, module: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """The functions `func` is nested in, innermost first: their locals are its closure."""
-    outer = [
-        n
-        for n in _module_facts(module)[3]
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and n is not func
-        and n.lineno < func.lineno  # type: ignore[attr-defined]
-        and func.end_lineno <= (n.end_lineno or 0)  # type: ignore[attr-defined]
-    ]
-    return sorted(outer, key=lambda n: -n.lineno)
-
-
 def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, src: SourceFile) -> Reuse:
-    scopes = [func, *_enclosing(func, module)]
     local: list[str] = []
-    for f in scopes:  # a nested function's closure: the names of the functions it is in
+    for f in [func, *enclosing(func, module)]:  # a nested function's closure: the names of the outer ones
         stored = [n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
         local += parameters(f) + stored
     local = list(dict.fromkeys(local))
-    names, module_conditions, module_updates, _ = _module_facts(module)
-    visible = set(local) | names | BUILTIN_NAMES
-    updates = _updates(func)
-    own = {src.segment(c) for c in updates}
-    # the module's other update statements that read only what is visible here, nearest first:
-    # `self.data.append(data)` made in another method, `placeholder.add(key)` in the outer function
-    elsewhere = sorted(
-        (c for c in module_updates if _free_names(c) <= visible and src.segment(c) not in own),
-        key=lambda c: abs(c.lineno - func.lineno),
-    )
-    conditions: dict[str, float] = {}
-    # the function's own first, then the module's nearest the function first
-    nearest = sorted(module_conditions, key=lambda c: abs(c.lineno - func.lineno))
-    for tree, prior in ((_conditions(func), 0.3), (nearest, 0.25)):
-        for cond in tree:
+    facts = module_facts(module)
+    visible = set(local) | facts.names | BUILTIN_NAMES
+    own = updates(func)
+    # the module's other update statements that read only what is visible here, nearest first, one
+    # of each text: `self.data.append(data)` made in another method, `names.add(key)` in the outer one
+    elsewhere: dict[str, ast.Call] = {}
+    texts = {src.segment(c) for c in own}
+    for call in sorted(facts.updates, key=lambda c: abs(c.lineno - func.lineno)):
+        text = src.segment(call)
+        if text not in texts and _free_names(call) <= visible:
+            elsewhere.setdefault(text, call)
+    tested: dict[str, float] = {}
+    # the function's own conditions first, then the module's nearest the function first
+    nearest = sorted(facts.conditions, key=lambda c: abs(c.lineno - func.lineno))
+    for found, prior in ((conditions(func), 0.3), (nearest, 0.25)):
+        for cond in found:
             text = src.segment(cond)
-            if "\n" not in text and _free_names(cond) <= visible and text not in conditions:
-                conditions[text] = prior
+            if "\n" not in text and _free_names(cond) <= visible and text not in tested:
+                tested[text] = prior
     return Reuse(
-        updates,
-        list(conditions.items())[:MAX_CONDITIONS],
+        own,
+        list(tested.items())[:MAX_CONDITIONS],
         [n for n in local if n != "self"],
-        list({src.segment(c): c for c in reversed(elsewhere)}.values())[::-1][:MAX_ELSEWHERE],
+        list(elsewhere.values())[:MAX_ELSEWHERE],
     )
 
 
@@ -179,10 +115,10 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     end = src.span(node)[1]
     guard = _guard(node, parent)
     seen = {src.segment(c) for c in reuse.updates}  # an exact copy is add_update's or a duplicate
-    templates = [(call, _clones(src, call, guard, reuse.locals)) for call in reuse.updates]
+    made = [_clones(src, call, guard, reuse.locals) for call in reuse.updates]
     # from elsewhere in the module: as it is there, then with one part replaced
-    templates += [(call, _copy_then_clones(src, call, guard, reuse.locals)) for call in reuse.elsewhere]
-    for _call, texts in templates:
+    made += [_copy_then_clones(src, call, guard, reuse.locals) for call in reuse.elsewhere]
+    for texts in made:
         for text, prior in texts:
             if text in seen:
                 continue
@@ -197,6 +133,7 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
 def _copy_then_clones(
     src: SourceFile, call: ast.Call, guard: ast.expr | None, names: list[str]
 ) -> Iterator[tuple[str, float]]:
+    """An update statement made elsewhere: as it is there first, then its clones a little less likely."""
     yield src.segment(call), 0.3
     for text, prior in _clones(src, call, guard, names):
         yield text, prior - 0.1

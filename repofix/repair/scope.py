@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import re
-from collections import Counter
 from dataclasses import dataclass, field
+
+from repofix.repair.facts import UPDATES, ModuleFacts, module_facts
 
 BUILTIN_NAMES = set(dir(builtins))
 # constructors that say what a local holds, and the method that grows it
 GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
 CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
-# methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
-UPDATES = ("update", "append", "add", "extend", "appendleft")
 MAX_CALLEES = 8  # the module's own one-argument callables tried as a missing wrapper, most called first
 
 
@@ -32,10 +30,9 @@ class Scope:
     )  # locals bound to {} [] set() ..., or updated in place
     updates: list[str] = field(default_factory=list)  # in-place update methods the module calls as statements
     values: list[str] = field(default_factory=list)  # names and `name.attr` reads: arguments of a new call
-    callees: list[str] = field(
-        default_factory=list
-    )  # not builtins: what the function, then the module, calls
-    # with one argument (helpers, classes, nested functions): a missing wrapper beyond the builtins
+    # not builtins: what the function, then the module, calls with one argument (helpers, classes,
+    # nested functions): a missing wrapper beyond the builtins
+    callees: list[str] = field(default_factory=list)
     own: list[str] = field(default_factory=list)  # those of `callees` the function itself calls
     raised: list[str] = field(default_factory=list)  # exception classes the module raises, most raised first
 
@@ -50,64 +47,19 @@ def _constructor(value: ast.expr) -> str | None:
     return None
 
 
-# a callable that would delete or stop something, never tried as a missing wrapper: a candidate that
-# removes a test or data file leaves the workspace damaged for every later candidate
-DESTRUCTIVE = re.compile(
-    r"(^|_)(rm|rmtree|remove|unlink|delete|del|kill|exit|shutdown|terminate|truncate|wipe|purge|destroy)"
-)
+# a callable whose name says it deletes or stops something is never tried as a missing wrapper: a
+# candidate that removes a test or data file leaves the workspace damaged for every later candidate
+DESTRUCTIVE = {
+    "rm", "rmtree", "remove", "unlink", "delete", "del", "kill", "exit",
+    "shutdown", "terminate", "truncate", "wipe", "purge", "destroy",
+}  # fmt: skip
 
 
-@dataclass(frozen=True)
-class ModuleFacts:
-    """What every function of one module shares, computed once per module (not per function)."""
-
-    one_arg: list[str]  # names called with one argument and no keyword, the most called first
-    single: list[str]  # module functions taking exactly one argument (a wrapper though never called so)
-    raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
-    updates: list[str]  # in-place update methods the module calls as statements
-
-
-@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
-def module_facts(module: ast.Module) -> ModuleFacts:
-    one_arg = Counter(
-        n.func.id
-        for n in ast.walk(module)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
-    )
-    single = sorted(
-        n.name
-        for n in module.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and len(n.args.args) - len(n.args.defaults) == 1
-        and n.args.args[0].arg not in ("self", "cls")
-    )
-    raised = Counter(
-        _dotted(n.exc.func)
-        for n in ast.walk(module)
-        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and _dotted(n.exc.func)
-    )
-    updates = sorted(
-        {
-            n.value.func.attr
-            for n in ast.walk(module)
-            if isinstance(n, ast.Expr)
-            and isinstance(n.value, ast.Call)
-            and isinstance(n.value.func, ast.Attribute)
-            and n.value.func.attr in UPDATES
-        }
-    )
-    return ModuleFacts(
-        [n for n, _ in one_arg.most_common()], single, [n for n, _ in raised.most_common()], updates
-    )
-
-
-def _dotted(node: ast.expr) -> str:
-    """`Name` or `module.Name` as text; "" for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return ""
+def destructive(name: str) -> bool:
+    """Whether a word of `name` (snake_case or camelCase) is one of DESTRUCTIVE: `rm_rf`,
+    `removeTree`, `os.unlink`; not `delta` or `delimit`."""
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    return any(word.lower() in DESTRUCTIVE for word in words)
 
 
 def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
@@ -164,35 +116,19 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     names = [n for n in dict.fromkeys(params + stored + read) if n not in skip]
     local = set(names)
     facts = module_facts(module)
+    own, callables = _callables(func, facts)
     # `next(...)`, `TypeError(...)`: builtins this module uses
     builtin_one = sorted((set(facts.one_arg) | set(facts.raised)) & BUILTIN_NAMES)
-    own = [
-        n.func.id
-        for n in ast.walk(func)
-        if isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Name)
-        and len(n.args) == 1
-        and not n.keywords
-        and n.func.id not in BUILTIN_NAMES
-    ]
-    module_callees = [n for n in facts.one_arg if n not in BUILTIN_NAMES and n != func.name]
-    single = [n for n in facts.single if n != func.name and n not in module_callees]
-    callables = [
-        n
-        for n in dict.fromkeys([*own, *module_callees[:MAX_CALLEES], *single])
-        if not DESTRUCTIVE.search(n.lower())
-    ]
     wrappers = list(dict.fromkeys(WRAPPERS + builtin_one + callables))
-    updates = facts.updates
     bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
-    callees = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
+    called_ids = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
     attrs = [
         f"{n.value.id}.{n.attr}"
         for n in ast.walk(func)
         if isinstance(n, ast.Attribute)
         and isinstance(n.value, ast.Name)
         and isinstance(n.ctx, ast.Load)
-        and id(n) not in callees
+        and id(n) not in called_ids
     ]
     return Scope(
         names=names,
@@ -201,9 +137,32 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
         containers=[n for n in dict.fromkeys(stored + params) if n in containers],
-        updates=updates,
+        updates=facts.update_methods,
         values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
         callees=callables,
-        own=list(dict.fromkeys(own)),
+        own=own,
         raised=facts.raised,
     )
+
+
+def _callables(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, facts: ModuleFacts
+) -> tuple[list[str], list[str]]:
+    """(own, callables): what the function calls with one argument, and that followed by what the
+    module calls so most (MAX_CALLEES) and its one-argument functions; no builtin, no destructive one."""
+    own = [
+        n.func.id
+        for n in ast.walk(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and len(n.args) == 1
+        and not n.keywords
+        and n.func.id not in BUILTIN_NAMES
+        and not destructive(n.func.id)
+    ]
+    module_callees = [n for n in facts.one_arg if n not in BUILTIN_NAMES and n != func.name]
+    single = [n for n in facts.single if n != func.name and n not in module_callees]
+    callables = [
+        n for n in dict.fromkeys([*own, *module_callees[:MAX_CALLEES], *single]) if not destructive(n)
+    ]
+    return list(dict.fromkeys(own)), callables

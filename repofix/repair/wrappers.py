@@ -61,20 +61,22 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
     return []
 
 
+def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation:
+    text = src.segment(value)
+    return src.mutation(
+        "add-wrapper", f"wrap {text} in {name}()", [Edit(*src.span(value), f"{name}({text})")], prior
+    )
+
+
 def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
+    """Any wrapper of the scope around a value (not the one it is already a call of); `max(x, 0)`."""
     start, end = src.span(value)
     text = src.segment(value)
     for name in scope.wrappers:
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
-        yield src.mutation(
-            "add-wrapper",
-            f"wrap {text} in {name}()",
-            [Edit(start, end, f"{name}({text})")],
-            0.3
-            if name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
-            else 0.25,
-        )
+        likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
+        yield _wrap(src, value, name, 0.3 if likely else 0.25)
     for bound in ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
@@ -112,15 +114,8 @@ def add_call(
 ) -> Iterator[Mutation]:
     """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
     module's."""
-    start, end = src.span(value)
-    text = src.segment(value)
     for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
-        yield src.mutation(
-            "add-wrapper",
-            f"wrap {text} in {name}()",
-            [Edit(start, end, f"{name}({text})")],
-            prior + (0.05 if name in scope.own else 0.0),
-        )
+        yield _wrap(src, value, name, prior + (0.05 if name in scope.own else 0.0))
 
 
 def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:

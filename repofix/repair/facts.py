@@ -1,0 +1,120 @@
+"""What every function of one module shares (the names it calls, raises, tests and updates), read
+once per module rather than once per suspicious function: the operators in scope.py and
+clones.py build new code from these."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections import Counter
+from dataclasses import dataclass
+
+# methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
+UPDATES = ("update", "append", "add", "extend", "appendleft")
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    one_arg: list[str]  # names called with one argument and no keyword, the most called first
+    single: list[str]  # module functions taking exactly one argument (a wrapper though never called so)
+    raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
+    update_methods: list[str]  # in-place update methods the module calls as statements
+    names: set[str]  # what the module binds at its top level: functions, classes, imports, globals
+    conditions: list[ast.expr]  # comparisons and calls it tests (see `conditions`)
+    updates: list[ast.Call]  # its update statements (see `updates`)
+    functions: list[Function]  # every function in it, nested ones too
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
+def module_facts(module: ast.Module) -> ModuleFacts:
+    one_arg = Counter(
+        n.func.id
+        for n in ast.walk(module)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
+    )
+    single = sorted(
+        n.name
+        for n in module.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and len(n.args.args) - len(n.args.defaults) == 1
+        and n.args.args[0].arg not in ("self", "cls")
+    )
+    raised = Counter(
+        dotted(n.exc.func)
+        for n in ast.walk(module)
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and dotted(n.exc.func)
+    )
+    statements = updates(module)
+    return ModuleFacts(
+        one_arg=[n for n, _ in one_arg.most_common()],
+        single=single,
+        raised=[n for n, _ in raised.most_common()],
+        update_methods=sorted({c.func.attr for c in statements}),  # type: ignore[attr-defined]
+        names=_top_level_names(module),
+        conditions=conditions(module),
+        updates=statements,
+        functions=[n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
+    )
+
+
+def dotted(node: ast.expr) -> str:
+    """`Name` or `module.Name` as text; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return ""
+
+
+def conditions(tree: ast.AST) -> list[ast.expr]:
+    """Comparisons and calls tested as conditions: `if`/`while` tests, operands of `and`/`or`/`not`."""
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        tests: list[ast.expr] = []
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            tests = [node.test]
+        elif isinstance(node, ast.BoolOp):
+            tests = list(node.values)
+        for test in tests:
+            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test = test.operand
+            if isinstance(test, (ast.Compare, ast.Call)):
+                found.append(test)
+    return found
+
+
+def updates(tree: ast.AST) -> list[ast.Call]:
+    """`R.update(...)` / `R.append(...)`... calls made as statements."""
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Expr)
+        and isinstance(n.value, ast.Call)
+        and isinstance(n.value.func, ast.Attribute)
+        and n.value.func.attr in UPDATES
+    ]
+
+
+def enclosing(func: Function, module: ast.Module) -> list[Function]:
+    """The functions `func` is nested in, innermost first: their locals are its closure."""
+    outer = [
+        n
+        for n in module_facts(module).functions
+        if n is not func and n.lineno < func.lineno and (func.end_lineno or 0) <= (n.end_lineno or 0)
+    ]
+    return sorted(outer, key=lambda n: -n.lineno)
+
+
+def _top_level_names(module: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
