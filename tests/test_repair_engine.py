@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,10 +64,9 @@ def test_flipped_comparison_is_repaired_and_the_sandbox_left_as_found(
 
 
 def pycache_folders(sandbox) -> list[str]:
-    """The folders of compiled modules this process's repair workers left in the sandbox's temporary
-    folder (others' are not ours: with the local backend, tests running beside share /tmp)."""
-    mine = f"{PYCACHE_PREFIX}{os.getpid()}-"
-    code = f"import os, tempfile; print(sorted(n for n in os.listdir(tempfile.gettempdir()) if n.startswith({mine!r})))"
+    """The repair worker's folders of compiled modules left in the sandbox's temporary folder (its
+    own with every backend: the local one gives each sandbox a TMPDIR in its scratch)."""
+    code = f"import os, tempfile; print(sorted(n for n in os.listdir(tempfile.gettempdir()) if n.startswith({PYCACHE_PREFIX!r})))"
     listed = sandbox.run(["python", "-c", code], cwd=sandbox.workdir, timeout=60)
     assert listed.ok, listed.output
     return ast.literal_eval(listed.stdout.strip())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import base64
 import json
-import os
 import secrets
 import time
 import zlib
@@ -176,9 +175,8 @@ class Checker:
         """Send `request` with `mutations` as its candidates; the files they touch are as before
         afterwards (the worker restores them itself; this covers a worker killed mid-candidate)."""
         request["candidates"] = candidate_list(mutations, covering)
-        # the worker's compiled modules, in the sandbox's temporary folder (see worker.py); named for
-        # this process too, so whose a folder is can be told (the local backend shares /tmp)
-        request["pycache"] = f"{PYCACHE_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
+        # the worker's compiled modules, in the sandbox's own temporary folder (see worker.py)
+        request["pycache"] = f"{PYCACHE_PREFIX}{secrets.token_hex(8)}"
         paths = sorted({m.path for m in mutations})
         originals = self.sandbox.read_files(paths)
         result = None
