@@ -14,12 +14,15 @@ The planting code is this file's own (it shares nothing with repofix/repair)."""
 from __future__ import annotations
 
 import ast
+import json
+import os
 import random
 import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -152,28 +155,56 @@ def sites(text: str) -> list[tuple[str, int, int, str, int]]:
     return out
 
 
+# pytest's "FAILED <id>" summary line cuts a node id at its first space ("test_compose[Short"): the
+# ids are written whole, one JSON string per line, by this plugin instead
+FAILED_IDS_PLUGIN = """import json, os
+def pytest_runtest_logreport(report):
+    if report.failed:
+        with open(os.environ["FAILED_IDS_OUT"], "a") as out:
+            out.write(json.dumps(report.nodeid) + "\\n")
+"""
+
+
 def failing_tests(
     root: Path, env: dict[str, str] | None = None, args: tuple[str, ...] = (), timeout: float = 60
 ) -> tuple[list[str], int] | None:
-    """Failing node ids and pytest's exit code, or None when the suite hangs."""
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-rf", "--tb=no", "-p", "no:randomly", *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={
-                "PATH": "/usr/bin:/bin",
-                "PYTHONHASHSEED": "0",
-                "HOME": str(root),
-                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-                **(env or {}),
-            },
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    ids = re.findall(r"^FAILED (\S+)", done.stdout, flags=re.M)
+    """Failing node ids (whole, as pytest names them) and pytest's exit code, or None when the
+    suite hangs."""
+    with tempfile.TemporaryDirectory(prefix="failed-ids-") as tmp:
+        (Path(tmp) / "_failedids.py").write_text(FAILED_IDS_PLUGIN)
+        out = Path(tmp) / "failed.jsonl"
+        paths = [tmp, *filter(None, [(env or {}).get("PYTHONPATH")])]
+        try:
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "--tb=no",
+                    "-p",
+                    "no:randomly",
+                    "-p",
+                    "_failedids",
+                    *args,
+                ],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={
+                    "PATH": "/usr/bin:/bin",
+                    "PYTHONHASHSEED": "0",
+                    "HOME": str(root),
+                    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+                    **(env or {}),
+                    "PYTHONPATH": os.pathsep.join(paths),
+                    "FAILED_IDS_OUT": str(out),
+                },
+            )
+        except subprocess.TimeoutExpired:
+            return None
+        ids = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return sorted(set(ids)), done.returncode
 
 

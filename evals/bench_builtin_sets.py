@@ -5,6 +5,11 @@ fails each test listed as failing).
 
     python evals/bench_builtin_sets.py freeze --set heldout2 --seed N --projects A==1 B==2 ...
     python evals/bench_builtin_sets.py validate --set heldout2
+    python evals/bench_builtin_sets.py whole-ids --set heldout4
+
+`whole-ids` re-records the test ids of a set frozen when ids were read from pytest's summary line,
+which cuts an id at its first space (`test_compose[Short`) and misses a test that failed only in a
+subtest: the bugs stay as chosen, each bug's suite runs again, and every recorded id must be found.
 
 The first set (`heldout`) is a bare JSON list chosen with bench_builtin_bugs.SEED in .PROJECTS; a
 later set's file is an object whose header records how it was chosen (seed, projects, rules, the
@@ -137,9 +142,49 @@ def validate(path: Path, cache: Path, log=print) -> dict:
     }
 
 
+def cut(nodeid: str) -> str:
+    """A node id as pytest's "FAILED <id> - message" line showed it when sets were frozen."""
+    return nodeid.split()[0] if nodeid.split() else nodeid
+
+
+def whole_ids(path: Path, cache: Path, log=print) -> int:
+    """Re-record every bug's failing ids as the plugin reads them; returns how many bugs changed.
+    Each recorded id must be found again (whole, or as the start of a whole one); an id found
+    beyond them failed only in a subtest, whose SUBFAILED line the summary's FAILED did not match."""
+    data = json.loads(path.read_text())
+    records = data if isinstance(data, list) else data["bugs"]
+    changed, added = 0, 0
+    with tempfile.TemporaryDirectory(prefix="heldout-ids-") as tmp:
+        for i, (record, bug) in enumerate(zip(records, load_set(path)[1], strict=True)):
+            result = failing_tests(plant(bug, cache, Path(tmp) / f"bug{i}"), timeout=120)
+            if result is None:
+                raise SystemExit(f"bug {i} ({bug.path}:{bug.line}): the suite hung")
+            new = sorted(set(result[0]) - set(bug.known))
+            lost = set(record["failing"]) - {cut(n) for n in new} - set(new)
+            if lost:
+                raise SystemExit(
+                    f"bug {i} ({bug.path}:{bug.line}): recorded ids no longer fail: {sorted(lost)}"
+                )
+            if new != record["failing"]:
+                extra = [n for n in new if cut(n) not in record["failing"] and n not in record["failing"]]
+                log(
+                    f"bug {i} {bug.path}:{bug.line}: {len(record['failing'])} ids -> {len(new)}; beyond them: {extra}"
+                )
+                record["failing"], changed, added = new, changed + 1, added + bool(extra)
+    if changed and isinstance(data, dict):
+        data["ids"] = (
+            f"{changed} bugs' failing test ids re-recorded at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+            " (whole-ids): they had been read from pytest's summary line, which cuts an id at its first space "
+            f"and does not show a test that failed only in a subtest ({added} bugs gained such a test); "
+            "the bugs are as chosen"
+        )
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return changed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=["freeze", "validate"])
+    parser.add_argument("action", choices=["freeze", "validate", "whole-ids"])
     parser.add_argument("--set", dest="name", required=True, help="the set's name, say heldout2")
     parser.add_argument("--seed", type=int, help="freeze: the shuffle's seed")
     parser.add_argument("--projects", nargs="+", help="freeze: pinned sdists, name==version")
@@ -155,6 +200,8 @@ def main() -> None:
     path = frozen_path(args.name)
     if not path.exists():
         parser.error(f"no frozen list {path}: freeze the set first")
+    if args.action == "whole-ids":
+        print(f"{whole_ids(path, cache)} bugs' ids re-recorded; validating again")
     report = validate(path, cache)
     print(json.dumps(report, indent=1))
     data = json.loads(path.read_text())

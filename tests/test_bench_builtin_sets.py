@@ -156,3 +156,55 @@ def test_a_bug_is_judged_by_its_own_code_and_kept_once(tmp_path: Path, seed: int
         tmp_path / "cache", tmp_path / "s", log=lambda _: None, seed=seed, projects=["twins==1.0"]
     )
     assert sorted(b.before for b in chosen) == ["abs(x)", "i + 1"]
+
+
+SPACED = """import unittest
+
+import pytest
+
+from tiny import tail
+
+
+@pytest.mark.parametrize("items", [[1, 2, 3], [4, 5]], ids=["three small items", "two items"])
+def test_tail_words(items):
+    assert tail(items) == items[1:]
+
+
+class Sub(unittest.TestCase):
+    def test_in_a_subtest(self):
+        with self.subTest(items=[1, 2]):
+            self.assertEqual(tail([1, 2]), [2])
+"""
+
+
+def test_failing_ids_are_whole_and_include_a_test_that_failed_only_in_a_subtest(tmp_path: Path) -> None:
+    (tmp_path / "tiny.py").write_text(SOURCE.replace("items[1:]", "items"))
+    (tmp_path / "test_spaced.py").write_text(SPACED)
+    failed, code = bugs.failing_tests(tmp_path)
+    assert code == 1
+    assert failed == [
+        "test_spaced.py::Sub::test_in_a_subtest",
+        "test_spaced.py::test_tail_words[three small items]",
+        "test_spaced.py::test_tail_words[two items]",
+    ]
+
+
+def test_whole_ids_re_records_cut_ids_and_keeps_the_bugs(cache: Path, tmp_path: Path) -> None:
+    (cache / "unpacked" / "tiny-1.0" / "tests" / "test_spaced.py").write_text(SPACED)
+    path = sets.freeze("tiny", 3, ["tiny==1.0"], cache, results=tmp_path)
+    whole = json.loads(path.read_text())
+    spaced = [i for i, b in enumerate(whole["bugs"]) if any(" " in t for t in b["failing"])]
+    assert spaced
+    cut = json.loads(path.read_text())
+    for i in spaced:  # as pytest's "FAILED <id> - message" line showed them
+        cut["bugs"][i]["failing"] = sorted({t.split()[0] for t in cut["bugs"][i]["failing"]})
+    path.write_text(json.dumps(cut))
+    assert sets.whole_ids(path, cache, log=lambda _: None) == len(spaced)
+    again = json.loads(path.read_text())
+    assert again["bugs"] == whole["bugs"] and f"{len(spaced)} bugs' failing test ids" in again["ids"]
+    assert sets.validate(path, cache, log=lambda _: None)["problems"] == []
+    lost = json.loads(path.read_text())
+    lost["bugs"][spaced[0]]["failing"].append("tests/test_tiny.py::test_gone")
+    path.write_text(json.dumps(lost))
+    with pytest.raises(SystemExit, match="no longer fail.*test_gone"):
+        sets.whole_ids(path, cache, log=lambda _: None)

@@ -103,6 +103,36 @@ def test_nothing_to_repair_when_everything_passes(make_sandbox, tmp_path: Path) 
     assert result.status == "no_failures" and result.candidates_tried == 0
 
 
+SPACED_TESTS = (
+    "import pytest\n\nfrom pkg.clamp import clamp\n\n\n"
+    "@pytest.mark.parametrize('case', ['far above ten', 'just below zero'])\n"
+    "def test_words(case):\n    x = 50 if 'above' in case else -5\n    assert 0 <= clamp(x, 0, 10) <= 10\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("given", "status"),
+    [
+        (["tests/test_words.py::test_words[far above ten]"], "plausible"),
+        (["tests/test_words.py::test_words[far"], "no_failures"),  # as pytest's summary line cuts it
+    ],
+)
+def test_a_failing_test_id_with_spaces_is_taken_whole_and_a_cut_one_is_named(
+    make_sandbox, tmp_path: Path, given: list[str], status: str
+) -> None:
+    root = project(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/clamp.py": CLAMP, "tests/test_words.py": SPACED_TESTS},
+    )
+    result = repair(make_sandbox("none", source=root), given, budget=Budget(max_seconds=60))
+    assert result.status == status
+    if status == "plausible":
+        assert result.failing_tests == given and "x > hi" in result.patch_diff
+    else:
+        assert "1 of the 1 failing tests given name no test the run collected" in result.message
+        assert "'tests/test_words.py::test_words[far'" in result.message
+
+
 def test_a_hanging_bug_and_hanging_candidates_are_cut_off(make_sandbox, tmp_path: Path) -> None:
     code = "def down(n):\n    out = []\n    while n > 0:\n        out.append(n)\n        n += 1\n    return out\n"
     tests = "from loop import down\n\ndef test_down():\n    assert down(3) == [3, 2, 1]\n"

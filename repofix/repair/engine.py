@@ -116,7 +116,7 @@ def repair(
     )
     result = RepairResult("not_fixed", failing_tests=failing, passing_tests=passing)
     if not failing:
-        result.status, result.message = "no_failures", "no target test fails, so there is nothing to repair"
+        result.status, result.message = "no_failures", nothing_fails(failing_tests or [], runs)
         return _done(result, start)
     result.suspects = rank(runs, set(failing))
     protected = {_pytest_file(n) for n in failing + passing}
@@ -217,6 +217,19 @@ DIFFERED = 12  # plausible patches the differential check compares, the best-ran
 def differential_due(budget: Budget, passing: list[str], remaining: float, timeout: float) -> bool:
     """Whether the differential check runs: asked for, passing tests to trace, time for two runs."""
     return budget.differential and bool(passing) and remaining >= 2 * timeout
+
+
+def nothing_fails(asked: list[str], runs: list[RunRecord]) -> str:
+    """Why there is nothing to repair: a test id that names no collected test is said as such (a
+    parameter's id cut at a space, a renamed test), not taken for a test that passes."""
+    ran = {r.nodeid for r in runs}
+    unknown = [t for t in asked if t not in ran]
+    if unknown:
+        shown = ", ".join(repr(t) for t in unknown[:3]) + (
+            f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+        )
+        return f"no target test fails: {len(unknown)} of the {len(asked)} failing tests given name no test the run collected ({shown})"
+    return "no target test fails, so there is nothing to repair"
 
 
 def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> tuple[float, float, list[str]]:
