@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair.checker import Checker
+from repofix.repair.engine import baseline
 from repofix.repair.localize import RunRecord, ochiai, rank
 from repofix.testfiles import is_test_file
 from tests.conftest import backend_params
@@ -110,3 +111,26 @@ def test_a_hanging_test_fails_in_the_coverage_run_and_points_at_the_loop(
     (run,) = runs
     assert run.outcome == "failed" and run.timed_out
     assert {line for path, line in run.tb if path == "loop.py"} & {3, 4, 5}
+
+
+# failing tests named: they and two of the other three, evenly spaced in collection order; found
+# by the run itself: three of all five (one failing), and the failing one left out again on its own
+@pytest.mark.parametrize(("named", "sample"), [(True, 2), (False, 3)])
+def test_a_sampled_coverage_run_traces_the_failing_tests_and_a_few_passing_ones(
+    named: bool, sample: int, make_sandbox, tmp_path: Path
+) -> None:
+    tmp_path = tmp_path / "stats"
+    tmp_path.mkdir()
+    (tmp_path / "stats.py").write_text(PROGRAM)
+    (tmp_path / "test_stats.py").write_text(TESTS)
+    sandbox = make_sandbox("none", source=tmp_path)
+    failing = ["test_stats.py::test_median_even", "test_stats.py::test_median_even_again"]
+    runs, found, passing, _ = baseline(Checker(sandbox), failing if named else [], None, 120, 10, sample)
+    assert found == failing and len(passing) == 3
+    traced = {r.nodeid for r in runs if r.traced}
+    assert traced == {*failing, "test_stats.py::test_mean", "test_stats.py::test_median_odd"}
+    assert all(r.lines for r in runs if r.traced)
+    assert all(not r.lines for r in runs if not r.traced)
+    assert {r.outcome for r in runs if not r.traced} == {"passed"}
+    top = rank(runs, set(found))[0]
+    assert (top.path, top.line) == ("stats.py", 13)

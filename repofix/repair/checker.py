@@ -79,14 +79,25 @@ class Checker:
             )
         return result
 
-    def coverage(self, tests: list[str], timeout: float, per_test: float) -> tuple[list[RunRecord], float]:
+    def coverage(
+        self,
+        tests: list[str],
+        timeout: float,
+        per_test: float,
+        *,
+        trace: list[str] | None = None,
+        sample: int | None = None,
+    ) -> tuple[list[RunRecord], float]:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
         than `per_test` seconds is interrupted and counts as failing, and no test starts after
-        `timeout` seconds."""
+        `timeout` seconds. With `sample`, only the tests in `trace` and `sample` others are traced
+        (the rest report their outcome alone, RunRecord.traced False)."""
         result = self._call(
             {
                 "mode": "coverage",
                 "tests": tests,
+                "trace": trace or [],
+                "sample": sample,
                 "per_test": per_test,
                 "seconds": timeout,
                 "until": time.time() + timeout,
@@ -111,6 +122,7 @@ class Checker:
                 [tuple(f) for f in t["tb"]],
                 t["duration"],
                 t.get("timeout", False),
+                t.get("traced", True),
             )
             for nodeid, t in data["tests"].items()
         ]
@@ -227,16 +239,16 @@ def candidate_list(mutations: list[Mutation], covering: Covering | None = None) 
 
 def covering_tests(runs: list[RunRecord], passing: list[str], lines: dict[str, set[int]]) -> Covering:
     """The passing tests that executed each of `lines` (path -> line numbers) in the coverage run;
-    a line that most of them ran is left out (running those first would run the suite twice)."""
+    a line that most of the traced ones ran is left out (running those first would run the suite
+    twice)."""
     kept = set(passing)
+    traced = [run for run in runs if run.nodeid in kept and run.traced]
     covering: Covering = {}
-    for run in runs:
-        if run.nodeid not in kept:
-            continue
+    for run in traced:
         for path, wanted in lines.items():
             for line in wanted.intersection(run.lines.get(path, ())):
                 covering.setdefault((path, line), []).append(run.nodeid)
-    return {key: tests for key, tests in covering.items() if 2 * len(tests) <= len(passing)}
+    return {key: tests for key, tests in covering.items() if 2 * len(tests) <= len(traced)}
 
 
 def differ_request(passing: list[str], timeout: float, seconds: float) -> dict:

@@ -27,6 +27,7 @@ class Budget:
     max_pairs: int = 2000  # ...at most this many
     batch: int = 150  # candidates per worker call
     test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
+    traced: int | None = 500  # passing tests traced for localization (evenly spaced); None: every one
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
     slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
     differential: bool = True  # trace the passing tests on the original and each plausible patch
@@ -82,12 +83,23 @@ def baseline(
     passing_tests: list[str] | None,
     timeout: float,
     per_test: float,
+    sample: int | None = None,
 ) -> tuple[list[RunRecord], list[str], list[str], float]:
+    started = time.monotonic()
     selection = [] if passing_tests is None else list(dict.fromkeys([*failing_tests, *passing_tests]))
-    runs, duration = checker.coverage(selection, timeout, per_test)
+    runs, duration = checker.coverage(selection, timeout, per_test, trace=failing_tests, sample=sample)
     failed = {r.nodeid for r in runs if r.outcome == "failed"}
     wanted = set(failing_tests) if failing_tests else failed
     failing = sorted(n for n in wanted if n in failed)
+    untraced = [r for r in runs if r.nodeid in failing and not r.traced]
+    if untraced:  # the failing tests were found by this run, not named: trace them on their own
+        again, _ = checker.coverage(
+            [r.nodeid for r in untraced], max(1.0, timeout - (time.monotonic() - started)), per_test
+        )
+        by_id = {r.nodeid: r for r in again}
+        for run in untraced:
+            if run.nodeid in by_id:
+                run.lines, run.tb, run.traced = by_id[run.nodeid].lines, by_id[run.nodeid].tb, True
     passed = [r.nodeid for r in runs if r.outcome == "passed" and r.nodeid not in wanted]
     if passing_tests is not None:
         kept = set(passing_tests)
@@ -112,7 +124,7 @@ def repair(
     start = time.monotonic()
     checker = Checker(sandbox, python)
     runs, failing, passing, run_seconds = baseline(
-        checker, failing_tests or [], passing_tests, budget.max_seconds, budget.test_timeout
+        checker, failing_tests or [], passing_tests, budget.max_seconds, budget.test_timeout, budget.traced
     )
     result = RepairResult("not_fixed", failing_tests=failing, passing_tests=passing)
     if not failing:

@@ -20,6 +20,7 @@ class RunRecord:
     tb: list[tuple[str, int]] = field(default_factory=list)  # failure frames in source files, outermost first
     duration: float = 0.0
     timed_out: bool = False  # stopped by the per-test limit of the coverage run
+    traced: bool = True  # False: run untraced (a passing test left out of the sample): `lines` is empty
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,10 @@
 """Job `coverage`: run the tests once under a line tracer (sys.settrace); per test its outcome,
-the source lines it executed and the traceback frames of its failure."""
+the source lines it executed and the traceback frames of its failure.
+
+A test runs several times slower traced, and localization needs the failing tests' lines but only
+a sample of the passing tests' (Ochiai counts, per line, the passing tests that ran it): with
+`sample`, every test listed in `trace` is traced and at most `sample` of the others, evenly spaced
+in collection order; the others run untraced and report only their outcome."""
 
 import json
 import os
@@ -17,8 +22,11 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip, per_test, deadline=None):
+    def __init__(self, root, skip, per_test, deadline=None, trace=(), sample=None):
         self.per_test = per_test
+        self.always = set(trace)
+        self.sample = sample  # None: trace every test
+        self.traced = None  # node ids to trace, chosen when collection ends
         self.deadline = deadline  # time.time() after which no further test starts
         self.root = os.path.realpath(root)
         self.skip = set(skip)
@@ -54,6 +62,14 @@ class CoveragePlugin:
     def _entry(self, nodeid):
         return self.tests.setdefault(nodeid, {"outcome": "passed", "lines": {}, "tb": [], "duration": 0.0})
 
+    def pytest_collection_finish(self, session):
+        if self.sample is None:
+            return
+        rest = [item.nodeid for item in session.items if item.nodeid not in self.always]
+        if len(rest) > self.sample:
+            rest = [rest[j * len(rest) // self.sample] for j in range(self.sample)]
+        self.traced = self.always.union(rest)
+
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
 
@@ -63,9 +79,12 @@ class CoveragePlugin:
                 item.session.shouldstop = "the repair time budget is spent"
                 return True
             limit = max(0.05, min(limit, self.deadline - time.time()))
-        self._lines = {}
         signal.signal(signal.SIGALRM, self._alarm)
         signal.setitimer(signal.ITIMER_REAL, limit)
+        if self.traced is not None and item.nodeid not in self.traced:
+            self._entry(item.nodeid)["traced"] = False
+            return None
+        self._lines = {}
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
@@ -110,7 +129,15 @@ class CoveragePlugin:
 def run_coverage(req):
     import pytest
 
-    plugin = CoveragePlugin(os.getcwd(), req.get("skip", []), float(req.get("per_test", 30)), _deadline(req))
+    sample = req.get("sample")
+    plugin = CoveragePlugin(
+        os.getcwd(),
+        req.get("skip", []),
+        float(req.get("per_test", 30)),
+        _deadline(req),
+        req.get("trace", []),
+        None if sample is None else int(sample),
+    )
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
