@@ -272,6 +272,29 @@ CASES = [
         "def merge(*dicts):\n    if len(dicts) == 1 and not isinstance(dicts[0], dict):\n        dicts = dicts[0]\n"
         "    return dicts\n\n\ndef first(*dicts):\n    return not isinstance(dicts[0], dict) and dicts\n",
     ),
+    (  # a name the function tests with isinstance(..., list) is a list there
+        "add-update",
+        "def push(item, key, data):\n    value = item[key]\n    if isinstance(value, list):\n        pass\n"
+        "    else:\n        item[key] = [value, data]\n    return item\n\n\ndef grow(out, x):\n    out.append(x)\n",
+        "def push(item, key, data):\n    value = item[key]\n    if isinstance(value, list):\n        pass\n"
+        "        value.append(data)\n    else:\n        item[key] = [value, data]\n    return item\n\n\n"
+        "def grow(out, x):\n    out.append(x)\n",
+    ),
+    (  # an attribute the function binds to a list display
+        "add-update",
+        "class H:\n    def chars(self, data):\n        if not self.data:\n            self.data = [data]\n"
+        "        else:\n            pass\n\n    def grow(self, out, x):\n        out.append(x)\n",
+        "class H:\n    def chars(self, data):\n        if not self.data:\n            self.data = [data]\n"
+        "        else:\n            pass\n            self.data.append(data)\n\n"
+        "    def grow(self, out, x):\n        out.append(x)\n",
+    ),
+    (  # the function's own update statement, copied as it is; in a file indented with tabs
+        "clone-update",
+        "def parts(segs):\n\tout = []\n\tfor seg in segs:\n\t\tif seg:\n\t\t\tout.append('/')\n"
+        "\t\telse:\n\t\t\tn = 1\n\treturn out\n",
+        "def parts(segs):\n\tout = []\n\tfor seg in segs:\n\t\tif seg:\n\t\t\tout.append('/')\n"
+        "\t\telse:\n\t\t\tn = 1\n\t\t\tout.append('/')\n\treturn out\n",
+    ),
 ]
 
 

@@ -27,7 +27,7 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
     collection of the function with a name in scope."""
     if not scope.grow or not _starts_line(src, node) or isinstance(node, ast.Return):
         return
-    indent = " " * node.col_offset
+    indent = src.indent(node)
     end = src.span(node)[1]
     begin = src.line_starts[node.lineno - 1]
     for collection, method in scope.grow:
@@ -55,7 +55,7 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
     function and with a name or an attribute read in it."""
     if not scope.updates or not _starts_line(src, node) or isinstance(node, (ast.Return, ast.Raise)):
         return
-    indent = " " * node.col_offset
+    indent = src.indent(node)
     end = src.span(node)[1]
     grown = {c for c, _ in scope.grow}
     for receiver in scope.containers:

@@ -1,8 +1,8 @@
 """Operators that reuse code the module already has, with one part changed:
 
-- a missing in-place update (`ret.append("%sM" % minutes)`, `rv.update(d)`) cloned from an update
-  statement of the same function, its receiver or one of its argument parts replaced by the
-  enclosing `if`'s condition or by a local;
+- a missing in-place update (`ret.append("%sM" % minutes)`, `rv.update(d)`) copied from an update
+  statement of the same function or the module as it is, or with its receiver or one of its
+  argument parts replaced by the enclosing `if`'s condition or by a local;
 - a missing clause that is a comparison or a call (`time < curr.expires and ...`,
   `... and not isinstance(d, Mapping)`), taken from the conditions the module tests elsewhere,
   when every name it reads is in scope where it is added.
@@ -111,12 +111,13 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     start = src.line_starts[node.lineno - 1]
     if src.data[start : start + node.col_offset].strip():
         return  # not the first statement on its line
-    indent = " " * node.col_offset
+    indent = src.indent(node)
     end = src.span(node)[1]
     guard = _guard(node, parent)
-    seen = {src.segment(c) for c in reuse.updates}  # an exact copy is add_update's or a duplicate
-    made = [_clones(src, call, guard, reuse.locals) for call in reuse.updates]
-    # from elsewhere in the module: as it is there, then with one part replaced
+    seen: set[str] = set()
+    # the function's own (`out_parts.append('/')` made in another branch too): as it is, then with
+    # one part replaced; then the rest of the module's, as they are there, then with one part replaced
+    made = [_own_then_clones(src, call, guard, reuse.locals) for call in reuse.updates]
     made += [_copy_then_clones(src, call, guard, reuse.locals) for call in reuse.elsewhere]
     for texts in made:
         for text, prior in texts:
@@ -128,6 +129,15 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
             else:
                 edit = Edit(end, end, f"\n{indent}{text}")
             yield src.mutation("clone-update", f"add '{text}' at line {node.lineno}", [edit], prior)
+
+
+def _own_then_clones(
+    src: SourceFile, call: ast.Call, guard: ast.expr | None, names: list[str]
+) -> Iterator[tuple[str, float]]:
+    """An update statement of the function itself: a copy of it elsewhere in the function, then its
+    clones as likely as before."""
+    yield src.segment(call), 0.3
+    yield from _clones(src, call, guard, names)
 
 
 def _copy_then_clones(

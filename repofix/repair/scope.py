@@ -71,6 +71,23 @@ def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = Tru
     return names
 
 
+def dotted_attr(node: ast.expr) -> str:
+    """`self.data` for an attribute of a plain name, else ""."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return ""
+
+
+def _is_instance_of_container(node: ast.Call) -> bool:
+    """`isinstance(x, list)` (or a tuple of such types) on a plain name."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
+        return False
+    kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+    return isinstance(node.args[0], ast.Name) and any(
+        isinstance(k, ast.Name) and k.id in ("list", "set", "dict", "deque", "bytearray") for k in kinds
+    )
+
+
 def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
     params = parameters(func, varargs=False)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -79,11 +96,15 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     grow: dict[tuple[str, str], None] = {}
     ints: dict[str, None] = {}
     containers: set[str] = set()  # locals bound to a container display: what an in-place update updates
+    held: dict[str, None] = {}  # attributes of a local bound to one (`self.data`)
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
         if isinstance(node, ast.Assign) and isinstance(node.value, CONTAINERS):
             containers.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            held.update((dotted_attr(t), None) for t in node.targets if dotted_attr(t))  # `self.data = [data]`
+        if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
+            containers.add(node.args[0].id)  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             kind = _constructor(node.value)
             if GROWS.get(kind or ""):
@@ -136,7 +157,8 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         ints=[n for n in ints if n in local],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
-        containers=[n for n in dict.fromkeys(stored + params) if n in containers],
+        containers=[n for n in dict.fromkeys(stored + params) if n in containers]
+        + [a for a in held if a.split(".")[0] in bases],
         updates=facts.update_methods,
         values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
         callees=callables,

@@ -73,6 +73,13 @@ class SourceFile:
         start, end = self.span(node)
         return self.data[start:end].decode("utf-8")
 
+    def indent(self, node: ast.stmt) -> str:
+        """The whitespace before `node` on its line, as written (tabs stay tabs: a statement added
+        with spaces beside tab-indented ones would not compile)."""
+        start = self.line_starts[node.lineno - 1]
+        before = self.data[start : start + node.col_offset].decode("utf-8", "replace")
+        return before if not before.strip() else " " * node.col_offset  # not first on its line
+
     def between(self, start: int, end: int) -> str:
         return self.data[start:end].decode("utf-8")
 

@@ -65,7 +65,7 @@ def return_early(
         if isinstance(stmt, (ast.For, ast.While)) and stmt.body:
             last = stmt.body[-1]
             start = src.span(last)[1]
-            indent = " " * last.col_offset
+            indent = src.indent(last)
             yield src.mutation(
                 "return-early",
                 f"return {src.segment(final.value)} at end of loop body",
