@@ -288,6 +288,19 @@ CASES = [
         "        else:\n            pass\n            self.data.append(data)\n\n"
         "    def grow(self, out, x):\n        out.append(x)\n",
     ),
+    (  # a guard clause from a condition the module tests elsewhere
+        "add-condition",
+        "def parse(value):\n    if len(value) != 7:\n        raise ValueError(value)\n    return value\n\n\n"
+        "def is_text(value):\n    if isinstance(value, str):\n        return True\n    return False\n",
+        "def parse(value):\n    if not isinstance(value, str) or len(value) != 7:\n        raise ValueError(value)\n"
+        "    return value\n\n\ndef is_text(value):\n    if isinstance(value, str):\n        return True\n"
+        "    return False\n",
+    ),
+    (  # a slice on one element of a tuple that is unpacked
+        "add-slice",
+        "def split(full, sep):\n    i = full.rfind(sep)\n    space, name = full, full[i + 1 :]\n    return space, name\n",
+        "def split(full, sep):\n    i = full.rfind(sep)\n    space, name = full[:i], full[i + 1 :]\n    return space, name\n",
+    ),
     (  # the function's own update statement, copied as it is; in a file indented with tabs
         "clone-update",
         "def parts(segs):\n\tout = []\n\tfor seg in segs:\n\t\tif seg:\n\t\t\tout.append('/')\n"

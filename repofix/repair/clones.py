@@ -13,6 +13,7 @@ studies): these build whole expressions without inventing any."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -149,6 +150,15 @@ def _copy_then_clones(
         yield text, prior - 0.1
 
 
+@functools.lru_cache(maxsize=256)
+def _binds_tightly(cond: str) -> bool:
+    """`not C` needs no parentheses around C: a name, attribute, call, subscript or `not X`."""
+    node = ast.parse(cond, mode="eval").body
+    return isinstance(node, (*ATOMS, ast.Call, ast.Subscript)) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    )
+
+
 def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mutation]:
     """`T` -> `C and T`, `T and not C`, `C or T`...: C a comparison or call the module tests."""
     text = src.segment(test)
@@ -159,7 +169,7 @@ def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mut
     for cond, prior in reuse.conditions:
         if cond in text:
             continue
-        wrapped = cond if cond.startswith("not ") or " " not in cond else f"({cond})"
+        wrapped = cond if _binds_tightly(cond) else f"({cond})"
         for new in (
             f"{cond} and {inner}",
             f"{inner} and {cond}",
@@ -167,6 +177,8 @@ def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mut
             f"not {wrapped} and {inner}",
             f"{cond} or {inner}",
             f"{inner} or {cond}",
+            f"not {wrapped} or {inner}",  # a guard: `not isinstance(value, str) or len(value) != 7`
+            f"{inner} or not {wrapped}",
         ):
             yield src.mutation(
                 "add-condition", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior

@@ -102,7 +102,9 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
         if isinstance(node, ast.Assign) and isinstance(node.value, CONTAINERS):
             containers.update(t.id for t in node.targets if isinstance(t, ast.Name))
-            held.update((dotted_attr(t), None) for t in node.targets if dotted_attr(t))  # `self.data = [data]`
+            held.update(
+                (dotted_attr(t), None) for t in node.targets if dotted_attr(t)
+            )  # `self.data = [data]`
         if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
             containers.add(node.args[0].id)  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):

@@ -44,9 +44,9 @@ def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]
 def wrap_targets(node: ast.AST) -> list[ast.expr]:
     """Values that a missing wrapper, slice or operand applies to: returned, assigned, iterated, passed."""
     if isinstance(node, ast.Return) and node.value is not None:
-        return [node.value]
+        return _and_elements(node.value)
     if isinstance(node, (ast.Assign, ast.AugAssign)):
-        return [node.value]
+        return _and_elements(node.value)
     if isinstance(node, (ast.For, ast.comprehension)):
         return [node.iter]
     if isinstance(node, ast.Call):
@@ -59,6 +59,11 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
         return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`
     return []
+
+
+def _and_elements(value: ast.expr) -> list[ast.expr]:
+    """A tuple returned or unpacked, and each of its elements (`a, b = name, name[i + 1:]`)."""
+    return [value, *value.elts] if isinstance(value, ast.Tuple) else [value]
 
 
 def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation:
