@@ -27,6 +27,11 @@ def reachable(graph, start):
     return visited
 """
 
+# nine helpers the module calls twice each with one argument, and `percent`, which it calls once
+HELPERS = "".join(f"def h{i}(x):\n    return x\n\n\n" for i in range(9)) + (
+    "def percent(t):\n    return t\n\n\ndef lookup(n):\n    return n\n\n\n"
+    "def use(x):\n    return [" + ", ".join(f"h{i}(h{i}(x))" for i in range(9)) + ", percent(x)]\n\n\n"
+)
 CASES = [
     # (family, buggy, fixed)
     ("add-statement", BFS, BFS.replace("queue.pop()\n", "queue.pop()\n        visited.add(node)\n")),
@@ -287,6 +292,11 @@ CASES = [
         "class H:\n    def chars(self, data):\n        if not self.data:\n            self.data = [data]\n"
         "        else:\n            pass\n            self.data.append(data)\n\n"
         "    def grow(self, out, x):\n        out.append(x)\n",
+    ),
+    (  # a one-argument function of the module that it calls less often than 8 others
+        "add-wrapper",
+        HELPERS + "def convert(name):\n    return lookup(name)\n",
+        HELPERS + "def convert(name):\n    return percent(lookup(name))\n",
     ),
     (  # a guard clause from a condition the module tests elsewhere
         "add-condition",

@@ -184,9 +184,8 @@ def _callables(
         and n.func.id not in BUILTIN_NAMES
         and not destructive(n.func.id)
     ]
-    module_callees = [n for n in facts.one_arg if n not in BUILTIN_NAMES and n != func.name]
+    module_callees = [n for n in facts.one_arg if n not in BUILTIN_NAMES and n != func.name][:MAX_CALLEES]
+    # every one-argument function of the module, also one called less than the MAX_CALLEES most called
     single = [n for n in facts.single if n != func.name and n not in module_callees]
-    callables = [
-        n for n in dict.fromkeys([*own, *module_callees[:MAX_CALLEES], *single]) if not destructive(n)
-    ]
+    callables = [n for n in dict.fromkeys([*own, *module_callees, *single]) if not destructive(n)]
     return list(dict.fromkeys(own)), callables
