@@ -8,7 +8,7 @@ import builtins
 import re
 from dataclasses import dataclass, field
 
-from repofix.repair.facts import UPDATES, ModuleFacts, module_facts
+from repofix.repair.facts import UPDATES, ModuleFacts, dotted, module_facts
 
 BUILTIN_NAMES = set(dir(builtins))
 # constructors that say what a local holds, and the method that grows it
@@ -71,13 +71,6 @@ def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = Tru
     return names
 
 
-def dotted_attr(node: ast.expr) -> str:
-    """`self.data` for an attribute of a plain name, else ""."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return ""
-
-
 def _is_instance_of_container(node: ast.Call) -> bool:
     """`isinstance(x, list)` (or a tuple of such types) on a plain name."""
     if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
@@ -102,9 +95,8 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
         if isinstance(node, ast.Assign) and isinstance(node.value, CONTAINERS):
             containers.update(t.id for t in node.targets if isinstance(t, ast.Name))
-            held.update(
-                (dotted_attr(t), None) for t in node.targets if dotted_attr(t)
-            )  # `self.data = [data]`
+            # `self.data = [data]`: the attribute is a container too
+            held.update((dotted(t), None) for t in node.targets if isinstance(t, ast.Attribute) and dotted(t))
         if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
             containers.add(node.args[0].id)  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
