@@ -40,6 +40,13 @@ CASES = [
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n    return out\n",
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n        out.append(y)\n    return out\n",
     ),
+    (  # an annotated binding says what grows too (`unique_list: List[str] = []`)
+        "add-statement",
+        "def uniq(seq):\n    seen: set[str] = set()\n    out: list[str] = []\n    for x in seq:\n"
+        "        if x not in seen:\n            seen.add(x)\n    return out\n",
+        "def uniq(seq):\n    seen: set[str] = set()\n    out: list[str] = []\n    for x in seq:\n"
+        "        if x not in seen:\n            seen.add(x)\n            out.append(x)\n    return out\n",
+    ),
     (
         "add-clause",
         "def neg(x):\n    if x < 0:\n        return True\n    return False\n",

@@ -81,6 +81,15 @@ def _is_instance_of_container(node: ast.Call) -> bool:
     )
 
 
+def _assigned(node: ast.AST) -> tuple[list[ast.expr], ast.expr | None]:
+    """(targets, value) of `x = v` and of an annotated `x: list[str] = v`; ([], None) otherwise."""
+    if isinstance(node, ast.Assign):
+        return node.targets, node.value
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return [node.target], node.value
+    return [], None
+
+
 def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
     params = parameters(func, varargs=False)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -93,16 +102,17 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
-        if isinstance(node, ast.Assign) and isinstance(node.value, CONTAINERS):
-            containers.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        targets, value = _assigned(node)
+        if isinstance(value, CONTAINERS):
+            containers.update(t.id for t in targets if isinstance(t, ast.Name))
             # `self.data = [data]`: the attribute is a container too
-            held.update((dotted(t), None) for t in node.targets if isinstance(t, ast.Attribute) and dotted(t))
+            held.update((dotted(t), None) for t in targets if isinstance(t, ast.Attribute) and dotted(t))
         if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
             containers.add(node.args[0].id)  # type: ignore[attr-defined]
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            kind = _constructor(node.value)
+        if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+            kind = _constructor(value)
             if GROWS.get(kind or ""):
-                grow[(node.targets[0].id, GROWS[kind])] = None  # type: ignore[index]
+                grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
