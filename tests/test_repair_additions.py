@@ -40,6 +40,12 @@ CASES = [
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n    return out\n",
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n        out.append(y)\n    return out\n",
     ),
+    (  # a lookup guarded by its own key and container
+        "guard-lookup",
+        "def same(a, b):\n    for k in b:\n        if a[k] != b[k]:\n            return False\n    return True\n",
+        "def same(a, b):\n    for k in b:\n        if k not in a or a[k] != b[k]:\n            return False\n"
+        "    return True\n",
+    ),
     (  # an annotated binding says what grows too (`unique_list: List[str] = []`)
         "add-statement",
         "def uniq(seq):\n    seen: set[str] = set()\n    out: list[str] = []\n    for x in seq:\n"

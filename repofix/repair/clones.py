@@ -5,7 +5,8 @@
   argument parts replaced by the enclosing `if`'s condition or by a local;
 - a missing clause that is a comparison or a call (`time < curr.expires and ...`,
   `... and not isinstance(d, Mapping)`), taken from the conditions the module tests elsewhere,
-  when every name it reads is in scope where it is added.
+  when every name it reads is in scope where it is added;
+- a lookup a condition makes, guarded by its own key and container (`k not in a or a[k] != b[k]`).
 
 Real fixes mostly reuse code that is already there (the "redundancy assumption" of fix-pattern
 studies): these build whole expressions without inventing any."""
@@ -185,6 +186,32 @@ def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mut
             )
 
 
+def guard_lookup(src: SourceFile, test: ast.expr) -> Iterator[Mutation]:
+    """`a[k] != b[k]` -> `k not in a or a[k] != b[k]` (and `k in a and ...`): a lookup the condition
+    makes, guarded by its own key and container (a missing key raised KeyError, or was meant to count)."""
+    text = src.segment(test)
+    if "\n" in text:
+        return
+    start, end = src.span(test)
+    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp)) else f"({text})"
+    seen = set()
+    for node in ast.walk(test):
+        if not (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, (ast.Name, ast.Attribute))
+            and isinstance(node.slice, (ast.Name, ast.Attribute, ast.Constant))
+        ):
+            continue
+        key, container = src.segment(node.slice), src.segment(node.value)
+        if (key, container) in seen or f"in {container}" in text:
+            continue
+        seen.add((key, container))
+        for new in (f"{key} not in {container} or {inner}", f"{key} in {container} and {inner}"):
+            yield src.mutation(
+                "guard-lookup", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], 0.35
+            )
+
+
 def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, reuse: Reuse) -> Iterator[Mutation]:
     """Every reuse that applies to `node` (inside a function)."""
     if isinstance(node, ast.stmt) and isinstance(
@@ -193,3 +220,4 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, reuse: Reuse) -> I
         yield from clone_update(src, node, parent, reuse)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         yield from add_condition(src, node.test, reuse)
+        yield from guard_lookup(src, node.test)
