@@ -40,6 +40,16 @@ CASES = [
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n    return out\n",
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n        out.append(y)\n    return out\n",
     ),
+    (  # the rest a slice of the function leaves: a header read with `[:8]`, its body with `[8:]`
+        "add-slice",
+        "def parse(data):\n    head = data[:8]\n    body = bytes(data)\n    return head, body\n",
+        "def parse(data):\n    head = data[:8]\n    body = bytes(data[8:])\n    return head, body\n",
+    ),
+    (  # what comes before a slice the function takes: the length prefix of `data[3:3 + n]`
+        "add-slice",
+        "def field(data):\n    n = unpack(data)\n    return data[3:3 + n]\n",
+        "def field(data):\n    n = unpack(data[:3])\n    return data[3:3 + n]\n",
+    ),
     (  # a lookup guarded by its own key and container
         "guard-lookup",
         "def same(a, b):\n    for k in b:\n        if a[k] != b[k]:\n            return False\n    return True\n",

@@ -164,13 +164,15 @@ def operand_targets(node: ast.AST) -> list[ast.expr]:
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`; `x` -> `rest + x` / `x + rest`."""
+    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`, a slice the function takes of `arr` elsewhere
+    or the rest it leaves (`data[8:]` beside `data[:8]`); `x` -> `rest + x` / `x + rest`."""
     if isinstance(value, ast.Constant):
         return
     start, end = src.span(value)
     text = src.atom(value)
     for sl, prior in (
-        [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2), ("[1:-1]", 0.2), ("[:]", 0.15), ("[::2]", 0.15)]
+        [(s, 0.35) for s in scope.slices.get(ast.unparse(value), [])]  # the function's own bounds
+        + [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2), ("[1:-1]", 0.2), ("[:]", 0.15), ("[::2]", 0.15)]
         + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]

@@ -35,6 +35,8 @@ class Scope:
     callees: list[str] = field(default_factory=list)
     own: list[str] = field(default_factory=list)  # those of `callees` the function itself calls
     raised: list[str] = field(default_factory=list)  # exception classes the module raises, most raised first
+    # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, and what each leaves out
+    slices: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _constructor(value: ast.expr) -> str | None:
@@ -168,7 +170,26 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         callees=callables,
         own=own,
         raised=facts.raised,
+        slices=_slices(func),
     )
+
+
+def _slices(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
+    """Per sliced value (as text), the slices the function takes of it, then the rest each leaves:
+    `data[:8]` gives `[:8]` and `[8:]`, `data[2:2 + n]` gives `[2:2 + n]` and `[:2]` (a header and
+    its body are read with the same bounds)."""
+    found: dict[str, dict[str, None]] = {}
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)) or node.slice.step:
+            continue
+        lower, upper = (ast.unparse(b) if b is not None else "" for b in (node.slice.lower, node.slice.upper))
+        made = found.setdefault(ast.unparse(node.value), {})
+        made[f"[{lower}:{upper}]"] = None
+        if upper:
+            made[f"[{upper}:]"] = None
+        if lower and lower != "0":
+            made[f"[:{lower}]"] = None
+    return {value: list(made) for value, made in found.items()}
 
 
 def _callables(
