@@ -41,6 +41,27 @@ def test_a_timed_out_candidate_is_run_again_only_when_asked(
     assert files["loop.py"] == LOOP.encode()  # the sandbox's files are left as found
 
 
+def test_without_retry_the_failing_tests_limit_tightens_to_what_candidates_take(
+    make_sandbox, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"loop.py": LOOP, "test_loop.py": LOOP_TEST})
+    src = SourceFile("loop.py", LOOP)
+    at = LOOP.index("i += 1")
+    quick = [src.mutation("constant", f"1 -> {k}", [Edit(at + 5, at + 6, str(k))], 0.4) for k in range(5, 17)]
+    endless = src.mutation("remove-statement", "remove 'i += 1'", [Edit(at, at + 6, "pass")], 0.4)
+    box = make_sandbox("none", source=root)
+    verdicts = Checker(box).check(
+        [*quick, endless], ["test_loop.py::test_count"], [], timeout=30.0, full_timeout=60.0, seconds=120,
+        stop_after=99, retry=False,
+    )  # fmt: skip
+    assert len(verdicts) == 13 and not any(v.ok or v.reason == "timeout" for v in verdicts[:-1])
+    assert (verdicts[-1].ok, verdicts[-1].reason) == (False, "timeout")
+    # 12 candidates that took a fraction of a second each: the endless one is cut at a second or
+    # two (4 x their median + 0.5 s, at least 1 s), not at the 30 s it was given
+    assert verdicts[-1].seconds < 15
+    assert box.read_files(["loop.py"])["loop.py"] == LOOP.encode()
+
+
 TOTAL = "def total(a, b):\n    return a + b + 1\n"
 # every right patch stalls on its first run (as on a busy machine), then passes
 STALL_TEST = (

@@ -143,12 +143,15 @@ class Checker:
         slower: float = 0.0,
         retry: bool = True,
         covering: Covering | None = None,
+        expect: float = 0.0,
     ) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
         candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
         per mutation tried. A plausible one also counts how many of `also` (other failing tests) it
         fixes, and is rejected when its passing tests run `slower` times slower than unpatched.
-        `retry`: a failing test that times out is run once more before the candidate is rejected."""
+        `retry`: a failing test that times out is run once more before the candidate is rejected;
+        without it, the failing tests' limit tightens to what candidates take once some have run
+        (`expect`: the seconds a fixed program may need for them, see engine.failing_seconds)."""
         request = {
             "mode": "check",
             "failing": failing,
@@ -162,6 +165,7 @@ class Checker:
             "also": also or [],
             "slower": slower,
             "retry": retry,
+            "expect": expect,
         }
         result = self._call_on(mutations, request, timeout=seconds + OVERRUN, covering=covering)
         verdicts = []

@@ -176,6 +176,7 @@ def repair(
             slower=budget.slower,
             retry=retry,
             covering=covering,
+            expect=failing_seconds(runs, failing),
         )
         if not retry:  # a retried candidate was counted when it first timed out
             stalled += [v.mutation for v in verdicts if v.stage == "failing" and v.reason == "timeout"]
@@ -250,10 +251,15 @@ def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> t
     it says nothing about how long a fixed one needs, and it runs last, so a candidate that does
     not fix the quick ones is rejected without waiting for it."""
     hung = {r.nodeid for r in runs if r.timed_out}
-    targets = set(failing)
-    fail_seconds = sum(r.duration for r in runs if r.nodeid in targets and r.nodeid not in hung)
     ordered = sorted(failing, key=lambda n: n in hung)
-    return max(2.0, 3 * fail_seconds + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
+    return max(2.0, failing_seconds(runs, failing) + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
+
+
+def failing_seconds(runs: list[RunRecord], failing: list[str]) -> float:
+    """Three times what the failing tests took in the coverage run (those that hung left out):
+    what a fixed program may need to pass them all."""
+    targets = set(failing)
+    return 3 * sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
 
 
 def give_up_reason(

@@ -30,7 +30,19 @@ def run_check(req):
     slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
     # retry=False: a timeout counts at once (the host tries those candidates again at the end, so
     # candidates that loop forever do not each cost two timeouts while others wait)
-    patient = _patient if req.get("retry", True) else lambda body, limit: _in_child(body, limit())
+    retry = req.get("retry", True)
+    patient = _patient if retry else lambda body, limit: _in_child(body, limit())
+    # Without retry (the host tries timed-out candidates again at the end), the failing tests' limit
+    # tightens to what candidates take here: a mutation that loops forever cost the whole `timeout`
+    # (2 s or more) where most candidates take a tenth of a second.
+    expect, took_here = float(req.get("expect", 0)), []
+
+    def failing_limit():
+        recent = sorted(took_here[-31:])
+        if retry or len(recent) < 11:
+            return left(timeout)
+        return left(min(timeout, max(1.0, 4 * recent[len(recent) // 2] + expect + 0.5)))
+
     plain = _warm_up(failing)
     originals = {}
     found = 0
@@ -54,9 +66,11 @@ def run_check(req):
             start = time.time()
             ok, reason, extra = True, "exit 0", {}
             if plain:
-                ok, reason = patient(_direct_body(plain), lambda: left(timeout))
+                ok, reason = patient(_direct_body(plain), failing_limit)
             if ok:
-                ok, reason = patient(_pytest_body(failing), lambda: left(timeout))
+                ok, reason = patient(_pytest_body(failing), failing_limit)
+            if reason != "timeout":
+                took_here.append(time.time() - start)
             stage = "failing"
             if ok and passing and cand.get("first"):
                 # the passing tests that ran the mutated lines first: they are the likeliest to

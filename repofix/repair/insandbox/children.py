@@ -54,10 +54,26 @@ def _in_child(body, timeout):
     return False, f"signal {os.WTERMSIG(status)}"
 
 
+def _bare_reports():
+    """In a candidate's child, which only needs pass or fail: a failure's report is its exception
+    line alone. pytest would read and parse the test's source to show it (a third of a rejected
+    candidate's time on a large test file), and nobody reads that report."""
+    from _pytest import nodes, python
+
+    def bare(self, excinfo, style=None):
+        return excinfo.exconly()
+
+    if hasattr(nodes.Node, "_repr_failure_py"):
+        nodes.Node._repr_failure_py = bare
+    if hasattr(python.Function, "repr_failure"):
+        python.Function.repr_failure = bare
+
+
 def _pytest_body(tests):
     def body():
         import pytest
 
+        _bare_reports()
         return pytest.main(PYTEST_ARGS + ["-x"] + list(tests))
 
     return body
@@ -101,6 +117,7 @@ def _count_body(tests):
                 if report.when == "call" and report.passed:
                     Count.passed += 1
 
+        _bare_reports()
         pytest.main(PYTEST_ARGS + list(tests), plugins=[Count()])
         return 100 + min(Count.passed, 150)
 
