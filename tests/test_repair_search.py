@@ -112,6 +112,31 @@ def test_candidates_are_validated_on_the_top_level_statement_they_change(
     assert (len(list(pool.valid([m, m]))) == 1) is kept  # the second copy is always a duplicate
 
 
+NESTED = "def h(xs):\n    for x in xs:\n        if x:\n            x += 1\n    return xs\n"
+
+
+@pytest.mark.parametrize(
+    ("new", "kept"),
+    [
+        ("x += 2", True),  # checked on its own statement
+        ("x +=  1", False),  # the same tree as the original: dropped
+        ("x += (1", False),
+        ("x += 1\n    print(x)", True),  # a new line closing the `if` and `for`: valid in its function
+        ("x += 1\n  print(x)", False),  # a dedent to no enclosing level
+        ("x += 1\n            print(x)", True),
+    ],
+)
+def test_a_candidate_on_a_short_statement_is_validated_on_that_statement_unless_it_adds_lines(
+    new: str, kept: bool
+) -> None:
+    src = SourceFile("m.py", NESTED)
+    start = NESTED.index("x += 1")
+    m = Mutation("m.py", 4, "x", "x", (Edit(start, start + 6, new),), 0.5, (4,))
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 4, 1.0, 1, 0)], max_lines=10)
+    assert any(small for _, _, small in pool.blocks["m.py"])  # `x += 1`, the `if` and the `for`
+    assert (len(list(pool.valid([m, m]))) == 1) is kept
+
+
 def test_a_name_used_nearby_is_swapped_in_before_a_distant_local_and_an_added_slice() -> None:
     # a long function: its far-away locals used to crowd the additions out of the budget
     far = "".join(f"    v{i} = {i}\n" for i in range(6))

@@ -60,13 +60,18 @@ def doubts(chosen: Mutation, found: list[Mutation], changed: list[str] | None = 
     return why
 
 
-def _blocks(src: SourceFile) -> list[tuple[int, int]]:
-    """Byte spans of the module's top-level statements and of its outermost functions (a method
-    too; a nested function is part of its own), decorators included, smallest first. Each starts
-    at a line's start, so an edit inside one is checked by parsing that block alone (an indented
-    one under an `if True:`): a candidate costs a parse of its own function, not of its whole
-    class (55 ms per candidate in pyflakes' 2,000-line Checker class on a busy machine, 1.3 ms
-    now). Two candidates giving the same tree are found in the same block, so they are one."""
+STATEMENT_BLOCK = 30  # lines: a statement at most this long on a suspicious line is a block of its own
+
+
+def _blocks(src: SourceFile, lines: set[int]) -> list[tuple[int, int, bool]]:
+    """(start, end, small) byte spans of the module's top-level statements and of its outermost
+    functions (a method too; a nested function is part of its own), decorators included, and, as
+    `small`, of the statements of at most STATEMENT_BLOCK lines that hold one of `lines`; smallest
+    first. Each starts at a line's start, so an edit inside one is checked by parsing that block
+    alone (an indented one under an `if True:`): a candidate costs a parse of its own statement,
+    not of its whole class (55 ms per candidate in pyflakes' 2,000-line Checker class on a busy
+    machine) or function (20 ms in schema's 287-line `json_schema`). Two candidates giving the
+    same tree are mostly found in the same block, so they are one."""
     nodes: list[ast.stmt] = list(src.tree.body)
     todo = [n for n in src.tree.body if isinstance(n, ast.ClassDef)]
     while todo:
@@ -75,11 +80,18 @@ def _blocks(src: SourceFile) -> list[tuple[int, int]]:
                 nodes.append(node)
             elif isinstance(node, ast.ClassDef):
                 todo.append(node)
-    spans = set()
-    for node in nodes:
+    small = [
+        n
+        for n in ast.walk(src.tree)
+        if isinstance(n, ast.stmt)
+        and (n.end_lineno or n.lineno) - n.lineno < STATEMENT_BLOCK
+        and any(n.lineno <= line <= (n.end_lineno or n.lineno) for line in lines)
+    ]
+    spans: dict[tuple[int, int], bool] = {}
+    for node in [*small, *nodes]:  # a span that is a function's too is not small
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        spans.add((src.line_starts[first - 1], src.span(node)[1]))
-    return sorted(spans, key=lambda span: (span[1] - span[0], span))
+        spans[(src.line_starts[first - 1], src.span(node)[1])] = node in small and node not in nodes
+    return sorted(((s, e, k) for (s, e), k in spans.items()), key=lambda b: (b[1] - b[0], b))
 
 
 def _parse_block(data: bytes) -> ast.Module:
@@ -99,16 +111,16 @@ class CandidatePool:
         for s in top:
             self.lines.setdefault(s.path, set()).add(s.line)
         self.seen: set[tuple[str, int, str]] = {(p, -1, ast.dump(src.tree)) for p, src in sources.items()}
-        self.blocks: dict[str, list[tuple[int, int]]] = {}
+        self.blocks: dict[str, list[tuple[int, int, bool]]] = {}
         for p, src in sources.items():
             self.blocks[p] = []
-            for start, end in _blocks(src):
+            for start, end, small in _blocks(src, self.lines.get(p, set())):
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
                     tree = _parse_block(src.data[start:end])
                 except (SyntaxError, ValueError):
                     continue
                 self.seen.add((p, len(self.blocks[p]), ast.dump(tree)))
-                self.blocks[p].append((start, end))
+                self.blocks[p].append((start, end, small))
         self.generated = 0
         self.invalid = 0
 
@@ -134,11 +146,14 @@ class CandidatePool:
         for m in candidates:
             self.generated += 1
             src = self.sources[m.path]
+            # a new line may close blocks the statement it follows is nested in (a dedent): it is
+            # checked within its function, where those blocks are
+            lines_added = any("\n" in x.text for x in m.edits)
             index, start, end = next(
                 (
                     (i, s, e)
-                    for i, (s, e) in enumerate(self.blocks[m.path])
-                    if all(s <= x.start and x.end <= e for x in m.edits)
+                    for i, (s, e, small) in enumerate(self.blocks[m.path])
+                    if not (small and lines_added) and all(s <= x.start and x.end <= e for x in m.edits)
                 ),
                 (-1, 0, len(src.data)),
             )
