@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import click
 
 from repofix.atomic import write_atomic
-from repofix.evaluation import launch
+from repofix.evaluation import interrupts, launch
 from repofix.evaluation.compare import load_summary, markdown
 from repofix.evaluation.images import RELEASES
 from repofix.evaluation.ray_executor import RayUnavailable, import_ray
@@ -206,9 +207,10 @@ def run_command(
         images=images,
     )
     try:
-        code = launch.run(
-            tasks, source, backend, out_dir, specs, settings, lambda text, err: click.echo(text, err=err)
-        )
+        with interrupts.on_sigint(signal.default_int_handler):  # even if started with SIGINT ignored
+            code = launch.run(
+                tasks, source, backend, out_dir, specs, settings, lambda text, err: click.echo(text, err=err)
+            )
     except launch.UsageError as error:
         _fail(str(error))
     sys.exit(code)

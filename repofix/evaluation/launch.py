@@ -16,7 +16,7 @@ from repofix.evaluation.environments import Environments
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable
 from repofix.evaluation.report import write_reports
-from repofix.evaluation.runner import RunOptions, run_evaluation
+from repofix.evaluation.runner import RunOptions, RunOutcome, run_evaluation
 from repofix.evaluation.store import ResultsStore
 from repofix.evaluation.swebench_env import needs_specs
 from repofix.evaluation.swebench_specs import SpecsUnavailable, specs_python
@@ -164,29 +164,33 @@ def run(
             task_limit=task_limit,
             note=progress.note,
         )
-        try:
-            executor.connect()
-        except RayUnavailable as error:
-            store.close()
-            raise UsageError(str(error)) from None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
-        outcome = run_evaluation(
-            tasks,
-            source,
-            store,
-            environments,
-            out_dir,
-            RunOptions(
-                jobs=settings.jobs,
-                timeout=settings.timeout,
-                max_cost=settings.max_cost,
-                retry_errors=settings.retry_errors,
-                mirror=settings.mirror,
-            ),
-            progress,
-            executor,
-        )
+    try:
+        if executor is not None:
+            try:
+                executor.connect()
+            except RayUnavailable as error:
+                store.close()
+                raise UsageError(str(error)) from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
+            outcome = run_evaluation(
+                tasks,
+                source,
+                store,
+                environments,
+                out_dir,
+                RunOptions(
+                    jobs=settings.jobs,
+                    timeout=settings.timeout,
+                    max_cost=settings.max_cost,
+                    retry_errors=settings.retry_errors,
+                    mirror=settings.mirror,
+                ),
+                progress,
+                executor,
+            )
+    except KeyboardInterrupt:  # before any task started (joining the cluster): the folder resumes
+        outcome = RunOutcome(stopped="interrupted")
     progress.close()
     store.set_meta(
         {"build_seconds": float(store.get_meta().get("build_seconds") or 0.0) + environments.build_seconds}
