@@ -209,24 +209,35 @@ def ignoring_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def read_until(process: subprocess.Popen, start: str, seen: list[str]) -> None:
+    """Read the run's output into `seen` until a line that starts with `start`."""
+    assert process.stdout is not None
+    while not seen or not seen[-1].startswith(start):
+        line = process.stdout.readline()
+        assert line, "".join(seen)  # the run ended first
+        seen.append(line)
+
+
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("moment", ["evaluating ", "ray: "], ids=["joining", "dispatching"])
+@pytest.mark.parametrize(
+    ("moment", "again"), [("evaluating ", False), ("ray: ", True)], ids=["joining", "dispatching"]
+)
 def test_ctrl_c_stops_the_run_at_once_even_when_it_was_started_with_sigint_ignored(
-    cluster, slow_tasks, tmp_path, moment
+    cluster, slow_tasks, tmp_path, moment, again
 ):
     """A script's `cmd &` (no job control: a CI run started in the background) starts its command
     with SIGINT ignored; the head sets its own handler, so SIGINT still stops it, sent at its earliest
-    moments: as it joins the cluster (after its first line), or as it starts handing out tasks."""
+    moments: as it joins the cluster (after its first line), or as it starts handing out tasks, and
+    then again while it cancels them, which does not cut the cleanup short."""
     out = tmp_path / "run"
     common = [str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)]
     process = run(*common, preexec_fn=ignoring_sigint)
-    assert process.stdout is not None
     seen: list[str] = []
-    while not seen or not seen[-1].startswith(moment):
-        line = process.stdout.readline()
-        assert line, "".join(seen)  # the run ended before that moment
-        seen.append(line)
+    read_until(process, moment, seen)
     process.send_signal(signal.SIGINT)
+    if again:
+        read_until(process, "ray: stopping", seen)
+        process.send_signal(signal.SIGINT)
     code, output = finish(process, timeout=180)
     assert code == 130, "".join(seen) + output
     assert "--resume" in output

@@ -16,7 +16,7 @@ from repofix.evaluation.images import RELEASES
 from repofix.evaluation.ray_executor import RayUnavailable, import_ray
 from repofix.evaluation.report import write_reports
 from repofix.evaluation.store import StoreError
-from repofix.exitcodes import EXIT_USAGE
+from repofix.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 from repofix.sandboxes import SandboxError, choose_backend
 from repofix.tasks import TasksError, load_tasks
 
@@ -213,6 +213,9 @@ def run_command(
             )
     except launch.UsageError as error:
         _fail(str(error))
+    except KeyboardInterrupt:  # outside the grading loop (joining the cluster, writing the reports)
+        click.echo(launch.resume_hint(out_dir), err=True)
+        code = EXIT_INTERRUPTED
     sys.exit(code)
 
 

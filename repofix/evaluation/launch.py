@@ -16,7 +16,7 @@ from repofix.evaluation.environments import Environments
 from repofix.evaluation.progress import Progress
 from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable
 from repofix.evaluation.report import write_reports
-from repofix.evaluation.runner import RunOptions, RunOutcome, run_evaluation
+from repofix.evaluation.runner import RunOptions, run_evaluation
 from repofix.evaluation.store import ResultsStore
 from repofix.evaluation.swebench_env import needs_specs
 from repofix.evaluation.swebench_specs import SpecsUnavailable, specs_python
@@ -164,33 +164,29 @@ def run(
             task_limit=task_limit,
             note=progress.note,
         )
-    try:
-        if executor is not None:
-            try:
-                executor.connect()
-            except RayUnavailable as error:
-                store.close()
-                raise UsageError(str(error)) from None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
-            outcome = run_evaluation(
-                tasks,
-                source,
-                store,
-                environments,
-                out_dir,
-                RunOptions(
-                    jobs=settings.jobs,
-                    timeout=settings.timeout,
-                    max_cost=settings.max_cost,
-                    retry_errors=settings.retry_errors,
-                    mirror=settings.mirror,
-                ),
-                progress,
-                executor,
-            )
-    except KeyboardInterrupt:  # before any task started (joining the cluster): the folder resumes
-        outcome = RunOutcome(stopped="interrupted")
+        try:
+            executor.connect()
+        except RayUnavailable as error:
+            store.close()
+            raise UsageError(str(error)) from None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the 'none' backend's warning was the user's explicit choice
+        outcome = run_evaluation(
+            tasks,
+            source,
+            store,
+            environments,
+            out_dir,
+            RunOptions(
+                jobs=settings.jobs,
+                timeout=settings.timeout,
+                max_cost=settings.max_cost,
+                retry_errors=settings.retry_errors,
+                mirror=settings.mirror,
+            ),
+            progress,
+            executor,
+        )
     progress.close()
     store.set_meta(
         {"build_seconds": float(store.get_meta().get("build_seconds") or 0.0) + environments.build_seconds}
@@ -211,12 +207,16 @@ def run(
         False,
     )
     if outcome.stopped == "interrupted":
-        echo(f"interrupted: continue with `repofix eval run ... --resume --out {out_dir}`", True)
+        echo(resume_hint(out_dir), True)
         return EXIT_INTERRUPTED
     if outcome.stopped:
         echo(f"stopped: {outcome.stopped}", True)
         return EXIT_NOT_DONE
     return exit_code(source.mode, summary)
+
+
+def resume_hint(out_dir: Path) -> str:
+    return f"interrupted: continue with `repofix eval run ... --resume --out {out_dir}`"
 
 
 def exit_code(mode: str, summary: dict) -> int:
