@@ -73,6 +73,9 @@ class LocalRayCluster:
             "PYTHONPATH": str(ROOT),
             "REPOFIX_RAY_STATE": str(self.state),
             "RAY_USAGE_STATS_ENABLED": "0",
+            # No token authentication, whatever the user's ~/.ray holds: with a token file there (a
+            # local `ray.init()` writes one) Ray enables it, and the worker node was refused.
+            "RAY_AUTH_MODE": "disabled",
             # A lost node is noticed after ~3 s instead of ~30 s.
             "RAY_health_check_period_ms": "1000",
             "RAY_health_check_failure_threshold": "3",

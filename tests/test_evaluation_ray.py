@@ -205,6 +205,45 @@ def test_ctrl_c_and_a_killed_head_lose_nothing_and_resume_grades_each_task_once(
     assert leaked(cluster) == {}  # what the killed head's workers left was swept
 
 
+def ignoring_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def read_until(process: subprocess.Popen, start: str, seen: list[str]) -> None:
+    """Read the run's output into `seen` until a line that starts with `start`."""
+    assert process.stdout is not None
+    while not seen or not seen[-1].startswith(start):
+        line = process.stdout.readline()
+        assert line, "".join(seen)  # the run ended first
+        seen.append(line)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    ("moment", "again"), [("evaluating ", False), ("ray: ", True)], ids=["joining", "dispatching"]
+)
+def test_ctrl_c_stops_the_run_at_once_even_when_it_was_started_with_sigint_ignored(
+    cluster, slow_tasks, tmp_path, moment, again
+):
+    """A script's `cmd &` (no job control: a CI run started in the background) starts its command
+    with SIGINT ignored; the head sets its own handler, so SIGINT still stops it, sent at its earliest
+    moments: as it joins the cluster (after its first line), or as it starts handing out tasks, and
+    then again while it cancels them, which does not cut the cleanup short."""
+    out = tmp_path / "run"
+    common = [str(slow_tasks), "--gold", "--executor", "ray", "--address", cluster.address, "--out", str(out)]
+    process = run(*common, preexec_fn=ignoring_sigint)
+    seen: list[str] = []
+    read_until(process, moment, seen)
+    process.send_signal(signal.SIGINT)
+    if again:
+        read_until(process, "ray: stopping", seen)
+        process.send_signal(signal.SIGINT)
+    code, output = finish(process, timeout=180)
+    assert code == 130, "".join(seen) + output
+    assert "--resume" in output
+    assert leaked(cluster) == {}
+
+
 @pytest.mark.timeout(600)
 def test_a_task_over_its_time_limit_is_stopped_on_its_node_with_its_sandbox(cluster, slow_tasks, tmp_path):
     (slow_tasks / "slow-1" / "repo" / "conftest.py").write_text("import time\n\ntime.sleep(600)\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -9,13 +10,13 @@ from pathlib import Path
 import click
 
 from repofix.atomic import write_atomic
-from repofix.evaluation import launch
+from repofix.evaluation import interrupts, launch
 from repofix.evaluation.compare import load_summary, markdown
 from repofix.evaluation.images import RELEASES
 from repofix.evaluation.ray_executor import RayUnavailable, import_ray
 from repofix.evaluation.report import write_reports
 from repofix.evaluation.store import StoreError
-from repofix.exitcodes import EXIT_USAGE
+from repofix.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 from repofix.sandboxes import SandboxError, choose_backend
 from repofix.tasks import TasksError, load_tasks
 
@@ -206,11 +207,15 @@ def run_command(
         images=images,
     )
     try:
-        code = launch.run(
-            tasks, source, backend, out_dir, specs, settings, lambda text, err: click.echo(text, err=err)
-        )
+        with interrupts.on_sigint(signal.default_int_handler):  # even if started with SIGINT ignored
+            code = launch.run(
+                tasks, source, backend, out_dir, specs, settings, lambda text, err: click.echo(text, err=err)
+            )
     except launch.UsageError as error:
         _fail(str(error))
+    except KeyboardInterrupt:  # outside the grading loop (joining the cluster, writing the reports)
+        click.echo(launch.resume_hint(out_dir), err=True)
+        code = EXIT_INTERRUPTED
     sys.exit(code)
 
 

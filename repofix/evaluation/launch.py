@@ -207,12 +207,16 @@ def run(
         False,
     )
     if outcome.stopped == "interrupted":
-        echo(f"interrupted: continue with `repofix eval run ... --resume --out {out_dir}`", True)
+        echo(resume_hint(out_dir), True)
         return EXIT_INTERRUPTED
     if outcome.stopped:
         echo(f"stopped: {outcome.stopped}", True)
         return EXIT_NOT_DONE
     return exit_code(source.mode, summary)
+
+
+def resume_hint(out_dir: Path) -> str:
+    return f"interrupted: continue with `repofix eval run ... --resume --out {out_dir}`"
 
 
 def exit_code(mode: str, summary: dict) -> int:

@@ -7,7 +7,10 @@ writes the store. A task whose worker or node dies is retried by Ray on another 
 `max_retries` times); only the attempt that returns is recorded, so nothing counts twice. A task
 over its time limit has its sandboxes closed on its node; if it still does not end, the head
 kills its worker. Ctrl-C kills the tasks outstanding, then every node sweeps the sandboxes of
-its dead workers (`ray_node.sweep`), so no container is left behind.
+its dead workers (`ray_node.sweep`), so no container is left behind. During the run Ctrl-C is
+only recorded, and the dispatch loop (it wakes every second) stops on it: a KeyboardInterrupt
+raised inside one of Ray's blocking calls is Ray's to pass on, and a second Ctrl-C must not cut
+the cancelling and the sweep short.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from repofix.evaluation import ray_node
 from repofix.evaluation.executors import Budget, TaskWork, task_folder
+from repofix.evaluation.interrupts import on_sigint
 from repofix.evaluation.model import Status, TaskResult
 from repofix.sandboxes import Limits
 from repofix.tasks import Task
@@ -80,6 +84,7 @@ class RayExecutor:
         self.progress_every = progress_every
         self.done: Counter[str] = Counter()  # tasks finished per node (by node id)
         self.node_names: dict[str, str] = {}
+        self.interrupted = False  # Ctrl-C came: set by the SIGINT handlers below
 
     def connect(self) -> None:
         """Join the cluster as a driver; RayUnavailable with the reason when that fails."""
@@ -87,15 +92,32 @@ class RayExecutor:
             return
         _check_reachable(self.address)
         try:
-            self.ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
+            with on_sigint(self._interrupt):  # Ctrl-C stops a slow join at once...
+                self.ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as error:  # ConnectionError, ValueError, a gRPC error: all mean "no cluster there"
             raise RayUnavailable(
                 f"cannot join the Ray cluster at {self.address}: {type(error).__name__}: "
                 f"{str(error).strip()[:300]}"
             ) from None
+        self._stop_if_interrupted()  # ...and one that Ray's init swallowed stops the run here
         self.node_names = {n["NodeID"]: n["NodeManagerAddress"] for n in self.ray.nodes()}
 
     def run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Generator[TaskResult, None, None]:
+        with on_sigint(self._record):  # until the tasks are cancelled and swept
+            yield from self._run(tasks, work, budget)
+
+    def _interrupt(self, signum: int, frame: object) -> None:
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+    def _record(self, signum: int, frame: object) -> None:
+        self.interrupted = True
+
+    def _stop_if_interrupted(self) -> None:
+        if self.interrupted:
+            raise KeyboardInterrupt
+
+    def _run(self, tasks: list[Task], work: TaskWork, budget: Budget) -> Generator[TaskResult, None, None]:
         ray = self.ray
         self.connect()
         memory = (self.limits.memory_mb + WORKER_MEMORY_MB) * 1024 * 1024
@@ -119,6 +141,7 @@ class RayExecutor:
         started, last_note, finished = time.monotonic(), time.monotonic(), False
         try:
             while queued or inflight:
+                self._stop_if_interrupted()
                 while queued and len(inflight) < slots:
                     left = budget.reserve(slots, len(queued) - 1, wait=False)
                     if left is not None and left <= 0:
@@ -142,10 +165,12 @@ class RayExecutor:
                 if time.monotonic() - last_note >= self.progress_every and (queued or inflight):
                     self.note(self._line(running, len(queued) + len(inflight) - len(running), started))
                     last_note = time.monotonic()
+            self._stop_if_interrupted()  # as the last task came back: still a stop, not a success
             finished = True
             self.note(self._line({}, 0, started))
         finally:
             if not finished:
+                self.note(f"ray: stopping: cancelling {len(inflight)} task(s), then sweeping the nodes")
                 self._cancel(list(inflight))
             self._report_sweep(first_sweep)
             self._report_sweep(self._sweep_all(delay=0.0 if finished else 1.0))  # after kills: wait for them
