@@ -145,3 +145,28 @@ def test_the_passing_tests_that_ran_a_changed_line_run_first(make_sandbox, tmp_p
     assert [(v.ok, v.stage) for v in verdicts] == [(False, "passing")]
     ran = (box.read_files(["runs.txt"])["runs.txt"] or b"").decode().split()
     assert "zero" in ran and "a" not in ran  # test_a, first in the suite's order, was not needed
+
+
+# a test that runs pytest itself and reads a failure's full report (a pytest plugin's own suite
+# does so): the candidate children's bare reports must be their own session's only
+INNER_TEST = (
+    "import pytest\nfrom total import total\n\n\nclass Grab:\n    text = ''\n\n"
+    "    def pytest_runtest_logreport(self, report):\n        if report.failed:\n"
+    "            Grab.text = report.longreprtext\n\n\n"
+    "def test_total_and_a_full_inner_report(tmp_path):\n"
+    "    (tmp_path / 'test_inner.py').write_text('def test_inner():\\n    assert 1 == 2\\n')\n"
+    "    pytest.main([str(tmp_path / 'test_inner.py'), '-q', '-p', 'no:cacheprovider'], plugins=[Grab()])\n"
+    "    assert 'def test_inner():' in Grab.text  # the source lines of the long report\n"
+    "    assert total(2, 5) == 7\n"
+)
+
+
+def test_a_test_that_reads_an_inner_pytest_report_sees_it_whole(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"total.py": TOTAL, "test_total.py": INNER_TEST})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
+    assert result.status == "plausible", result.message
+    assert result.files["total.py"].splitlines()[1] in (
+        "    return a + b",
+        "    return a + b + 0",
+        "    return a + b * 1",
+    )

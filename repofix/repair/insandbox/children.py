@@ -54,27 +54,27 @@ def _in_child(body, timeout):
     return False, f"signal {os.WTERMSIG(status)}"
 
 
-def _bare_reports():
+class _BareReports:
     """In a candidate's child, which only needs pass or fail: a failure's report is its exception
     line alone. pytest would read and parse the test's source to show it (a third of a rejected
-    candidate's time on a large test file), and nobody reads that report."""
-    from _pytest import nodes, python
+    candidate's time on a large test file), and nobody reads that report. Set on this session's
+    own items only: a test that runs pytest itself and reads its reports sees them whole."""
 
-    def bare(self, excinfo, style=None):
-        return excinfo.exconly()
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            item.repr_failure = _exception_line
+            item._repr_failure_py = _exception_line
 
-    if hasattr(nodes.Node, "_repr_failure_py"):
-        nodes.Node._repr_failure_py = bare
-    if hasattr(python.Function, "repr_failure"):
-        python.Function.repr_failure = bare
+
+def _exception_line(excinfo, style=None):
+    return excinfo.exconly()
 
 
 def _pytest_body(tests):
     def body():
         import pytest
 
-        _bare_reports()
-        return pytest.main(PYTEST_ARGS + ["-x"] + list(tests))
+        return pytest.main(PYTEST_ARGS + ["-x"] + list(tests), plugins=[_BareReports()])
 
     return body
 
@@ -117,8 +117,7 @@ def _count_body(tests):
                 if report.when == "call" and report.passed:
                     Count.passed += 1
 
-        _bare_reports()
-        pytest.main(PYTEST_ARGS + list(tests), plugins=[Count()])
+        pytest.main(PYTEST_ARGS + list(tests), plugins=[Count(), _BareReports()])
         return 100 + min(Count.passed, 150)
 
     return body
