@@ -451,3 +451,15 @@ def test_a_method_after_a_form_feed_or_a_tab_is_parsed_in_its_own_block(indent: 
         ast.dump(ast.parse(src.apply(m.edits))) == ast.dump(ast.parse(source.replace("x + 1", "x - 1")))
         for m in kept
     )
+
+
+def test_not_implemented_is_never_wrapped() -> None:
+    # `return str(NotImplemented)` made a Line equal to any string, and passed unidiff's suite
+    source = (
+        "class Line:\n    def __init__(self, v):\n        self.v = v\n\n"
+        "    def __eq__(self, other):\n        if not isinstance(other, Line):\n"
+        "            return NotImplemented\n        return self.v == other.v\n"
+    )
+    made = programs(source)
+    assert any("add-wrapper" in ops for ops in made.values())  # `v` and `other.v` are still wrapped
+    assert not [tree for tree in made if "args=[Name(id='NotImplemented', ctx=Load())]" in tree]

@@ -75,6 +75,8 @@ def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation
 
 def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
     """Any wrapper of the scope around a value (not the one it is already a call of); `max(x, 0)`."""
+    if isinstance(value, ast.Name) and value.id == "NotImplemented":
+        return  # a protocol's answer, meant only as it is: `str(NotImplemented)` makes `==` true
     start, end = src.span(value)
     text = src.segment(value)
     for name in scope.wrappers:
