@@ -40,6 +40,11 @@ CASES = [
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n    return out\n",
         "def twice(xs):\n    out = []\n    for x in xs:\n        y = x * 2\n        out.append(y)\n    return out\n",
     ),
+    (  # a comprehension's element
+        "add-wrapper",
+        "def source(lines):\n    return [l for l in lines if l]\n",
+        "def source(lines):\n    return [str(l) for l in lines if l]\n",
+    ),
     (  # the rest a slice of the function leaves: a header read with `[:8]`, its body with `[8:]`
         "add-slice",
         "def parse(data):\n    head = data[:8]\n    body = bytes(data)\n    return head, body\n",

@@ -42,13 +42,16 @@ def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]
 
 
 def wrap_targets(node: ast.AST) -> list[ast.expr]:
-    """Values that a missing wrapper, slice or operand applies to: returned, assigned, iterated, passed."""
+    """Values that a missing wrapper, slice or operand applies to: returned, assigned, iterated,
+    passed, or made by a comprehension."""
     if isinstance(node, ast.Return) and node.value is not None:
         return _and_elements(node.value)
     if isinstance(node, (ast.Assign, ast.AugAssign)):
         return _and_elements(node.value)
     if isinstance(node, (ast.For, ast.comprehension)):
         return [node.iter]
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return [node.elt]  # `[l for l in lines]` -> `[str(l) for l in lines]`
     if isinstance(node, ast.Call):
         args = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
         return args + [k.value for k in node.keywords if k.arg]
