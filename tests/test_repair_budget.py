@@ -63,6 +63,7 @@ def test_without_retry_the_failing_tests_limit_tightens_to_what_candidates_take(
 
 
 TOTAL = "def total(a, b):\n    return a + b + 1\n"
+TOTAL_FIXED = ("    return a + b", "    return a + b + 0", "    return a + b * 1")  # its right patches
 # every right patch stalls on its first run (as on a busy machine), then passes
 STALL_TEST = (
     "import os, time, zlib\nfrom total import total\n\ndef test_total():\n    value = total(2, 5)\n"
@@ -79,11 +80,7 @@ def test_a_patch_whose_first_run_stalls_is_still_found_at_the_end(make_sandbox, 
     assert result.status == "plausible", result.message
     patched = result.files.get("total.py", "").encode()
     assert box.read_files([f"stalled-{zlib.crc32(patched)}"]).popitem()[1] is not None  # it stalled
-    assert result.files["total.py"].splitlines()[1] in (
-        "    return a + b",
-        "    return a + b + 0",
-        "    return a + b * 1",
-    )
+    assert result.files["total.py"].splitlines()[1] in TOTAL_FIXED
 
 
 # the second import of the test module (the candidate worker's warm-up) outlasts the budget, as a
@@ -165,8 +162,4 @@ def test_a_test_that_reads_an_inner_pytest_report_sees_it_whole(make_sandbox, tm
     root = project(tmp_path, {"total.py": TOTAL, "test_total.py": INNER_TEST})
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
     assert result.status == "plausible", result.message
-    assert result.files["total.py"].splitlines()[1] in (
-        "    return a + b",
-        "    return a + b + 0",
-        "    return a + b * 1",
-    )
+    assert result.files["total.py"].splitlines()[1] in TOTAL_FIXED

@@ -166,7 +166,7 @@ def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mut
     if "\n" in text:
         return
     start, end = src.span(test)
-    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp)) else f"({text})"
+    inner = _operand(test, text)
     for cond, prior in reuse.conditions:
         if cond in text:
             continue
@@ -186,6 +186,11 @@ def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mut
             )
 
 
+def _operand(test: ast.expr, text: str) -> str:
+    """`text` as an operand of a new `and`/`or`: parenthesized unless it binds tighter."""
+    return text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp)) else f"({text})"
+
+
 def guard_lookup(src: SourceFile, test: ast.expr) -> Iterator[Mutation]:
     """`a[k] != b[k]` -> `k not in a or a[k] != b[k]` (and `k in a and ...`): a lookup the condition
     makes, guarded by its own key and container (a missing key raised KeyError, or was meant to count)."""
@@ -193,7 +198,7 @@ def guard_lookup(src: SourceFile, test: ast.expr) -> Iterator[Mutation]:
     if "\n" in text:
         return
     start, end = src.span(test)
-    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp)) else f"({text})"
+    inner = _operand(test, text)
     seen = set()
     for node in ast.walk(test):
         if not (

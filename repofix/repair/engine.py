@@ -152,6 +152,7 @@ def repair(
     retry = False
     extra_left = budget.extra_after_plausible
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
+    expect = failing_seconds(runs, failing)
     while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
         limit = min(
             budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9
@@ -176,7 +177,7 @@ def repair(
             slower=budget.slower,
             retry=retry,
             covering=covering,
-            expect=failing_seconds(runs, failing),
+            expect=expect,
         )
         if not retry:  # a retried candidate was counted when it first timed out
             stalled += [v.mutation for v in verdicts if v.stage == "failing" and v.reason == "timeout"]

@@ -87,11 +87,16 @@ def _blocks(src: SourceFile, lines: set[int]) -> list[tuple[int, int, bool]]:
         and (n.end_lineno or n.lineno) - n.lineno < STATEMENT_BLOCK
         and any(n.lineno <= line <= (n.end_lineno or n.lineno) for line in lines)
     ]
-    spans: dict[tuple[int, int], bool] = {}
-    for node in [*small, *nodes]:  # a span that is a function's too is not small
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        spans[(src.line_starts[first - 1], src.span(node)[1])] = node in small and node not in nodes
+    spans = {_span(src, n): False for n in nodes}
+    for node in small:  # a span that is a function's too is not small
+        spans.setdefault(_span(src, node), True)
     return sorted(((s, e, k) for (s, e), k in spans.items()), key=lambda b: (b[1] - b[0], b))
+
+
+def _span(src: SourceFile, node: ast.stmt) -> tuple[int, int]:
+    """From the start of its first line (its first decorator's) to its end."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return src.line_starts[first - 1], src.span(node)[1]
 
 
 def _parse_block(data: bytes) -> ast.Module:

@@ -29,20 +29,12 @@ def run_check(req):
     stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
     slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
     # retry=False: a timeout counts at once (the host tries those candidates again at the end, so
-    # candidates that loop forever do not each cost two timeouts while others wait)
+    # candidates that loop forever do not each cost two timeouts while others wait), and the failing
+    # tests' limit tightens to what candidates take here: a mutation that loops forever cost the
+    # whole `timeout` (2 s or more) where most candidates take a tenth of a second
     retry = req.get("retry", True)
     patient = _patient if retry else lambda body, limit: _in_child(body, limit())
-    # Without retry (the host tries timed-out candidates again at the end), the failing tests' limit
-    # tightens to what candidates take here: a mutation that loops forever cost the whole `timeout`
-    # (2 s or more) where most candidates take a tenth of a second.
-    expect, took_here = float(req.get("expect", 0)), []
-
-    def failing_limit():
-        recent = sorted(took_here[-31:])
-        if retry or len(recent) < 11:
-            return left(timeout)
-        return left(min(timeout, max(1.0, 4 * recent[len(recent) // 2] + expect + 0.5)))
-
+    expect, took_here = float(req.get("expect", 0)), []  # `expect`: what a fixed program may need
     plain = _warm_up(failing)
     originals = {}
     found = 0
@@ -51,6 +43,12 @@ def run_check(req):
 
     def left(limit):  # no child outlives the deadline: the time budget holds
         return max(0.05, min(limit, deadline - time.time()))
+
+    def failing_limit():
+        recent = sorted(took_here[-31:])
+        if retry or len(recent) < 11:
+            return left(timeout)
+        return left(min(timeout, max(1.0, 4 * recent[len(recent) // 2] + expect + 0.5)))
 
     try:
         for cand in req["candidates"]:
