@@ -1,6 +1,8 @@
-"""How the engine spends its budget on candidates whose failing tests time out: the worker can
-count a timeout at once (retry=False), and repair() tries those candidates once more only after
-the rest of the stream ran out, so endless loops do not each cost two timeouts."""
+"""How the engine spends its budget on candidates: the worker can count a timeout at once
+(retry=False) and then tightens the failing tests' limit to what candidates take, repair() tries
+timed-out candidates once more only after the rest of the stream ran out, so endless loops do not
+each cost two timeouts; and what makes a rejection cheap (a failure's bare report) changes no
+verdict."""
 
 from __future__ import annotations
 
