@@ -187,6 +187,8 @@ def run_task(row: dict, backend: str, budget: Budget, visible: str) -> dict:
     }
     if result.status == "no_failures":
         record["outcome"] = "no failure"
+    elif result.status == "ambiguous":  # plausible patches the tests cannot tell apart: none claimed
+        record["outcome"] = "ambiguous"
     elif result.fixed:
         source = result.files["solution.py"]
         if not passes_hidden(row, source):

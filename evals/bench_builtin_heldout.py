@@ -9,9 +9,11 @@ real sandbox, with the same budget. Grades, per task:
 - plausible but wrong: resolved, yet it behaves unlike the fixed program: a patch that does not
   restore the original syntax tree is run against the original under a call tracer over the
   project's suite (arguments and return values of every call into the changed file, compared as a
-  multiset, with PYTHONHASHSEED fixed); any difference counts as wrong; when two runs of the
-  original already differ, the task is "fixed (unverified)". HumanEvalFix: bench_builtin's comparison
-  with the canonical solution on extra inputs.
+  multiset, with PYTHONHASHSEED fixed, each tree traced at the same path); any difference counts
+  as wrong; when two runs of the original already differ, the task is "fixed (unverified)".
+  HumanEvalFix: bench_builtin's comparison with the canonical solution on extra inputs;
+- ambiguous: the engine found plausible patches that behave differently on the tests and claimed
+  none; its best-ranked patch is graded all the same, to show what was withheld.
 Time is the wall time of `repair()` (coverage run included, sandbox start excluded).
 
     python evals/bench_builtin_heldout.py --baseline-root DIR [--backend bwrap] [--seconds 60]
@@ -125,7 +127,19 @@ def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budge
 
 
 def traced(root: Path, files: list[str], tmp: Path) -> str:
-    """Hash of every call into `files` (arguments, return value) over the whole suite."""
+    """Hash of every call into `files` (arguments, return value) over the whole suite, run where
+    `tmp`'s sibling `site` is: every tree is traced at that one path, since a repr that holds a
+    path (a fixture's file, a module's `__file__`) would tell two folders apart."""
+    site, tracer = tmp.parent / "site", tmp.parent / "tracer"
+    shutil.rmtree(tracer, ignore_errors=True)  # the tracer's folder is on sys.path: one path too
+    root.rename(site)
+    try:
+        return _traced(site, files, tracer)
+    finally:
+        site.rename(root)
+
+
+def _traced(root: Path, files: list[str], tmp: Path) -> str:
     tmp.mkdir()
     (tmp / "_difftrace.py").write_text(TRACER)
     env = {
@@ -166,6 +180,8 @@ def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dic
             folder = plant(bug, cache, Path(tmp) / "repo")
             result = run_engine(engine, folder, bug.failing, args.backend, budget)
         outcome = grade_bug(bug, result["files"], cache) if result["status"] == "plausible" else "not found"
+        if result["status"] == "ambiguous":  # not claimed; graded only to show what was withheld
+            outcome = f"ambiguous, best {grade_bug(bug, result['files'], cache)}"
         rows.append(
             {
                 "task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}",
@@ -195,12 +211,14 @@ def humanevalfix(engine: Path, args: argparse.Namespace, budget: dict) -> list[d
             hef.make_task(row, Path(tmp), "check")
             result = run_engine(engine, Path(tmp), ["test_solution.py::test_check"], args.backend, budget)
         outcome = "not found"
-        if result["status"] == "plausible":
+        if result["status"] in ("plausible", "ambiguous"):
             source = result["files"]["solution.py"]
             if not hef.passes_hidden(row, source):
                 outcome = "plausible, fails suite"
             else:
                 outcome = "fixed" if hef.behaves_like_canonical(row, source)[0] else "plausible but wrong"
+            if result["status"] == "ambiguous":
+                outcome = f"ambiguous, best {outcome}"
         rows.append(
             {
                 "task": row["task_id"],
@@ -222,11 +240,13 @@ def summary(name: str, engine: str, rows: list[dict]) -> str:
     wrong = [r for r in rows if r["outcome"] == "plausible but wrong"]
     seconds = [r["seconds"] for r in rows if r["seconds"] == r["seconds"]]  # NaN: the engine crashed
     unverified = sum(r["outcome"] == "fixed (unverified)" for r in rows)
+    withheld = [r for r in rows if r["outcome"].startswith("ambiguous")]
+    right = sum(r["outcome"].startswith("ambiguous, best fixed") for r in withheld)
     times = f"{statistics.median(seconds):.1f} | {max(seconds):.1f}" if seconds else "- | -"  # all crashed
     return (
         f"| {name} | {engine} | {len(rows)} | {len(resolved)} ({100 * len(resolved) / len(rows):.0f}%) | "
         f"{unverified} | {len(wrong)} ({100 * len(wrong) / max(1, len(resolved)):.0f}% of resolved) | "
-        f"{len(rows) - len(seconds)} | {times} |"
+        f"{len(withheld)} ({right} right) | {len(rows) - len(seconds)} | {times} |"
     )
 
 
@@ -345,9 +365,9 @@ def main() -> None:
         f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). "
         + (f"HumanEvalFix: every {args.hef_stride}th row." if args.hef_stride else "HumanEvalFix: not run."),
         "",
-        "| set | engine | tasks | resolved | of which unverified | plausible but wrong | crashed | median s | "
-        "max s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| set | engine | tasks | resolved | of which unverified | plausible but wrong | "
+        "ambiguous, not claimed (best patch right) | crashed | median s | max s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     if "validation" in header:
         check = header["validation"]
