@@ -208,3 +208,28 @@ def test_whole_ids_re_records_cut_ids_and_keeps_the_bugs(cache: Path, tmp_path: 
     path.write_text(json.dumps(lost))
     with pytest.raises(SystemExit, match="no longer fail.*test_gone"):
         sets.whole_ids(path, cache, log=lambda _: None)
+
+
+WHERE = "import os\n\n\ndef where(path):\n    return os.path.basename(path)\n"
+WHERE_TESTS = (
+    "import os\n\nfrom where import where\n\n\ndef test_where():\n"
+    "    assert where(os.path.abspath(__file__)) == 'test_where.py'\n"
+)
+
+
+def test_the_grader_traces_two_copies_of_one_tree_alike_and_a_change_apart(tmp_path: Path) -> None:
+    # where() is called with the test file's absolute path: traced in two folders, the same
+    # program looked like two (a right patch was graded wrong); every tree is traced at one path
+    import bench_builtin_heldout as heldout
+
+    trees = {}
+    for name in ("original", "patched", "changed"):
+        trees[name] = tmp_path / name
+        trees[name].mkdir()
+        (trees[name] / "where.py").write_text(WHERE)
+        (trees[name] / "test_where.py").write_text(WHERE_TESTS)
+    (trees["changed"] / "where.py").write_text(WHERE.replace("basename(path)", "basename(path) + '!'"))
+    first = heldout.traced(trees["original"], ["where.py"], tmp_path / "t1")
+    assert first and first == heldout.traced(trees["patched"], ["where.py"], tmp_path / "t2")
+    assert heldout.traced(trees["changed"], ["where.py"], tmp_path / "t3") != first
+    assert all((tree / "where.py").is_file() for tree in trees.values())  # each moved back
