@@ -1,6 +1,8 @@
 """The differential check: plausible patches run against the original program's behaviour on the
 passing tests' inputs (through a real sandbox); one that changes what those calls return is
-reported as doubtful and loses ties to one that does not."""
+reported as doubtful and loses ties to one that does not. Plausible patches that do different
+things on the tests' own inputs are rivals: the tests cannot tell which is right, and no patch is
+claimed."""
 
 from __future__ import annotations
 
@@ -8,14 +10,19 @@ from pathlib import Path
 
 from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker
+from repofix.repair.engine import rivals
 from repofix.repair.search import best, doubts
-from repofix.repair.source import Edit, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project
 from tests.test_repair_targets import fix, make_repo
 
 CODE = "def scale(x, k):\n    return x * k\n\n\ndef area(w, h):\n    return scale(w, h) + 1\n\n\ndef double(x):\n    return scale(x, 2)\n"
-# the passing test runs scale() and double() but checks little of what they return
-TESTS = "from shapes import area, double\n\ndef test_area():\n    assert area(2, 3) == 6\n\ndef test_double():\n    assert double(3) > 0\n"
+# the passing test runs scale() and double() but checks little of what they return (the failing
+# one checks the type too: `scale(w, h) / 1` would pass `== 6` but do otherwise, a rival)
+TESTS = (
+    "from shapes import area, double\n\ndef test_area():\n    assert repr(area(2, 3)) == '6'\n\n"
+    "def test_double():\n    assert double(3) > 0\n"
+)
 
 
 def patches() -> tuple:
@@ -33,7 +40,9 @@ def test_a_patch_that_changes_what_the_passing_tests_calls_return_is_found_and_l
     root = project(tmp_path, {"shapes.py": CODE, "test_shapes.py": TESTS})
     box = make_sandbox("none", source=root)
     wrong, right = patches()
-    changed = Checker(box).differ([wrong, right], ["test_shapes.py::test_double"], timeout=30, seconds=60)
+    changed = (
+        Checker(box).differ([wrong, right], ["test_shapes.py::test_double"], timeout=30, seconds=60).changed
+    )
     assert changed[right] == []
     assert changed[wrong] == ["double(3) returned 6, now 5", ""]  # the first, and scale(3, 2)
     assert (root / "shapes.py").read_text() == CODE  # the sandbox's files are left as found
@@ -65,16 +74,100 @@ COUNT_TESTS = (
 )
 
 
-def test_repofix_fix_without_a_model_runs_the_check_too(tmp_path: Path) -> None:
+def test_repofix_fix_without_a_model_runs_the_check_too_and_claims_no_ambiguous_patch(
+    tmp_path: Path,
+) -> None:
     # the agent path (repair/model.py) chose and reported its patches without the differential
-    # check; a second target it cannot repair makes it say what it did for the first
+    # check. Here the tests accept `inc(a - 1 + b)` and `a + b` (inc() dropped), which call other
+    # things, so it edits nothing for test_total and says why, and what it could not do for the
+    # second target too
     files = {
         "counts.py": COUNTS,
         "test_counts.py": COUNT_TESTS,
         "greet.py": "def greet(name):\n    return 'hello'\n",
         "test_greet.py": "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n",
     }
-    outcome = fix(make_repo(tmp_path, files), tmp_path)
+    repo = make_repo(tmp_path, files)
+    outcome = fix(repo, tmp_path)
     said = [reply.content for reply in outcome["replies"] if reply.give_up]
-    assert said and said[0].startswith("gave up: repaired 1 target(s) (")
-    assert "it changes what 2 call(s) of the passing tests return (following(3) returned 4, now " in said[0]
+    assert said and said[0].startswith(
+        "gave up: test_counts.py::test_total: the tests cannot tell plausible patches apart: "
+    )
+    assert "none is claimed" in said[0] and "test_greet.py::test_greet: no plausible patch among" in said[0]
+    assert not any(call.name == "edit" for reply in outcome["replies"] for call in reply.tool_calls)
+    assert (repo / "counts.py").read_text() == COUNTS
+
+
+# fits() fails its test; passing it takes a change in width() or in fits() itself, and the tests
+# cannot tell which: width("abc") returns 3 after the first, still 4 after the second
+SIZES = (
+    "import time\n\n\ndef width(s):\n    return len(s) + 1\n\n\ndef fits(s, limit):\n"
+    "    return width(s) <= limit\n\n\ndef stamp():\n    return time.perf_counter()\n\n\n"
+    "def name():\n    return 'sizes'\n"
+)
+SIZES_TESTS = (
+    "from sizes import fits, name, stamp\n\ndef test_fits():\n    stamp()\n    assert fits('abc', 3)\n\n"
+    "def test_name():\n    assert name() == 'sizes' and stamp() > 0\n"
+)
+
+
+def sizes_patches() -> dict[str, Mutation]:
+    src = SourceFile("sizes.py", SIZES)
+    plus, le = SIZES.index(" + 1"), SIZES.index("<=")
+    one = plus + len(" + ")
+    return {
+        "drop": src.mutation("drop-operand", "drop '+ 1'", [Edit(plus, plus + 4, "")], 0.55),
+        "zero": src.mutation("constant", "constant 1 -> 0", [Edit(one, one + 1, "0")], 0.85),
+        "limit": src.mutation("off-by-one", "operand: limit + 1", [Edit(le + 3, le + 8, "limit + 1")], 0.45),
+    }
+
+
+def test_patches_that_behave_alike_on_the_tests_share_a_digest_and_others_do_not(
+    make_sandbox, tmp_path: Path
+) -> None:
+    # stamp() returns another value in every run: it is noise, left out of the digests
+    root = project(tmp_path, {"sizes.py": SIZES, "test_sizes.py": SIZES_TESTS})
+    box = make_sandbox("none", source=root)
+    patch = sizes_patches()
+    found = Checker(box).differ(
+        list(patch.values()),
+        ["test_sizes.py::test_name"],
+        failing=["test_sizes.py::test_fits"],
+        timeout=30,
+        seconds=60,
+    )
+    digest = {name: found.behaviour[m] for name, m in patch.items()}
+    assert digest["drop"] == digest["zero"]  # len(s) and len(s) + 0: the same calls, the same returns
+    assert digest["limit"] != digest["drop"]  # width("abc") still returns 4
+    assert rivals(patch["drop"], found) == [patch["limit"]]
+    assert rivals(patch["zero"], found) == [patch["limit"]]
+    assert (root / "sizes.py").read_text() == SIZES
+
+
+def test_when_the_tests_cannot_tell_the_plausible_patches_apart_none_is_claimed(
+    make_sandbox, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"sizes.py": SIZES, "test_sizes.py": SIZES_TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
+    assert result.status == "ambiguous" and not result.fixed, result.message
+    assert result.rivals and result.mutation not in result.rivals
+    assert result.message.startswith("the tests cannot tell plausible patches apart: ")
+    assert "none is claimed" in result.message
+    assert result.patch_diff  # the best-ranked patch is still given, for review
+    assert (root / "sizes.py").read_text() == SIZES
+
+
+# is_empty(0) fails; `n == 0`, `n < 1` and `n <= 0` all pass, and on 0 and 5 they are the same
+EMPTY = "def is_empty(n):\n    return n == 1\n"
+EMPTY_TESTS = (
+    "from empty import is_empty\n\ndef test_zero():\n    assert is_empty(0)\n\n"
+    "def test_five():\n    assert not is_empty(5)\n"
+)
+
+
+def test_patches_that_only_read_otherwise_are_no_rivals(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"empty.py": EMPTY, "test_empty.py": EMPTY_TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
+    assert result.status == "plausible", result.message
+    assert len(result.plausible) > 1 and result.rivals == []
+    assert "n == 0" in result.files["empty.py"] or "n < 1" in result.files["empty.py"]

@@ -106,7 +106,7 @@ def test_nothing_to_repair_when_everything_passes(make_sandbox, tmp_path: Path) 
 SPACED_TESTS = (
     "import pytest\n\nfrom pkg.clamp import clamp\n\n\n"
     "@pytest.mark.parametrize('case', ['far above ten', 'just below zero'])\n"
-    "def test_words(case):\n    x = 50 if 'above' in case else -5\n    assert 0 <= clamp(x, 0, 10) <= 10\n"
+    "def test_words(case):\n    x = 50 if 'above' in case else -5\n    assert clamp(x, 0, 10) == (10 if x > 10 else 0)\n"
 )
 
 

@@ -8,7 +8,7 @@ import json
 import secrets
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 from repofix.repair.localize import RunRecord
@@ -216,14 +216,20 @@ class Checker:
         self.sandbox.run([self.python, "-c", code], cwd=self.sandbox.workdir, timeout=60)
 
     def differ(
-        self, mutations: list[Mutation], passing: list[str], *, timeout: float, seconds: float
-    ) -> dict[Mutation, list[str]]:
-        """The differential check: per mutation checked (within `seconds`), the calls of the passing
-        tests into the changed files whose return value it changes ("f(1) returned 2, now 3"; the
-        first one, and how many). Mutations missing from the answer were not checked."""
-        result = self._call_on(
-            mutations, differ_request(passing, timeout, seconds), timeout=seconds + OVERRUN
-        )
+        self,
+        mutations: list[Mutation],
+        passing: list[str],
+        *,
+        timeout: float,
+        seconds: float,
+        failing: list[str] | None = None,
+    ) -> Differences:
+        """The differential check (within `seconds`): per mutation checked, the calls of the
+        passing tests into the changed files whose return value it changes ("f(1) returned 2,
+        now 3"; the first one, and how many), and a digest of what its calls did in the passing
+        and `failing` tests. Mutations missing from the answer were not checked."""
+        request = differ_request(passing, timeout, seconds, failing)
+        result = self._call_on(mutations, request, timeout=seconds + OVERRUN)
         return differences(result.stdout, mutations)
 
 
@@ -255,24 +261,39 @@ def covering_tests(runs: list[RunRecord], passing: list[str], lines: dict[str, s
     return {key: tests for key, tests in covering.items() if 2 * len(tests) <= len(traced)}
 
 
-def differ_request(passing: list[str], timeout: float, seconds: float) -> dict:
+def differ_request(
+    passing: list[str], timeout: float, seconds: float, failing: list[str] | None = None
+) -> dict:
     """The differential check's request, its candidates added by the sender."""
     return {
         "mode": "differ",
         "passing": passing,
+        "failing": failing or [],
         "timeout": timeout,
         "seconds": seconds,
         "until": time.time() + seconds,
     }
 
 
-def differences(stdout: str, mutations: list[Mutation]) -> dict[Mutation, list[str]]:
-    """The differential check's answer: per mutation checked, the first changed call's example and a
-    blank line per further changed call (the count is what ranking and doubts use)."""
-    found: dict[Mutation, list[str]] = {}
+@dataclass
+class Differences:
+    """The differential check's answer, per mutation it checked: `changed`, the first changed call's
+    example and a blank line per further changed call (the count is what ranking and doubts use);
+    `behaviour`, a digest of what the mutation's calls did on the tests (equal digests: the tests
+    saw the two patches do the same)."""
+
+    changed: dict[Mutation, list[str]] = field(default_factory=dict)
+    behaviour: dict[Mutation, str] = field(default_factory=dict)
+
+
+def differences(stdout: str, mutations: list[Mutation]) -> Differences:
+    found = Differences()
     for item in json_lines(stdout):
         if "id" in item:
-            found[mutations[item["id"]]] = [*item["example"], *[""] * (item["changed"] - 1)]
+            mutation = mutations[item["id"]]
+            found.changed[mutation] = [*item["example"], *[""] * (item["changed"] - 1)]
+            if "behaviour" in item:
+                found.behaviour[mutation] = item["behaviour"]
     return found
 
 

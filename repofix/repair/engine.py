@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
-from repofix.repair.checker import Checker, covering_tests
+from repofix.repair.checker import Checker, Differences, covering_tests
 from repofix.repair.localize import RunRecord, Suspect, rank
-from repofix.repair.search import CandidatePool, doubts
+from repofix.repair.search import CandidatePool, doubts, ranked
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
@@ -22,7 +22,9 @@ class Budget:
     max_candidates: int = 5000  # candidates run against the tests (the seconds are the usual limit)
     max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
     max_lines: int = 40  # most suspicious lines that get mutated
-    extra_after_plausible: int = 10  # candidates tried after the first plausible one, for a smaller one
+    # candidates tried after the first plausible one: for a smaller one, and for a rival that the
+    # tests cannot tell from it (then no patch is claimed, see `rivals`)
+    extra_after_plausible: int = 300
     pair_lines: int = 8  # when no single mutation works: pairs on the top lines...
     max_pairs: int = 2000  # ...at most this many
     batch: int = 150  # candidates per worker call
@@ -35,7 +37,9 @@ class Budget:
 
 @dataclass
 class RepairResult:
-    status: str  # "plausible" (failing tests now pass, no passing test broke), "not_fixed", "no_failures"
+    # "plausible" (failing tests now pass, no passing test broke), "ambiguous" (plausible patches that
+    # do different things on the tests: the best-ranked is given, not claimed), "not_fixed", "no_failures"
+    status: str
     patch_diff: str = ""
     files: dict[str, str] = field(default_factory=dict)  # path -> repaired content
     mutation: Mutation | None = None
@@ -47,6 +51,7 @@ class RepairResult:
     suspects: list[Suspect] = field(default_factory=list)
     plausible: list[Mutation] = field(default_factory=list)
     doubts: list[str] = field(default_factory=list)  # why the plausible patch may still be wrong
+    rivals: list[Mutation] = field(default_factory=list)  # plausible patches that behave otherwise
     message: str = ""
 
     @property
@@ -162,6 +167,8 @@ def repair(
         if not batch and stalled and not retry and not found:
             retry, batch, pending, stalled = True, stalled[:limit], stalled[limit:], []
         remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
+        if found:  # the search for rivals leaves the differential check its time to compare them
+            remaining -= differ_seconds(len(found) + 1, run_seconds, budget, passing)
         if not batch or remaining <= overhead:  # a call that could not finish its warm-up in time
             break
         called = time.monotonic()
@@ -196,14 +203,18 @@ def repair(
     result.candidates_generated = pool.generated
     result.plausible = found
     if found:
-        changed = differential(checker, found, passing, budget, full_timeout, start)
-        best = choose(found, pool.scores, changed=changed)
-        result.status, result.mutation = "plausible", best
+        differ = differential(checker, found, failing, passing, budget, full_timeout, start, pool.scores)
+        best = choose(found, pool.scores, changed=differ.changed)
+        result.mutation, result.rivals = best, rivals(best, differ)
         result.patch_diff, result.files = diff(sources, best)
-        result.doubts = doubts(best, found, changed.get(best, []))
-        result.message = f"{best.description} ({best.path}:{best.line})" + (
-            f"; doubtful: {'; '.join(result.doubts)}" if result.doubts else ""
-        )
+        result.doubts = doubts(best, found, differ.changed.get(best, []))
+        if result.rivals:
+            result.status, result.message = "ambiguous", ambiguous(best, result.rivals)
+        else:
+            result.status = "plausible"
+            result.message = f"{best.description} ({best.path}:{best.line})" + (
+                f"; doubtful: {'; '.join(result.doubts)}" if result.doubts else ""
+            )
     else:
         result.message = give_up_reason(
             result.candidates_tried,
@@ -215,14 +226,61 @@ def repair(
 
 
 def differential(
-    checker: Checker, found: list[Mutation], passing: list[str], budget: Budget, timeout: float, start: float
-) -> dict[Mutation, list[str]]:
-    """The calls of the passing tests whose return value each plausible patch changes, within what
-    is left of the budget (empty when there is nothing to compare or no time)."""
+    checker: Checker,
+    found: list[Mutation],
+    failing: list[str],
+    passing: list[str],
+    budget: Budget,
+    timeout: float,
+    start: float,
+    scores: dict[tuple[str, int], float],
+) -> Differences:
+    """The calls of the passing tests whose return value each plausible patch changes, and what each
+    one's calls did on the tests, within what is left of the budget (empty when there is nothing
+    to compare or no time)."""
     remaining = budget.max_seconds - (time.monotonic() - start)
     if not differential_due(budget, passing, remaining, timeout):
-        return {}
-    return checker.differ(found[:DIFFERED], passing, timeout=timeout, seconds=remaining)
+        return Differences()
+    return checker.differ(
+        ranked(found, scores)[:DIFFERED], passing, timeout=timeout, seconds=remaining, failing=failing
+    )
+
+
+def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: list[str]) -> float:
+    """What the differential check of `patches` may take: two traced runs of the original and one
+    per patch (at most DIFFERED), each up to twice the coverage run's time and a second."""
+    if not budget.differential or not passing:
+        return 0.0
+    return (2 + min(patches, DIFFERED)) * (2 * run_seconds + 1.0)
+
+
+def rivals(best: Mutation, differ: Differences) -> list[Mutation]:
+    """The plausible patches whose calls did something else on the tests than `best`'s: the tests
+    accept patches that behave differently, so they cannot tell which one is right. A patch that
+    only reads otherwise (`!=` for `<` where the values never meet) behaves alike and is no rival;
+    nor is one that changes what the passing tests' calls return when `best` does not (the
+    original program's answers there are the best evidence of what is meant), nor one of more
+    edits than `best` (one edit is the likelier fix, as in `best`)."""
+    behaviour, changed = differ.behaviour, differ.changed
+    if best not in behaviour:
+        return []
+    return [
+        m
+        for m, digest in behaviour.items()
+        if digest != behaviour[best]
+        and len(m.edits) <= len(best.edits)
+        and not (changed.get(m) and not changed.get(best))
+    ]
+
+
+def ambiguous(best: Mutation, others: list[Mutation]) -> str:
+    shown = "; ".join(f"{m.description} ({m.path}:{m.line})" for m in others[:3])
+    more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+    return (
+        f"the tests cannot tell plausible patches apart: {best.description} ({best.path}:{best.line}) "
+        f"passes them, and so do {len(others)} that behave otherwise on them ({shown}{more}); "
+        "none is claimed: a test that tells them apart would decide"
+    )
 
 
 DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first

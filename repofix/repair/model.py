@@ -26,15 +26,25 @@ from typing import Any
 from repofix.models.base import ModelReply, ToolCall
 from repofix.repair.checker import (
     Covering,
+    Differences,
     candidate_list,
     covering_tests,
     differ_request,
     differences,
     worker_source,
 )
-from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, give_up_reason, timeouts
+from repofix.repair.engine import (
+    DIFFERED,
+    Budget,
+    ambiguous,
+    diff,
+    differential_due,
+    give_up_reason,
+    rivals,
+    timeouts,
+)
 from repofix.repair.localize import RunRecord, rank
-from repofix.repair.search import CandidatePool, best, doubts
+from repofix.repair.search import CandidatePool, best, doubts, ranked
 from repofix.repair.source import Mutation, SourceFile
 from repofix.testfiles import is_test_file
 
@@ -295,19 +305,26 @@ class BuiltinModel:
             return self._next_batch()
         remaining = self._left()
         if not differential_due(self.budget, self.passing, remaining, self.timeouts[1]):
-            return self._deliver({})
-        # the differential check, as repair() runs it: what the passing tests' calls return
+            return self._deliver(Differences())
+        # the differential check, as repair() runs it: what the passing tests' calls return, and
+        # what each patch's calls did on the target and the passing tests
         self.phase = "differed"
-        request = differ_request(self.passing, self.timeouts[1], remaining)
-        request["candidates"] = candidate_list(self.found[:DIFFERED])
+        request = differ_request(self.passing, self.timeouts[1], remaining, [self.focus])
+        self.differed = ranked(self.found, self.pool.scores if self.pool else {}, self.also)[:DIFFERED]
+        request["candidates"] = candidate_list(self.differed)
         return self._python(request, remaining + self.timeouts[1] + 30)
 
     def _on_differed(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = _payload(messages) or {}
-        return self._deliver(differences(payload.get("stdout", ""), self.found[:DIFFERED]))
+        return self._deliver(differences(payload.get("stdout", ""), self.differed))
 
-    def _deliver(self, changed: dict[Mutation, list[str]]) -> ModelReply:
+    def _deliver(self, differ: Differences) -> ModelReply:
+        changed = differ.changed
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
+        others = rivals(chosen, differ)
+        if others:  # the tests cannot tell which is right: nothing is edited, the reason says why
+            self.stuck[self.focus] = ambiguous(chosen, others)
+            return self._next_focus()
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)
         doubtful = doubts(chosen, self.found, changed.get(chosen, []))

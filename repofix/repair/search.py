@@ -31,13 +31,24 @@ def best(
     also fixes the most other failing tests, then one that keeps what the passing tests' calls
     return (the differential check, `changed`: a right fix may change them too, so it only breaks
     ties), then the smallest change, at the most suspicious line."""
+    return ranked(found, scores, also, changed)[0]
+
+
+def ranked(
+    found: list[Mutation],
+    scores: dict[tuple[str, int], float],
+    also: dict[Mutation, int] | None = None,
+    changed: dict[Mutation, list[str]] | None = None,
+) -> list[Mutation]:
+    """Plausible patches in `best`'s order (without `changed`: the order the differential check
+    takes them in, so the likeliest winners are the ones it compares)."""
     also, changed = also or {}, changed or {}
 
     def key(m: Mutation) -> tuple:
         score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
         return (len(m.edits), -also.get(m, 0), bool(changed.get(m)), m.size, -score, -m.prior)
 
-    return min(found, key=key)
+    return sorted(found, key=key)
 
 
 # patches that delete behaviour: tests that check little are satisfied by them most easily

@@ -2,8 +2,14 @@
 passing tests run once on the original and once per patch under a call tracer on the changed
 files; every call's arguments and return value are recorded. A patch that returns something else
 for the same arguments changed behaviour the passing tests exercise without checking it (their
-asserts still pass): the tests generated from the original's behaviour on their inputs fail."""
+asserts still pass): the tests generated from the original's behaviour on their inputs fail.
 
+The failing tests are traced too, apart, and each patch gets a digest of everything its calls did
+in both (`behaviour`): two plausible patches with different digests do different things on the
+suite's own inputs, so the tests cannot tell which is right. Functions whose calls differ between
+two runs of the original (a clock, a random draw, an id) are left out of the digests."""
+
+import hashlib
 import json
 import os
 import re
@@ -26,13 +32,35 @@ def _short(value):
     return ADDRESS.sub("", text[:200])
 
 
-def _traced_body(tests, files, out):
-    """Run `tests` under pytest with a profiler on `files`: {"name(args)": [returns...]} into `out`."""
+def _alike(value):
+    """The repr a digest compares: an integral float as the int it equals (`x / 1` for `x`: equal,
+    with the same hash, so the program sees the same value but for its type)."""
+    if type(value) is float and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
+    return _short(value)
+
+
+def _traced_body(tests, failing, files, out):
+    """Run `tests` under pytest with a profiler on `files`; into `out`: "calls", {"passing":
+    {"name(args)": [returns...]}, "failing": {...}} (the calls made in a test of `failing` kept
+    apart; `self` left out), and "events", per phase and function a digest of the multiset of its
+    calls and returns with `self` in the arguments (what `_behaviour` compares: there every call
+    counts, and a method's receiver too)."""
 
     def body():
+        import collections
+
         import pytest
 
-        calls, seen = {}, {}
+        calls, seen, now = {"passing": {}, "failing": {}}, {}, ["passing"]
+        events = {
+            "passing": collections.defaultdict(collections.Counter),
+            "failing": collections.defaultdict(collections.Counter),
+        }
+
+        class Tagger:
+            def pytest_runtest_logstart(self, nodeid, location):
+                now[0] = "failing" if nodeid in failing else "passing"
 
         def profile(frame, event, arg):
             code = frame.f_code
@@ -40,30 +68,37 @@ def _traced_body(tests, files, out):
                 return
             if event == "call":
                 names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-                args = [_short(frame.f_locals.get(n)) for n in names if n not in ("self", "cls")]
-                seen[id(frame)] = "%s(%s)" % (code.co_name, ", ".join(args))
+                values = [(n, frame.f_locals.get(n)) for n in names]
+                shown = [_short(v) for n, v in values if n not in ("self", "cls")]
+                seen[id(frame)] = "%s(%s)" % (code.co_name, ", ".join(shown))
+                events[now[0]][code.co_name][hash("C%r" % ([_alike(v) for n, v in values],))] += 1
             elif id(frame) in seen:
-                returns = calls.setdefault(seen.pop(id(frame)), [])
+                returns = calls[now[0]].setdefault(seen.pop(id(frame)), [])
                 if len(returns) < 4:
                     returns.append(_short(arg))
+                events[now[0]][code.co_name][hash("R" + _alike(arg))] += 1
 
         sys.setprofile(profile)
         try:
-            pytest.main(PYTEST_ARGS + list(tests))
+            pytest.main(PYTEST_ARGS + list(tests), plugins=[Tagger()])
         finally:
             sys.setprofile(None)
+        digests = {
+            phase: {name: _digest(sorted(counts.items())) for name, counts in per_name.items()}
+            for phase, per_name in events.items()
+        }
         with open(out, "w") as handle:
-            json.dump(calls, handle)
+            json.dump({"calls": calls, "events": digests}, handle)
         return 0
 
     return body
 
 
-def _trace(tests, files, limit):
+def _trace(tests, failing, files, limit):
     handle, out = tempfile.mkstemp(suffix=".json")
     os.close(handle)
     try:
-        ok, _ = _in_child(_traced_body(tests, files, out), limit)
+        ok, _ = _in_child(_traced_body(tests, failing, files, out), limit)
         with open(out) as stream:
             return json.load(stream) if ok else None
     except ValueError:
@@ -72,18 +107,55 @@ def _trace(tests, files, limit):
         os.unlink(out)
 
 
-def _changed(original, patched):
-    """Calls made with the same arguments on both whose (single, deterministic) return differs."""
+def _changed(original, patched, noisy=()):
+    """Calls made with the same arguments on both whose (single, deterministic) return differs;
+    not those of a function whose calls differ between two runs of the original (`noisy`)."""
     return sorted(
         "%s returned %s, now %s" % (call, returns[0], patched[call][0])
         for call, returns in original.items()
-        if len(set(returns)) == 1 and call in patched and set(patched[call]) != set(returns)
+        if len(set(returns)) == 1
+        and call in patched
+        and set(patched[call]) != set(returns)
+        and ("passing", _name(call)) not in noisy
+    )
+
+
+def _name(call):
+    return call.split("(", 1)[0]
+
+
+def _digest(value):
+    return hashlib.sha1(json.dumps(value).encode()).hexdigest()[:16]
+
+
+def _noisy(first, again):
+    """(phase, function) pairs whose calls differ between two runs of the same program."""
+    one, two = first["events"], again["events"]
+    return {
+        (phase, name)
+        for phase in ("passing", "failing")
+        for name in set(one[phase]) | set(two[phase])
+        if one[phase].get(name) != two[phase].get(name)
+    }
+
+
+def _behaviour(trace, noisy):
+    """A digest of every call and return the tests made into the traced files, noise left out."""
+    events = trace["events"]
+    return _digest(
+        sorted(
+            [phase, name, digest]
+            for phase in ("passing", "failing")
+            for name, digest in events[phase].items()
+            if (phase, name) not in noisy
+        )
     )
 
 
 def run_differ(req):
     out = sys.stdout
-    tests, deadline = req["passing"], _deadline(req)
+    failing = req.get("failing", [])
+    tests, deadline = list(dict.fromkeys(failing + req["passing"])), _deadline(req)
     files = tuple(sorted({c["path"] for c in req["candidates"]}))
     _warm_up(tests)
 
@@ -95,18 +167,26 @@ def run_differ(req):
         with open(path, "rb") as handle:
             originals[path] = (handle.read(), os.stat(path).st_mtime)
     try:
-        reference = _trace(tests, files, left())
+        failing = set(failing)
+        reference = _trace(tests, failing, files, left())
+        noisy = set()
+        if reference is not None and len(req["candidates"]) > 1:  # digests to compare: what is noise?
+            again = _trace(tests, failing, files, left())
+            noisy = _noisy(reference, again) if again is not None else None
         for number, cand in enumerate(req["candidates"]):
             if reference is None or time.time() > deadline:
                 break
             original, mtime = originals[cand["path"]]
             _write(cand["path"], _apply(original, cand["edits"]), mtime + 10 + number)
-            patched = _trace(tests, files, left())
+            patched = _trace(tests, failing, files, left())
             _write(cand["path"], original, mtime)
             if patched is None:
                 continue
-            changed = _changed(reference, patched)
-            out.write(json.dumps({"id": cand["id"], "changed": len(changed), "example": changed[:1]}) + "\n")
+            changed = _changed(reference["calls"]["passing"], patched["calls"]["passing"], noisy or ())
+            item = {"id": cand["id"], "changed": len(changed), "example": changed[:1]}
+            if noisy is not None:
+                item["behaviour"] = _behaviour(patched, noisy)
+            out.write(json.dumps(item) + "\n")
             out.flush()
     finally:
         for path, (original, mtime) in originals.items():

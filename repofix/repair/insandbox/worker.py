@@ -12,8 +12,9 @@ check     try candidate patches. pytest is imported once here; each candidate is
           with the child, and a child stuck in a loop the mutation created is killed by its
           process group after a per-candidate timeout. The original file is restored after
           each candidate and again on exit.
-differ    run the passing tests under a call tracer on the original and on each plausible patch;
-          report the calls whose return value a patch changed (differ.py).
+differ    run the tests under a call tracer on the original and on each plausible patch; report
+          the calls of the passing tests whose return value a patch changed, and a digest of
+          what each patch's calls did, to tell patches that behave alike (differ.py).
 
 Output is one JSON object per line on stdout; the test output itself goes to /dev/null.
 """
