@@ -36,7 +36,6 @@ from repofix.repair.checker import (
 from repofix.repair.engine import (
     DIFFERED,
     Budget,
-    ambiguous,
     diff,
     differential_due,
     give_up_reason,
@@ -321,13 +320,10 @@ class BuiltinModel:
     def _deliver(self, differ: Differences) -> ModelReply:
         changed = differ.changed
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
-        others = rivals(chosen, differ)
-        if others:  # the tests cannot tell which is right: nothing is edited, the reason says why
-            self.stuck[self.focus] = ambiguous(chosen, others)
-            return self._next_focus()
+        others = rivals(chosen, differ)  # said as a doubt: the agent path always claims its best
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)
-        doubtful = doubts(chosen, self.found, changed.get(chosen, []))
+        doubtful = doubts(chosen, self.found, changed.get(chosen, []), others)
         self.repaired.append(
             f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
             + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else "")

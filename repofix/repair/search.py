@@ -55,13 +55,24 @@ def ranked(
 REMOVING = {"remove-statement", "drop-condition", "drop-wrapper", "drop-element", "return-early", "pass"}
 
 
-def doubts(chosen: Mutation, found: list[Mutation], changed: list[str] | None = None) -> list[str]:
+def doubts(
+    chosen: Mutation,
+    found: list[Mutation],
+    changed: list[str] | None = None,
+    rivals: list[Mutation] | None = None,
+) -> list[str]:
     """Why a plausible patch may be wrong though the tests pass, said with the patch: it changes
-    what calls of the passing tests return (the differential check), it only removes code, or
-    other plausible patches elsewhere pass the same tests (the tests cannot tell)."""
+    what calls of the passing tests return (the differential check), plausible patches that do
+    otherwise on the tests pass them too (`rivals`: the tests cannot tell), it only removes code,
+    or other plausible patches elsewhere pass the same tests."""
     why = []
     if changed:
         why.append(f"it changes what {len(changed)} call(s) of the passing tests return ({changed[0]})")
+    if rivals:
+        shown = ", ".join(f"{m.description} ({m.path}:{m.line})" for m in rivals[:2])
+        why.append(
+            f"{len(rivals)} plausible patch(es) that behave otherwise on the tests pass them too ({shown})"
+        )
     if chosen.op.split("+")[0] in REMOVING and all(o.split("+")[0] in REMOVING for o in chosen.op.split("+")):
         why.append("it only removes code")
     elsewhere = {(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)}
