@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import ipaddress
 import json
 import subprocess
 import threading
@@ -44,13 +45,18 @@ REPACK = (
 
 
 def bridge_gateway() -> str:
+    """The bridge's gateway address; some Docker engines (Debian's 20.10) record only the subnet,
+    whose first host docker0 then holds."""
     done = subprocess.run(
-        ["docker", "network", "inspect", "bridge", "--format", "{{(index .IPAM.Config 0).Gateway}}"],
+        ["docker", "network", "inspect", "bridge", "--format", "{{json (index .IPAM.Config 0)}}"],
         capture_output=True,
         text=True,
         check=True,
     )
-    return done.stdout.strip()
+    config = json.loads(done.stdout)
+    if config.get("Gateway"):
+        return config["Gateway"]
+    return str(next(ipaddress.ip_network(config["Subnet"]).hosts()))
 
 
 @contextmanager
