@@ -1,6 +1,6 @@
 """Job `differ`: a differential check of plausible patches against the original program. The
-passing tests run once on the original and once per patch under a call tracer on the changed
-files; every call's arguments and return value are recorded. A patch that returns something else
+tests run on the original (twice when there are patches to compare, to find what varies between
+runs) and once per patch under a call tracer on the changed files; every call's arguments and return value are recorded. A patch that returns something else
 for the same arguments changed behaviour the passing tests exercise without checking it (their
 asserts still pass): the tests generated from the original's behaviour on their inputs fail.
 
@@ -172,6 +172,7 @@ def run_differ(req):
         noisy = set()
         if reference is not None and len(req["candidates"]) > 1:  # digests to compare: what is noise?
             again = _trace(tests, failing, files, left())
+            # no second run, no way to tell noise from behaviour: no digests are sent (None)
             noisy = _noisy(reference, again) if again is not None else None
         for number, cand in enumerate(req["candidates"]):
             if reference is None or time.time() > deadline:
