@@ -7,9 +7,11 @@ order the single-edit candidates exactly as `repair()` does (CandidatePool.singl
 report the 1-based rank of the first candidate that gives back the original program (same syntax
 tree, a planted `pass` ignored), or "-" when none does. Nothing is run against the tests.
 
-    python evals/bench_builtin_rank.py [--engine-root DIR] [--tasks A:B] [--out FILE]
+    python evals/bench_builtin_rank.py [--engine-root DIR] [--tasks A:B] [--cap N] [--out FILE]
 
---engine-root: a package snapshot to measure (its `repofix/` first on sys.path), say main's."""
+--engine-root: a package snapshot to measure (its `repofix/` first on sys.path), say main's.
+--cap: count at most N candidates (a fix past them is "-"; 4,000 is more than a 60 s search tries
+and makes a bug of a 2,000-line module take seconds, not minutes)."""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from repofix.repair.localize import rank
 from repofix.repair.search import CandidatePool
 from repofix.sandboxes import open_sandbox
 sys.path.insert(1, req["evals"])  # after the engine's root: this benchmark's own key, one copy of it
-from bench_builtin_rank import _key as key
+from bench_builtin_rank import _key as key, _near as near
 
 budget = Budget()
 with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
@@ -51,8 +53,11 @@ with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
     found, count = None, 0
     for m in pool.valid(pool.singles(True)):
         count += 1
-        if found is None and m.path == req["path"] and key(sources[m.path].apply(m.edits)) == want:
-            found = (count, m.op, m.description)
+        if count > req["cap"]:
+            break
+        if found is None and m.path == req["path"] and near(m.edits, req["start"]):
+            if key(sources[m.path].apply(m.edits)) == want:
+                found = (count, m.op, m.description)
     line = next((i + 1 for i, s in enumerate(suspects) if s.path == req["path"] and s.line == req["line"]), None)
 kept = [[s.path, s.line, s.score, s.ef, s.ep] for s in suspects if s.path in sources][:200]
 print(json.dumps({"rank": found and found[0], "op": found and found[1], "candidates": count,
@@ -60,7 +65,7 @@ print(json.dumps({"rank": found and found[0], "op": found and found[1], "candida
 """
 
 
-def replay(bug: Bug, row: dict, cache: Path) -> dict:
+def replay(bug: Bug, row: dict, cache: Path, cap: int) -> dict:
     """The rank again from recorded suspects, with this interpreter's package (no sandbox, no tests):
     for comparing orderings of the same candidates."""
     from repofix.repair.engine import Budget
@@ -77,7 +82,10 @@ def replay(bug: Bug, row: dict, cache: Path) -> dict:
     want, count, found = _key(original), 0, None
     for m in pool.valid(pool.singles(True)):
         count += 1
-        if found is None and m.path == bug.path and _key(sources[m.path].apply(m.edits)) == want:
+        if count > cap:
+            break
+        near = found is None and m.path == bug.path and _near(m.edits, bug.start)
+        if near and _key(sources[m.path].apply(m.edits)) == want:
             found = (count, m.op)
     return {
         "rank": found and found[0],
@@ -95,6 +103,16 @@ def _original(bug: Bug, folder: Path) -> str:
     )
 
 
+NEAR = 4000  # bytes: a fix's edits lie this close to the planted bug (a cloned statement beside it)
+
+
+def _near(edits, start: int) -> bool:
+    """Whether a candidate's edits are near enough to the planted bug to be its fix: the syntax
+    tree of the whole file is built only for those (a parse of a 2,000-line file per candidate
+    made a bug take minutes)."""
+    return all(abs(e.start - start) <= NEAR for e in edits)
+
+
 def _key(text: str) -> str:
     """A syntax tree's dump, a planted `pass` left out: a fix equal to the original in all but layout."""
     tree = ast.parse(text)
@@ -106,7 +124,7 @@ def _key(text: str) -> str:
     return ast.dump(tree)
 
 
-def probe(bug: Bug, root: Path, cache: Path, backend: str) -> dict:
+def probe(bug: Bug, root: Path, cache: Path, backend: str, cap: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="heldout-rank-") as tmp:
         folder = plant(bug, cache, Path(tmp) / "repo")
         request = {
@@ -118,6 +136,8 @@ def probe(bug: Bug, root: Path, cache: Path, backend: str) -> dict:
             "path": bug.path,
             "line": bug.line,
             "original": _original(bug, folder),
+            "start": bug.start,
+            "cap": cap,
         }
         done = subprocess.run(
             [sys.executable, "-c", PROBE],
@@ -141,6 +161,9 @@ def main() -> None:
     parser.add_argument("--tasks", default=":")
     parser.add_argument("--out", type=Path, default=None, help="JSON lines, one per bug")
     parser.add_argument("--replay", type=Path, help="recorded rows (--out of a run): rank again, no sandbox")
+    parser.add_argument(
+        "--cap", type=int, default=10**9, help="count candidates up to this many (a fix past it: '-')"
+    )
     args = parser.parse_args()
     bugs = load_set(args.bugs)[1]
     first, last = (int(x) if x else None for x in args.tasks.split(":"))
@@ -151,9 +174,9 @@ def main() -> None:
     for number, bug in enumerate(bugs[first:last]):
         row = {"task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}", "kind": bug.kind}
         if args.replay:
-            row.update(replay(bug, recorded[number], args.cache))
+            row.update(replay(bug, recorded[(first or 0) + number], args.cache, args.cap))
         else:
-            row.update(probe(bug, args.engine_root.resolve(), args.cache, args.backend))
+            row.update(probe(bug, args.engine_root.resolve(), args.cache, args.backend, args.cap))
         rows.append(row)
         if args.out:  # as it goes: a long run can be replayed in part
             with args.out.open("a" if number else "w") as handle:
