@@ -339,6 +339,40 @@ CASES = [
         "def split(full, sep):\n    i = full.rfind(sep)\n    space, name = full, full[i + 1 :]\n    return space, name\n",
         "def split(full, sep):\n    i = full.rfind(sep)\n    space, name = full[:i], full[i + 1 :]\n    return space, name\n",
     ),
+    (  # an exception class the module defines and raises nowhere else
+        "add-wrapper",
+        "class CheckError(ValueError):\n    pass\n\n\ndef check(name, known):\n    if name not in known:\n"
+        "        raise name\n    return known[name]\n",
+        "class CheckError(ValueError):\n    pass\n\n\ndef check(name, known):\n    if name not in known:\n"
+        "        raise CheckError(name)\n    return known[name]\n",
+    ),
+    (  # a compared value missing its call
+        "add-wrapper",
+        "def signature(names, kwargs):\n    if kwargs > 0:\n        return names + 1\n    return names\n",
+        "def signature(names, kwargs):\n    if len(kwargs) > 0:\n        return names + 1\n    return names\n",
+    ),
+    (  # a container another method of the class binds to its instances
+        "add-update",
+        "class Config:\n    def __init__(self):\n        self.defaults = []\n\n"
+        "    def use_default(self, key, default):\n        value = default\n        return value\n",
+        "class Config:\n    def __init__(self):\n        self.defaults = []\n\n"
+        "    def use_default(self, key, default):\n        value = default\n        self.defaults.append(key)\n"
+        "        return value\n",
+    ),
+    (  # an attribute the module tests elsewhere, as a missing clause
+        "add-condition",
+        "class Writer:\n    def write(self, text):\n        if self.convert:\n            return text.upper()\n"
+        "        return text\n\n    def reset(self):\n        if self.strip:\n            return ''\n",
+        "class Writer:\n    def write(self, text):\n        if self.strip or self.convert:\n"
+        "            return text.upper()\n        return text\n\n    def reset(self):\n        if self.strip:\n"
+        "            return ''\n",
+    ),
+    (  # a slice between two names the function uses as indexes
+        "add-slice",
+        "def between(text, start, end):\n    first = text[start]\n    last = text[end]\n    return text, first, last\n",
+        "def between(text, start, end):\n    first = text[start]\n    last = text[end]\n"
+        "    return text[start:end], first, last\n",
+    ),
     (  # the function's own update statement, copied as it is; in a file indented with tabs
         "clone-update",
         "def parts(segs):\n\tout = []\n\tfor seg in segs:\n\t\tif seg:\n\t\t\tout.append('/')\n"

@@ -12,7 +12,15 @@ from collections.abc import Iterator
 
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
-from repofix.repair.wrappers import add_call, add_wrapper, call_targets, raise_value, wrap_targets, wrapper
+from repofix.repair.wrappers import (
+    add_call,
+    add_wrapper,
+    call_targets,
+    raise_value,
+    wrap_operand,
+    wrap_targets,
+    wrapper,
+)
 
 EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}"]}
 
@@ -52,11 +60,26 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
 def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
     """A missing in-place update after a statement: `rv.update(d)`, `kw.update(func.keywords)`,
     `ret.append(x)`, with a method the module already calls as a statement, on a local of the
-    function and with a name or an attribute read in it."""
-    if not scope.updates or not _starts_line(src, node) or isinstance(node, (ast.Return, ast.Raise)):
+    function and with a name or an attribute read in it; `self.defaults.append(key)` on a container
+    the class binds to its instances, with the method its kind grows by."""
+    if (
+        not (scope.updates or scope.members)
+        or not _starts_line(src, node)
+        or isinstance(node, (ast.Return, ast.Raise))
+    ):
         return
     indent = src.indent(node)
     end = src.span(node)[1]
+    for receiver, method in scope.members:  # `self.defaults.append(key)`: the class's own containers
+        for value in scope.values:
+            if value.split(".")[0] != receiver.split(".")[0]:
+                call = f"{receiver}.{method}({value})"
+                yield src.mutation(
+                    "add-update",
+                    f"add '{call}' after line {node.end_lineno}",
+                    [Edit(end, end, f"\n{indent}{call}")],
+                    0.25,
+                )
     grown = {c for c, _ in scope.grow}
     for receiver in scope.containers:
         for method in scope.updates:
@@ -164,7 +187,7 @@ def operand_targets(node: ast.AST) -> list[ast.expr]:
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`, a slice the function takes of `arr` elsewhere
+    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`, `arr[i:j]`, a slice the function takes of `arr` elsewhere
     or the rest it leaves (`data[8:]` beside `data[:8]`); `x` -> `rest + x` / `x + rest`."""
     if isinstance(value, ast.Constant):
         return
@@ -176,6 +199,7 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]
+        + [(f"[{a}:{b}]", 0.25) for a in scope.ints for b in scope.ints if a != b]  # `text[start:end]`
     ):
         # the slice alone is the edit when no parentheses are needed: its size is what it adds
         # (rewriting `value` too made it lose "smallest change" ties to `and` -> `or`)
@@ -247,6 +271,8 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
         )
     if isinstance(node, ast.Call):
         yield from wrapper(src, node, scope)
+    if isinstance(node, ast.Compare):
+        yield from wrap_operand(src, node, scope)
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)

@@ -3,8 +3,9 @@
 - a missing in-place update (`ret.append("%sM" % minutes)`, `rv.update(d)`) copied from an update
   statement of the same function or the module as it is, or with its receiver or one of its
   argument parts replaced by the enclosing `if`'s condition or by a local;
-- a missing clause that is a comparison or a call (`time < curr.expires and ...`,
-  `... and not isinstance(d, Mapping)`), taken from the conditions the module tests elsewhere,
+- a missing clause that is a comparison, a call or an attribute (`time < curr.expires and ...`,
+  `... and not isinstance(d, Mapping)`, `self.strip or ...`), taken from the conditions the module
+  tests elsewhere,
   when every name it reads is in scope where it is added;
 - a lookup a condition makes, guarded by its own key and container (`k not in a or a[k] != b[k]`).
 
@@ -161,7 +162,7 @@ def _binds_tightly(cond: str) -> bool:
 
 
 def add_condition(src: SourceFile, test: ast.expr, reuse: Reuse) -> Iterator[Mutation]:
-    """`T` -> `C and T`, `T and not C`, `C or T`...: C a comparison or call the module tests."""
+    """`T` -> `C and T`, `T and not C`, `C or T`...: C a comparison, call or attribute the module tests."""
     text = src.segment(test)
     if "\n" in text:
         return

@@ -20,9 +20,10 @@ class ModuleFacts:
     one_arg: list[str]  # names called with one argument and no keyword, the most called first
     single: list[str]  # module functions taking exactly one argument (a wrapper though never called so)
     raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
+    exceptions: list[str]  # exception classes the module defines, in source order
     update_methods: list[str]  # in-place update methods the module calls as statements
     names: set[str]  # what the module binds at its top level: functions, classes, imports, globals
-    conditions: list[ast.expr]  # comparisons and calls it tests (see `conditions`)
+    conditions: list[ast.expr]  # comparisons, calls and attributes it tests (see `conditions`)
     updates: list[ast.Call]  # its update statements (see `updates`)
     functions: list[Function]  # every function in it, nested ones too
 
@@ -51,12 +52,30 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         one_arg=[n for n, _ in one_arg.most_common()],
         single=single,
         raised=[n for n, _ in raised.most_common()],
+        exceptions=exception_classes(module),
         update_methods=sorted({c.func.attr for c in statements}),  # type: ignore[attr-defined]
         names=_top_level_names(module),
         conditions=conditions(module),
         updates=statements,
         functions=[n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
     )
+
+
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")
+
+
+def exception_classes(module: ast.Module) -> list[str]:
+    """Classes the module defines that derive from an exception (a builtin one, or one it defines
+    before them, or any base named like one): `raise VdtUnknownCheckError(name)` where no other
+    line raises that class."""
+    found: list[str] = []
+    for node in module.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = [dotted(b).rsplit(".", 1)[-1] for b in node.bases]
+        if any(b in found or b.endswith(EXCEPTION_SUFFIXES) or b == "BaseException" for b in bases):
+            found.append(node.name)
+    return found
 
 
 def dotted(node: ast.expr) -> str:
@@ -69,7 +88,8 @@ def dotted(node: ast.expr) -> str:
 
 
 def conditions(tree: ast.AST) -> list[ast.expr]:
-    """Comparisons and calls tested as conditions: `if`/`while` tests, operands of `and`/`or`/`not`."""
+    """Comparisons, calls and attributes (`self.strip`) tested as conditions: `if`/`while` tests,
+    operands of `and`/`or`/`not`."""
     found: list[ast.expr] = []
     for node in ast.walk(tree):
         tests: list[ast.expr] = []
@@ -80,7 +100,7 @@ def conditions(tree: ast.AST) -> list[ast.expr]:
         for test in tests:
             while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 test = test.operand
-            if isinstance(test, (ast.Compare, ast.Call)):
+            if isinstance(test, (ast.Compare, ast.Call, ast.Attribute)):
                 found.append(test)
     return found
 

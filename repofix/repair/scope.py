@@ -34,7 +34,11 @@ class Scope:
     # nested functions): a missing wrapper beyond the builtins
     callees: list[str] = field(default_factory=list)
     own: list[str] = field(default_factory=list)  # those of `callees` the function itself calls
-    raised: list[str] = field(default_factory=list)  # exception classes the module raises, most raised first
+    # exception classes the module raises, most raised first, then those it defines but never raises
+    raised: list[str] = field(default_factory=list)
+    # (`self.defaults`, "append"): containers the class binds to its instances (`self.defaults = []`
+    # in any method), with the method that grows each: a missing `self.defaults.append(key)`
+    members: list[tuple[str, str]] = field(default_factory=list)
     # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, and what each leaves out
     slices: dict[str, list[str]] = field(default_factory=dict)
 
@@ -169,9 +173,41 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
         callees=callables,
         own=own,
-        raised=facts.raised,
+        raised=list(dict.fromkeys([*facts.raised, *facts.exceptions])),
         slices=_slices(func),
+        members=_members(func, module),
     )
+
+
+MEMBER_METHODS = {"list": "append", "set": "add", "deque": "append", "dict": "update"}
+
+
+def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[tuple[str, str]]:
+    """Per instance attribute a method of `func`'s class binds to a container (`self.x = []`,
+    `self.x = dict()`), the attribute as `func` names it and the method that grows it."""
+    own = parameters(func, varargs=False)
+    owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and func in c.body), None)
+    if owner is None or not own:
+        return []
+    found: dict[tuple[str, str], None] = {}
+    for method in owner.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = parameters(method, varargs=False)[:1]
+        for node in ast.walk(method):
+            targets, value = _assigned(node)
+            kind = (
+                "dict" if isinstance(value, ast.Dict) else _constructor(value) if value is not None else None
+            )
+            for target in targets:
+                if (
+                    kind in MEMBER_METHODS
+                    and isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and [target.value.id] == first
+                ):
+                    found[(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])] = None  # type: ignore[index]
+    return list(found)
 
 
 def _slices(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:

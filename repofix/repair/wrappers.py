@@ -1,7 +1,7 @@
 """Operators for a call that is missing or extra around a value: drop a one-argument wrapper; add a
 builtin, or a callable the function or module calls with one argument, around a value that is
 returned, assigned, iterated or passed, a condition, a bare expression statement or the receiver
-of a method call; give `raise <value>` the exception class it lacks. Part of the additions
+of a method call; a builtin that compares around an operand of a comparison; give `raise <value>` the exception class it lacks. Part of the additions
 (additions.for_node applies them)."""
 
 from __future__ import annotations
@@ -128,9 +128,23 @@ def add_call(
         yield _wrap(src, value, name, prior + (0.05 if name in scope.own else 0.0))
 
 
+OPERAND_WRAPPERS = ("len", "int", "abs", "str", "type")  # `len(items) > 0`, `int(value) == 3`, `type(a) is B`
+
+
+def wrap_operand(src: SourceFile, node: ast.Compare, scope: Scope) -> Iterator[Mutation]:
+    """A compared value missing its call: `self.kwargs > 0` -> `len(self.kwargs) > 0`, with a builtin
+    that compares or one of the function's own one-argument callees."""
+    for value in [node.left, *node.comparators]:
+        if isinstance(value, (ast.Constant, ast.Starred)):
+            continue
+        for name in dict.fromkeys([*scope.own, *OPERAND_WRAPPERS]):
+            if not (isinstance(value, ast.Call) and getattr(value.func, "id", None) == name):
+                yield _wrap(src, value, name, 0.25)
+
+
 def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
     """`raise "message"` / `raise key` raise a TypeError of their own: the exception class was left
-    out. The classes the module raises come first, the most raised first."""
+    out. The classes the module raises come first, the most raised first, then the ones it defines."""
     if node.exc is None or isinstance(node.exc, ast.Call):
         return
     start, end = src.span(node.exc)
