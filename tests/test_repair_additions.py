@@ -11,7 +11,7 @@ import pytest
 from repofix.repair import Budget, repair
 from repofix.repair.generate import function_pairs, functions, mutations
 from repofix.repair.localize import Suspect
-from repofix.repair.scope import scope_of
+from repofix.repair.scope import MAX_MEMBERS, scope_of
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
 
@@ -502,3 +502,18 @@ def test_not_implemented_is_never_wrapped() -> None:
     made = programs(source)
     assert any("add-wrapper" in ops for ops in made.values())  # `v` and `other.v` are still wrapped
     assert not [tree for tree in made if "args=[Name(id='NotImplemented', ctx=Load())]" in tree]
+
+
+def test_a_class_of_hundreds_of_containers_gives_few_receivers_the_method_s_own_first() -> None:
+    """A hostile or generated class must not flood the search: at most MAX_MEMBERS receivers, and
+    the one the method mentions is among them."""
+    binds = "".join(f"        self.a{i} = []\n" for i in range(300))
+    source = (
+        f"class Big:\n    def __init__(self):\n{binds}\n"
+        "    def use(self, key):\n        found = key in self.a299\n        return found\n"
+    )
+    tree = ast.parse(source)
+    method = tree.body[0].body[1]  # type: ignore[attr-defined]
+    members = scope_of(method, tree).members
+    assert len(members) == MAX_MEMBERS
+    assert members[0] == ("self.a299", "append")

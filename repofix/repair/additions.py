@@ -199,7 +199,7 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]
-        + [(f"[{a}:{b}]", 0.25) for a in scope.ints for b in scope.ints if a != b]  # `text[start:end]`
+        + [(f"[{a}:{b}]", 0.25) for a in scope.ints[:8] for b in scope.ints[:8] if a != b]  # `text[i:j]`
     ):
         # the slice alone is the edit when no parentheses are needed: its size is what it adds
         # (rewriting `value` too made it lose "smallest change" ties to `and` -> `or`)

@@ -16,6 +16,7 @@ GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Count
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
 CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 MAX_CALLEES = 8  # the module's own one-argument callables tried as a missing wrapper, most called first
+MAX_MEMBERS = 12  # the class's instance containers tried as a missing update's receiver
 
 
 @dataclass
@@ -184,7 +185,8 @@ MEMBER_METHODS = {"list": "append", "set": "add", "deque": "append", "dict": "up
 
 def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[tuple[str, str]]:
     """Per instance attribute a method of `func`'s class binds to a container (`self.x = []`,
-    `self.x = dict()`), the attribute as `func` names it and the method that grows it."""
+    `self.x = dict()`), the attribute as `func` names it and the method that grows it; those `func`
+    mentions first, MAX_MEMBERS at most."""
     own = parameters(func, varargs=False)
     owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and func in c.body), None)
     if owner is None or not own:
@@ -207,7 +209,9 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
                     and [target.value.id] == first
                 ):
                     found[(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])] = None  # type: ignore[index]
-    return list(found)
+    # the ones `func` itself mentions first: a class of hundreds of them must not flood the search
+    mentioned = {f"{own[0]}.{n.attr}" for n in ast.walk(func) if isinstance(n, ast.Attribute)}
+    return sorted(found, key=lambda m: m[0] not in mentioned)[:MAX_MEMBERS]
 
 
 def _slices(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
