@@ -70,16 +70,15 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
         return
     indent = src.indent(node)
     end = src.span(node)[1]
+
+    def after(call: str, prior: float) -> Mutation:
+        edit = Edit(end, end, f"\n{indent}{call}")
+        return src.mutation("add-update", f"add '{call}' after line {node.end_lineno}", [edit], prior)
+
     for receiver, method in scope.members:  # `self.defaults.append(key)`: the class's own containers
         for value in scope.values:
             if value.split(".")[0] != receiver.split(".")[0]:
-                call = f"{receiver}.{method}({value})"
-                yield src.mutation(
-                    "add-update",
-                    f"add '{call}' after line {node.end_lineno}",
-                    [Edit(end, end, f"\n{indent}{call}")],
-                    0.25,
-                )
+                yield after(f"{receiver}.{method}({value})", 0.25)
     grown = {c for c, _ in scope.grow}
     for receiver in scope.containers:
         for method in scope.updates:
@@ -88,13 +87,7 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
             for value in scope.values:
                 if value == receiver or value.split(".")[0] == receiver:
                     continue
-                call = f"{receiver}.{method}({value})"
-                yield src.mutation(
-                    "add-update",
-                    f"add '{call}' after line {node.end_lineno}",
-                    [Edit(end, end, f"\n{indent}{call}")],
-                    0.3 if receiver in grown else 0.25,
-                )
+                yield after(f"{receiver}.{method}({value})", 0.3 if receiver in grown else 0.25)
 
 
 def add_operand_to_boolop(src: SourceFile, node: ast.BoolOp, scope: Scope) -> Iterator[Mutation]:
