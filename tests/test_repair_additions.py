@@ -517,3 +517,13 @@ def test_a_class_of_hundreds_of_containers_gives_few_receivers_the_method_s_own_
     members = scope_of(method, tree).members
     assert len(members) == MAX_MEMBERS
     assert members[0] == ("self.a299", "append")
+
+
+@pytest.mark.parametrize(("decorator", "expected"), [("", [("self.seen", "add")]), ("@staticmethod", [])])
+def test_a_static_method_s_first_parameter_is_no_instance(decorator: str, expected: list) -> None:
+    source = (
+        "class C:\n    def __init__(self):\n        self.seen = set()\n\n"
+        f"    {decorator}\n    def use(self, key):\n        return key\n"
+    )
+    tree = ast.parse(source)
+    assert scope_of(tree.body[0].body[1], tree).members == expected  # type: ignore[attr-defined]

@@ -189,7 +189,8 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     mentions first, MAX_MEMBERS at most."""
     own = parameters(func, varargs=False)
     owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and func in c.body), None)
-    if owner is None or not own:
+    bound = {dotted(d) for d in func.decorator_list} & {"staticmethod", "classmethod"}
+    if owner is None or not own or bound:  # a static or class method's first parameter is no instance
         return []
     found: dict[tuple[str, str], None] = {}
     for method in owner.body:
