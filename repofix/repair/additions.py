@@ -180,8 +180,8 @@ def operand_targets(node: ast.AST) -> list[ast.expr]:
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`, `arr[i:j]`, a slice the function takes of `arr` elsewhere
-    or the rest it leaves (`data[8:]` beside `data[:8]`); `x` -> `rest + x` / `x + rest`."""
+    """`arr` -> `arr[1:]`, `arr[:-1]`, `arr[k:]`, `arr[i:j]`, a slice the function takes of `arr`
+    elsewhere or the rest it leaves (`data[8:]` beside `data[:8]`); `x` -> `rest + x` / `x + rest`."""
     if isinstance(value, ast.Constant):
         return
     start, end = src.span(value)

@@ -45,6 +45,9 @@ class Scope:
 
 
 def _constructor(value: ast.expr) -> str | None:
+    """The kind of container a binding makes: `[]`, `{...}`, `set()`, `deque()`...; None otherwise."""
+    if isinstance(value, ast.Dict):
+        return "dict"
     if isinstance(value, ast.List) and not value.elts:
         return "list"
     if isinstance(value, ast.Set):
@@ -199,15 +202,13 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         first = parameters(method, varargs=False)[:1]
         for node in ast.walk(method):
             targets, value = _assigned(node)
-            kind = (
-                "dict" if isinstance(value, ast.Dict) else _constructor(value) if value is not None else None
-            )
+            kind = _constructor(value) if value is not None else None
             for target in targets:
                 if (
                     kind in MEMBER_METHODS
                     and isinstance(target, ast.Attribute)
                     and isinstance(target.value, ast.Name)
-                    and [target.value.id] == first
+                    and first == [target.value.id]  # `self.x = []` on the method's own instance
                 ):
                     found[(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])] = None  # type: ignore[index]
     # the ones `func` itself mentions first: a class of hundreds of them must not flood the search
