@@ -309,3 +309,54 @@ def test_images_swebench_is_refused_with_the_agent(tmp_path):
     result = CliRunner().invoke(main, ["eval", "run", str(spec), "--model", "m", "--images", "swebench"])
     assert result.exit_code == 2
     assert "--images swebench grades given patches" in result.output
+
+
+def docker_on_path(folder: Path, log: Path, fail_first: bool) -> str:
+    """A `docker` before the real one on PATH that logs each `run` and, if asked, answers the first
+    as the engine did once under a full suite: a container it could not create."""
+    real = subprocess.run(["sh", "-c", "command -v docker"], capture_output=True, text=True).stdout.strip()
+    refused = (
+        "echo 'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: "
+        'exec: "python3": executable file not found in $PATH\' >&2; exit 127'
+    )
+    first = (
+        f'if [ "$1" = run ] && [ ! -s {log} ]; then echo run >> {log}; {refused}; fi\n' if fail_first else ""
+    )
+    folder.mkdir()
+    (folder / "docker").write_text(
+        f'#!/bin/sh\n{first}if [ "$1" = run ]; then echo run >> {log}; fi\nexec {real} "$@"\n'
+    )
+    (folder / "docker").chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
+
+
+@pytest.mark.docker
+def test_a_python3_probe_whose_container_was_not_created_is_run_once_more(tmp_path: Path, monkeypatch):
+    require_backend("docker")
+    from repofix.evaluation.images import python_version
+
+    expected = python_version(DEFAULT_IMAGE)
+    log = tmp_path / "runs"
+    monkeypatch.setenv("PATH", docker_on_path(tmp_path / "bin", log, fail_first=True))
+    assert python_version(DEFAULT_IMAGE) == expected
+    assert log.read_text().split() == ["run", "run"]  # the refused one, then one that worked
+
+
+@pytest.mark.docker
+def test_an_image_without_python3_is_an_answer_after_two_tries(tmp_path: Path, monkeypatch):
+    require_backend("docker")
+    from repofix.evaluation.images import python_version
+
+    tag = f"repofix-test-no-python:{uuid.uuid4().hex[:8]}"
+    empty = subprocess.run(["tar", "cf", "-", "--files-from", "/dev/null"], capture_output=True, check=True)
+    subprocess.run(["docker", "import", "-", tag], input=empty.stdout, capture_output=True, check=True)
+    log = tmp_path / "runs"
+    monkeypatch.setenv("PATH", docker_on_path(tmp_path / "bin", log, fail_first=False))
+    try:
+        with pytest.raises(
+            EnvironmentFailed, match=r"cannot run python3 in the image .*executable file not found"
+        ):
+            python_version(tag)
+        assert log.read_text().split() == ["run", "run"]
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)
