@@ -527,3 +527,44 @@ def test_a_static_method_s_first_parameter_is_no_instance(decorator: str, expect
     )
     tree = ast.parse(source)
     assert scope_of(tree.body[0].body[1], tree).members == expected  # type: ignore[attr-defined]
+
+
+IMPORTS = (
+    "import os\nfrom collections.abc import Set\nfrom .flags import DEBUG\n\n\nclass Bag:\n    pass\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "tested"),
+    [
+        ("Set", False),  # an imported class: `T and not Set` is always false
+        ("os", False),  # a module
+        ("Bag", False),  # a class of the module
+        ("helper", False),  # a function of the module
+        ("DEBUG", True),  # an imported UPPER_CASE name may be a flag
+        ("other", True),  # a parameter
+    ],
+)
+def test_a_clause_never_tests_a_class_function_or_module(name: str, tested: bool) -> None:
+    """A name bound to a class, a function or a module is never false, so a clause of it switches
+    its condition on or off for good: multiset's `isinstance(...) and not Set` and munch's
+    `isinstance(obj, Mapping) and not Mapping` passed the suites by steering around the bug."""
+    source = (
+        IMPORTS + "def helper(x):\n    return x\n\n\n"
+        "def same(self, other):\n    if isinstance(other, (Bag, Set)) and DEBUG:\n"
+        "        return os.sep == helper(other)\n    return False\n"
+    )
+    made = {
+        ast.unparse(ast.parse(SourceFile("m.py", source).apply(m.edits)))
+        for m in mutations(SourceFile("m.py", source))
+        if m.op == "add-clause"
+    }
+    clause = f"isinstance(other, (Bag, Set)) and DEBUG and (not {name})"
+    assert (clause in "\n".join(made)) is tested
+
+
+def test_a_name_assigned_in_the_module_may_be_false() -> None:
+    """`Set = None` in an import fallback makes `Set` a value a condition can test."""
+    source = "try:\n    from collections.abc import Set\nexcept ImportError:\n    Set = None\n\n\ndef f(x):\n    return x and Set\n"
+    tree = ast.parse(source)
+    assert "Set" in scope_of(tree.body[1], tree).tests  # type: ignore[arg-type]

@@ -94,7 +94,7 @@ def add_operand_to_boolop(src: SourceFile, node: ast.BoolOp, scope: Scope) -> It
     """`a or b` -> `a or c or b`: a condition that forgot one of the names it lists."""
     op = " or " if isinstance(node.op, ast.Or) else " and "
     present = {src.segment(v) for v in node.values}
-    for name in scope.names:
+    for name in scope.tests:
         if name in present:
             continue
         for value in node.values:
@@ -112,15 +112,15 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
     """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`."""
     start, end = src.span(test)
     if isinstance(test, ast.Constant) and test.value is True:
-        for name in scope.names:
+        for name in scope.tests:
             yield src.mutation("add-clause", f"condition True -> {name}", [Edit(start, end, name)], 0.5)
         return
     text = src.segment(test)
     inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
     mentioned = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    names = [n for n in scope.names if n in mentioned] + [n for n in scope.names if n not in mentioned]
-    for rank, name in enumerate(names):
-        near = 0.1 if rank < len(mentioned) else 0.0  # a name the condition already uses comes first
+    names = [n for n in scope.tests if n in mentioned] + [n for n in scope.tests if n not in mentioned]
+    for name in names:
+        near = 0.1 if name in mentioned else 0.0  # a name the condition already uses comes first
         for new, prior in (
             (f"{name} is None or {inner}", 0.35),
             (f"{inner} or not {name}", 0.35),

@@ -23,6 +23,9 @@ class ModuleFacts:
     exceptions: list[str]  # exception classes the module defines, in source order
     update_methods: list[str]  # in-place update methods the module calls as statements
     names: set[str]  # what the module binds at its top level: functions, classes, imports, globals
+    # of those, what is never false: its functions and classes, imported modules and CapWords
+    # imports (classes), when nothing in the module assigns the name (`Set = None` in a fallback)
+    truthy: set[str]
     conditions: list[ast.expr]  # comparisons, calls and attributes it tests (see `conditions`)
     updates: list[ast.Call]  # its update statements (see `updates`)
     functions: list[Function]  # every function in it, nested ones too
@@ -55,6 +58,7 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         exceptions=exception_classes(module),
         update_methods=sorted({c.func.attr for c in statements}),  # type: ignore[attr-defined]
         names=_top_level_names(module),
+        truthy=_always_true(module),
         conditions=conditions(module),
         updates=statements,
         functions=[n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
@@ -138,3 +142,25 @@ def _top_level_names(module: ast.Module) -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
     return names
+
+
+def _always_true(module: ast.Module) -> set[str]:
+    """Top-level names bound to a function, a class or a module, which no condition can find
+    false: `T and not Set` is always false. An imported CapWords name is taken for a class (an
+    UPPER_CASE one may be a flag); a name assigned anywhere in the module is left out."""
+    bound: set[str] = set()
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Import):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            bound.update(a.asname or a.name for a in node.names if _cap_words(a.asname or a.name))
+    stored = {
+        n.id for n in ast.walk(module) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    } | {name for n in ast.walk(module) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    return bound - stored
+
+
+def _cap_words(name: str) -> bool:
+    return name[:1].isupper() and any(c.islower() for c in name)

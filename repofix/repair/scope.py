@@ -22,6 +22,9 @@ MAX_MEMBERS = 12  # the class's instance containers tried as a missing update's 
 @dataclass
 class Scope:
     names: list[str] = field(default_factory=list)  # locals and parameters that are read (not called)
+    # those that a condition may find false: not a class, function or module of the module's own
+    # (`T and not Set` is always false: a clause that switches the condition off, not a fix)
+    tests: list[str] = field(default_factory=list)
     grow: list[tuple[str, str]] = field(default_factory=list)  # (collection, method): visited.add, out.append
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
@@ -165,8 +168,10 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         and isinstance(n.ctx, ast.Load)
         and id(n) not in called_ids
     ]
+    truthy = facts.truthy - set(params + stored)
     return Scope(
         names=names,
+        tests=[n for n in names if n not in truthy],
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
         wrappers=wrappers,
