@@ -48,7 +48,13 @@ with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
     suspects = rank(runs, set(failing))
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(box, suspects, protected)
-    pool = CandidatePool(sources, suspects, budget.max_lines)
+    try:  # an engine older than raised_at does not weigh candidates by where errors were raised
+        from repofix.repair.localize import raised_at
+        raised = raised_at(runs, set(failing))
+        pool = CandidatePool(sources, suspects, budget.max_lines, raised)
+    except ImportError:
+        raised = set()
+        pool = CandidatePool(sources, suspects, budget.max_lines)
     want = key(req["original"])
     found, count = None, 0
     for m in pool.valid(pool.singles(True)):
@@ -61,7 +67,7 @@ with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
     line = next((i + 1 for i, s in enumerate(suspects) if s.path == req["path"] and s.line == req["line"]), None)
 kept = [[s.path, s.line, s.score, s.ef, s.ep] for s in suspects if s.path in sources][:200]
 print(json.dumps({"rank": found and found[0], "op": found and found[1], "candidates": count,
-                  "line_rank": line, "suspects": kept}))
+                  "line_rank": line, "suspects": kept, "raised": sorted(raised)}))
 """
 
 
@@ -78,7 +84,7 @@ def replay(bug: Bug, row: dict, cache: Path, cap: int) -> dict:
         folder = plant(bug, cache, Path(tmp) / "repo")
         sources = {p: SourceFile(p, (folder / p).read_text()) for p in sorted({s.path for s in suspects})}
         original = _original(bug, folder)
-    pool = CandidatePool(sources, suspects, Budget().max_lines)
+    pool = CandidatePool(sources, suspects, Budget().max_lines, {tuple(r) for r in row.get("raised", [])})
     want, count, found = _key(original), 0, None
     for m in pool.valid(pool.singles(True)):
         count += 1

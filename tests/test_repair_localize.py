@@ -8,7 +8,7 @@ import pytest
 
 from repofix.repair.checker import Checker
 from repofix.repair.engine import baseline
-from repofix.repair.localize import RunRecord, ochiai, rank
+from repofix.repair.localize import RunRecord, ochiai, raised_at, rank
 from repofix.testfiles import is_test_file
 from tests.conftest import backend_params
 
@@ -134,3 +134,63 @@ def test_a_sampled_coverage_run_traces_the_failing_tests_and_a_few_passing_ones(
     assert {r.outcome for r in runs if not r.traced} == {"passed"}
     top = rank(runs, set(found))[0]
     assert (top.path, top.line) == ("stats.py", 13)
+
+
+RAISING = """\
+class Bag:
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __len__(self):
+        return len(self.items)
+
+    def holds(self, n):
+        if self < n:
+            return False
+        return True
+"""
+
+RAISING_TESTS = """\
+from bag import Bag
+
+def test_raises():
+    assert Bag([1]).holds(0)
+
+def test_asserts():
+    assert not Bag([1]).items
+
+def test_passes():
+    assert Bag([]).items == []
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_the_coverage_run_says_what_each_failure_raised_and_where(
+    backend: str, make_sandbox, tmp_path: Path
+) -> None:
+    """A TypeError raised at `if self < n:` gives that line; a failed assert in the test gives none."""
+    tmp_path = tmp_path / "bag"
+    tmp_path.mkdir()
+    (tmp_path / "bag.py").write_text(RAISING)
+    (tmp_path / "test_bag.py").write_text(RAISING_TESTS)
+    runs, _ = Checker(make_sandbox(backend, source=tmp_path)).coverage([], timeout=120, per_test=10)
+    errors = {r.nodeid.split("::")[1]: r.error for r in runs}
+    assert errors == {"test_raises": "TypeError", "test_asserts": "AssertionError", "test_passes": ""}
+    failing = {r.nodeid for r in runs if r.outcome == "failed"}
+    assert raised_at(runs, failing) == {("bag.py", 9)}
+
+
+@pytest.mark.parametrize(
+    ("error", "tb", "failing", "expected"),
+    [
+        ("TypeError", [("test_m.py", 3), ("m.py", 7), ("m.py", 2)], True, {("m.py", 2)}),  # the deepest
+        ("AssertionError", [("test_m.py", 3), ("m.py", 2)], True, set()),  # an `assert` failed
+        ("KeyError", [("test_m.py", 3)], True, set()),  # raised in the test itself
+        ("TypeError", [("test_m.py", 3), ("m.py", 2)], False, set()),  # not a failing target
+    ],
+)
+def test_raised_at_is_the_deepest_source_frame_of_an_error(
+    error: str, tb: list, failing: bool, expected: set
+) -> None:
+    runs = [RunRecord("t::a", "failed", {"m.py": [2, 7]}, tb=tb, error=error)]
+    assert raised_at(runs, {"t::a"} if failing else {"t::b"}) == expected

@@ -164,3 +164,37 @@ def test_an_added_slice_is_as_large_as_what_it_adds_so_it_beats_a_flipped_and() 
     assert sliced.size < flipped.size
     assert best([flipped, sliced], {("m.py", 2): 1.0}) is sliced
     assert src.apply(sliced.edits).endswith("for c in value[1:])\n")
+
+
+SILENCED = (
+    "class Bag:\n    def __len__(self):\n        return 3\n\n"
+    "    def holds(self, items, n):\n        if self < n and items:\n            return False\n        return True\n"
+)
+
+
+SILENCING = {
+    "comparison < -> ==",
+    "comparison < -> !=",
+    "drop condition 'items'",
+    "drop condition 'self < n'",
+}
+
+
+@pytest.mark.parametrize(
+    ("raised", "later"),
+    [
+        (set(), set()),  # no error there: the operators' own order
+        ({("m.py", 6)}, SILENCING),  # a TypeError raised there: what only stops it raising comes after
+        ({("m.py", 7)}, set()),  # raised elsewhere
+    ],
+)
+def test_what_silences_the_error_raised_at_a_line_is_tried_after_what_fixes_its_operands(
+    raised: set, later: set
+) -> None:
+    src = SourceFile("m.py", SILENCED)
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 6, 1.0, 1, 0)], max_lines=10, raised=raised)
+    position = {m.description: i for i, m in enumerate(pool.singles())}
+    fix = position["wrap self in len()"]
+    assert set(position) >= SILENCING
+    assert {d for d in SILENCING if position[d] > fix} == later
+    assert position["comparison < -> <="] < fix  # an ordering swap does not stop a TypeError: not weighed

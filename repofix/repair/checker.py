@@ -123,6 +123,7 @@ class Checker:
                 t["duration"],
                 t.get("timeout", False),
                 t.get("traced", True),
+                t.get("error", ""),
             )
             for nodeid, t in data["tests"].items()
         ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, Differences, covering_tests
-from repofix.repair.localize import RunRecord, Suspect, rank
+from repofix.repair.localize import RunRecord, Suspect, raised_at, rank
 from repofix.repair.search import CandidatePool, doubts, ranked
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
@@ -142,7 +142,7 @@ def repair(
     result.suspects = rank(runs, set(failing))
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(sandbox, result.suspects, protected)
-    pool = CandidatePool(sources, result.suspects, budget.max_lines)
+    pool = CandidatePool(sources, result.suspects, budget.max_lines, raised_at(runs, set(failing)))
     if not pool.lines:
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)

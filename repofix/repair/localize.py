@@ -21,6 +21,7 @@ class RunRecord:
     duration: float = 0.0
     timed_out: bool = False  # stopped by the per-test limit of the coverage run
     traced: bool = True  # False: run untraced (a passing test left out of the sample): `lines` is empty
+    error: str = ""  # the type of what a failed test raised: "AssertionError", "TypeError"...
 
 
 @dataclass(frozen=True)
@@ -77,3 +78,15 @@ def rank(runs: list[RunRecord], failing: set[str], tb_weight: float = 0.3) -> li
     ]
     suspects.sort(key=lambda s: (-s.score, s.ep, s.path, s.line))
     return suspects
+
+
+def raised_at(runs: list[RunRecord], failing: set[str]) -> set[tuple[str, int]]:
+    """The source lines where the failing tests' errors were raised (their deepest source frame),
+    an error being anything but a failed `assert`: a `TypeError` at `if self < n:` says the values
+    are of the wrong kind, which no other comparison at that line repairs."""
+    found = set()
+    for run in runs:
+        frames = [f for f in run.tb if not is_test_file(f[0])]
+        if run.nodeid in failing and frames and run.error and run.error != "AssertionError":
+            found.add(frames[-1])
+    return found

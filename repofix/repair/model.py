@@ -42,7 +42,7 @@ from repofix.repair.engine import (
     rivals,
     timeouts,
 )
-from repofix.repair.localize import RunRecord, rank
+from repofix.repair.localize import RunRecord, raised_at, rank
 from repofix.repair.search import CandidatePool, best, doubts, ranked
 from repofix.repair.source import Mutation, SourceFile
 from repofix.testfiles import is_test_file
@@ -206,6 +206,7 @@ class BuiltinModel:
                 [tuple(f) for f in t["tb"]],
                 t["duration"],
                 t.get("timeout", False),
+                error=t.get("error", ""),
             )
             for n, t in data["tests"].items()
         ]
@@ -241,7 +242,8 @@ class BuiltinModel:
         # lines the focused test runs can repair it
         ran = next(r for r in self.runs if r.nodeid == self.focus).lines
         suspects = [s for s in rank(self.runs, {self.focus, *self.others}) if s.line in ran.get(s.path, ())]
-        self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines)
+        raised = raised_at(self.runs, {self.focus, *self.others})
+        self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines, raised)
         self.covering = covering_tests(self.runs, self.passing, self.pool.lines)
         singles = self.pool.singles(self.budget.ordered)
         pool = self.pool

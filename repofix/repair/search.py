@@ -4,6 +4,7 @@ unparsable ones dropped."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterable, Iterator
 
 from repofix.repair.generate import function_pairs, functions, mutations, pairs
@@ -50,6 +51,10 @@ def ranked(
 
     return sorted(found, key=key)
 
+
+ORDERING = {"<", "<=", ">", ">="}
+EQUALITY = {"==", "!=", "is", "is not"}
+SILENCING = 0.2  # the prior's share left to a candidate that silences the error raised at its line
 
 # patches that delete behaviour: tests that check little are satisfied by them most easily
 REMOVING = {"remove-statement", "drop-condition", "drop-wrapper", "drop-element", "return-early", "pass"}
@@ -130,8 +135,15 @@ def _parse_block(data: bytes) -> ast.Module:
 class CandidatePool:
     """Generates, orders and validates candidates for the suspicious lines of some files."""
 
-    def __init__(self, sources: dict[str, SourceFile], suspects: list[Suspect], max_lines: int):
+    def __init__(
+        self,
+        sources: dict[str, SourceFile],
+        suspects: list[Suspect],
+        max_lines: int,
+        raised: set[tuple[str, int]] | None = None,
+    ):
         self.sources = sources
+        self.raised = raised or set()  # where the failing tests' errors were raised (localize.raised_at)
         top = [s for s in suspects if s.path in sources][:max_lines]
         self.scores = {(s.path, s.line): s.score for s in top}
         self.lines: dict[str, set[int]] = {}
@@ -153,11 +165,27 @@ class CandidatePool:
 
     def singles(self, ordered: bool = True) -> list[Mutation]:
         found = [
-            m for path, lines in sorted(self.lines.items()) for m in mutations(self.sources[path], lines)
+            self._weighed(m)
+            for path, lines in sorted(self.lines.items())
+            for m in mutations(self.sources[path], lines)
         ]
         if not ordered:  # the baseline: source order, the operators' own order within a line
             return sorted(found, key=lambda m: (m.path, m.line))
         return order(found, self.scores)
+
+    def _weighed(self, m: Mutation) -> Mutation:
+        """`m`, tried later (a fifth of its prior) when it only silences the error raised at its
+        line: a comparison that raised there made one that cannot raise (`<` -> `==`), or a
+        condition dropped. Both passed suites by steering around a missing `len()` (ordered-set's
+        `if self == len(other)`, uritemplate's `__eq__` without `len(self) == len(other)`)."""
+        if (m.path, m.line) not in self.raised or len(m.edits) != 1:
+            return m
+        edit = m.edits[0]
+        old = self.sources[m.path].data[edit.start : edit.end].decode("utf-8").strip()
+        silences = m.op == "drop-condition" or (
+            m.op == "compare" and old in ORDERING and edit.text.strip() in EQUALITY
+        )
+        return dataclasses.replace(m, prior=m.prior * SILENCING) if silences else m
 
     def doubles(self, singles: list[Mutation], top_lines: int, limit: int) -> list[Mutation]:
         best_lines = sorted(self.scores, key=lambda k: -self.scores[k])[:top_lines]

@@ -109,6 +109,8 @@ class CoveragePlugin:
         frames = []
         if call.excinfo.errisinstance(TestTimeout):
             self._entry(item.nodeid)["timeout"] = True
+        else:
+            self._entry(item.nodeid)["error"] = call.excinfo.typename
         tb = call.excinfo.tb
         while tb is not None:
             rel = self._want(tb.tb_frame.f_code.co_filename)
