@@ -8,7 +8,7 @@ import pytest
 
 from repofix.repair.checker import Checker
 from repofix.repair.engine import baseline
-from repofix.repair.localize import RunRecord, ochiai, raised_at, rank
+from repofix.repair.localize import RunRecord, ochiai, raised_at, rank, records
 from repofix.testfiles import is_test_file
 from tests.conftest import backend_params
 
@@ -194,3 +194,70 @@ def test_raised_at_is_the_deepest_source_frame_of_an_error(
 ) -> None:
     runs = [RunRecord("t::a", "failed", {"m.py": [2, 7]}, tb=tb, error=error)]
     assert raised_at(runs, {"t::a"} if failing else {"t::b"}) == expected
+
+
+GOOD = {
+    "outcome": "failed",
+    "lines": {"m.py": [1, 2]},
+    "tb": [["m.py", 2]],
+    "duration": 0.1,
+    "error": "TypeError",
+}
+
+
+def test_records_read_what_the_worker_writes() -> None:
+    (run,) = records({"t::a": GOOD})
+    assert run == RunRecord("t::a", "failed", {"m.py": [1, 2]}, [("m.py", 2)], 0.1, False, True, "TypeError")
+
+
+@pytest.mark.parametrize(
+    "tests",
+    [
+        [],  # not an object
+        {"t::a": {**GOOD, "tb": [["m.py", 2, 3]]}},  # a frame of three
+        {"t::a": {**GOOD, "tb": [[["m.py"], 2]]}},  # a path that is a list (unhashable)
+        {"t::a": {**GOOD, "lines": {"m.py": "12"}}},  # lines that are text
+        {"t::a": {**GOOD, "lines": {"m.py": 3}}},
+        {"t::a": {**GOOD, "error": ["TypeError"]}},
+        {"t::a": {**GOOD, "duration": "slow"}},
+        {"t::a": {k: v for k, v in GOOD.items() if k != "outcome"}},
+        {"t::a": "failed"},
+    ],
+)
+def test_a_forged_coverage_result_is_refused_by_name_not_with_a_traceback(tests: object) -> None:
+    """The repository's code runs in the process that prints the result and could print anything."""
+    with pytest.raises(ValueError, match=r"t::a|not a JSON object"):
+        records(tests)
+
+
+FORGER = """\
+import atexit, base64, json, os, zlib
+
+def _forge():  # after the worker's own result: the last "Z:" line is the one read
+    text = json.dumps({"duration": 1, "tests": {"t::a": {"outcome": "failed", "lines": {}, "tb": [[["x"], 1]],
+                                                         "duration": 0}}})
+    line = ("Z:" + base64.b64encode(zlib.compress(text.encode())).decode() + "\\n").encode()
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                os.write(fd, line)
+        except OSError:
+            pass
+
+atexit.register(_forge)
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_a_repository_that_forges_the_coverage_result_gets_a_clear_error(
+    backend: str, make_sandbox, tmp_path: Path
+) -> None:
+    from repofix.repair.checker import RepairError
+
+    tmp_path = tmp_path / "forger"
+    tmp_path.mkdir()
+    (tmp_path / "conftest.py").write_text(FORGER)
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "test_m.py").write_text("from m import f\n\ndef test_f():\n    assert f() == 2\n")
+    with pytest.raises(RepairError, match="malformed result: test 't::a'"):
+        Checker(make_sandbox(backend, source=tmp_path)).coverage([], timeout=60, per_test=10)

@@ -11,7 +11,7 @@ import zlib
 from dataclasses import dataclass, field
 from importlib import resources
 
-from repofix.repair.localize import RunRecord
+from repofix.repair.localize import RunRecord, records
 from repofix.repair.source import Mutation
 from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
 
@@ -114,20 +114,10 @@ class Checker:
             raise RepairError(
                 f"the coverage run printed no complete result: {result.output.strip()[-2000:]}"
             ) from None
-        runs = [
-            RunRecord(
-                nodeid,
-                t["outcome"],
-                t["lines"],
-                [tuple(f) for f in t["tb"]],
-                t["duration"],
-                t.get("timeout", False),
-                t.get("traced", True),
-                t.get("error", ""),
-            )
-            for nodeid, t in data["tests"].items()
-        ]
-        return runs, float(data["duration"])
+        try:
+            return records(data.get("tests") if isinstance(data, dict) else None), float(data["duration"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise RepairError(f"the coverage run printed a malformed result: {error}") from None
 
     def check(
         self,

@@ -33,6 +33,41 @@ class Suspect:
     ep: int  # passing tests that executed the line
 
 
+def records(tests: object) -> list[RunRecord]:
+    """The coverage run's per-test results (its "tests" object) as RunRecords. The repository's
+    own code runs in the process that prints them and could print anything: ValueError, naming
+    the test, for what the worker never writes."""
+    if not isinstance(tests, dict):
+        raise ValueError("its tests are not a JSON object")
+    found = []
+    for nodeid, t in tests.items():
+        try:
+            lines = {p: list(ns) for p, ns in t["lines"].items()}
+            tb = [(p, n) for p, n in t["tb"]]
+            error = t.get("error", "")
+            fields = [t["outcome"], error, *lines, *(p for p, _ in tb)]
+            numbers = [t["duration"], *(n for ns in lines.values() for n in ns), *(n for _, n in tb)]
+            if not all(isinstance(x, str) for x in fields) or not all(
+                isinstance(n, (int, float)) and not isinstance(n, bool) for n in numbers
+            ):
+                raise ValueError("a field of the wrong type")
+            found.append(
+                RunRecord(
+                    nodeid,
+                    t["outcome"],
+                    lines,
+                    tb,
+                    float(t["duration"]),
+                    t.get("timeout") is True,
+                    t.get("traced", True) is not False,
+                    error,
+                )
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as why:
+            raise ValueError(f"test {nodeid[:200]!r}: {why}") from None
+    return found
+
+
 def ochiai(ef: int, ep: int, total_failed: int) -> float:
     if ef == 0 or total_failed == 0:
         return 0.0

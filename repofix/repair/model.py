@@ -42,7 +42,7 @@ from repofix.repair.engine import (
     rivals,
     timeouts,
 )
-from repofix.repair.localize import RunRecord, raised_at, rank
+from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.search import CandidatePool, best, doubts, ranked
 from repofix.repair.source import Mutation, SourceFile
 from repofix.testfiles import is_test_file
@@ -197,20 +197,12 @@ class BuiltinModel:
             return self._give_up(
                 "the coverage run in the sandbox printed no result: " + str(payload.get("stderr", ""))[-500:]
             )
-        data = json.loads(lines[-1])
-        self.runs = [
-            RunRecord(
-                n,
-                t["outcome"],
-                t["lines"],
-                [tuple(f) for f in t["tb"]],
-                t["duration"],
-                t.get("timeout", False),
-                error=t.get("error", ""),
-            )
-            for n, t in data["tests"].items()
-        ]
-        self.run_seconds = data["duration"]
+        try:
+            data = json.loads(lines[-1])
+            self.runs = records(data.get("tests") if isinstance(data, dict) else None)
+            self.run_seconds = float(data["duration"])
+        except (KeyError, TypeError, ValueError) as error:
+            return self._give_up(f"the coverage run in the sandbox printed a malformed result: {error}")
         failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
         wanted = set(self.targets)
         failing = [n for n in failed if not wanted or n in wanted]
