@@ -136,6 +136,13 @@ def test_a_sampled_coverage_run_traces_the_failing_tests_and_a_few_passing_ones(
     assert (top.path, top.line) == ("stats.py", 13)
 
 
+def project(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text)
+    return root
+
+
 RAISING = """\
 class Bag:
     def __init__(self, items):
@@ -169,11 +176,8 @@ def test_the_coverage_run_says_what_each_failure_raised_and_where(
     backend: str, make_sandbox, tmp_path: Path
 ) -> None:
     """A TypeError raised at `if self < n:` gives that line; a failed assert in the test gives none."""
-    tmp_path = tmp_path / "bag"
-    tmp_path.mkdir()
-    (tmp_path / "bag.py").write_text(RAISING)
-    (tmp_path / "test_bag.py").write_text(RAISING_TESTS)
-    runs, _ = Checker(make_sandbox(backend, source=tmp_path)).coverage([], timeout=120, per_test=10)
+    root = project(tmp_path / "bag", {"bag.py": RAISING, "test_bag.py": RAISING_TESTS})
+    runs, _ = Checker(make_sandbox(backend, source=root)).coverage([], timeout=120, per_test=10)
     errors = {r.nodeid.split("::")[1]: r.error for r in runs}
     assert errors == {"test_raises": "TypeError", "test_asserts": "AssertionError", "test_passes": ""}
     failing = {r.nodeid for r in runs if r.outcome == "failed"}
@@ -254,10 +258,11 @@ def test_a_repository_that_forges_the_coverage_result_gets_a_clear_error(
 ) -> None:
     from repofix.repair.checker import RepairError
 
-    tmp_path = tmp_path / "forger"
-    tmp_path.mkdir()
-    (tmp_path / "conftest.py").write_text(FORGER)
-    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
-    (tmp_path / "test_m.py").write_text("from m import f\n\ndef test_f():\n    assert f() == 2\n")
+    files = {
+        "conftest.py": FORGER,
+        "m.py": "def f():\n    return 1\n",
+        "test_m.py": "from m import f\n\ndef test_f():\n    assert f() == 2\n",
+    }
+    root = project(tmp_path / "forger", files)
     with pytest.raises(RepairError, match="malformed result: test 't::a'"):
-        Checker(make_sandbox(backend, source=tmp_path)).coverage([], timeout=60, per_test=10)
+        Checker(make_sandbox(backend, source=root)).coverage([], timeout=60, per_test=10)
