@@ -98,7 +98,7 @@ def _mark_worker() -> None:
         folder = state_dir()
         folder.mkdir(parents=True, exist_ok=True)
         marker = folder / f"{os.uname().nodename}-{os.getpid()}"
-        marker.touch()
+        marker.write_text(cleanup.owner_id())  # pid and start time: a reused pid is someone else
         _marked.append(marker)
 
 
@@ -129,7 +129,10 @@ class Tracker:
 
 
 def sweep(delay: float = 0.0) -> list[str]:
-    """On this node: remove the sandboxes of repofix worker processes that are dead."""
+    """On this node: remove the sandboxes of repofix worker processes that are dead. A worker is
+    known by its pid and start time (the marker's content, the sandboxes' `org.repofix.owner`):
+    with pids reused within minutes (pid_max 32768 on a machine that forks per candidate), a pid
+    alone named a new worker's sandbox as a dead one's."""
     time.sleep(delay)  # a worker just killed may take a moment to be gone
     folder, prefix = state_dir(), f"{os.uname().nodename}-"
     removed: list[str] = []
@@ -137,19 +140,13 @@ def sweep(delay: float = 0.0) -> list[str]:
         return removed
     for marker in sorted(folder.glob(prefix + "*")):
         pid = int(marker.name.removeprefix(prefix) or 0)
-        if cleanup._pid_alive(pid):
+        owner = marker.read_text().strip() or str(pid)  # an older repofix's marker is empty
+        if cleanup.owner_alive(owner):
             continue
         if shutil.which("docker"):
+            label = f"org.repofix.owner={owner}" if " " in owner else f"org.repofix.owner-pid={pid}"
             found = subprocess.run(
-                [
-                    "docker",
-                    "ps",
-                    "-aq",
-                    "--filter",
-                    f"label={cleanup.LABEL}",
-                    "--filter",
-                    f"label=org.repofix.owner-pid={pid}",
-                ],
+                ["docker", "ps", "-aq", "--filter", f"label={cleanup.LABEL}", "--filter", f"label={label}"],
                 capture_output=True,
                 text=True,
             )
@@ -158,8 +155,8 @@ def sweep(delay: float = 0.0) -> list[str]:
                 subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
                 removed += [f"container {i}" for i in ids]
         for scratch in cleanup.scratch_root().iterdir():
-            owner = scratch / "owner.pid"
-            if owner.is_file() and owner.read_text().strip() == str(pid):
+            held = scratch / "owner.pid"
+            if held.is_file() and held.read_text().strip() == owner:
                 shutil.rmtree(scratch, ignore_errors=True)
                 removed.append(f"scratch {scratch}")
         marker.unlink(missing_ok=True)
