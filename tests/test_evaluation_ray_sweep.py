@@ -61,7 +61,7 @@ def test_a_dead_workers_sandboxes_go_and_a_new_worker_with_its_pid_keeps_its_own
         removed = ray_node.sweep()
         assert present([old, new]) == {new}
         assert not scratch[dead].exists() and scratch[reused].is_dir()
-        assert f"container {old[:12]}" in removed or f"container {old}" in removed
+        assert sorted(removed) == [f"container {old[:12]}", f"scratch {scratch[dead]}"]
         assert list((tmp_path / "state").iterdir()) == []  # the dead worker's marker went too
     finally:
         subprocess.run(["docker", "rm", "-f", old, new], capture_output=True)

@@ -45,11 +45,9 @@ def records(tests: object) -> list[RunRecord]:
             lines = {p: list(ns) for p, ns in t["lines"].items()}
             tb = [(p, n) for p, n in t["tb"]]
             error = t.get("error", "")
-            fields = [t["outcome"], error, *lines, *(p for p, _ in tb)]
+            texts = [t["outcome"], error, *lines, *(p for p, _ in tb)]
             numbers = [t["duration"], *(n for ns in lines.values() for n in ns), *(n for _, n in tb)]
-            if not all(isinstance(x, str) for x in fields) or not all(
-                isinstance(n, (int, float)) and not isinstance(n, bool) for n in numbers
-            ):
+            if not all(isinstance(x, str) for x in texts) or not all(map(_is_number, numbers)):
                 raise ValueError("a field of the wrong type")
             found.append(
                 RunRecord(
@@ -66,6 +64,10 @@ def records(tests: object) -> list[RunRecord]:
         except (AttributeError, KeyError, TypeError, ValueError) as why:
             raise ValueError(f"test {nodeid[:200]!r}: {why}") from None
     return found
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def ochiai(ef: int, ep: int, total_failed: int) -> float:
