@@ -135,6 +135,14 @@ def test_the_default_python_runs_in_the_default_image_without_a_build(tmp_path):
     assert not [n for n in notes if "building" in n]
 
 
+def logs_end(folder: Path) -> str:
+    """The last lines of each build log: what CI shows of a build that failed."""
+    return "\n".join(
+        f"{log.name}: ...\n" + "\n".join(log.read_text().splitlines()[-15:])
+        for log in sorted(folder.glob("*.log"))
+    )
+
+
 @pytest.mark.docker
 @pytest.mark.slow
 def test_python_3_9_task_runs_in_the_bullseye_image_built_on_first_need(tmp_path):
@@ -157,7 +165,10 @@ def test_python_3_9_task_runs_in_the_bullseye_image_built_on_first_need(tmp_path
     recipe = environments.describe(task).removeprefix("docker:")  # builds the Python image if absent
     try:
         results = evaluate([task], GoldSource(), environments, tmp_path / "run")
-        assert results["py39"].status is Status.RESOLVED, results["py39"].detail
+        assert results["py39"].status is Status.RESOLVED, (
+            results["py39"].detail,
+            logs_end(tmp_path / "logs"),
+        )
         assert results["py39"].tests_status.FAIL_TO_PASS["success"] == task.FAIL_TO_PASS
         prepared = TaskWork(AgentDouble(), 60).prepare(task, environments)
         assert isinstance(prepared, Task) and prepared.environment.image == f"{PYTHON_REPO}:3.9"
@@ -311,21 +322,18 @@ def test_images_swebench_is_refused_with_the_agent(tmp_path):
     assert "--images swebench grades given patches" in result.output
 
 
-def docker_on_path(folder: Path, log: Path, fail_first: bool) -> str:
-    """A `docker` before the real one on PATH that logs each `run` and, if asked, answers the first
-    as the engine did once under a full suite: a container it could not create."""
+def docker_on_path(folder: Path, log: Path, fail_first: bool, command: str = "run") -> str:
+    """A `docker` before the real one on PATH that logs each `command` (`run`, `build`) and, if asked,
+    answers the first as the engine did under a full suite: a container it could not create."""
     real = subprocess.run(["sh", "-c", "command -v docker"], capture_output=True, text=True).stdout.strip()
     refused = (
         "echo 'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: "
         'exec: "python3": executable file not found in $PATH\' >&2; exit 127'
     )
-    first = (
-        f'if [ "$1" = run ] && [ ! -s {log} ]; then echo run >> {log}; {refused}; fi\n' if fail_first else ""
-    )
+    logged = f'if [ "$1" = {command} ]; then echo {command} >> {log}; fi\n'
+    first = f'if [ "$1" = {command} ] && [ ! -s {log} ]; then {logged}{refused}; fi\n' if fail_first else ""
     folder.mkdir()
-    (folder / "docker").write_text(
-        f'#!/bin/sh\n{first}if [ "$1" = run ]; then echo run >> {log}; fi\nexec {real} "$@"\n'
-    )
+    (folder / "docker").write_text(f'#!/bin/sh\n{first}{logged}exec {real} "$@"\n')
     (folder / "docker").chmod(0o755)
     return f"{folder}:{os.environ['PATH']}"
 
@@ -360,3 +368,48 @@ def test_an_image_without_python3_is_an_answer_after_two_tries(tmp_path: Path, m
         assert log.read_text().split() == ["run", "run"]
     finally:
         subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)
+
+
+def build_twice_at_most(tmp_path: Path, step: str, fail_first: bool) -> tuple[int | None, list[str], str]:
+    """`stream_build` of `FROM <sandbox image>` + `step` through the logging `docker`: (exit code,
+    the builds that ran, the build log)."""
+    from repofix.evaluation.images import stream_build
+
+    context = tmp_path / "context"
+    context.mkdir()
+    (context / "Dockerfile").write_text(f"FROM {DEFAULT_IMAGE}\n{step}\n")
+    runs, tag = tmp_path / "builds", f"repofix-test-retry:{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "PATH": docker_on_path(tmp_path / "bin", runs, fail_first, "build")}
+    shown: list[str] = []
+    try:
+        with (tmp_path / "build.log").open("w") as log:
+            code, timed_out = stream_build(
+                ["docker", "build", "--force-rm", "-t", tag, str(context)], log, shown.append, env
+            )
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True)
+    assert not timed_out
+    return code, runs.read_text().split(), (tmp_path / "build.log").read_text()
+
+
+@pytest.mark.docker
+def test_a_build_whose_step_container_was_not_created_is_built_once_more(tmp_path: Path):
+    require_backend("docker")
+    code, builds, log = build_twice_at_most(tmp_path, "RUN true", fail_first=True)
+    assert code == 0 and builds == ["build", "build"]  # the refused one, then one that worked
+    assert "could not create a step's container; nothing ran in it: building once more" in log
+
+
+@pytest.mark.docker
+def test_a_step_that_runs_a_missing_program_fails_after_two_builds(tmp_path: Path):
+    require_backend("docker")
+    code, builds, log = build_twice_at_most(tmp_path, 'RUN ["no-such-program"]', fail_first=False)
+    assert code != 0 and builds == ["build", "build"]
+    assert log.count('"no-such-program": executable file not found') == 2  # the same answer twice
+
+
+@pytest.mark.docker
+def test_a_failing_step_that_ran_is_built_once(tmp_path: Path):
+    require_backend("docker")
+    code, builds, log = build_twice_at_most(tmp_path, "RUN exit 3", fail_first=False)
+    assert code != 0 and builds == ["build"] and "building once more" not in log

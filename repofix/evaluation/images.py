@@ -229,7 +229,25 @@ def run_once(
 def stream_build(
     argv: list[str], log: TextIO, show: Callable[[str], None], env: Mapping[str, str] | None = None
 ) -> tuple[int | None, bool]:
-    """Run a build, every line to `log`, progress lines to `show`: (exit code, timed out)."""
+    """Run a build, every line to `log`, progress lines to `show`: (exit code, timed out).
+
+    A build that failed because the engine could not create a step's container runs once more.
+    Seen in CI and in rehearsals under a full suite: step 7 ran `python3`, step 8's container on
+    step 7's image had no `python3` ("failed to create shim task ... not found"), and that image
+    ran `python3` fine afterwards. Nothing ran in the refused container and the steps before it
+    are cached, so the second build costs little; the same answer twice is the answer."""
+    code, timed_out, refused = _build_once(argv, log, show, env)
+    if code != 0 and not timed_out and refused:
+        log.write("(the engine could not create a step's container; nothing ran in it: building once more)\n")
+        show("the engine could not create a step's container: building once more")
+        code, timed_out, _ = _build_once(argv, log, show, env)
+    return code, timed_out
+
+
+def _build_once(
+    argv: list[str], log: TextIO, show: Callable[[str], None], env: Mapping[str, str] | None
+) -> tuple[int | None, bool, bool]:
+    """One build: (exit code, timed out, whether the engine refused to create a container)."""
     log.write(f"$ {' '.join(argv)}\n")
     log.flush()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -237,10 +255,11 @@ def stream_build(
     # The output is read to its end, so the time limit needs a watchdog of its own.
     watchdog = threading.Timer(BUILD_TIMEOUT, process.kill)
     watchdog.start()
-    code = None
+    code, refused = None, False
     try:
         for line in process.stdout:
             log.write(line)
+            refused = refused or NOT_CREATED.decode() in line
             if line.startswith("[build_base"):
                 show(line.split("] ", 1)[-1].strip()[:100])
             elif line.startswith("Step ") or line.startswith("#") and " RUN " in line:
@@ -249,7 +268,7 @@ def stream_build(
     finally:
         timed_out = not watchdog.is_alive() and code != 0
         watchdog.cancel()
-    return code, timed_out
+    return code, timed_out, refused
 
 
 def progress_lines(tag: str, echo: Callable[[str], None]) -> Callable[[str], None]:
