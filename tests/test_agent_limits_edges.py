@@ -94,6 +94,21 @@ def test_a_run_with_time_left_goes_on_and_the_time_limit_fires_between_steps(tmp
     assert model.remaining == 3
 
 
+@pytest.mark.parametrize("tool", ["shell", "python"])
+def test_a_command_near_the_end_of_the_run_gets_only_the_time_left(tmp_path, tool):
+    """A command is cut at the run's limit, not at its own 300 s: `--timeout` holds for a long command."""
+    code = "sleep 600" if tool == "shell" else "import time; time.sleep(600)"
+    model = ScriptedModel(
+        [act(tool, "Wait.", **{"command" if tool == "shell" else "code": code}), DIRECT_FIX]
+    )
+    with agent_run(tmp_path, model, timeout=600, command_timeout=300) as run:
+        run.started -= 597  # 3 s left of 600: the command is given those, not 300
+        stop = run_loop(run)
+    assert stop.reason == "time_limit" and model.remaining == 1
+    observation = run.trajectory.data["steps"][0]["observation"]
+    assert "timed out after" in observation, observation
+
+
 def test_the_step_limit_is_reported_when_time_is_also_up(tmp_path):
     with agent_run(tmp_path, ScriptedModel(views(2)), max_steps=1, timeout=30) as run:
         run.step = 1  # both limits are up: the step limit is checked first

@@ -73,8 +73,11 @@ class AgentRun:
     def check_limits(self) -> None:
         if self.step >= self.settings.max_steps:
             self.stop("step_limit", f"the step limit ({self.settings.max_steps}) was reached")
-        elif time.monotonic() - self.started > self.settings.timeout:
+        elif self.time_left() < 0:
             self.stop("time_limit", f"the time limit ({self.settings.timeout:.0f}s) was reached")
+
+    def time_left(self) -> float:
+        return self.settings.timeout - (time.monotonic() - self.started)
 
     # -- the model ---------------------------------------------------------------------------
     def ask_model(self) -> ModelReply | None:
@@ -119,7 +122,9 @@ class AgentRun:
                 "detail": str(next(iter(action.arguments.values()), ""))[:80],
             }
         )
-        timeout = self.settings.command_timeout
+        # A command ends with the run's time: the limit is checked between steps, and a command
+        # given its whole 300 s at the end of a run would overrun `--timeout` by as much.
+        timeout = max(1.0, min(self.settings.command_timeout, self.time_left()))
         observer = self.observer = self.observer or Observer(self.sandbox, self.settings.observation_tokens)
         observer.budget = UNBOUNDED if reads_whole_output(self.model) else self.settings.observation_tokens
         action, refused = resolve_paths(action, self.sandbox.workdir)  # /workspace/x -> x
