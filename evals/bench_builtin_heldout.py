@@ -29,7 +29,6 @@ other projects with another seed, see bench_builtin_sets.py); records and the ta
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import shutil
 import statistics
@@ -44,7 +43,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import bench_builtin as hef  # noqa: E402
-from bench_builtin_bugs import Bug, choose, failing_tests, fetch, plant, project_tree, record  # noqa: E402
+from bench_builtin_bugs import Bug, choose, plant, record  # noqa: E402
+from bench_builtin_grade import grade_bug  # noqa: E402
 from bench_builtin_sets import load_set  # noqa: E402
 
 BASELINE = ["c801dbd"]  # the baseline engine's name in the tables (--baseline-name)
@@ -66,36 +66,6 @@ with warnings.catch_warnings():
         seconds = time.monotonic() - start
 print(json.dumps({"status": result.status, "files": result.files, "seconds": seconds, "message": result.message,
                   "tried": result.candidates_tried}))
-"""
-
-TRACER = r"""
-import hashlib, os, re, sys, threading
-FILES = tuple(os.environ["DIFFTRACE_FILES"].split(","))
-ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-records = []  # compared as a multiset: some suites run tests in an order that varies between runs
-def _repr(value):
-    try:
-        text = repr(value)
-    except Exception as error:
-        text = "<repr failed: %s>" % type(error).__name__
-    return ADDRESS.sub("", text[:300])
-def _profile(frame, event, arg):
-    if event not in ("call", "return") or not frame.f_code.co_filename.endswith(FILES):
-        return
-    code = frame.f_code
-    if event == "call":
-        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-        record = "C %s %s" % (code.co_name, [_repr(frame.f_locals.get(n)) for n in names])
-    else:
-        record = "R %s %s" % (code.co_name, _repr(arg))
-    records.append(hashlib.sha1(record.encode()).hexdigest())
-def pytest_configure(config):
-    sys.setprofile(_profile)
-    threading.setprofile(_profile)
-def pytest_unconfigure(config):
-    sys.setprofile(None)
-    with open(os.environ["DIFFTRACE_OUT"], "w") as handle:
-        handle.write("%s %d" % (hashlib.sha256("".join(sorted(records)).encode()).hexdigest(), len(records)))
 """
 
 
@@ -124,53 +94,6 @@ def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budge
             "message": done.stderr[-300:],
             "tried": 0,
         }
-
-
-def traced(root: Path, files: list[str], tmp: Path) -> str:
-    """Hash of every call into `files` (arguments, return value) over the whole suite, run where
-    `tmp`'s sibling `site` is: every tree is traced at that one path, since a repr that holds a
-    path (a fixture's file, a module's `__file__`) would tell two folders apart."""
-    site, tracer = tmp.parent / "site", tmp.parent / "tracer"
-    shutil.rmtree(tracer, ignore_errors=True)  # the tracer's folder is on sys.path: one path too
-    root.rename(site)
-    try:
-        return _traced(site, files, tracer)
-    finally:
-        site.rename(root)
-
-
-def _traced(root: Path, files: list[str], tmp: Path) -> str:
-    tmp.mkdir()
-    (tmp / "_difftrace.py").write_text(TRACER)
-    env = {
-        "PYTHONPATH": str(tmp),
-        "DIFFTRACE_FILES": ",".join(files),
-        "DIFFTRACE_OUT": str(tmp / "trace.txt"),
-    }
-    failing_tests(root, env, ("-p", "_difftrace"), timeout=300)
-    return (tmp / "trace.txt").read_text() if (tmp / "trace.txt").exists() else ""
-
-
-def grade_bug(bug: Bug, files: dict[str, str], cache: Path) -> str:
-    with tempfile.TemporaryDirectory(prefix="heldout-grade-") as tmp:
-        base = Path(tmp)
-        patched = plant(bug, cache, base / "patched")
-        for path, text in files.items():
-            (patched / path).write_text(text)
-        result = failing_tests(patched, timeout=300)
-        if result is None or not set(result[0]) <= set(bug.known):
-            return "plausible, fails suite"
-        original = project_tree(fetch(bug.project, cache), base / "original")
-        if all(
-            ast.dump(ast.parse(text)) == ast.dump(ast.parse((original / p).read_text()))
-            for p, text in files.items()
-        ):
-            return "fixed"
-        names = sorted({bug.path, *files})
-        first, again = traced(original, names, base / "t1"), traced(original, names, base / "t2")
-        if first != again or not first:
-            return "fixed (unverified)"
-        return "fixed" if traced(patched, names, base / "t3") == first else "plausible but wrong"
 
 
 def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dict, cache: Path) -> list[dict]:

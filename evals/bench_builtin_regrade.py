@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench_builtin_heldout import grade_bug
+from bench_builtin_grade import grade_bug
 from bench_builtin_sets import frozen_path, load_set
 
 RESULTS = Path(__file__).resolve().parent / "results"

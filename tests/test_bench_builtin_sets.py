@@ -220,7 +220,7 @@ WHERE_TESTS = (
 def test_the_grader_traces_two_copies_of_one_tree_alike_and_a_change_apart(tmp_path: Path) -> None:
     # where() is called with the test file's absolute path: traced in two folders, the same
     # program looked like two (a right patch was graded wrong); every tree is traced at one path
-    import bench_builtin_heldout as heldout
+    import bench_builtin_grade as grade
 
     trees = {}
     for name in ("original", "patched", "changed"):
@@ -229,7 +229,64 @@ def test_the_grader_traces_two_copies_of_one_tree_alike_and_a_change_apart(tmp_p
         (trees[name] / "where.py").write_text(WHERE)
         (trees[name] / "test_where.py").write_text(WHERE_TESTS)
     (trees["changed"] / "where.py").write_text(WHERE.replace("basename(path)", "basename(path) + '!'"))
-    first = heldout.traced(trees["original"], ["where.py"], tmp_path / "t1")
-    assert first and first == heldout.traced(trees["patched"], ["where.py"], tmp_path / "t2")
-    assert heldout.traced(trees["changed"], ["where.py"], tmp_path / "t3") != first
+    first = grade.traced(trees["original"], ["where.py"], tmp_path / "t1")
+    assert first and first == grade.traced(trees["patched"], ["where.py"], tmp_path / "t2")
+    assert grade.traced(trees["changed"], ["where.py"], tmp_path / "t3") != first
     assert all((tree / "where.py").is_file() for tree in trees.values())  # each moved back
+
+
+CHECKED = """import random
+
+
+def check(value):
+    if value < 0:
+        raise ValueError("negative: %d" % value)
+    return value
+
+
+def token():
+    return random.random()
+"""
+CHECKED_TESTS = """import pytest
+
+from checked import check, token
+
+
+def test_check():
+    assert check(2) == 2
+    with pytest.raises(ValueError):
+        check(-1)
+
+
+def test_token():
+    assert 0 <= token() < 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "grade"),
+    [
+        ("2", "2", "fixed"),  # the fixed program itself, written otherwise: same calls
+        # passes the suite (int() raises a ValueError too) but is not the fixed program
+        ('ValueError("negative: %d" % value)', 'int("negative: %d" % value)', "plausible but wrong"),
+        ("return value", "return value + 0 * 1", "fixed"),  # another spelling, same behaviour
+        ("return value", "return abs(value)", "fixed"),  # differs only where the tests never go
+        ("random.random()", "random.random() / 2", "fixed (unverified)"),  # only in a noisy function
+        ("return value", "return value if value != 2 else 2.0", "plausible but wrong"),  # 2.0 != 2 in repr
+    ],
+)
+def test_the_grader_compares_exceptions_and_leaves_out_only_functions_that_vary(
+    tmp_path: Path, old: str, new: str, grade: str
+) -> None:
+    import bench_builtin_grade as grading
+
+    traces, patched = [], CHECKED.replace(old, new, 1)
+    for name, source in (("t1", CHECKED), ("t2", CHECKED), ("t3", patched)):
+        tree = tmp_path / f"tree_{name}"
+        tree.mkdir()
+        (tree / "checked.py").write_text(source)
+        (tree / "test_checked.py").write_text(CHECKED_TESTS)
+        traces.append(grading.traced(tree, ["checked.py"], tmp_path / name))
+    assert traces[0]["check"], traces  # the deterministic function was traced
+    assert grading.differing(traces[0], traces[1]) == {"token"}  # a random draw varies between runs
+    assert grading.verdict(*traces, grading.edited(CHECKED, patched)) == grade
