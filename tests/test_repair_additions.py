@@ -563,3 +563,21 @@ def test_a_name_assigned_in_the_module_may_be_false() -> None:
     source = "try:\n    from collections.abc import Set\nexcept ImportError:\n    Set = None\n\n\ndef f(x):\n    return x and Set\n"
     tree = ast.parse(source)
     assert "Set" in scope_of(tree.body[1], tree).tests  # type: ignore[arg-type]
+
+
+def test_a_raised_value_is_wrapped_only_in_an_exception_class() -> None:
+    # `raise int("bad value")` passes a test that expects a ValueError, but the message is int()'s;
+    # tinydb's and xmltodict's planted `raise "..."` were "fixed" so on the held-aside sets
+    src = SourceFile(
+        "m.py",
+        "class BadDocument(Exception):\n    pass\n\n\ndef parse(n):\n    return int(n)\n\n\n"
+        "def check(doc):\n    if not isinstance(doc, dict):\n        raise 'Document is not a Mapping'\n"
+        "    return parse(len(doc))\n",
+    )
+    value = src.data.index(b"'Document")
+    wrapped = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == value}
+    assert {
+        "raise BadDocument('Document is not a Mapping')",
+        "raise ValueError('Document is not a Mapping')",
+    } <= wrapped
+    assert all(d.startswith("raise ") for d in wrapped), sorted(wrapped)  # no `wrap ... in int()`

@@ -43,7 +43,8 @@ def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]
 
 def wrap_targets(node: ast.AST) -> list[ast.expr]:
     """Values that a missing wrapper, slice or operand applies to: returned, assigned, iterated,
-    passed, or made by a comprehension."""
+    passed, or made by a comprehension. Not a raised value: it takes an exception class
+    (`raise_value`); `raise int("bad value")` raises a ValueError too, but not the one meant."""
     if isinstance(node, ast.Return) and node.value is not None:
         return _and_elements(node.value)
     if isinstance(node, (ast.Assign, ast.AugAssign)):
@@ -55,8 +56,6 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.Call):
         args = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
         return args + [k.value for k in node.keywords if k.arg]
-    if isinstance(node, ast.Raise) and node.exc is not None:
-        return [node.exc]  # `raise "message"` -> `raise TypeError("message")`
     if isinstance(node, ast.Slice):
         return [b for b in (node.lower, node.upper) if b is not None]  # `xs[:n]` -> `xs[:len(n)]`
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
