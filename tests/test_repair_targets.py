@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from repofix.models.base import ModelReply
-from repofix.repair.engine import give_up_reason
+from repofix.repair.limits import give_up_reason
 from repofix.repair.model import BuiltinModel, read_goal
 
 FILES = {

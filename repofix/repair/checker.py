@@ -130,6 +130,7 @@ class Checker:
         seconds: float,
         stop_after: int = 1,
         extra: int = 0,
+        fallback: int | None = None,
         also: list[str] | None = None,
         slower: float = 0.0,
         retry: bool = True,
@@ -137,12 +138,13 @@ class Checker:
         expect: float = 0.0,
     ) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
-        candidates after the first plausible one, or when `seconds` have passed. Returns one verdict
+        candidates after the first plausible one (one that only removes code does not count; while
+        only such ones passed, `fallback` more at most), or when `seconds` have passed. Returns one verdict
         per mutation tried. A plausible one also counts how many of `also` (other failing tests) it
         fixes, and is rejected when its passing tests run `slower` times slower than unpatched.
         `retry`: a failing test that times out is run once more before the candidate is rejected;
         without it, the failing tests' limit tightens to what candidates take once some have run
-        (`expect`: the seconds a fixed program may need for them, see engine.failing_seconds)."""
+        (`expect`: the seconds a fixed program may need for them, see limits.failing_seconds)."""
         request = {
             "mode": "check",
             "failing": failing,
@@ -153,6 +155,7 @@ class Checker:
             "until": time.time() + seconds,
             "stop_after": stop_after,
             "extra": extra,
+            "fallback": fallback,
             "also": also or [],
             "slower": slower,
             "retry": retry,
@@ -234,6 +237,8 @@ def candidate_list(mutations: list[Mutation], covering: Covering | None = None) 
         first = {test for line in m.lines or (m.line,) for test in covering.get((m.path, line), ())}
         if first:
             item["first"] = sorted(first)[:FIRST]
+        if m.removes_only:  # passing, it does not end the search (see limits.more_to_try)
+            item["fallback"] = True
         listed.append(item)
     return listed
 

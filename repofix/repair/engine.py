@@ -9,6 +9,15 @@ from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, Differences, covering_tests
+from repofix.repair.limits import (
+    failing_seconds,
+    give_up_reason,
+    more_to_try,
+    nothing_fails,
+    settled,
+    timeouts,
+    tried_after,
+)
 from repofix.repair.localize import RunRecord, Suspect, raised_at, rank
 from repofix.repair.search import CandidatePool, doubts, ranked
 from repofix.repair.search import best as choose
@@ -25,6 +34,9 @@ class Budget:
     # candidates tried after the first plausible one, for a smaller one (300 found rivals more often
     # but also smaller wrong patches that outranked the right one: heldout7, see the README)
     extra_after_plausible: int = 10
+    # candidates tried for a patch that does more, once only patches that remove code or exit early
+    # passed (they are kept, and claimed when nothing else passes, but rank last)
+    search_after_removal: int = 1000
     pair_lines: int = 8  # when no single mutation works: pairs on the top lines...
     max_pairs: int = 2000  # ...at most this many
     batch: int = 150  # candidates per worker call
@@ -159,16 +171,16 @@ def repair(
     # machine; they are tried once more (with the worker's retry) after the stream runs out
     stalled: list[Mutation] = []
     retry = False
-    extra_left = budget.extra_after_plausible
+    extra_left, fallback_left = budget.extra_after_plausible, budget.search_after_removal
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     expect = failing_seconds(runs, failing)
-    while result.candidates_tried < budget.max_candidates and (not found or extra_left > 0):
-        limit = min(
-            budget.batch, budget.max_candidates - result.candidates_tried, extra_left if found else 10**9
-        )
+    while (
+        left := more_to_try(found, extra_left, fallback_left, budget.max_candidates - result.candidates_tried)
+    ) > 0:
+        limit = min(budget.batch, left)
         batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
         pending = pending[limit:]
-        if not batch and stalled and not retry and not found:
+        if not batch and stalled and not retry and not settled(found):
             retry, batch, pending, stalled = True, stalled[:limit], stalled[limit:], []
         remaining = budget.max_seconds - (time.monotonic() - start)  # making the batch took time too
         if found:  # the search for rivals leaves the differential check its time to compare them
@@ -185,6 +197,7 @@ def repair(
             seconds=remaining,
             stop_after=len(batch),
             extra=extra_left,
+            fallback=fallback_left,
             slower=budget.slower,
             retry=retry,
             covering=covering,
@@ -195,13 +208,11 @@ def repair(
             result.candidates_tried += len(verdicts)
         # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
         overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
-        first = next((i for i, v in enumerate(verdicts) if v.ok), None)
-        if found:
-            extra_left -= len(verdicts)
-        elif first is not None:
-            extra_left -= len(verdicts) - (first + 1)
-        found += [v.mutation for v in verdicts if v.ok]
-        if len(verdicts) < len(batch) and first is None:
+        passed = [v.mutation for v in verdicts if v.ok]
+        extra_left -= tried_after(verdicts, found, lambda m: not m.removes_only)
+        fallback_left -= tried_after(verdicts, found, lambda m: True)
+        found += passed
+        if len(verdicts) < len(batch) and not settled(passed):
             break  # the worker ran out of time
         pending = batch[len(verdicts) :] + pending
     result.candidates_generated = pool.generated
@@ -293,47 +304,6 @@ DIFFERED = 12  # plausible patches the differential check compares, the best-ran
 def differential_due(budget: Budget, passing: list[str], remaining: float, timeout: float) -> bool:
     """Whether the differential check runs: asked for, passing tests to trace, time for two runs."""
     return budget.differential and bool(passing) and remaining >= 2 * timeout
-
-
-def nothing_fails(asked: list[str], runs: list[RunRecord]) -> str:
-    """Why there is nothing to repair: a test id that names no collected test is said as such (a
-    parameter's id cut at a space, a renamed test), not taken for a test that passes."""
-    ran = {r.nodeid for r in runs}
-    unknown = [t for t in asked if t not in ran]
-    if unknown:
-        shown = ", ".join(repr(t) for t in unknown[:3]) + (
-            f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
-        )
-        return f"no target test fails: {len(unknown)} of the {len(asked)} failing tests given name no test the run collected ({shown})"
-    return "no target test fails, so there is nothing to repair"
-
-
-def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> tuple[float, float, list[str]]:
-    """Per-candidate limits for the failing tests and for the whole selection, and the failing tests
-    in the order to run them: a test that hung at baseline was detected once, in the coverage run;
-    it says nothing about how long a fixed one needs, and it runs last, so a candidate that does
-    not fix the quick ones is rejected without waiting for it."""
-    hung = {r.nodeid for r in runs if r.timed_out}
-    ordered = sorted(failing, key=lambda n: n in hung)
-    return max(2.0, failing_seconds(runs, failing) + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
-
-
-def failing_seconds(runs: list[RunRecord], failing: list[str]) -> float:
-    """Three times what the failing tests took in the coverage run (those that hung left out):
-    what a fixed program may need to pass them all."""
-    targets = set(failing)
-    return 3 * sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
-
-
-def give_up_reason(
-    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None
-) -> str:
-    """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
-    the seconds this target was given of `seconds` when its share ran out, not the whole budget."""
-    why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
-    if out_of_time and share is not None:
-        return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
-    return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")
 
 
 def _lazy(make) -> Iterator[Mutation]:

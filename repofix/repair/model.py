@@ -27,21 +27,15 @@ from repofix.models.base import ModelReply, ToolCall
 from repofix.repair.checker import (
     Covering,
     Differences,
+    Verdict,
     candidate_list,
     covering_tests,
     differ_request,
     differences,
     worker_source,
 )
-from repofix.repair.engine import (
-    DIFFERED,
-    Budget,
-    diff,
-    differential_due,
-    give_up_reason,
-    rivals,
-    timeouts,
-)
+from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, rivals
+from repofix.repair.limits import give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.search import CandidatePool, best, doubts, ranked
 from repofix.repair.source import Mutation, SourceFile
@@ -146,6 +140,7 @@ class BuiltinModel:
         self.stream: Any = iter(())
         self.batch: list[Mutation] = []
         self.found: list[Mutation] = []
+        self.fallback_left = 0  # candidates left to look for more than a patch that removes code
         self.also: dict[Mutation, int] = {}
         self.focus_tried = 0
         self.focus_deadline = 0.0
@@ -248,17 +243,22 @@ class BuiltinModel:
         self.focus_share = max(0.0, self._left()) / self.focus_split
         self.focus_deadline = time.monotonic() + self.focus_share
         self.found, self.also, self.focus_tried = [], {}, 0
+        self.fallback_left = self.budget.search_after_removal
         return self._next_batch()
 
     def _next_batch(self) -> ModelReply:
         remaining = min(self._left(), self.focus_deadline - time.monotonic())
         limit = min(self.budget.batch, self.budget.max_candidates - self.tried)
+        if self.found:
+            limit = min(limit, self.fallback_left)
         self.batch = list(itertools.islice(self.stream, max(0, limit))) if remaining > 0 else []
         remaining = min(
             self._left(), self.focus_deadline - time.monotonic()
         )  # making the batch took time too
         if remaining <= 0:
             self.batch = []
+        if not self.batch and self.found:  # only patches that remove code passed: the best of them
+            return self._compare()
         if not self.batch:
             lines = sum(len(v) for v in self.pool.lines.values()) if self.pool else 0
             # a share smaller than the time left ran out, not the whole budget: say which
@@ -280,6 +280,7 @@ class BuiltinModel:
             "until": time.time() + min(remaining, 120),
             "stop_after": len(self.batch),
             "extra": self.budget.extra_after_plausible,
+            "fallback": self.fallback_left,
             "slower": self.budget.slower,
             "candidates": candidate_list(self.batch, self.covering),
         }
@@ -290,12 +291,20 @@ class BuiltinModel:
         verdicts = [json.loads(x) for x in payload.get("stdout", "").splitlines() if x.startswith('{"id"')]
         self.tried += len(verdicts)
         self.focus_tried += len(verdicts)
+        checked = [
+            Verdict(self.batch[v["id"]], v["ok"], v["stage"], v["reason"], v["seconds"]) for v in verdicts
+        ]
+        self.fallback_left -= tried_after(checked, self.found, lambda m: True)
         for v in verdicts:
             if v["ok"]:
                 self.found.append(self.batch[v["id"]])
                 self.also[self.batch[v["id"]]] = v.get("also", 0)
-        if not self.found:
+        # only patches that remove code passed: look on for one that does more, while allowed
+        if not settled(self.found) and (not self.found or self.fallback_left > 0):
             return self._next_batch()
+        return self._compare()
+
+    def _compare(self) -> ModelReply:
         remaining = self._left()
         if not differential_due(self.budget, self.passing, remaining, self.timeouts[1]):
             return self._deliver(Differences())

@@ -28,10 +28,11 @@ def best(
     also: dict[Mutation, int] | None = None,
     changed: dict[Mutation, list[str]] | None = None,
 ) -> Mutation:
-    """Among plausible patches, the least likely to overfit: one edit before two, then the one that
-    also fixes the most other failing tests, then one that keeps what the passing tests' calls
-    return (the differential check, `changed`: a right fix may change them too, so it only breaks
-    ties), then the smallest change, at the most suspicious line."""
+    """Among plausible patches, the least likely to overfit: one that does more than remove code or
+    exit early (such a patch satisfies tests that check little most easily), then one edit before
+    two, then the one that also fixes the most other failing tests, then one that keeps what the
+    passing tests' calls return (the differential check, `changed`: a right fix may change them
+    too, so it only breaks ties), then the smallest change, at the most suspicious line."""
     return ranked(found, scores, also, changed)[0]
 
 
@@ -47,7 +48,7 @@ def ranked(
 
     def key(m: Mutation) -> tuple:
         score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
-        return (len(m.edits), -also.get(m, 0), bool(changed.get(m)), m.size, -score, -m.prior)
+        return (m.removes_only, len(m.edits), -also.get(m, 0), bool(changed.get(m)), m.size, -score, -m.prior)
 
     return sorted(found, key=key)
 
@@ -55,9 +56,6 @@ def ranked(
 ORDERING = {"<", "<=", ">", ">="}
 EQUALITY = {"==", "!=", "is", "is not"}
 SILENCING = 0.2  # the prior's share left to a candidate that silences the error raised at its line
-
-# patches that delete behaviour: tests that check little are satisfied by them most easily
-REMOVING = {"remove-statement", "drop-condition", "drop-wrapper", "drop-element", "return-early", "pass"}
 
 
 def doubts(
@@ -78,7 +76,7 @@ def doubts(
         why.append(
             f"{len(rivals)} plausible patch(es) that behave otherwise on the tests pass them too ({shown})"
         )
-    if chosen.op.split("+")[0] in REMOVING and all(o.split("+")[0] in REMOVING for o in chosen.op.split("+")):
+    if chosen.removes_only:
         why.append("it only removes code")
     elsewhere = {(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)}
     if elsewhere:

@@ -34,6 +34,11 @@ class Edit:
     text: str
 
 
+# operators that only delete behaviour (a statement, a condition, a call, an element) or exit early:
+# tests that check little are satisfied by them most easily, so they are a last resort
+REMOVING = {"remove-statement", "drop-condition", "drop-wrapper", "drop-element", "return-early", "pass"}
+
+
 @dataclass(frozen=True)
 class Mutation:
     """One candidate change to one file: one or more non-overlapping edits."""
@@ -49,6 +54,11 @@ class Mutation:
     @property
     def size(self) -> int:
         return sum(abs(e.end - e.start) + len(e.text) for e in self.edits)
+
+    @property
+    def removes_only(self) -> bool:
+        """Every edit only removes code or exits early (`remove-statement+drop-condition` too)."""
+        return all(op in REMOVING for op in self.op.split("+"))
 
 
 class SourceFile:

@@ -26,7 +26,10 @@ def run_check(req):
     timeout, deadline = float(req["timeout"]), _deadline(req)
     full_timeout = float(req.get("full_timeout", timeout))
     # stop at the `stop_after`-th plausible candidate, or `extra` candidates after the first one
+    # (a "fallback" candidate, one that only removes code, does not count)
     stop_after, extra_left = req.get("stop_after", 1), req.get("extra", 0)
+    # while only fallback candidates passed: at most this many more (None: no limit)
+    fallback_left, fallbacks = req.get("fallback"), 0
     slower = float(req.get("slower", 0))  # reject a patch whose passing tests run this many times slower
     # retry=False: a timeout counts at once (the host tries those candidates again at the end, so
     # candidates that loop forever do not each cost two timeouts while others wait), and the failing
@@ -112,10 +115,16 @@ def run_check(req):
                 + "\n"
             )
             out.flush()
-            if ok:
+            if ok and cand.get("fallback"):  # a patch that only removes code does not end the search
+                fallbacks += 1
+            elif ok:
                 found += 1
             if found and (found >= stop_after or extra_left <= 0):
                 break
+            if not found and fallbacks and fallback_left is not None:
+                if fallback_left <= 0:
+                    break
+                fallback_left -= 1
             if found:
                 extra_left -= 1
     finally:

@@ -1,0 +1,74 @@
+"""When the search stops and what it says then: the per-candidate time limits, how many more
+candidates it tries once patches passed, and the true reason when nothing did."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from repofix.repair.checker import Verdict
+from repofix.repair.localize import RunRecord
+from repofix.repair.source import Mutation
+
+
+def settled(found: list[Mutation]) -> bool:
+    """A plausible patch that does more than remove code or exit early was found."""
+    return any(not m.removes_only for m in found)
+
+
+def more_to_try(found: list[Mutation], extra_left: int, fallback_left: int, allowed: int) -> int:
+    """How many more candidates the search tries (at most `allowed`): any number until a patch
+    passes; once a settled one passed, `extra_left` (for a smaller one); while only patches that
+    remove code passed, `fallback_left` (for one that does more)."""
+    if settled(found):
+        return min(allowed, extra_left)
+    return min(allowed, fallback_left) if found else allowed
+
+
+def tried_after(verdicts: list[Verdict], found: list[Mutation], counts: Callable[[Mutation], bool]) -> int:
+    """How many of `verdicts` came after the first plausible patch that `counts` (all of them when
+    `found` already holds one)."""
+    if any(counts(m) for m in found):
+        return len(verdicts)
+    first = next((i for i, v in enumerate(verdicts) if v.ok and counts(v.mutation)), None)
+    return 0 if first is None else len(verdicts) - (first + 1)
+
+
+def nothing_fails(asked: list[str], runs: list[RunRecord]) -> str:
+    """Why there is nothing to repair: a test id that names no collected test is said as such (a
+    parameter's id cut at a space, a renamed test), not taken for a test that passes."""
+    ran = {r.nodeid for r in runs}
+    unknown = [t for t in asked if t not in ran]
+    if unknown:
+        shown = ", ".join(repr(t) for t in unknown[:3]) + (
+            f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+        )
+        return f"no target test fails: {len(unknown)} of the {len(asked)} failing tests given name no test the run collected ({shown})"
+    return "no target test fails, so there is nothing to repair"
+
+
+def timeouts(runs: list[RunRecord], failing: list[str], run_seconds: float) -> tuple[float, float, list[str]]:
+    """Per-candidate limits for the failing tests and for the whole selection, and the failing tests
+    in the order to run them: a test that hung at baseline was detected once, in the coverage run;
+    it says nothing about how long a fixed one needs, and it runs last, so a candidate that does
+    not fix the quick ones is rejected without waiting for it."""
+    hung = {r.nodeid for r in runs if r.timed_out}
+    ordered = sorted(failing, key=lambda n: n in hung)
+    return max(2.0, failing_seconds(runs, failing) + 1.5), max(5.0, 3 * run_seconds + 2.0), ordered
+
+
+def failing_seconds(runs: list[RunRecord], failing: list[str]) -> float:
+    """Three times what the failing tests took in the coverage run (those that hung left out):
+    what a fixed program may need to pass them all."""
+    targets = set(failing)
+    return 3 * sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
+
+
+def give_up_reason(
+    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None
+) -> str:
+    """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
+    the seconds this target was given of `seconds` when its share ran out, not the whole budget."""
+    why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
+    if out_of_time and share is not None:
+        return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
+    return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")

@@ -1,0 +1,103 @@
+"""A patch that only removes code (a statement, a condition, a call) or exits early passes tests that
+check little most easily: it does not end the search, it ranks after any patch that does more, and
+it is claimed, with its doubt, only when nothing else passes. Through repair() and `repofix fix`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.search import best
+from repofix.repair.source import Edit, SourceFile
+from tests.conftest import backend_params, require_backend
+
+# The bug: a missing clause (`key is not None and` or the like). Removing the `raise` passes the
+# tests too, and is tried first: its line is the most suspicious one.
+LOOKUP = "def lookup(table, key):\n    if key not in table:\n        raise KeyError(key)\n    return table.get(key)\n"
+LOOKUP_TESTS = (
+    "from look import lookup\n\nTABLE = {'a': 1, 'b': 2, 'c': 3, 'd': 4}\n\n\n"
+    + "".join(
+        f"def test_{k}():\n    assert lookup(TABLE, '{k}') == {v}\n\n\n" for v, k in enumerate("abcd", 1)
+    )
+    + "def test_none_is_no_key():\n    assert lookup(TABLE, None) is None\n"
+)
+REMOVED = "def lookup(table, key):\n    if key not in table:\n        pass\n    return table.get(key)\n"
+
+
+def project(root: Path) -> Path:
+    root.mkdir()
+    (root / "look.py").write_text(LOOKUP)
+    (root / "test_look.py").write_text(LOOKUP_TESTS)
+    return root
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_a_patch_that_only_removes_code_does_not_end_the_search(backend: str, make_sandbox, tmp_path) -> None:
+    box = make_sandbox(backend, source=project(tmp_path / "repo"))
+    result = repair(box, budget=Budget(max_seconds=120, test_timeout=5))
+    assert result.status == "plausible", result.message
+    removal = [m for m in result.plausible if m.removes_only]
+    assert removal and removal[0].description == "remove 'raise KeyError(key)'"  # found first...
+    assert not result.mutation.removes_only, result.message  # ...but a clause is the patch
+    assert "raise KeyError(key)" in result.files["look.py"] and "it only removes code" not in result.message
+    assert result.plausible.index(removal[0]) < result.plausible.index(result.mutation)
+
+
+def test_with_no_search_after_it_a_removal_is_claimed_with_its_doubt(make_sandbox, tmp_path) -> None:
+    box = make_sandbox("none", source=project(tmp_path / "repo"))
+    result = repair(box, budget=Budget(max_seconds=120, test_timeout=5, search_after_removal=0))
+    assert result.status == "plausible" and result.mutation.removes_only
+    assert result.files["look.py"] == REMOVED
+    assert "doubtful: it only removes code" in result.message
+
+
+def replace(src: SourceFile, old: str, new: str) -> Edit:
+    start = src.data.index(old.encode())
+    return Edit(start, start + len(old.encode()), new)
+
+
+def test_a_removal_ranks_after_any_patch_that_does_more_whatever_its_size() -> None:
+    src = SourceFile("look.py", LOOKUP)
+    longer = "key is not None and key not in table"
+    clause = src.mutation("add-clause", "a clause", [replace(src, "key not in table", longer)], 0.4)
+    removal = src.mutation(
+        "remove-statement", "remove raise", [replace(src, "raise KeyError(key)", "pass")], 0.4
+    )
+    scores = {("look.py", 2): 0.5, ("look.py", 3): 1.0}  # the removal's line is the more suspicious
+    assert best([removal, clause], scores) is clause
+    assert best([removal], scores) is removal
+
+
+def test_repofix_fix_delivers_the_clause_not_the_removal(tmp_path: Path) -> None:
+    require_backend("bwrap")
+    repo = project(tmp_path / "repo")
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_") and not k.endswith("_API_KEY")}
+    env.update(REPOFIX_HOME=str(tmp_path / "home"), PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--sandbox", "bwrap"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    branch = subprocess.run(
+        ["git", "branch", "--list", "repofix/*"], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.split()[-1]
+    fixed = subprocess.run(
+        ["git", "show", f"{branch}:look.py"], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout
+    assert "raise KeyError(key)" in fixed and fixed != LOOKUP, fixed
+    assert "only removes code" not in done.stdout + done.stderr
