@@ -48,12 +48,12 @@ def test_a_patch_that_only_removes_code_does_not_end_the_search(backend: str, ma
     assert result.plausible.index(removal[0]) < result.plausible.index(result.mutation)
 
 
-def test_with_no_search_after_it_a_removal_is_claimed_with_its_doubt(make_sandbox, tmp_path) -> None:
+def test_with_no_search_after_it_the_removal_is_all_there_is(make_sandbox, tmp_path) -> None:
     box = make_sandbox("none", source=project(tmp_path / "repo"))
     result = repair(box, budget=Budget(max_seconds=120, test_timeout=5, search_after_removal=0))
-    assert result.status == "plausible" and result.mutation.removes_only
-    assert result.files["look.py"] == REMOVED
-    assert "doubtful: it only removes code" in result.message
+    assert [m.description for m in result.plausible] == ["remove 'raise KeyError(key)'"]
+    assert result.files["look.py"] == REMOVED  # given for review, and not claimed: it deletes an exit
+    assert result.status == "ambiguous" and "deletes an exit" in result.message
 
 
 def replace(src: SourceFile, old: str, new: str) -> Edit:
@@ -73,9 +73,9 @@ def test_a_removal_ranks_after_any_patch_that_does_more_whatever_its_size() -> N
     assert best([removal], scores) is removal
 
 
-def test_repofix_fix_delivers_the_clause_not_the_removal(tmp_path: Path) -> None:
+def fix(repo: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """`repofix fix --sandbox bwrap` in `repo`, made a git repository first."""
     require_backend("bwrap")
-    repo = project(tmp_path / "repo")
     for args in (
         ["init", "-q"],
         ["add", "-A"],
@@ -92,12 +92,67 @@ def test_repofix_fix_delivers_the_clause_not_the_removal(tmp_path: Path) -> None
         text=True,
         timeout=600,
     )
+    return done, repo
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def test_repofix_fix_delivers_the_clause_not_the_removal(tmp_path: Path) -> None:
+    done, repo = fix(project(tmp_path / "repo"), tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    branch = subprocess.run(
-        ["git", "branch", "--list", "repofix/*"], cwd=repo, check=True, capture_output=True, text=True
-    ).stdout.split()[-1]
-    fixed = subprocess.run(
-        ["git", "show", f"{branch}:look.py"], cwd=repo, check=True, capture_output=True, text=True
-    ).stdout
+    fixed = git(repo, "show", f"{git(repo, 'branch', '--list', 'repofix/*').split()[-1]}:look.py")
     assert "raise KeyError(key)" in fixed and fixed != LOOKUP, fixed
     assert "only removes code" not in done.stdout + done.stderr
+
+
+# The bug: an extra `break`. Deleting it is the only plausible patch, and a deleted exit is never
+# claimed: the tests that now pass say nothing of why it was there.
+SUMS = "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n        break\n    return s\n"
+SUMS_TESTS = (
+    "from sums import total\n\n\ndef test_three():\n    assert total([1, 2, 3]) == 6\n\n\n"
+    "def test_one():\n    assert total([4]) == 4\n"
+)
+
+
+def sums(root: Path) -> Path:
+    root.mkdir()
+    (root / "sums.py").write_text(SUMS)
+    (root / "test_sums.py").write_text(SUMS_TESTS)
+    return root
+
+
+def test_a_patch_that_only_deletes_an_exit_is_given_not_claimed(make_sandbox, tmp_path) -> None:
+    box = make_sandbox("bwrap", source=sums(tmp_path / "repo"))
+    result = repair(box, budget=Budget(max_seconds=120, test_timeout=5))
+    assert result.status == "ambiguous" and not result.fixed, result.message
+    assert result.mutation is not None and result.mutation.deletes_exit
+    assert result.message.startswith("the only plausible patch deletes an exit: remove 'break'")
+    assert "break" not in result.files["sums.py"]  # given for review
+    assert (tmp_path / "repo" / "sums.py").read_text() == SUMS  # the sandbox copy, not the source
+
+
+def test_repofix_fix_applies_no_deleted_exit_and_says_why(tmp_path: Path) -> None:
+    done, repo = fix(sums(tmp_path / "repo"), tmp_path)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "deletes an exit: remove 'break'" in done.stdout + done.stderr
+    assert (repo / "sums.py").read_text() == SUMS
+
+
+EVENS = "def evens(xs):\n    out = [x for x in xs if x % 2 == 0]\n    out.pop()\n    return out\n"
+EVENS_TESTS = (
+    "from ev import evens\n\n\ndef test_evens():\n    assert evens(range(5)) == [0, 2, 4]\n\n\n"
+    "def test_none():\n    assert evens(range(1, 4, 2)) == []\n"
+)
+
+
+def test_a_removal_is_claimed_with_its_doubt_when_nothing_else_passes(make_sandbox, tmp_path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "ev.py").write_text(EVENS)
+    (root / "test_ev.py").write_text(EVENS_TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120, test_timeout=5))
+    assert result.status == "plausible" and result.mutation.description == "remove 'out.pop()'"
+    assert result.message.endswith("doubtful: it only removes code")
+    assert result.candidates_tried > 100  # the search went on past it, for a patch that does more

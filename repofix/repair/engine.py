@@ -53,8 +53,10 @@ class Budget:
 
 @dataclass
 class RepairResult:
-    # "plausible" (failing tests now pass, no passing test broke), "ambiguous" (plausible patches that
-    # do different things on the tests: the best-ranked is given, not claimed), "not_fixed", "no_failures"
+    # "plausible" (failing tests now pass, no passing test broke), "ambiguous" (the best-ranked
+    # plausible patch is given, not claimed: the tests cannot tell whether it is right, as it only
+    # deletes an exit, or with withhold_ambiguous, as patches that do otherwise pass them too),
+    # "not_fixed", "no_failures"
     status: str
     patch_diff: str = ""
     files: dict[str, str] = field(default_factory=dict)  # path -> repaired content
@@ -223,7 +225,9 @@ def repair(
         result.mutation, result.rivals = best, rivals(best, differ)
         result.patch_diff, result.files = diff(sources, best)
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
-        if result.rivals and budget.withhold_ambiguous:
+        if best.deletes_exit:
+            result.status, result.message = "ambiguous", exit_deleted(best)
+        elif result.rivals and budget.withhold_ambiguous:
             result.status, result.message = "ambiguous", ambiguous(best, result.rivals)
         else:
             result.status = "plausible"
@@ -295,6 +299,14 @@ def ambiguous(best: Mutation, others: list[Mutation]) -> str:
         f"the tests cannot tell plausible patches apart: {best.description} ({best.path}:{best.line}) "
         f"passes them, and so do {len(others)} that behave otherwise on them ({shown}{more}); "
         "none is claimed: a test that tells them apart would decide"
+    )
+
+
+def exit_deleted(best: Mutation) -> str:
+    return (
+        f"the only plausible patch deletes an exit: {best.description} ({best.path}:{best.line}); a test "
+        "that stops failing when a raise, break or continue is deleted says nothing of why it was "
+        "there, so it is not claimed"
     )
 
 

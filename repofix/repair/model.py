@@ -34,7 +34,7 @@ from repofix.repair.checker import (
     differences,
     worker_source,
 )
-from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, rivals
+from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, exit_deleted, rivals
 from repofix.repair.limits import give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.search import CandidatePool, best, doubts, ranked
@@ -323,6 +323,9 @@ class BuiltinModel:
     def _deliver(self, differ: Differences) -> ModelReply:
         changed = differ.changed
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
+        if chosen.deletes_exit:  # given as the reason, not applied (a chain's next model takes over)
+            self.stuck[self.focus] = exit_deleted(chosen)
+            return self._next_focus()
         others = rivals(chosen, differ)  # said as a doubt: the agent path always claims its best
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)

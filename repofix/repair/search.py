@@ -29,8 +29,8 @@ def best(
     changed: dict[Mutation, list[str]] | None = None,
 ) -> Mutation:
     """Among plausible patches, the least likely to overfit: one that does more than remove code or
-    exit early (such a patch satisfies tests that check little most easily), then one edit before
-    two, then the one that also fixes the most other failing tests, then one that keeps what the
+    exit early (such a patch satisfies tests that check little most easily; one that deletes a
+    `raise`, `break` or `continue` comes last of all), then one edit before two, then the one that also fixes the most other failing tests, then one that keeps what the
     passing tests' calls return (the differential check, `changed`: a right fix may change them
     too, so it only breaks ties), then the smallest change, at the most suspicious line."""
     return ranked(found, scores, also, changed)[0]
@@ -48,7 +48,16 @@ def ranked(
 
     def key(m: Mutation) -> tuple:
         score = max(scores.get((m.path, line), 0.0) for line in m.lines or (m.line,))
-        return (m.removes_only, len(m.edits), -also.get(m, 0), bool(changed.get(m)), m.size, -score, -m.prior)
+        return (
+            m.removes_only,
+            m.deletes_exit,
+            len(m.edits),
+            -also.get(m, 0),
+            bool(changed.get(m)),
+            m.size,
+            -score,
+            -m.prior,
+        )
 
     return sorted(found, key=key)
 

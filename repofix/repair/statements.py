@@ -49,7 +49,10 @@ def remove_statement(src: SourceFile, node: ast.stmt, docstring: bool) -> Iterat
     start, end = src.span(node)
     first = src.segment(node).splitlines()[0].strip()
     prior = 0.45 if isinstance(node, ast.If) else 0.4
-    yield src.mutation("remove-statement", f"remove '{first}'", [Edit(start, end, "pass")], prior)
+    # an exit (raise, break, continue) has an operator of its own: a patch that only deletes one is
+    # never claimed (see Mutation.deletes_exit)
+    op = "remove-exit" if isinstance(node, (ast.Raise, ast.Break, ast.Continue)) else "remove-statement"
+    yield src.mutation(op, f"remove '{first}'", [Edit(start, end, "pass")], prior)
 
 
 def return_early(
