@@ -581,3 +581,16 @@ def test_a_raised_value_is_wrapped_only_in_an_exception_class() -> None:
         "raise ValueError('Document is not a Mapping')",
     } <= wrapped
     assert all(d.startswith("raise ") for d in wrapped), sorted(wrapped)  # no `wrap ... in int()`
+
+
+def test_a_condition_gets_no_clause_of_itself() -> None:
+    # `if matches and not matches:` is never true: netaddr's planted bug got it as a patch
+    made = {
+        m.description
+        for m in mutations(
+            SourceFile("m.py", "def f(matches, other):\n    if matches:\n        return other\n")
+        )
+        if m.op == "add-clause"
+    }
+    assert "condition 'matches' -> 'matches and other'" in made
+    assert not [d for d in made if d.count("matches") > 2], sorted(made)  # the condition's own name

@@ -119,7 +119,7 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
     inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
     mentioned = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
     names = [n for n in scope.tests if n in mentioned] + [n for n in scope.tests if n not in mentioned]
-    for name in names:
+    for name in (n for n in names if n != text):  # `matches and not matches` is only ever false
         near = 0.1 if name in mentioned else 0.0  # a name the condition already uses comes first
         for new, prior in (
             (f"{name} is None or {inner}", 0.35),
