@@ -23,8 +23,8 @@ DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C D
 whose sandbox runner lives at the checkout root, as at ec185dc, `... repofix sandbox | tar ...`). Sdists are
 downloaded into --cache (default /work/cache/<set>), never into this repository. --set picks the
 frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `heldout`; `heldout2`,
-`heldout3`, `heldout4`, `heldout5`, `heldout6`, `heldout7`, `heldout8` and `heldout9` were frozen later, each in
-other projects with another seed, see bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
+`heldout3`, `heldout4`, `heldout5`, `heldout6`, `heldout7`, `heldout8`, `heldout9` and `heldout10` were frozen
+later, each in other projects with another seed, see bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
 
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ def main() -> None:
         "--set",
         dest="bug_set",
         default="heldout",
-        help="which frozen held-aside list: heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9 (results/bench_builtin_<set>.bugs.json)",
+        help="which frozen held-aside list: heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10 (results/bench_builtin_<set>.bugs.json)",
     )
     parser.add_argument(
         "--only",
