@@ -2,17 +2,27 @@
 engine: each record (results/bench_builtin_<set>.<engine>.jsonl) keeps the files its patch wrote.
 
     python evals/bench_builtin_regrade.py heldout6 heldout5 ...
+    python evals/bench_builtin_regrade.py heldout6 --engines engine_now --suffix exceptions \
+        --out results/bench_builtin_regrade_exceptions.md
 
 Why: until 2026-11-24 the grader traced the original and the patched trees in two folders, so a
 call whose arguments or return value held the tree's path (a fixture's file name) told them apart,
 and a patch that behaved like the fixed program was graded "plausible but wrong". It now traces
-every tree at one path. Writes results/bench_builtin_regrade.md: per record, the verdicts that
-changed and the counts before and after."""
+every tree at one path, and (2026-11-25) compares exceptions too (bench_builtin_grade.py).
+
+Each record is written again as results/bench_builtin_<set>.<engine>.<suffix>.jsonl (a changed
+row keeps its old grade in "graded_before"), and --out gets, per record, the counts before and
+after and every verdict that changed. `--engines engine_now` takes the records whose engine part
+(the file name between the set and .jsonl) is `engine_now` or ends with `.engine_now`
+(`rerun.engine_now`). Skipped: HumanEvalFix records (`hef_`), earlier regrades (a name ending
+in a regrade suffix) and partial reruns (fewer rows than the set has bugs, not in its order)."""
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
+import re
+import time
 from pathlib import Path
 
 from bench_builtin_grade import grade_bug
@@ -20,44 +30,77 @@ from bench_builtin_sets import frozen_path, load_set
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GRADED = ("fixed", "fixed (unverified)", "plausible but wrong")
+SUFFIXES = ("regraded", "exceptions")  # the records of earlier regrades
+WHERE = re.compile(r" \([^()\s]+\.py:\d+\)")  # "remove 'break' (netaddr/ip/__init__.py:1983)"
 
 
-def regrade(name: str, record: Path, cache: Path) -> tuple[list[dict], list[str]]:
-    _, bugs = load_set(frozen_path(name))
-    rows = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
-    if len(rows) != len(bugs):
-        return rows, []  # a partial rerun's record: its rows are not in the list's order
+def engine(name: str, record: Path) -> str:
+    return record.name.removeprefix(f"bench_builtin_{name}.").removesuffix(".jsonl")
+
+
+def wanted(part: str, engines: list[str] | None, suffix: str) -> bool:
+    if part.startswith("hef_") or part.rsplit(".", 1)[-1] in (*SUFFIXES, suffix):
+        return False
+    return not engines or any(part == e or part.endswith(f".{e}") for e in engines)
+
+
+def described(row: dict) -> str:
+    """The patch's one line: its message up to the place it names (" (file.py:N)")."""
+    message = row.get("message", "")
+    found = WHERE.search(message)
+    return message[: found.start()] if found else message.split(" (")[0]
+
+
+def regrade(bugs: list, rows: list[dict], cache: Path) -> list[str]:
     changed = []
     for bug, row in zip(bugs, rows, strict=True):
         if row["outcome"] not in GRADED:
             continue
         again = grade_bug(bug, row["files"], cache)
         if again != row["outcome"]:
-            changed.append(f"{row['task']}: {row['outcome']} -> {again}")
+            changed.append(f"{row['task']}: {row['outcome']} -> {again} (`{described(row)}`)")
             row["graded_before"], row["outcome"] = row["outcome"], again
-    return rows, changed
+    return changed
 
 
 def counts(rows: list[dict]) -> str:
     resolved = sum(r["outcome"] in GRADED for r in rows)
     wrong = sum(r["outcome"] == "plausible but wrong" for r in rows)
-    return f"{resolved} resolved, {wrong} wrong"
+    unverified = sum(r["outcome"] == "fixed (unverified)" for r in rows)
+    return f"{resolved} resolved, {wrong} wrong, {unverified} unverified"
 
 
 def main() -> None:
-    lines = ["# Held-aside records graded again at one path", ""]
-    for name in sys.argv[1:]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sets", nargs="+", help="set names: heldout, heldout2, ...")
+    parser.add_argument("--engines", nargs="+", help="only these records, by engine part")
+    parser.add_argument("--suffix", default="regraded", help="the new records' suffix")
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS / "bench_builtin_regrade.md", help="relative to evals/"
+    )
+    args = parser.parse_args()
+    out = args.out if args.out.is_absolute() else RESULTS.parent / args.out
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    lines = [f"# Held-aside records graded again ({started}, evals/bench_builtin_regrade.py)", ""]
+    for name in args.sets:
+        _, bugs = load_set(frozen_path(name))
         for record in sorted(RESULTS.glob(f"bench_builtin_{name}.*.jsonl")):
-            if ".hef_" in record.name or record.name.endswith(".regraded.jsonl"):
+            part = engine(name, record)
+            if not wanted(part, args.engines, args.suffix):
                 continue
-            before = counts([json.loads(x) for x in record.read_text().splitlines() if x.strip()])
-            rows, changed = regrade(name, record, Path("/work/cache") / name)
-            out = record.with_suffix(".regraded.jsonl")
-            out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            rows = [json.loads(x) for x in record.read_text().splitlines() if x.strip()]
+            if len(rows) != len(bugs):
+                lines.append(f"- `{record.name}`: not graded, a partial record ({len(rows)} rows)")
+                continue
+            before = counts(rows)
+            changed = regrade(bugs, rows, Path("/work/cache") / name)
+            text = "".join(json.dumps(r) + "\n" for r in rows)
+            (RESULTS / f"bench_builtin_{name}.{part}.{args.suffix}.jsonl").write_text(text)
             lines.append(f"- `{record.name}`: before {before}; after {counts(rows)}")
             lines += [f"  - {c}" for c in changed]
             print(lines[-1 - len(changed)], *changed, sep="\n", flush=True)
-    (RESULTS / "bench_builtin_regrade.md").write_text("\n".join(lines) + "\n")
+            out.write_text("\n".join(lines) + "\n")  # after each record: a stopped run keeps it
+    out.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
