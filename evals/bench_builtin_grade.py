@@ -5,10 +5,13 @@ A plausible patch (the project's whole suite passes) is right when the suite's c
 changed files behave as in the fixed program: the same arguments, return values and exceptions
 (type and message), compared as a multiset per function. Exceptions count: `raise int("bad
 value")` passes a test that expects a `ValueError` as the fixed `raise ValueError("bad value")`
-does, but it is not that program. A function whose calls differ between two runs of the fixed
-program (a clock, a random draw, an id) is left out, rather than the whole task: a difference only
-there is no verdict, and a patch that changes such a function is "fixed (unverified)"; any other
-difference makes it "plausible but wrong".
+does, but it is not that program. A function whose calls differ between three runs of the fixed
+program (a clock, a random draw, an id) is compared only on the records all three share (its
+message, a call with the same arguments), rather than the whole task being left out; the patched
+program runs between the first two, so a clock printed to the second that ticks then is noise
+there too. A patch that changes such a function and keeps its shared records is "fixed
+(unverified)"; any other difference makes it "plausible but wrong". A `GeneratorExit` (a generator
+closed early) is not compared: when it is thrown depends on the garbage collector.
 Every tree is traced at one path, since a repr that holds a path (a fixture's file, a module's
 `__file__`) would tell two folders apart."""
 
@@ -18,6 +21,7 @@ import ast
 import json
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from bench_builtin_bugs import Bug, failing_tests, fetch, plant, project_tree
@@ -36,7 +40,7 @@ def _repr(value):
 def _note(code, record):
     records[code.co_name][hashlib.sha1(record.encode()).hexdigest()] += 1
 def _local(frame, event, arg):
-    if event == "exception":  # raised here, or passing through on its way out
+    if event == "exception" and arg[0] is not GeneratorExit:  # raised here, or on its way out
         _note(frame.f_code, "E %s %s" % (arg[0].__name__, _repr(arg[1])))
     elif event == "return":
         _note(frame.f_code, "R %s" % _repr(arg))
@@ -110,14 +114,24 @@ def edited(before: str, after: str) -> set[str]:
     return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
 
 
-def verdict(first: Trace, again: Trace, patched: Trace, changed_code: set[str]) -> str:
-    """The grade from two traces of the fixed program and one of the patched program, whose code
-    differs in the functions `changed_code` names."""
+def verdict(originals: list[Trace], patched: Trace, changed_code: set[str]) -> str:
+    """The grade from traces of the fixed program (two or more runs) and one of the patched program,
+    whose code differs in the functions `changed_code` names. A function whose calls differ
+    between the fixed program's runs is compared only on the records every one of them has (a
+    message, a call with the same arguments): the patched run must have those too."""
+    first = originals[0]
     if not first:
         return "fixed (unverified)"  # the tracer wrote nothing: nothing to compare
-    changed, noisy = differing(first, patched), differing(first, again)
-    if changed - noisy:
+    noisy = set().union(*(differing(first, other) for other in originals[1:]))
+    if differing(first, patched) - noisy:
         return "plausible but wrong"
+    for name in noisy:
+        kept = [Counter(run.get(name, {})) for run in originals]
+        stable = kept[0]
+        for other in kept[1:]:
+            stable &= other
+        if stable - Counter(patched.get(name, {})):
+            return "plausible but wrong"
     return "fixed (unverified)" if changed_code & noisy else "fixed"
 
 
@@ -137,6 +151,10 @@ def grade_bug(bug: Bug, files: dict[str, str], cache: Path) -> str:
         ):
             return "fixed"
         names = sorted({bug.path, *files})
-        first, again = traced(original, names, base / "t1"), traced(original, names, base / "t2")
+        # the patched run between runs of the fixed program: a clock printed to the second that
+        # ticks during the patched run ticks between the fixed runs too, and is seen as noise
+        first = traced(original, names, base / "t1")
+        after = traced(patched, names, base / "t2")
+        originals = [first, traced(original, names, base / "t3"), traced(original, names, base / "t4")]
         code = set().union(*(edited((original / p).read_text(), text) for p, text in files.items()))
-        return verdict(first, again, traced(patched, names, base / "t3"), code)
+        return verdict(originals, after, code)

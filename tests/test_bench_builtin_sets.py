@@ -4,6 +4,7 @@ real pytest run (gold passes, each planted bug fails what it lists)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -244,7 +245,9 @@ def check(value):
     return value
 
 
-def token():
+def token(value):
+    if value is None:
+        raise ValueError("no value")
     return random.random()
 """
 CHECKED_TESTS = """import pytest
@@ -259,7 +262,9 @@ def test_check():
 
 
 def test_token():
-    assert 0 <= token() < 1
+    assert 0 <= token(1) < 1
+    with pytest.raises(ValueError):
+        token(None)
 """
 
 
@@ -271,17 +276,20 @@ def test_token():
         ('ValueError("negative: %d" % value)', 'int("negative: %d" % value)', "plausible but wrong"),
         ("return value", "return value + 0 * 1", "fixed"),  # another spelling, same behaviour
         ("return value", "return abs(value)", "fixed"),  # differs only where the tests never go
-        ("random.random()", "random.random() / 2", "fixed (unverified)"),  # only in a noisy function
+        ("random.random()", "random.random() / 2", "fixed (unverified)"),  # only where it varies
+        # a function that varies is still compared on what every run of it shares: its message
+        ('ValueError("no value")', 'int("no value")', "plausible but wrong"),
         ("return value", "return value if value != 2 else 2.0", "plausible but wrong"),  # 2.0 != 2 in repr
     ],
 )
-def test_the_grader_compares_exceptions_and_leaves_out_only_functions_that_vary(
+def test_the_grader_compares_exceptions_and_what_every_run_of_a_varying_function_shares(
     tmp_path: Path, old: str, new: str, grade: str
 ) -> None:
     import bench_builtin_grade as grading
 
-    traces, patched = [], CHECKED.replace(old, new, 1)
-    for name, source in (("t1", CHECKED), ("t2", CHECKED), ("t3", patched)):
+    patched = CHECKED.replace(old, new, 1)
+    traces = []
+    for name, source in (("t1", CHECKED), ("t2", CHECKED), ("t3", CHECKED), ("t4", patched)):
         tree = tmp_path / f"tree_{name}"
         tree.mkdir()
         (tree / "checked.py").write_text(source)
@@ -289,4 +297,18 @@ def test_the_grader_compares_exceptions_and_leaves_out_only_functions_that_vary(
         traces.append(grading.traced(tree, ["checked.py"], tmp_path / name))
     assert traces[0]["check"], traces  # the deterministic function was traced
     assert grading.differing(traces[0], traces[1]) == {"token"}  # a random draw varies between runs
-    assert grading.verdict(*traces, grading.edited(CHECKED, patched)) == grade
+    assert grading.verdict(traces[:3], traces[3], grading.edited(CHECKED, patched)) == grade
+
+
+def test_a_generator_closed_early_is_not_compared(tmp_path: Path) -> None:
+    import bench_builtin_grade as grading
+
+    source = "def evens(xs):\n    for x in xs:\n        if x % 2 == 0:\n            yield x\n"
+    tests = "from gen import evens\n\n\ndef test_first():\n    assert next(evens([1, 2, 3, 4])) == 2\n"
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "gen.py").write_text(source)
+    (tree / "test_gen.py").write_text(tests)
+    trace = grading.traced(tree, ["gen.py"], tmp_path / "t1")
+    closed = hashlib.sha1(b"E GeneratorExit GeneratorExit()").hexdigest()  # the tracer's record of it
+    assert trace["evens"] and closed not in trace["evens"], trace
