@@ -30,9 +30,10 @@ def best(
 ) -> Mutation:
     """Among plausible patches, the least likely to overfit: one that does more than remove code or
     exit early (such a patch satisfies tests that check little most easily; one that deletes a
-    `raise`, `break` or `continue` comes last of all), then one edit before two, then the one that also fixes the most other failing tests, then one that keeps what the
-    passing tests' calls return (the differential check, `changed`: a right fix may change them
-    too, so it only breaks ties), then the smallest change, at the most suspicious line."""
+    `raise`, `break` or `continue` comes last of all), then one edit before two, then the one that
+    also fixes the most other failing tests, then one that keeps what the passing tests' calls
+    return (the differential check, `changed`: a right fix may change them too, so it only breaks
+    ties), then the smallest change, at the most suspicious line."""
     return ranked(found, scores, also, changed)[0]
 
 
