@@ -50,10 +50,11 @@ class CoveragePlugin:
         if rel is None:
             return None
         lines = self._lines.setdefault(rel, set())
-        lines.add(frame.f_lineno)
+        if frame.f_lineno is not None:
+            lines.add(frame.f_lineno)
 
         def local(frame, event, arg):
-            if event == "line":
+            if event == "line" and frame.f_lineno is not None:
                 lines.add(frame.f_lineno)
             return local
 
@@ -114,7 +115,8 @@ class CoveragePlugin:
         tb = call.excinfo.tb
         while tb is not None:
             rel = self._want(tb.tb_frame.f_code.co_filename)
-            if rel is not None:
+            # an alarm (the per-test limit) can land on an instruction without a line: no frame
+            if rel is not None and tb.tb_lineno is not None:
                 frames.append([rel, tb.tb_lineno])
             tb = tb.tb_next
         self._entry(item.nodeid)["tb"].extend(frames)
