@@ -135,7 +135,7 @@ CASES = [
     (
         "add-update",
         "def merge(dicts):\n    rv = {}\n    for d in dicts:\n        pass\n    return rv\n\n\ndef g(x):\n    x.update({})\n",
-        "def merge(dicts):\n    rv = {}\n    for d in dicts:\n        pass\n        rv.update(d)\n    return rv\n\n\n"
+        "def merge(dicts):\n    rv = {}\n    for d in dicts:\n        rv.update(d)\n    return rv\n\n\n"
         "def g(x):\n    x.update({})\n",
     ),
     (
@@ -309,7 +309,7 @@ CASES = [
         "add-update",
         "def push(item, key, data):\n    value = item[key]\n    if isinstance(value, list):\n        pass\n"
         "    else:\n        item[key] = [value, data]\n    return item\n\n\ndef grow(out, x):\n    out.append(x)\n",
-        "def push(item, key, data):\n    value = item[key]\n    if isinstance(value, list):\n        pass\n"
+        "def push(item, key, data):\n    value = item[key]\n    if isinstance(value, list):\n"
         "        value.append(data)\n    else:\n        item[key] = [value, data]\n    return item\n\n\n"
         "def grow(out, x):\n    out.append(x)\n",
     ),
@@ -318,7 +318,7 @@ CASES = [
         "class H:\n    def chars(self, data):\n        if not self.data:\n            self.data = [data]\n"
         "        else:\n            pass\n\n    def grow(self, out, x):\n        out.append(x)\n",
         "class H:\n    def chars(self, data):\n        if not self.data:\n            self.data = [data]\n"
-        "        else:\n            pass\n            self.data.append(data)\n\n"
+        "        else:\n            self.data.append(data)\n\n"
         "    def grow(self, out, x):\n        out.append(x)\n",
     ),
     (  # a one-argument function of the module that it calls less often than 8 others
@@ -594,3 +594,32 @@ def test_a_condition_gets_no_clause_of_itself() -> None:
     }
     assert "condition 'matches' -> 'matches and other'" in made
     assert not [d for d in made if d.count("matches") > 2], sorted(made)  # the condition's own name
+
+
+@pytest.mark.parametrize(
+    ("op", "buggy", "fixed"),
+    [
+        (  # a collection of the function grows by `append`
+            "add-statement",
+            "def f(items):\n    out = []\n    for x in items:\n        if x:\n            pass\n"
+            "        out.append(1)\n    return out\n",
+            "def f(items):\n    out = []\n    for x in items:\n        if x:\n            out.append(x)\n"
+            "        out.append(1)\n    return out\n",
+        ),
+        (  # a container the class binds to its instances (parso's planted `pass` for an append)
+            "add-update",
+            "class C:\n    def __init__(self):\n        self.names = []\n\n    def add(self, name, kind):\n"
+            "        if kind:\n            pass\n        return name\n",
+            "class C:\n    def __init__(self):\n        self.names = []\n\n    def add(self, name, kind):\n"
+            "        if kind:\n            self.names.append(name)\n        return name\n",
+        ),
+    ],
+)
+def test_a_statement_added_where_a_pass_stands_takes_its_place(op: str, buggy: str, fixed: str) -> None:
+    found = programs(buggy)
+    assert op in found[ast.dump(ast.parse(fixed))]
+    made = [m for m in mutations(SourceFile("m.py", buggy)) if m.op == op]
+    assert made
+    src = SourceFile("m.py", buggy)
+    beside = [m.description for m in made if "pass\n            " in src.apply(m.edits)]  # in its block
+    assert not beside, beside

@@ -30,6 +30,15 @@ def _starts_line(src: SourceFile, node: ast.stmt) -> bool:
     return not src.data[start : start + node.col_offset].strip()
 
 
+def in_place_of_pass(src: SourceFile, node: ast.Pass, call: str, operator: str, prior: float) -> Mutation:
+    """A statement added where a `pass` stands takes its place: the same program as adding it after,
+    without the leftover `pass` in the patch a user reads."""
+    start, end = src.span(node)
+    return src.mutation(
+        operator, f"add '{call}' in place of 'pass' (line {node.lineno})", [Edit(start, end, call)], prior
+    )
+
+
 def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
     """A missing `visited.add(node)` / `out.append(x)`: after (or before) a statement, grow a
     collection of the function with a name in scope."""
@@ -43,6 +52,9 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
             if name == collection:
                 continue
             call = f"{collection}.{method}({name})"
+            if isinstance(node, ast.Pass):
+                yield in_place_of_pass(src, node, call, "add-statement", 0.35)
+                continue
             yield src.mutation(
                 "add-statement",
                 f"add '{call}' after line {node.end_lineno}",
@@ -72,6 +84,8 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
     end = src.span(node)[1]
 
     def after(call: str, prior: float) -> Mutation:
+        if isinstance(node, ast.Pass):
+            return in_place_of_pass(src, node, call, "add-update", prior)
         edit = Edit(end, end, f"\n{indent}{call}")
         return src.mutation("add-update", f"add '{call}' after line {node.end_lineno}", [edit], prior)
 
