@@ -312,3 +312,45 @@ def test_a_generator_closed_early_is_not_compared(tmp_path: Path) -> None:
     trace = grading.traced(tree, ["gen.py"], tmp_path / "t1")
     closed = hashlib.sha1(b"E GeneratorExit GeneratorExit()").hexdigest()  # the tracer's record of it
     assert trace["evens"] and closed not in trace["evens"], trace
+
+
+SELF_READING = """import inspect
+
+
+def names(flag, out):
+    if flag:
+        out.append(1)
+    return out
+
+
+def where():
+    return inspect.getsourcelines(where)[1]
+"""
+SELF_READING_TESTS = "from reads import names, where\n\n\ndef test_it():\n    assert names(1, []) == [1]\n    assert where() > 0\n"
+
+
+@pytest.mark.parametrize(
+    ("patched", "same"),
+    [
+        (SELF_READING.replace("if flag:\n", "if flag:\n        pass\n"), True),  # a `pass` beside a statement
+        (SELF_READING.replace("    return out\n", "    pass\n    return out\n"), True),
+        (SELF_READING.replace("out.append(1)", "pass"), False),  # the statement itself gone
+        (SELF_READING.replace("out.append(1)", "out.append(1)\n        out.append(1)"), False),
+    ],
+)
+def test_a_pass_beside_other_statements_is_the_same_program(tmp_path: Path, patched: str, same: bool) -> None:
+    # parso's planted `pass` for an append was repaired by adding the append after the `pass`:
+    # the fixed program, but its suite parses parso's own files, so every later line's position
+    # differed in the trace and it was graded wrong. Such a program is one meaning, graded "fixed".
+    import bench_builtin_grade as grading
+
+    assert (grading.meaning(patched) == grading.meaning(SELF_READING)) is same
+    traces = []
+    for name, source in (("t1", SELF_READING), ("t2", patched)):
+        tree = tmp_path / f"tree_{name}"
+        tree.mkdir()
+        (tree / "reads.py").write_text(source)
+        (tree / "test_reads.py").write_text(SELF_READING_TESTS)
+        traces.append(grading.traced(tree, ["reads.py"], tmp_path / name))
+    moved = patched.index("def where") != SELF_READING.index("def where")
+    assert ("where" in grading.differing(*traces)) is moved  # a trace alone would tell them apart
