@@ -211,6 +211,12 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for part in parts for line in part.read_text().splitlines() if line.strip()]
 
 
+def _hef_rows(stride: int) -> str:
+    if not stride:
+        return "HumanEvalFix: not run."
+    return "HumanEvalFix: all 164 rows." if stride == 1 else f"HumanEvalFix: every {stride}th row."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-root", type=Path, required=True)
@@ -285,8 +291,7 @@ def main() -> None:
         f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
         f"engines measured in the same run on the same machine. Held-aside set{named}: {len(bugs)} "
         f"bugs planted with seed {header['seed']} in {', '.join(header['projects'])} (how: "
-        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). "
-        + (f"HumanEvalFix: every {args.hef_stride}th row." if args.hef_stride else "HumanEvalFix: not run."),
+        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). " + _hef_rows(args.hef_stride),
         "",
         "| set | engine | tasks | resolved | of which unverified | plausible but wrong | "
         "ambiguous, not claimed (best patch right) | crashed | median s | max s |",
