@@ -14,7 +14,8 @@ import pytest
 
 from repofix.models.base import ModelReply
 from repofix.repair.limits import give_up_reason
-from repofix.repair.model import BuiltinModel, read_goal
+from repofix.repair.model import BuiltinModel
+from repofix.repair.protocol import read_goal
 
 FILES = {
     "pkg/__init__.py": "",

@@ -16,14 +16,12 @@ in a chain `builtin,<llm>` the LLM takes over."""
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import time
-import zlib
 from typing import Any
 
-from repofix.models.base import ModelReply, ToolCall
+from repofix.models.base import ModelReply
 from repofix.repair.checker import (
     Covering,
     Differences,
@@ -37,83 +35,10 @@ from repofix.repair.checker import (
 from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, exit_deleted, rivals
 from repofix.repair.limits import give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
+from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.search import CandidatePool, best, doubts, ranked
 from repofix.repair.source import Mutation, SourceFile
 from repofix.testfiles import is_test_file
-
-MARK = "REPOFIX-BUILTIN:"
-
-# Runs in the sandbox's persistent Python namespace (Python >= 3.8, stdlib only).
-SNIPPET = """
-import base64 as _b, json as _j, os as _o, subprocess as _s, sys as _y, tempfile as _t, zlib as _z
-def _repofix_builtin(request, source, timeout, files_from=None):
-    path = _o.path.join(_t.gettempdir(), "repofix_repair_worker.py")
-    with open(path, "w") as handle:
-        handle.write(source)
-    done = _s.run([_y.executable, path], input=_j.dumps(request), capture_output=True, text=True,
-                  timeout=timeout, cwd=_o.getcwd())
-    payload = {"stdout": done.stdout, "stderr": done.stderr[-3000:], "code": done.returncode, "files": {}}
-    if files_from is not None and done.stdout.strip():
-        data = _j.loads(done.stdout.strip().splitlines()[-1])
-        tests = data["tests"]
-        hot = {}  # lines some failing test ran: the only ones localization needs from passing tests
-        for t in tests.values():
-            if t["outcome"] == "failed":
-                for rel, lines in t["lines"].items():
-                    hot.setdefault(rel, set()).update(lines)
-        for t in tests.values():
-            if t["outcome"] != "failed":
-                t["lines"] = {rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items()
-                              if rel in hot}
-        payload["stdout"] = _j.dumps(data)
-        for rel in sorted(hot):
-            if _o.path.isfile(rel) and _o.path.getsize(rel) < 400000:
-                with open(rel, "rb") as handle:
-                    payload["files"][rel] = handle.read().decode("utf-8", "replace")
-    print(MARK + _b.b64encode(_z.compress(_j.dumps(payload).encode(), 9)).decode())
-""".replace("MARK", repr(MARK), 1)
-
-
-def _call(name: str, arguments: dict[str, Any], step: int) -> ModelReply:
-    return ModelReply(content="", tool_calls=[ToolCall(f"builtin_{step}", name, arguments)], model="builtin")
-
-
-def _payload(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    for message in reversed(messages):
-        if message.get("role") in ("tool", "user") and MARK in str(message.get("content") or ""):
-            text = str(message["content"])
-            blob = text[text.rindex(MARK) + len(MARK) :].split()[0]
-            try:
-                return json.loads(zlib.decompress(base64.b64decode(blob)))
-            except (ValueError, zlib.error):
-                return None  # cut by the output cap: the caller gives up with a message
-        if message.get("role") == "tool":
-            return None
-    return None
-
-
-def read_goal(messages: list[dict[str, Any]]) -> tuple[str, list[str]]:
-    """("fix" | "red" | "none", target test ids) from the loop's goal, which follows the task text
-    (never from inside the task text: that is the user's or an issue's)."""
-    for message in messages:
-        text = str(message.get("content") or "")
-        if message.get("role") != "user" or "TASK>>>" not in text:
-            continue
-        # the goal sits between the task's end marker and the repository map (both the template's)
-        after = text.split("\n# Repository map", 1)[0].rsplit("TASK>>>", 1)[-1]
-        if "Goal, in two phases." in after:
-            return "red", []
-        lines = after.splitlines()
-        start = next((i for i, line in enumerate(lines) if line.startswith("Goal:")), None)
-        if start is None:
-            return "none", []
-        targets = []
-        for line in lines[start + 1 :]:
-            if not line.startswith("- "):
-                break
-            targets.append(line[2:].strip())
-        return "fix", targets
-    return "none", []
 
 
 class BuiltinModel:
@@ -159,7 +84,7 @@ class BuiltinModel:
             SNIPPET + f"_repofix_builtin(_j.loads({json.dumps(json.dumps(request))}), "
             f"{worker_source()!r}, {timeout!r}, {'True' if files else 'None'})\n"
         )
-        return _call("python", {"code": code}, self.step)
+        return tool_call("python", {"code": code}, self.step)
 
     def _left(self) -> float:
         return self.budget.max_seconds - (time.monotonic() - self.started)
@@ -186,7 +111,7 @@ class BuiltinModel:
         return self._python(request, max(1.0, self._left()) + 30, files=True)
 
     def _on_localized(self, messages: list[dict[str, Any]]) -> ModelReply:
-        payload = _payload(messages) or {}
+        payload = marked_payload(messages) or {}
         lines = [x for x in payload.get("stdout", "").splitlines() if x.startswith("{")]
         if not lines:
             return self._give_up(
@@ -287,7 +212,7 @@ class BuiltinModel:
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
 
     def _on_checked(self, messages: list[dict[str, Any]]) -> ModelReply:
-        payload = _payload(messages) or {}
+        payload = marked_payload(messages) or {}
         verdicts = [json.loads(x) for x in payload.get("stdout", "").splitlines() if x.startswith('{"id"')]
         self.tried += len(verdicts)
         self.focus_tried += len(verdicts)
@@ -317,7 +242,7 @@ class BuiltinModel:
         return self._python(request, remaining + self.timeouts[1] + 30)
 
     def _on_differed(self, messages: list[dict[str, Any]]) -> ModelReply:
-        payload = _payload(messages) or {}
+        payload = marked_payload(messages) or {}
         return self._deliver(differences(payload.get("stdout", ""), self.differed))
 
     def _deliver(self, differ: Differences) -> ModelReply:
@@ -336,7 +261,7 @@ class BuiltinModel:
             + (f" (doubtful: {'; '.join(doubtful)})" if doubtful else "")
         )
         self.phase = "edited"
-        return _call("edit", {"text": patch}, self.step)
+        return tool_call("edit", {"text": patch}, self.step)
 
     def _on_edited(self, messages: list[dict[str, Any]]) -> ModelReply:
         # the loop checkpointed and tested the edit (and stopped if the task is done); see what is left
@@ -359,7 +284,7 @@ class BuiltinModel:
 
     def _submit(self, summary: str) -> ModelReply:
         self.phase = "done"
-        return _call("submit", {"summary": summary}, self.step)
+        return tool_call("submit", {"summary": summary}, self.step)
 
     def _give_up(self, why: str) -> ModelReply:
         self.phase, self.why = "done", why
