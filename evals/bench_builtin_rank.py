@@ -35,7 +35,8 @@ from pathlib import Path
 req = json.loads(sys.stdin.read())
 sys.path.insert(0, req["root"])
 from repofix.repair.checker import Checker
-from repofix.repair.engine import Budget, _sources, baseline, _pytest_file
+from repofix.repair import Budget
+from repofix.repair.engine import _sources, baseline, _pytest_file
 from repofix.repair.localize import rank
 from repofix.repair.search import CandidatePool
 from repofix.sandboxes import open_sandbox
@@ -74,7 +75,7 @@ print(json.dumps({"rank": found and found[0], "op": found and found[1], "candida
 def replay(bug: Bug, row: dict, cache: Path, cap: int) -> dict:
     """The rank again from recorded suspects, with this interpreter's package (no sandbox, no tests):
     for comparing orderings of the same candidates."""
-    from repofix.repair.engine import Budget
+    from repofix.repair import Budget
     from repofix.repair.localize import Suspect
     from repofix.repair.search import CandidatePool
     from repofix.repair.source import SourceFile

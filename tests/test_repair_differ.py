@@ -10,7 +10,7 @@ from pathlib import Path
 
 from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker
-from repofix.repair.engine import rivals
+from repofix.repair.doubt import rivals
 from repofix.repair.search import best, doubts
 from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
-from repofix.repair.checker import Checker, Differences, covering_tests
+from repofix.repair.checker import Checker, covering_tests
+from repofix.repair.doubt import ambiguous, differ_seconds, differential, exit_deleted, rivals
 from repofix.repair.limits import (
+    Budget,
     failing_seconds,
     give_up_reason,
     more_to_try,
@@ -19,36 +21,11 @@ from repofix.repair.limits import (
     tried_after,
 )
 from repofix.repair.localize import RunRecord, Suspect, raised_at, rank
-from repofix.repair.search import CandidatePool, doubts, ranked
+from repofix.repair.search import CandidatePool, doubts
 from repofix.repair.search import best as choose
 from repofix.repair.source import Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
 from repofix.testfiles import is_test_file
-
-
-@dataclass(frozen=True)
-class Budget:
-    max_candidates: int = 5000  # candidates run against the tests (the seconds are the usual limit)
-    max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
-    max_lines: int = 40  # most suspicious lines that get mutated
-    # candidates tried after the first plausible one, for a smaller one (300 found rivals more often
-    # but also smaller wrong patches that outranked the right one: heldout7, see the README)
-    extra_after_plausible: int = 10
-    # candidates tried for a patch that does more, once only patches that remove code or exit early
-    # passed (they are kept, and claimed when nothing else passes, but rank last)
-    search_after_removal: int = 1000
-    pair_lines: int = 8  # when no single mutation works: pairs on the top lines...
-    max_pairs: int = 2000  # ...at most this many
-    batch: int = 150  # candidates per worker call
-    test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
-    traced: int | None = 500  # passing tests traced for localization (evenly spaced); None: every one
-    ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
-    slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
-    differential: bool = True  # trace the passing tests on the original and each plausible patch
-    # repair() claims no patch when plausible ones behave differently on the tests (`rivals`): the
-    # result is "ambiguous"; off, the best is claimed and its rivals are a doubt (on heldout7,
-    # withholding kept back 3 right patches for 2 wrong ones); `repofix fix` always claims
-    withhold_ambiguous: bool = False
 
 
 @dataclass
@@ -242,80 +219,6 @@ def repair(
             budget.max_seconds,
         )
     return _done(result, start)
-
-
-def differential(
-    checker: Checker,
-    found: list[Mutation],
-    failing: list[str],
-    passing: list[str],
-    budget: Budget,
-    timeout: float,
-    start: float,
-    scores: dict[tuple[str, int], float],
-) -> Differences:
-    """The calls of the passing tests whose return value each plausible patch changes, and what each
-    one's calls did on the tests, within what is left of the budget (empty when there is nothing
-    to compare or no time)."""
-    remaining = budget.max_seconds - (time.monotonic() - start)
-    if not differential_due(budget, passing, remaining, timeout):
-        return Differences()
-    return checker.differ(
-        ranked(found, scores)[:DIFFERED], passing, timeout=timeout, seconds=remaining, failing=failing
-    )
-
-
-def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: list[str]) -> float:
-    """What the differential check of `patches` may take: two traced runs of the original and one
-    per patch (at most DIFFERED), each up to twice the coverage run's time and a second."""
-    if not budget.differential or not passing:
-        return 0.0
-    return (2 + min(patches, DIFFERED)) * (2 * run_seconds + 1.0)
-
-
-def rivals(best: Mutation, differ: Differences) -> list[Mutation]:
-    """The plausible patches whose calls did something else on the tests than `best`'s: the tests
-    accept patches that behave differently, so they cannot tell which one is right. A patch that
-    only reads otherwise (`!=` for `<` where the values never meet) behaves alike and is no rival;
-    nor is one that changes what the passing tests' calls return when `best` does not (the
-    original program's answers there are the best evidence of what is meant), nor one of more
-    edits than `best` (one edit is the likelier fix, as in `best`)."""
-    behaviour, changed = differ.behaviour, differ.changed
-    if best not in behaviour:
-        return []
-    return [
-        m
-        for m, digest in behaviour.items()
-        if digest != behaviour[best]
-        and len(m.edits) <= len(best.edits)
-        and not (changed.get(m) and not changed.get(best))
-    ]
-
-
-def ambiguous(best: Mutation, others: list[Mutation]) -> str:
-    shown = "; ".join(f"{m.description} ({m.path}:{m.line})" for m in others[:3])
-    more = f" and {len(others) - 3} more" if len(others) > 3 else ""
-    return (
-        f"the tests cannot tell plausible patches apart: {best.description} ({best.path}:{best.line}) "
-        f"passes them, and so do {len(others)} that behave otherwise on them ({shown}{more}); "
-        "none is claimed: a test that tells them apart would decide"
-    )
-
-
-def exit_deleted(best: Mutation) -> str:
-    return (
-        f"the only plausible patch deletes an exit: {best.description} ({best.path}:{best.line}); a test "
-        "that stops failing when a raise, break or continue is deleted says nothing of why it was "
-        "there, so it is not claimed"
-    )
-
-
-DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
-
-
-def differential_due(budget: Budget, passing: list[str], remaining: float, timeout: float) -> bool:
-    """Whether the differential check runs: asked for, passing tests to trace, time for two runs."""
-    return budget.differential and bool(passing) and remaining >= 2 * timeout
 
 
 def _lazy(make) -> Iterator[Mutation]:

@@ -1,13 +1,39 @@
-"""When the search stops and what it says then: the per-candidate time limits, how many more
-candidates it tries once patches passed, and the true reason when nothing did."""
+"""A repair's budget, when the search stops and what it says then: the per-candidate time limits,
+how many more candidates it tries once patches passed, and the true reason when nothing did."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from repofix.repair.checker import Verdict
 from repofix.repair.localize import RunRecord
 from repofix.repair.source import Mutation
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_candidates: int = 5000  # candidates run against the tests (the seconds are the usual limit)
+    max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
+    max_lines: int = 40  # most suspicious lines that get mutated
+    # candidates tried after the first plausible one, for a smaller one (300 found rivals more often
+    # but also smaller wrong patches that outranked the right one: heldout7, see the README)
+    extra_after_plausible: int = 10
+    # candidates tried for a patch that does more, once only patches that remove code or exit early
+    # passed (they are kept, and claimed when nothing else passes, but rank last)
+    search_after_removal: int = 1000
+    pair_lines: int = 8  # when no single mutation works: pairs on the top lines...
+    max_pairs: int = 2000  # ...at most this many
+    batch: int = 150  # candidates per worker call
+    test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
+    traced: int | None = 500  # passing tests traced for localization (evenly spaced); None: every one
+    ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
+    slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
+    differential: bool = True  # trace the passing tests on the original and each plausible patch
+    # repair() claims no patch when plausible ones behave differently on the tests (`rivals`): the
+    # result is "ambiguous"; off, the best is claimed and its rivals are a doubt (on heldout7,
+    # withholding kept back 3 right patches for 2 wrong ones); `repofix fix` always claims
+    withhold_ambiguous: bool = False
 
 
 def settled(found: list[Mutation]) -> bool:

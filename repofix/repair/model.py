@@ -32,8 +32,9 @@ from repofix.repair.checker import (
     differences,
     worker_source,
 )
-from repofix.repair.engine import DIFFERED, Budget, diff, differential_due, exit_deleted, rivals
-from repofix.repair.limits import give_up_reason, settled, timeouts, tried_after
+from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals
+from repofix.repair.engine import diff
+from repofix.repair.limits import Budget, give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.search import CandidatePool, best, doubts, ranked

@@ -1,0 +1,85 @@
+"""How sure the engine is of a plausible patch: the differential check (the passing tests traced
+on the original and on each plausible patch), the rivals it finds (patches the tests accept that
+behave otherwise) and the messages of a patch that is not claimed."""
+
+from __future__ import annotations
+
+import time
+
+from repofix.repair.checker import Checker, Differences
+from repofix.repair.limits import Budget
+from repofix.repair.search import ranked
+from repofix.repair.source import Mutation
+
+DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
+
+
+def differential(
+    checker: Checker,
+    found: list[Mutation],
+    failing: list[str],
+    passing: list[str],
+    budget: Budget,
+    timeout: float,
+    start: float,
+    scores: dict[tuple[str, int], float],
+) -> Differences:
+    """The calls of the passing tests whose return value each plausible patch changes, and what each
+    one's calls did on the tests, within what is left of the budget (empty when there is nothing
+    to compare or no time)."""
+    remaining = budget.max_seconds - (time.monotonic() - start)
+    if not differential_due(budget, passing, remaining, timeout):
+        return Differences()
+    return checker.differ(
+        ranked(found, scores)[:DIFFERED], passing, timeout=timeout, seconds=remaining, failing=failing
+    )
+
+
+def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: list[str]) -> float:
+    """What the differential check of `patches` may take: two traced runs of the original and one
+    per patch (at most DIFFERED), each up to twice the coverage run's time and a second."""
+    if not budget.differential or not passing:
+        return 0.0
+    return (2 + min(patches, DIFFERED)) * (2 * run_seconds + 1.0)
+
+
+def rivals(best: Mutation, differ: Differences) -> list[Mutation]:
+    """The plausible patches whose calls did something else on the tests than `best`'s: the tests
+    accept patches that behave differently, so they cannot tell which one is right. A patch that
+    only reads otherwise (`!=` for `<` where the values never meet) behaves alike and is no rival;
+    nor is one that changes what the passing tests' calls return when `best` does not (the
+    original program's answers there are the best evidence of what is meant), nor one of more
+    edits than `best` (one edit is the likelier fix, as in `best`)."""
+    behaviour, changed = differ.behaviour, differ.changed
+    if best not in behaviour:
+        return []
+    return [
+        m
+        for m, digest in behaviour.items()
+        if digest != behaviour[best]
+        and len(m.edits) <= len(best.edits)
+        and not (changed.get(m) and not changed.get(best))
+    ]
+
+
+def ambiguous(best: Mutation, others: list[Mutation]) -> str:
+    shown = "; ".join(f"{m.description} ({m.path}:{m.line})" for m in others[:3])
+    more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+    return (
+        f"the tests cannot tell plausible patches apart: {best.description} ({best.path}:{best.line}) "
+        f"passes them, and so do {len(others)} that behave otherwise on them ({shown}{more}); "
+        "none is claimed: a test that tells them apart would decide"
+    )
+
+
+def exit_deleted(best: Mutation) -> str:
+    return (
+        f"the only plausible patch deletes an exit: {best.description} ({best.path}:{best.line}); a test "
+        "that stops failing when a raise, break or continue is deleted says nothing of why it was "
+        "there, so it is not claimed"
+    )
+
+
+def differential_due(budget: Budget, passing: list[str], remaining: float, timeout: float) -> bool:
+    """Whether the differential check runs: asked for, passing tests to trace, time for two runs."""
+    return budget.differential and bool(passing) and remaining >= 2 * timeout
