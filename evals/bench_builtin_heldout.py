@@ -45,6 +45,7 @@ sys.path.insert(0, str(HERE))
 import bench_builtin as hef  # noqa: E402
 from bench_builtin_bugs import Bug, choose, plant, record  # noqa: E402
 from bench_builtin_grade import grade_bug  # noqa: E402
+from bench_builtin_patches import patch_edits  # noqa: E402
 from bench_builtin_sets import load_set  # noqa: E402
 
 BASELINE = ["c801dbd"]  # the baseline engine's name in the tables (--baseline-name)
@@ -102,6 +103,7 @@ def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dic
         with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
             folder = plant(bug, cache, Path(tmp) / "repo")
             result = run_engine(engine, folder, bug.failing, args.backend, budget)
+            edits = patch_edits(folder, result["files"])  # the record keeps no project code
         outcome = grade_bug(bug, result["files"], cache) if result["status"] == "plausible" else "not found"
         if result["status"] == "ambiguous":  # not claimed; graded only to show what was withheld
             outcome = f"ambiguous, best {grade_bug(bug, result['files'], cache)}"
@@ -113,7 +115,7 @@ def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dic
                 "seconds": result["seconds"],
                 "tried": result["tried"],
                 "message": result["message"],
-                "files": result["files"],
+                "edits": edits,
             }
         )
         print(

@@ -1,5 +1,6 @@
 """Grade the recorded patches of held-aside runs again with today's grader, without running any
-engine: each record (results/bench_builtin_<set>.<engine>.jsonl) keeps the files its patch wrote.
+engine: each record (results/bench_builtin_<set>.<engine>.jsonl) keeps its patch's edits to the
+planted files (bench_builtin_patches.py), which are put back on the bug planted again.
 
     python evals/bench_builtin_regrade.py heldout6 heldout5 ...
     python evals/bench_builtin_regrade.py heldout6 --engines engine_now --suffix exceptions \
@@ -22,15 +23,18 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import tempfile
 import time
 from pathlib import Path
 
+from bench_builtin_bugs import plant
 from bench_builtin_grade import grade_bug
+from bench_builtin_patches import patched_files
 from bench_builtin_sets import frozen_path, load_set
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GRADED = ("fixed", "fixed (unverified)", "plausible but wrong")
-SUFFIXES = ("regraded", "exceptions")  # the records of earlier regrades
+SUFFIXES = ("regraded", "exceptions", "grader3")  # the records of earlier regrades
 WHERE = re.compile(r" \([^()\s]+\.py:\d+\)")  # "remove 'break' (netaddr/ip/__init__.py:1983)"
 
 
@@ -56,7 +60,9 @@ def regrade(bugs: list, rows: list[dict], cache: Path) -> list[str]:
     for bug, row in zip(bugs, rows, strict=True):
         if row["outcome"] not in GRADED:
             continue
-        again = grade_bug(bug, row["files"], cache)
+        with tempfile.TemporaryDirectory(prefix="regrade-") as tmp:
+            files = patched_files(plant(bug, cache, Path(tmp) / "repo"), row["edits"])
+        again = grade_bug(bug, files, cache)
         if again != row["outcome"]:
             changed.append(f"{row['task']}: {row['outcome']} -> {again} (`{described(row)}`)")
             row["graded_before"], row["outcome"] = row["outcome"], again

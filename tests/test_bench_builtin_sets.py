@@ -354,3 +354,28 @@ def test_a_pass_beside_other_statements_is_the_same_program(tmp_path: Path, patc
         traces.append(grading.traced(tree, ["reads.py"], tmp_path / name))
     moved = patched.index("def where") != SELF_READING.index("def where")
     assert ("where" in grading.differing(*traces)) is moved  # a trace alone would tell them apart
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "changed"),
+    [
+        ("def f(x):\r\n    return x\r\n", "def f(x):\r\n    return x[1:]\r\n", "[1:]"),  # CRLF kept
+        ("if a:\n    pass\n", "if a:\n    out.append(a)\n", "out.append(a)"),
+        ("x = [1, 2, 3]\n", "x = [1, 3]\n", ""),  # shorter: ", 2" (or "2, ") replaced by nothing
+        ("aaaa\n", "aaaaaa\n", "aa"),  # a repeated character: the spans must not overlap
+        ("same\n", "same\n", ""),
+    ],
+)
+def test_a_record_keeps_a_patch_as_its_edits_and_gets_the_files_back(
+    tmp_path: Path, before: str, after: str, changed: str
+) -> None:
+    # a record used to keep the whole patched files: PyPI projects' code in the repository
+    from bench_builtin_patches import patch_edits, patched_files
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_bytes(before.encode())
+    (tmp_path / "other.py").write_bytes(b"print('other')\n")
+    files = {"pkg/m.py": after, "other.py": "print('other!')\n"}
+    edits = patch_edits(tmp_path, files)
+    assert patched_files(tmp_path, edits) == files
+    assert [(e["path"], e["text"]) for e in edits] == [("other.py", "!"), ("pkg/m.py", changed)]
