@@ -13,7 +13,7 @@ from repofix.atomic import write_atomic
 from repofix.evaluation import interrupts, launch
 from repofix.evaluation.compare import load_summary, markdown
 from repofix.evaluation.images import RELEASES
-from repofix.evaluation.ray_executor import RayUnavailable, import_ray
+from repofix.evaluation.ray_join import RayUnavailable, import_ray
 from repofix.evaluation.report import write_reports
 from repofix.evaluation.store import StoreError
 from repofix.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE

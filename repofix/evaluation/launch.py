@@ -14,7 +14,8 @@ from repofix import __version__
 from repofix.evaluation import candidates
 from repofix.evaluation.environments import Environments
 from repofix.evaluation.progress import Progress
-from repofix.evaluation.ray_executor import RayExecutor, RayUnavailable
+from repofix.evaluation.ray_executor import RayExecutor
+from repofix.evaluation.ray_join import RayUnavailable
 from repofix.evaluation.report import write_reports
 from repofix.evaluation.runner import RunOptions, run_evaluation
 from repofix.evaluation.store import ResultsStore

@@ -15,9 +15,7 @@ the cancelling and the sweep short.
 
 from __future__ import annotations
 
-import logging
 import os
-import socket
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Generator
@@ -28,39 +26,12 @@ from repofix.evaluation import ray_node
 from repofix.evaluation.executors import Budget, TaskWork, task_folder
 from repofix.evaluation.interrupts import on_sigint
 from repofix.evaluation.model import Status, TaskResult
+from repofix.evaluation.ray_join import import_ray, join
 from repofix.sandboxes import Limits
 from repofix.tasks import Task
 
 CANCEL_GRACE = 60.0  # seconds past its limit before the head kills a task's worker
 WORKER_MEMORY_MB = 512  # the Ray worker process itself, on top of the sandbox's memory
-
-
-class RayUnavailable(Exception):
-    """Ray is not installed, or no cluster answers at the address."""
-
-
-def import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise RayUnavailable(
-            "--executor ray needs Ray, which is not installed: "
-            "pip install 'repofix[ray]' (or run with --executor local)"
-        ) from None
-    return ray
-
-
-def _check_reachable(address: str) -> None:
-    """Ray retries an address that does not answer for minutes: say so at once instead."""
-    if address == "auto":
-        return
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        raise RayUnavailable(f"--address {address!r}: expected auto, HOST:PORT or ray://HOST:PORT")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
-    except OSError as error:
-        raise RayUnavailable(f"no Ray cluster answers at {address}: {error}") from None
 
 
 class RayExecutor:
@@ -90,15 +61,8 @@ class RayExecutor:
         """Join the cluster as a driver; RayUnavailable with the reason when that fails."""
         if self.ray.is_initialized():
             return
-        _check_reachable(self.address)
-        try:
-            with on_sigint(self._interrupt):  # Ctrl-C stops a slow join at once...
-                self.ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
-        except Exception as error:  # ConnectionError, ValueError, a gRPC error: all mean "no cluster there"
-            raise RayUnavailable(
-                f"cannot join the Ray cluster at {self.address}: {type(error).__name__}: "
-                f"{str(error).strip()[:300]}"
-            ) from None
+        with on_sigint(self._interrupt):  # Ctrl-C stops a slow join at once...
+            join(self.ray, self.address, self.note)
         self._stop_if_interrupted()  # ...and one that Ray's init swallowed stops the run here
         self.node_names = {n["NodeID"]: n["NodeManagerAddress"] for n in self.ray.nodes()}
 
