@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -270,59 +268,29 @@ def test_a_repository_that_forges_the_coverage_result_gets_a_clear_error(
         Checker(make_sandbox(backend, source=root)).coverage([], timeout=60, per_test=10)
 
 
-def test_a_timeout_that_lands_where_no_line_is_still_gives_a_well_formed_record(tmp_path: Path) -> None:
-    # Python 3.11 gives no line number to some instructions: an alarm landing on one (about half
-    # the time in a loop whose `if` falls through) put `None` in the frames, and the whole coverage run was
-    # refused as malformed (the minimal missing-`visited.add` case failed so on a busy machine)
-    import importlib
-    import signal
-    import types
-
-    from repofix.repair.insandbox.coverage import CoveragePlugin, TestTimeout
-
-    (tmp_path / "spin.py").write_text(
-        "def spin(xs):\n    while xs:\n        x = xs.pop()\n        for y in (x, x):\n"
-        "            if y not in xs:\n                xs.append(y)\n"
+@pytest.mark.parametrize("backend", backend_params(("none",)))
+def test_a_timeout_that_lands_where_no_line_is_still_a_failure_and_the_run_goes_on(
+    backend: str, make_sandbox, tmp_path: Path
+) -> None:
+    # Python 3.11 gives no line number to the jump back of a loop whose `if` falls through, and the
+    # per-test alarm lands there every time in this loop (untraced: it is in a site-packages folder,
+    # as a library would be). pytest's report of such a traceback failed (INTERNALERROR): the run
+    # ended there, the hanging test counted as passed and the tests after it had no result; the
+    # engine's own frame list then refused the run as malformed (the minimal missing-`visited.add`
+    # case failed so on a busy machine, where its loop was interrupted there about half the time).
+    root = tmp_path / "spin"
+    (root / "lib" / "site-packages").mkdir(parents=True)
+    (root / "lib" / "site-packages" / "spin.py").write_text(
+        "def spin():\n    for x in iter(int, 1):\n        if x:\n            pass\n"
     )
-    sys.path.insert(0, str(tmp_path))
-    try:
-        spin = importlib.import_module("spin")
-    finally:
-        sys.path.remove(str(tmp_path))
-
-    def alarm(signum, frame):
-        raise TestTimeout("spun")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    caught = None
-    try:
-        for _ in range(2000):  # until the alarm lands on an instruction without a line
-            signal.setitimer(signal.ITIMER_REAL, 0.0005)
-            try:
-                spin.spin([1])
-            except TestTimeout as error:
-                frames = [
-                    t.tb_lineno for t in _walk(error.__traceback__) if t.tb_frame.f_code is spin.spin.__code__
-                ]
-                if None in frames:
-                    caught = error
-                    break
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    if caught is None:
-        pytest.skip(f"this Python ({sys.version_info[:2]}) gave every interrupted instruction a line")
-    plugin = CoveragePlugin(str(tmp_path), [], 1.0)
-    item = types.SimpleNamespace(nodeid="test_spin.py::test_spin")
-    plugin.pytest_runtest_makereport(
-        item, types.SimpleNamespace(excinfo=pytest.ExceptionInfo.from_exception(caught))
+    (root / "test_spin.py").write_text(
+        "import pathlib\nimport sys\n\nsys.path.insert(0, str(pathlib.Path(__file__).parent / 'lib' / 'site-packages'))\n"
+        "from spin import spin\n\n\ndef test_spin():\n    spin()\n\n\ndef test_after():\n    assert True\n"
     )
-    plugin._entry(item.nodeid)["outcome"] = "failed"
-    (run,) = records(json.loads(json.dumps(plugin.tests)))
-    assert run.timed_out and all(isinstance(line, int) for _, line in run.tb), run.tb
-
-
-def _walk(tb):
-    while tb is not None:
-        yield tb
-        tb = tb.tb_next
+    runs, _ = Checker(make_sandbox(backend, source=root)).coverage([], timeout=60, per_test=1)
+    outcomes = {run.nodeid: (run.outcome, run.timed_out) for run in runs}
+    assert outcomes == {
+        "test_spin.py::test_spin": ("failed", True),
+        "test_spin.py::test_after": ("passed", False),
+    }
+    assert all(isinstance(line, int) for run in runs for _, line in run.tb)

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+import types
 
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline, _quiet, _rel
 
@@ -50,11 +51,10 @@ class CoveragePlugin:
         if rel is None:
             return None
         lines = self._lines.setdefault(rel, set())
-        if frame.f_lineno is not None:
-            lines.add(frame.f_lineno)
+        lines.add(frame.f_lineno)
 
         def local(frame, event, arg):
-            if event == "line" and frame.f_lineno is not None:
+            if event == "line":
                 lines.add(frame.f_lineno)
             return local
 
@@ -107,6 +107,13 @@ class CoveragePlugin:
     def pytest_runtest_makereport(self, item, call):
         if call.excinfo is None or call.excinfo.typename == "Skipped":
             return
+        if _lineless(call.excinfo.tb):  # before pytest's report of it, which would fail
+            import pytest
+
+            error = call.excinfo.value
+            call.excinfo = pytest.ExceptionInfo.from_exception(
+                error.with_traceback(_with_lines(error.__traceback__))
+            )
         frames = []
         if call.excinfo.errisinstance(TestTimeout):
             self._entry(item.nodeid)["timeout"] = True
@@ -115,8 +122,7 @@ class CoveragePlugin:
         tb = call.excinfo.tb
         while tb is not None:
             rel = self._want(tb.tb_frame.f_code.co_filename)
-            # an alarm (the per-test limit) can land on an instruction without a line: no frame
-            if rel is not None and tb.tb_lineno is not None:
+            if rel is not None:
                 frames.append([rel, tb.tb_lineno])
             tb = tb.tb_next
         self._entry(item.nodeid)["tb"].extend(frames)
@@ -163,6 +169,33 @@ def run_coverage(req):
         text = "Z:" + base64.b64encode(zlib.compress(text.encode(), 9)).decode()
     out.write(text + "\n")
     out.flush()
+
+
+def _lineless(tb):
+    while tb is not None:
+        if tb.tb_lineno is None:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _with_lines(tb):
+    """`tb` with a line number in every frame. Python 3.11 gives none to some instructions (the
+    jump back of a loop whose `if` falls through), and an alarm, the per-test limit, lands there
+    often in a tight loop: pytest's report of such a traceback fails (INTERNALERROR), which ended
+    the whole run and left the hanging test counted as passed. Such a frame gets its code's
+    current line, or its first."""
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(frames):
+        line = entry.tb_lineno
+        if line is None:
+            line = entry.tb_frame.f_lineno or entry.tb_frame.f_code.co_firstlineno
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, line)
+    return rebuilt
 
 
 def _compact(tests):
