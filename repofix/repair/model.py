@@ -80,10 +80,10 @@ class BuiltinModel:
         handler = getattr(self, f"_on_{self.phase}")
         return handler(messages)
 
-    def _python(self, request: dict[str, Any], timeout: float, files: bool = False) -> ModelReply:
+    def _python(self, request: dict[str, Any], timeout: float) -> ModelReply:
         code = (
             SNIPPET + f"_repofix_builtin(_j.loads({json.dumps(json.dumps(request))}), "
-            f"{worker_source()!r}, {timeout!r}, {'True' if files else 'None'})\n"
+            f"{worker_source()!r}, {timeout!r})\n"
         )
         return tool_call("python", {"code": code}, self.step)
 
@@ -108,8 +108,10 @@ class BuiltinModel:
             "per_test": self.budget.test_timeout,
             "seconds": max(1.0, self._left()),
             "until": time.time() + max(1.0, self._left()),
+            "trim": True,  # passing tests keep only the lines failing tests ran
+            "sources": True,  # the files those lines are in: the model reads no other way
         }
-        return self._python(request, max(1.0, self._left()) + 30, files=True)
+        return self._python(request, max(1.0, self._left()) + 30)
 
     def _on_localized(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = marked_payload(messages) or {}
@@ -122,6 +124,9 @@ class BuiltinModel:
             data = json.loads(lines[-1])
             self.runs = records(data.get("tests") if isinstance(data, dict) else None)
             self.run_seconds = float(data["duration"])
+            sources = data["sources"]
+            if not isinstance(sources, dict) or not all(isinstance(t, str) for t in sources.values()):
+                raise ValueError("its sources are not file texts")
         except (KeyError, TypeError, ValueError) as error:
             return self._give_up(f"the coverage run in the sandbox printed a malformed result: {error}")
         failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
@@ -132,7 +137,7 @@ class BuiltinModel:
         self.passing = sorted(r.nodeid for r in self.runs if r.outcome == "passed")
         protected = {n.split("::")[0] for n in failed + self.passing}
         self.sources = {}
-        for path, text in payload["files"].items():
+        for path, text in sources.items():
             if path not in protected and not is_test_file(path):
                 try:
                     self.sources[path] = SourceFile(path, text)

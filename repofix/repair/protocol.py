@@ -1,5 +1,5 @@
 """The built-in model's side of the agent's action protocol: the snippet it defines in the
-sandbox's Python (which runs a repair worker and prints its result, compressed, after a mark),
+sandbox's Python (which runs a repair worker and prints what it printed, compressed, after a mark),
 reading that result back from the conversation, and the goal the loop states (which tests to
 repair). Like an LLM's, everything it learns arrives as messages; nothing here runs on the host."""
 
@@ -17,30 +17,13 @@ MARK = "REPOFIX-BUILTIN:"
 # Runs in the sandbox's persistent Python namespace (Python >= 3.8, stdlib only).
 SNIPPET = """
 import base64 as _b, json as _j, os as _o, subprocess as _s, sys as _y, tempfile as _t, zlib as _z
-def _repofix_builtin(request, source, timeout, files_from=None):
+def _repofix_builtin(request, source, timeout):
     path = _o.path.join(_t.gettempdir(), "repofix_repair_worker.py")
     with open(path, "w") as handle:
         handle.write(source)
     done = _s.run([_y.executable, path], input=_j.dumps(request), capture_output=True, text=True,
                   timeout=timeout, cwd=_o.getcwd())
-    payload = {"stdout": done.stdout, "stderr": done.stderr[-3000:], "code": done.returncode, "files": {}}
-    if files_from is not None and done.stdout.strip():
-        data = _j.loads(done.stdout.strip().splitlines()[-1])
-        tests = data["tests"]
-        hot = {}  # lines some failing test ran: the only ones localization needs from passing tests
-        for t in tests.values():
-            if t["outcome"] == "failed":
-                for rel, lines in t["lines"].items():
-                    hot.setdefault(rel, set()).update(lines)
-        for t in tests.values():
-            if t["outcome"] != "failed":
-                t["lines"] = {rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items()
-                              if rel in hot}
-        payload["stdout"] = _j.dumps(data)
-        for rel in sorted(hot):
-            if _o.path.isfile(rel) and _o.path.getsize(rel) < 400000:
-                with open(rel, "rb") as handle:
-                    payload["files"][rel] = handle.read().decode("utf-8", "replace")
+    payload = {"stdout": done.stdout, "stderr": done.stderr[-3000:], "code": done.returncode}
     print(MARK + _b.b64encode(_z.compress(_j.dumps(payload).encode(), 9)).decode())
 """.replace("MARK", repr(MARK), 1)
 

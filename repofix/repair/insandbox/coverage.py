@@ -155,13 +155,15 @@ def run_coverage(req):
     args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
     code = pytest.main(args, plugins=[plugin])
     out = os.fdopen(real_stdout, "w")
-    text = json.dumps(
-        {
-            "exit_code": int(code),
-            "duration": time.time() - start,
-            "tests": _compact(plugin.tests) if req.get("compact") else plugin.tests,
-        }
-    )
+    hot = _hot(plugin.tests)
+    result = {
+        "exit_code": int(code),
+        "duration": time.time() - start,
+        "tests": _trimmed(plugin.tests, hot) if req.get("compact") or req.get("trim") else plugin.tests,
+    }
+    if req.get("sources"):  # for a caller that has no other way to read the repository's files
+        result["sources"] = _sources(hot)
+    text = json.dumps(result)
     if req.get("compact"):  # a large suite's spectra would not fit the sandbox's output cap as plain JSON
         import base64
         import zlib
@@ -198,16 +200,31 @@ def _with_lines(tb):
     return rebuilt
 
 
-def _compact(tests):
-    """Passing tests keep only the lines some failing test ran: the only ones localization reads."""
+def _hot(tests):
+    """Per file, the lines some failing test ran: the only ones localization reads."""
     hot = {}
     for t in tests.values():
         if t["outcome"] == "failed":
             for rel, lines in t["lines"].items():
                 hot.setdefault(rel, set()).update(lines)
+    return hot
+
+
+def _trimmed(tests, hot):
+    """Passing tests keep only the `hot` lines."""
     for t in tests.values():
         if t["outcome"] != "failed":
             t["lines"] = {
                 rel: [n for n in lines if n in hot[rel]] for rel, lines in t["lines"].items() if rel in hot
             }
     return tests
+
+
+def _sources(hot):
+    """The text of each file with hot lines (up to 400 kB each)."""
+    found = {}
+    for rel in sorted(hot):
+        if os.path.isfile(rel) and os.path.getsize(rel) < 400000:
+            with open(rel, "rb") as handle:
+                found[rel] = handle.read().decode("utf-8", "replace")
+    return found
