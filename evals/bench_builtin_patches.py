@@ -4,6 +4,7 @@ committed; a regrade plants the bug again (the sdist comes from PyPI) and puts t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -17,13 +18,9 @@ def patch_edits(planted: Path, files: dict[str, str]) -> list[dict]:
     edits = []
     for path, after in sorted(files.items()):
         before = _text(planted / path)
-        start = 0
-        limit = min(len(before), len(after))
-        while start < limit and before[start] == after[start]:
-            start += 1
-        tail = 0
-        while tail < limit - start and before[-1 - tail] == after[-1 - tail]:
-            tail += 1
+        start = len(os.path.commonprefix([before, after]))
+        # the common tail of what follows the common head, so the two never overlap
+        tail = len(os.path.commonprefix([before[start:][::-1], after[start:][::-1]]))
         edits.append(
             {
                 "path": path,

@@ -60,6 +60,11 @@ def regrade(bugs: list, rows: list[dict], cache: Path) -> list[str]:
     for bug, row in zip(bugs, rows, strict=True):
         if row["outcome"] not in GRADED:
             continue
+        if "edits" not in row:
+            raise SystemExit(
+                f"{row['task']}: the record keeps no edits (a record from before c333508 keeps the "
+                "patched files, which are the project's code, and is not regraded)"
+            )
         with tempfile.TemporaryDirectory(prefix="regrade-") as tmp:
             files = patched_files(plant(bug, cache, Path(tmp) / "repo"), row["edits"])
         again = grade_bug(bug, files, cache)
@@ -82,6 +87,9 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", help="only these records, by engine part")
     parser.add_argument("--suffix", default="regraded", help="the new records' suffix")
     parser.add_argument(
+        "--cache", type=Path, default=Path("/work/cache"), help="per set, its sdists (<cache>/<set>)"
+    )
+    parser.add_argument(
         "--out", type=Path, default=RESULTS / "bench_builtin_regrade.md", help="relative to evals/"
     )
     args = parser.parse_args()
@@ -99,7 +107,7 @@ def main() -> None:
                 lines.append(f"- `{record.name}`: not graded, a partial record ({len(rows)} rows)")
                 continue
             before = counts(rows)
-            changed = regrade(bugs, rows, Path("/work/cache") / name)
+            changed = regrade(bugs, rows, args.cache / name)
             text = "".join(json.dumps(r) + "\n" for r in rows)
             (RESULTS / f"bench_builtin_{name}.{part}.{args.suffix}.jsonl").write_text(text)
             lines.append(f"- `{record.name}`: before {before}; after {counts(rows)}")
