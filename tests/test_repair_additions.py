@@ -618,8 +618,8 @@ def test_a_condition_gets_no_clause_of_itself() -> None:
 def test_a_statement_added_where_a_pass_stands_takes_its_place(op: str, buggy: str, fixed: str) -> None:
     found = programs(buggy)
     assert op in found[ast.dump(ast.parse(fixed))]
-    made = [m for m in mutations(SourceFile("m.py", buggy)) if m.op == op]
-    assert made
     src = SourceFile("m.py", buggy)
+    made = [m for m in mutations(src) if m.op == op]
+    assert made
     beside = [m.description for m in made if "pass\n            " in src.apply(m.edits)]  # in its block
     assert not beside, beside
