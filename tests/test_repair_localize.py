@@ -234,22 +234,31 @@ def test_a_forged_coverage_result_is_refused_by_name_not_with_a_traceback(tests:
         records(tests)
 
 
-FORGER = """\
+def forging_conftest(line: str) -> str:
+    """A conftest.py that, as the worker's process exits (after the worker printed its result),
+    writes `line` (a Python expression giving the text) to every pipe the process holds: the
+    repository's code runs there, so the result the host reads is the repository's to forge."""
+    return f"""\
 import atexit, base64, json, os, zlib
 
-def _forge():  # after the worker's own result: the last "Z:" line is the one read
-    text = json.dumps({"duration": 1, "tests": {"t::a": {"outcome": "failed", "lines": {}, "tb": [[["x"], 1]],
-                                                         "duration": 0}}})
-    line = ("Z:" + base64.b64encode(zlib.compress(text.encode())).decode() + "\\n").encode()
+def _forge():
+    line = ({line} + "\\n").encode()
     for fd in map(int, os.listdir("/proc/self/fd")):
         try:
-            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+            if os.readlink(f"/proc/self/fd/{{fd}}").startswith("pipe:"):
                 os.write(fd, line)
         except OSError:
             pass
 
 atexit.register(_forge)
 """
+
+
+# the last "Z:" line is the one read
+FORGER = forging_conftest(
+    """"Z:" + base64.b64encode(zlib.compress(json.dumps({"duration": 1, "tests": {"t::a": {"""
+    """"outcome": "failed", "lines": {}, "tb": [[["x"], 1]], "duration": 0}}}).encode())).decode()"""
+)
 
 
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
