@@ -36,6 +36,30 @@ def repofix(*args: str, home: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
+@pytest.mark.bwrap
+def test_a_run_whose_model_is_not_litellms_never_imports_litellm(tmp_path, home):
+    """Importing LiteLLM takes seconds (8 s on a busy 2-core machine): a scripted or built-in
+    model's run counts its tokens without it (it imported LiteLLM to count the baseline's text)."""
+    require_backend("bwrap")
+    repo = clamp_repo(tmp_path / "repo")
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    said = "import atexit, sys; atexit.register(lambda: print('litellm imported:', 'litellm' in sys.modules))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
+    env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
+    result = subprocess.run(
+        [sys.executable, "-c", f"{said}\nfrom repofix.cli import main; main()"]
+        + ["fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "baseline: " in result.stderr  # its feedback was counted and condensed
+    assert result.stdout.splitlines()[-1] == "litellm imported: False"
+
+
 def test_help_lists_implement_and_fix():
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0

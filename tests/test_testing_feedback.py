@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 from conftest import TEST_LIMITS, require_backend
@@ -107,8 +108,17 @@ def real_tokens(text: str) -> int:
     """o200k tokens counted by tiktoken itself (the tokenizer LiteLLM bundles), not through repofix."""
     import tiktoken
 
-    count_text("x")  # importing LiteLLM points tiktoken at its bundled encodings: nothing is downloaded
+    count_text("x")  # points tiktoken at LiteLLM's bundled encodings: nothing is downloaded
     return len(tiktoken.get_encoding("o200k_base").encode(text, disallowed_special=()))
+
+
+@pytest.mark.parametrize("source", ["repofix/agent/run.py", "repofix/edits/locate.py", "README.md"])
+def test_a_texts_count_is_the_tokenizers_own(source) -> None:
+    """Exact on long texts too (LiteLLM's token_counter counts a long text in pieces and got 3,134
+    tokens for a file of 3,121)."""
+    text = (Path(__file__).resolve().parents[1] / source).read_text(encoding="utf-8")
+    assert len(text) > 10_000
+    assert count_text(text) == real_tokens(text)
 
 
 @pytest.mark.parametrize("share", [0.15, 0.3, 0.5, 0.7, 0.9])

@@ -1,16 +1,20 @@
-"""Real token counts (LiteLLM's `token_counter` with the tokenizer it bundles), and cutting text
-to a token budget. Every budget in repofix is counted here, so "2,000 tokens" means 2,000 tokens
-of a real BPE tokenizer, not characters / 4.
+"""Real token counts, and cutting text to a token budget. Every budget in repofix is counted here, so
+"2,000 tokens" means 2,000 tokens of a real BPE tokenizer, not characters / 4.
 
-The tokenizer is always OpenAI's o200k (gpt-4o's), bundled with LiteLLM, so counting never
-downloads anything; other providers' tokenizers differ by a few percent, which is why context
-windows keep a margin (`WINDOW_MARGIN`).
+The tokenizer is always OpenAI's o200k (gpt-4o's), read from the files LiteLLM bundles, so counting
+never downloads anything; other providers' tokenizers differ by a few percent, which is why context
+windows keep a margin (`WINDOW_MARGIN`). A text is counted with tiktoken itself, without importing
+LiteLLM (which takes seconds): a run whose model is not LiteLLM's (scripted, builtin) never imports it.
+A conversation is counted by LiteLLM's `token_counter`, which knows each message's overhead.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from repofix.models.litellm_import import import_litellm
@@ -33,10 +37,11 @@ def _litellm() -> Any:
 
 
 def count_text(text: str) -> int:
-    """Tokens in `text`."""
+    """Tokens in `text` (exactly: LiteLLM's `token_counter` counts a long text in pieces, each
+    piece's edge a token or so too many)."""
     if not text:
         return 0
-    return int(_litellm().token_counter(model=TOKENIZER_MODEL, text=text))
+    return len(_encoding().encode(text, disallowed_special=()))
 
 
 def count_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
@@ -49,7 +54,14 @@ def count_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]] |
 
 @functools.cache
 def _encoding() -> Any:
-    _litellm()  # points tiktoken at LiteLLM's bundled tokenizer files before loading one
+    # tiktoken reads its files from TIKTOKEN_CACHE_DIR; LiteLLM's import points it at the files
+    # LiteLLM bundles (or at CUSTOM_TIKTOKEN_CACHE_DIR), and so does this, finding them without
+    # importing LiteLLM
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("LiteLLM is not installed: repofix counts tokens with the tokenizer it bundles")
+    bundled = Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"
+    os.environ["TIKTOKEN_CACHE_DIR"] = os.environ.get("CUSTOM_TIKTOKEN_CACHE_DIR") or str(bundled)
     import tiktoken
 
     return tiktoken.get_encoding("o200k_base")
