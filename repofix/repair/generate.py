@@ -6,7 +6,7 @@ import ast
 import itertools
 from collections.abc import Iterable, Iterator
 
-from repofix.repair import additions, clones
+from repofix.repair import additions, calls, clones, literals, offbyone
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
@@ -38,13 +38,13 @@ def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator
     elif isinstance(node, ast.Constant) and not (
         isinstance(parent, ast.Expr) and isinstance(node.value, str)
     ):
-        yield from ops.constant(src, node)
+        yield from literals.constant(src, node)
     elif isinstance(node, ast.Subscript):
-        yield from ops.subscript(src, node)
+        yield from offbyone.subscript(src, node)
     elif isinstance(node, ast.Call):
-        yield from ops.call(src, node)
+        yield from calls.call(src, node)
     elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        yield from ops.collection(src, node)
+        yield from literals.collection(src, node)
     elif isinstance(node, ast.comprehension):
         yield from ops.comprehension(src, node)
     elif isinstance(node, ast.IfExp):

@@ -1,4 +1,6 @@
-"""Expression-level mutation operators. Each takes a parsed file and one node and yields mutations.
+"""Operator mutations: comparisons, arithmetic, `and`/`or`, unary operators, negated conditions and
+comprehension filters. Each takes a parsed file and one node and yields mutations (as do the other
+families' rooms: calls.py, literals.py, offbyone.py).
 
 Priors are rough frequencies of each kind of fix among everyday bugs (operator and constant slips
 first, deletions and variable swaps later): they only order the search, never exclude anything."""
@@ -8,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, find_token, keyword_safe
+from repofix.repair.source import Edit, Mutation, SourceFile, find_token, keyword_safe
 
 CMP = {
     ast.Lt: "<",
@@ -67,33 +69,6 @@ NEAR = {
 }
 BITS = {"&": ["|", "^"], "|": ["&", "^"], "^": ["&", "|"], "<<": [">>"], ">>": ["<<"]}
 NONCOMMUTATIVE = {"-", "/", "//", "%", "**", "<<", ">>"}
-CALL_GROUPS = [
-    {"min", "max"},
-    {"any", "all"},
-    {"sorted", "reversed"},
-    {"append", "extend"},
-    {"floor", "ceil", "round"},
-    {"lower", "upper", "swapcase"},
-    {"isupper", "islower"},
-    {"startswith", "endswith"},
-    {"find", "rfind"},
-    {"index", "rindex"},
-    {"strip", "lstrip", "rstrip"},
-    {"split", "rsplit"},
-    {"isdigit", "isalpha", "isalnum"},
-    {"keys", "values", "items"},
-    {"ord", "chr"},
-    {"sum", "len"},
-    {"int", "float"},
-    {"pop", "popleft"},
-    {"remove", "discard"},
-    {"insert", "append"},
-    {"title", "capitalize"},
-    {"list", "set", "sorted"},
-]
-UNWRAP = {"abs", "int", "float", "str", "list", "set", "tuple", "sorted", "reversed", "round", "bool", "len"}
-BRACKETS = {"(": "[", "[": "(", ")": "]", "]": ")", "{": "(", "}": ")", "<": ">", ">": "<"}
-PUNCTUATION = [" ", ",", ".", "-", "_", ":", ";"]
 
 
 def replace_op(
@@ -193,136 +168,6 @@ def unaryop(src: SourceFile, node: ast.UnaryOp) -> Iterator[Mutation]:
             [Edit(start, src.span(node.operand)[0], "")],
             0.6,
         )
-
-
-def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
-    value, (start, end) = node.value, src.span(node)
-    news: list[tuple[str, float]] = []
-    if isinstance(value, bool):
-        news = [(str(not value), 0.9)]
-    elif isinstance(value, int):
-        news = [(str(value + 1), 0.85), (str(value - 1), 0.85)] + [(str(v), 0.6) for v in (0, 1, -1, 2)]
-    elif isinstance(value, float):
-        news = [(repr(value + 1), 0.7), (repr(value - 1), 0.7)] + [
-            (repr(v), 0.6) for v in (0.0, 1.0, 2.0, 0.5)
-        ]
-        news.append((repr(value * 2), 0.5))
-        news.append((repr(value / 2), 0.5))
-    elif isinstance(value, str):
-        quote = src.segment(node)[:1]
-        strs = [("", 0.5)] if value else [(" ", 0.4)]
-        if len(value) == 1 and value in BRACKETS:
-            strs.append((BRACKETS[value], 0.7))
-        if len(value) == 1 and value in PUNCTUATION:
-            strs += [(p, 0.45) for p in PUNCTUATION if p != value]
-        for variant in (value.upper(), value.lower(), value.capitalize(), value + value.upper()):
-            if variant != value:
-                strs.append((variant, 0.5))
-        if 1 < len(value) <= 8:
-            strs += [(value[:i] + value[i + 1 :], 0.3) for i in range(len(value))]
-        news = [(_quote(s, quote), p) for s, p in strs]
-    original = src.segment(node)
-    seen = {original}
-    for text, prior in news:
-        if text not in seen and not (text.startswith("-") and src.data[start - 1 : start] == b"-"):
-            seen.add(text)
-            yield src.mutation("constant", f"constant {original} -> {text}", [Edit(start, end, text)], prior)
-
-
-def _quote(value: str, quote: str) -> str:
-    text = repr(value)
-    if quote == '"' and '"' not in value and "'" not in value:
-        text = '"' + text[1:-1] + '"'
-    return text
-
-
-def plus_minus_one(src: SourceFile, node: ast.expr, prior: float, why: str) -> Iterator[Mutation]:
-    """Off-by-one on a non-constant integer-valued expression (an index, a bound, a range end)."""
-    if isinstance(node, ast.Constant):
-        return
-    start, end = src.span(node)
-    text = src.segment(node) if isinstance(node, (*ATOMS, ast.BinOp)) else src.atom(node)
-    for delta in (" + 1", " - 1"):
-        yield src.mutation(
-            "off-by-one", f"{why}: {src.segment(node)}{delta}", [Edit(start, end, text + delta)], prior
-        )
-
-
-def subscript(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
-    sl = node.slice
-    if isinstance(sl, ast.Slice):
-        for bound in (sl.lower, sl.upper, sl.step):
-            if bound is not None:
-                yield from plus_minus_one(src, bound, 0.75, "slice bound")
-                start, end = src.span(bound)
-                yield src.mutation(
-                    "off-by-one", f"drop slice bound {src.segment(bound)}", [Edit(start, end, "")], 0.5
-                )
-        if sl.lower is None and sl.upper is not None:
-            start = src.span(sl)[0]
-            yield src.mutation("off-by-one", "slice from 1", [Edit(start, start, "1")], 0.5)
-    elif not isinstance(sl, ast.Tuple):
-        yield from plus_minus_one(src, sl, 0.75, "index")
-
-
-def call(src: SourceFile, node: ast.Call) -> Iterator[Mutation]:
-    func = node.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-    if name is not None:
-        fstart, fend = src.span(func)
-        if isinstance(func, ast.Attribute):
-            fstart = fend - len(name.encode())
-        for group in CALL_GROUPS:
-            if name in group:
-                for other in sorted(group - {name}):
-                    yield src.mutation("call", f"call {name} -> {other}", [Edit(fstart, fend, other)], 0.8)
-        if isinstance(func, ast.Name) and name in UNWRAP and len(node.args) == 1 and not node.keywords:
-            start, end = src.span(node)
-            yield src.mutation(
-                "unwrap-call", f"drop call {name}()", [Edit(start, end, src.segment(node.args[0]))], 0.45
-            )
-        if name == "range":
-            for arg in node.args[:2]:
-                yield from plus_minus_one(src, arg, 0.8, "range bound")
-            if len(node.args) == 1:
-                start = src.span(node.args[0])[0]
-                yield src.mutation("off-by-one", "range from 1", [Edit(start, start, "1, ")], 0.6)
-        if name in ("sorted", "sort"):
-            reverse = [k for k in node.keywords if k.arg == "reverse"]
-            if reverse:
-                yield from negate(src, reverse[0].value, 0.8)
-            else:
-                end = src.span(node)[1] - 1
-                sep = ", " if node.args or node.keywords else ""
-                yield src.mutation(
-                    "call", f"{name}(..., reverse=True)", [Edit(end, end, sep + "reverse=True")], 0.7
-                )
-    positional = [a for a in node.args if not isinstance(a, ast.Starred)]
-    if len(positional) == len(node.args):
-        yield from swap_adjacent(src, node.args, "swap-args", 0.5)
-
-
-def swap_adjacent(src: SourceFile, items: list[ast.expr], op: str, prior: float) -> Iterator[Mutation]:
-    for a, b in zip(items, items[1:], strict=False):
-        if src.segment(a) != src.segment(b):
-            yield src.mutation(
-                op,
-                f"swap {src.segment(a)} and {src.segment(b)}",
-                [Edit(*src.span(a), src.segment(b)), Edit(*src.span(b), src.segment(a))],
-                prior,
-            )
-
-
-def collection(src: SourceFile, node: ast.List | ast.Tuple | ast.Set) -> Iterator[Mutation]:
-    if isinstance(node, (ast.Tuple, ast.List)):
-        yield from swap_adjacent(
-            src, node.elts, "swap-elements", 0.45 if isinstance(node, ast.Tuple) else 0.4
-        )
-    if len(node.elts) >= 2 and not isinstance(node, ast.Tuple):
-        spans = [src.span(e) for e in node.elts]
-        for i, elt in enumerate(node.elts):
-            edit = Edit(spans[i - 1][1], spans[i][1], "") if i else Edit(spans[0][0], spans[1][0], "")
-            yield src.mutation("drop-element", f"drop element {src.segment(elt)}", [edit], 0.35)
 
 
 def comprehension(src: SourceFile, node: ast.comprehension) -> Iterator[Mutation]:
