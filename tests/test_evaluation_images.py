@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import socket
 import subprocess
 import threading
@@ -322,14 +323,23 @@ def test_images_swebench_is_refused_with_the_agent(tmp_path):
     assert "--images swebench grades given patches" in result.output
 
 
-def docker_on_path(folder: Path, log: Path, fail_first: bool, command: str = "run") -> str:
+# What the engine said under a full suite for a container of a working image that it could not start
+SHIM_TASK = (
+    "docker: Error response from daemon: failed to create shim task: OCI runtime create failed: "
+    'exec: "python3": executable file not found in $PATH'
+)
+NO_USER = (
+    "docker: Error response from daemon: unable to find user sandbox: no matching entries in passwd file."
+)
+
+
+def docker_on_path(
+    folder: Path, log: Path, fail_first: bool, command: str = "run", refusal: str = SHIM_TASK
+) -> str:
     """A `docker` before the real one on PATH that logs each `command` (`run`, `build`) and, if asked,
-    answers the first as the engine did under a full suite: a container it could not create."""
+    answers the first as the engine did under a full suite (`refusal`): a container it could not start."""
     real = subprocess.run(["sh", "-c", "command -v docker"], capture_output=True, text=True).stdout.strip()
-    refused = (
-        "echo 'docker: Error response from daemon: failed to create shim task: OCI runtime create failed: "
-        'exec: "python3": executable file not found in $PATH\' >&2; exit 127'
-    )
+    refused = f"echo {shlex.quote(refusal)} >&2; exit 127"
     logged = f'if [ "$1" = {command} ]; then echo {command} >> {log}; fi\n'
     first = f'if [ "$1" = {command} ] && [ ! -s {log} ]; then {logged}{refused}; fi\n' if fail_first else ""
     folder.mkdir()
@@ -339,31 +349,41 @@ def docker_on_path(folder: Path, log: Path, fail_first: bool, command: str = "ru
 
 
 @pytest.mark.docker
-def test_a_python3_probe_whose_container_was_not_created_is_run_once_more(tmp_path: Path, monkeypatch):
+@pytest.mark.parametrize("refusal", [SHIM_TASK, NO_USER], ids=["shim-task", "no-user"])
+def test_a_python3_probe_whose_container_was_not_created_is_run_once_more(
+    tmp_path: Path, monkeypatch, refusal: str
+):
     require_backend("docker")
     from repofix.evaluation.images import python_version
 
     expected = python_version(DEFAULT_IMAGE)
     log = tmp_path / "runs"
-    monkeypatch.setenv("PATH", docker_on_path(tmp_path / "bin", log, fail_first=True))
+    monkeypatch.setenv("PATH", docker_on_path(tmp_path / "bin", log, fail_first=True, refusal=refusal))
     assert python_version(DEFAULT_IMAGE) == expected
     assert log.read_text().split() == ["run", "run"]  # the refused one, then one that worked
 
 
 @pytest.mark.docker
-def test_an_image_without_python3_is_an_answer_after_two_tries(tmp_path: Path, monkeypatch):
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [([], "executable file not found"), (["--change", "USER nosuch"], "unable to find user nosuch")],
+    ids=["no-python3", "no-such-user"],
+)
+def test_an_image_that_cannot_run_python3_is_an_answer_after_two_tries(
+    tmp_path: Path, monkeypatch, change: list[str], said: str
+):
     require_backend("docker")
     from repofix.evaluation.images import python_version
 
     tag = f"repofix-test-no-python:{uuid.uuid4().hex[:8]}"
     empty = subprocess.run(["tar", "cf", "-", "--files-from", "/dev/null"], capture_output=True, check=True)
-    subprocess.run(["docker", "import", "-", tag], input=empty.stdout, capture_output=True, check=True)
+    subprocess.run(
+        ["docker", "import", *change, "-", tag], input=empty.stdout, capture_output=True, check=True
+    )
     log = tmp_path / "runs"
     monkeypatch.setenv("PATH", docker_on_path(tmp_path / "bin", log, fail_first=False))
     try:
-        with pytest.raises(
-            EnvironmentFailed, match=r"cannot run python3 in the image .*executable file not found"
-        ):
+        with pytest.raises(EnvironmentFailed, match=rf"cannot run python3 in the image .*{said}"):
             python_version(tag)
         assert log.read_text().split() == ["run", "run"]
     finally:

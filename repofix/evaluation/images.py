@@ -192,17 +192,19 @@ def ensure_present(image: str) -> None:
         raise EnvironmentFailed(f"the image {image} is not on this host and cannot be pulled: {reason}")
 
 
-NOT_CREATED = b"failed to create shim task"  # the engine's words for a container that never started
+# The engine's words for a container it could not start, of an image that works the next time: seen
+# under a full test suite with two Ray nodes, "failed to create shim task ... executable file not
+# found" (python3, which the image has) and "unable to find user sandbox: no matching entries in
+# passwd file" (a user the image has). Nothing ran in it, so one more container loses nothing;
+# twice is an answer (an image without python3 or without its USER).
+NOT_STARTED = (b"failed to create shim task", b"unable to find user")
 
 
 def python_version(image: str) -> str:
     """The version of the image's `python3`. Raises EnvironmentFailed."""
     argv = ["--entrypoint", "python3", image, "-c", "import platform; print(platform.python_version())"]
     probe = run_once(argv, subprocess.PIPE, timeout=300, what=f"the python3 probe of {image}")
-    if probe.returncode != 0 and NOT_CREATED in probe.stderr:
-        # Seen once under a full test suite with two Ray nodes: the engine could not create the
-        # container of an image that has python3 ("executable file not found"), and the next one
-        # worked. Nothing ran in it, so one more container loses nothing; twice is an answer.
+    if probe.returncode != 0 and any(words in probe.stderr for words in NOT_STARTED):
         probe = run_once(argv, subprocess.PIPE, timeout=300, what=f"the python3 probe of {image}")
     if probe.returncode != 0:
         reason = probe.stderr.decode(errors="replace").strip()[-300:]
@@ -259,7 +261,7 @@ def _build_once(
     try:
         for line in process.stdout:
             log.write(line)
-            refused = refused or NOT_CREATED.decode() in line
+            refused = refused or any(words.decode() in line for words in NOT_STARTED)
             if line.startswith("[build_base"):
                 show(line.split("] ", 1)[-1].strip()[:100])
             elif line.startswith("Step ") or line.startswith("#") and " RUN " in line:
