@@ -29,11 +29,13 @@ def home(tmp_path, monkeypatch):
     return tmp_path / "home"
 
 
-def repofix(*args: str, home: Path) -> subprocess.CompletedProcess:
-    """The real command in a child process: stderr is a pipe, not a terminal."""
+def repofix(*args: str, home: Path, before: str = "") -> subprocess.CompletedProcess:
+    """The real command in a child process: stderr is a pipe, not a terminal. `before`: Python the
+    child runs first."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
     env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    command = [sys.executable, "-c", f"{before}\n{CLI[-1]}"] if before else CLI
+    return subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
 @pytest.mark.bwrap
@@ -44,16 +46,8 @@ def test_a_run_whose_model_is_not_litellms_never_imports_litellm(tmp_path, home)
     repo = clamp_repo(tmp_path / "repo")
     model = script(tmp_path / "s.yaml", [DIRECT_FIX])
     said = "import atexit, sys; atexit.register(lambda: print('litellm imported:', 'litellm' in sys.modules))"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
-    env.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT))
-    result = subprocess.run(
-        [sys.executable, "-c", f"{said}\nfrom repofix.cli import main; main()"]
-        + ["fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
+    result = repofix(
+        "fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home, before=said
     )
     assert result.returncode == 0, result.stderr
     assert "baseline: " in result.stderr  # its feedback was counted and condensed

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from forging import forging_conftest
 
 from repofix.repair.checker import Checker
 from repofix.repair.engine import baseline
@@ -232,26 +233,6 @@ def test_a_forged_coverage_result_is_refused_by_name_not_with_a_traceback(tests:
     """The repository's code runs in the process that prints the result and could print anything."""
     with pytest.raises(ValueError, match=r"t::a|not a JSON object"):
         records(tests)
-
-
-def forging_conftest(line: str) -> str:
-    """A conftest.py that, as the worker's process exits (after the worker printed its result),
-    writes `line` (a Python expression giving the text) to every pipe the process holds: the
-    repository's code runs there, so the result the host reads is the repository's to forge."""
-    return f"""\
-import atexit, base64, json, os, zlib
-
-def _forge():
-    line = ({line} + "\\n").encode()
-    for fd in map(int, os.listdir("/proc/self/fd")):
-        try:
-            if os.readlink(f"/proc/self/fd/{{fd}}").startswith("pipe:"):
-                os.write(fd, line)
-        except OSError:
-            pass
-
-atexit.register(_forge)
-"""
 
 
 # the last "Z:" line is the one read

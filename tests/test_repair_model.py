@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from forging import forging_conftest
 
 from repofix.models.base import ModelReply
 from repofix.repair.model import BuiltinModel, make_builtin_model
 from tests.conftest import backend_params, require_backend
-from tests.test_repair_localize import forging_conftest
 
 CODE = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x < hi:\n        return hi\n    return x\n"
 TESTS = (
@@ -73,19 +73,23 @@ def test_builtin_model_starts_with_a_python_action_and_gives_up_on_garbage() -> 
     assert isinstance(second, ModelReply) and second.give_up and not second.tool_calls
 
 
-# the model reads the last JSON line: one whose sources are no file texts
-SOURCES_FORGER = forging_conftest(
-    """json.dumps({"duration": 1, "sources": {"clamp.py": ["not", "text"]}, "tests": {"test_clamp.py::test_high": """
-    """{"outcome": "failed", "lines": {"clamp.py": [4]}, "tb": [], "duration": 0}}})"""
+def sources_forger(sources: str) -> str:
+    """A conftest.py whose last JSON line (the one the model reads) has `sources` as its files."""
+    return forging_conftest(
+        f"""json.dumps({{"duration": 1, {sources} "tests": {{"test_clamp.py::test_high": """
+        """{"outcome": "failed", "lines": {"clamp.py": [4]}, "tb": [], "duration": 0}}})"""
+    )
+
+
+@pytest.mark.parametrize(
+    "sources", ['"sources": {"clamp.py": ["not", "text"]},', ""], ids=["no-texts", "missing"]
 )
-
-
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
 def test_a_forged_coverage_result_whose_sources_are_no_texts_is_a_clear_give_up(
-    backend: str, tmp_path: Path
+    backend: str, sources: str, tmp_path: Path
 ) -> None:
     repo, done = fix(
-        tmp_path, backend, {"clamp.py": CODE, "test_clamp.py": TESTS, "conftest.py": SOURCES_FORGER}
+        tmp_path, backend, {"clamp.py": CODE, "test_clamp.py": TESTS, "conftest.py": sources_forger(sources)}
     )
     output = done.stdout + done.stderr
     assert "printed a malformed result: its sources are not file texts" in output, output

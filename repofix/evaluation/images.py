@@ -197,14 +197,18 @@ def ensure_present(image: str) -> None:
 # found" (python3, which the image has) and "unable to find user sandbox: no matching entries in
 # passwd file" (a user the image has). Nothing ran in it, so one more container loses nothing;
 # twice is an answer (an image without python3 or without its USER).
-NOT_STARTED = (b"failed to create shim task", b"unable to find user")
+NOT_STARTED = ("failed to create shim task", "unable to find user")
+
+
+def not_started(said: str) -> bool:
+    return any(words in said for words in NOT_STARTED)
 
 
 def python_version(image: str) -> str:
     """The version of the image's `python3`. Raises EnvironmentFailed."""
     argv = ["--entrypoint", "python3", image, "-c", "import platform; print(platform.python_version())"]
     probe = run_once(argv, subprocess.PIPE, timeout=300, what=f"the python3 probe of {image}")
-    if probe.returncode != 0 and any(words in probe.stderr for words in NOT_STARTED):
+    if probe.returncode != 0 and not_started(probe.stderr.decode(errors="replace")):
         probe = run_once(argv, subprocess.PIPE, timeout=300, what=f"the python3 probe of {image}")
     if probe.returncode != 0:
         reason = probe.stderr.decode(errors="replace").strip()[-300:]
@@ -261,7 +265,7 @@ def _build_once(
     try:
         for line in process.stdout:
             log.write(line)
-            refused = refused or any(words.decode() in line for words in NOT_STARTED)
+            refused = refused or not_started(line)
             if line.startswith("[build_base"):
                 show(line.split("] ", 1)[-1].strip()[:100])
             elif line.startswith("Step ") or line.startswith("#") and " RUN " in line:

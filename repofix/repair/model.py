@@ -124,7 +124,7 @@ class BuiltinModel:
             data = json.loads(lines[-1])
             self.runs = records(data.get("tests") if isinstance(data, dict) else None)
             self.run_seconds = float(data["duration"])
-            sources = data["sources"]
+            sources = data.get("sources")
             if not isinstance(sources, dict) or not all(isinstance(t, str) for t in sources.values()):
                 raise ValueError("its sources are not file texts")
         except (KeyError, TypeError, ValueError) as error:
