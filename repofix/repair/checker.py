@@ -21,7 +21,16 @@ class RepairError(RuntimeError):
 
 
 # the worker's modules, in the order their definitions are needed; worker.py (the entry point) last
-WORKER_PARTS = ("common.py", "coverage.py", "children.py", "collect.py", "check.py", "differ.py", "worker.py")
+WORKER_PARTS = (
+    "common.py",
+    "coverage.py",
+    "children.py",
+    "collect.py",
+    "hot.py",
+    "check.py",
+    "differ.py",
+    "worker.py",
+)
 PACKAGE = "repofix.repair.insandbox"
 # the worker keeps its own deadline (`until`) between and within candidates, but not while it starts
 # and collects the suite; a call is cut this many seconds after its deadline, so the time budget
@@ -54,6 +63,7 @@ class Verdict:
     reason: str
     seconds: float
     also: int = 0  # other failing tests this candidate fixes too
+    hot: bool = False  # rejected by a hot-patched run (insandbox/hot.py)
 
 
 class Checker:
@@ -136,6 +146,7 @@ class Checker:
         retry: bool = True,
         covering: Covering | None = None,
         expect: float = 0.0,
+        hot: bool = True,
     ) -> list[Verdict]:
         """Try mutations in order inside the sandbox; stops after `stop_after` plausible ones, `extra`
         candidates after the first plausible one (one that only removes code does not count; while
@@ -144,7 +155,8 @@ class Checker:
         fixes, and is rejected when its passing tests run `slower` times slower than unpatched.
         `retry`: a failing test that times out is run once more before the candidate is rejected;
         without it, the failing tests' limit tightens to what candidates take once some have run
-        (`expect`: the seconds a fixed program may need for them, see limits.failing_seconds)."""
+        (`expect`: the seconds a fixed program may need for them, see limits.failing_seconds).
+        `hot`: reject candidates by hot patching first (insandbox/hot.py)."""
         request = {
             "mode": "check",
             "failing": failing,
@@ -160,6 +172,7 @@ class Checker:
             "slower": slower,
             "retry": retry,
             "expect": expect,
+            "hot": hot,
         }
         result = self._call_on(mutations, request, timeout=seconds + OVERRUN, covering=covering)
         verdicts = []
@@ -173,6 +186,7 @@ class Checker:
                         item["reason"],
                         item["seconds"],
                         item.get("also", 0),
+                        item.get("hot", False),
                     )
                 )
         if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:

@@ -181,6 +181,7 @@ def repair(
             retry=retry,
             covering=covering,
             expect=expect,
+            hot=budget.hot and not retry,  # a stalled candidate's second try is the usual run
         )
         if not retry:  # a retried candidate was counted when it first timed out
             stalled += [v.mutation for v in verdicts if v.stage == "failing" and v.reason == "timeout"]

@@ -30,6 +30,9 @@ class Budget:
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
     slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
     differential: bool = True  # trace the passing tests on the original and each plausible patch
+    # reject candidates by hot patching the changed function in a warm process (insandbox/hot.py);
+    # a candidate that passes so is tried again the usual way (False: always the usual way)
+    hot: bool = True
     # repair() claims no patch when plausible ones behave differently on the tests (`rivals`): the
     # result is "ambiguous"; off, the best is claimed and its rivals are a doubt (on heldout7,
     # withholding kept back 3 right patches for 2 wrong ones); `repofix fix` always claims

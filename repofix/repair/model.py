@@ -213,6 +213,7 @@ class BuiltinModel:
             "extra": self.budget.extra_after_plausible,
             "fallback": self.fallback_left,
             "slower": self.budget.slower,
+            "hot": self.budget.hot,
             "candidates": candidate_list(self.batch, self.covering),
         }
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)

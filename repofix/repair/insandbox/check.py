@@ -18,6 +18,7 @@ from repofix.repair.insandbox.children import (
 )
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import _deadline
+from repofix.repair.insandbox.hot import _HotServer
 
 
 def run_check(req):
@@ -37,8 +38,10 @@ def run_check(req):
     # whole `timeout` (2 s or more) where most candidates take a tenth of a second
     retry = req.get("retry", True)
     patient = _patient if retry else lambda body, limit: _in_child(body, limit())
-    expect, took_here = float(req.get("expect", 0)), []  # `expect`: what a fixed program may need
+    expect = float(req.get("expect", 0))  # what a fixed program may need
+    took_here, took_hot = [], []  # seconds of the candidates rejected here (by the usual run, hot)
     plain = _warm_up(failing)
+    hot = _HotServer(failing, plain, deadline) if req.get("hot", True) else None  # see hot.py
     originals = {}
     found = 0
     reference = None  # seconds the passing tests take on the original, measured once when first needed
@@ -47,8 +50,8 @@ def run_check(req):
     def left(limit):  # no child outlives the deadline: the time budget holds
         return max(0.05, min(limit, deadline - time.time()))
 
-    def failing_limit():
-        recent = sorted(took_here[-31:])
+    def failing_limit(took):
+        recent = sorted(took[-31:])
         if retry or len(recent) < 11:
             return left(timeout)
         return left(min(timeout, max(1.0, 4 * recent[len(recent) // 2] + expect + 0.5)))
@@ -62,16 +65,27 @@ def run_check(req):
             if path not in originals:
                 with open(path, "rb") as handle:
                     originals[path] = (handle.read(), os.stat(path).st_mtime)
+                if hot:
+                    hot.learn(path)
             original, mtime = originals[path]
             _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
             start = time.time()
             ok, reason, extra = True, "exit 0", {}
-            if plain:
-                ok, reason = patient(_direct_body(plain), failing_limit)
-            if ok:
-                ok, reason = patient(_pytest_body(failing), failing_limit)
-            if reason != "timeout":
-                took_here.append(time.time() - start)
+            judged = hot.verdict(path, cand["edits"], failing_limit(took_hot)) if hot else None
+            # only a hot rejection decides; with `retry`, a timeout is tried once more the usual way
+            stalled = judged is not None and judged[1] == "timeout"
+            if judged is not None and not judged[0] and not (retry and stalled):
+                (ok, reason), extra["hot"] = judged, True
+                if reason != "timeout":
+                    took_hot.append(time.time() - start)
+            else:
+                run = (lambda body, limit: _in_child(body, limit())) if stalled else patient
+                if plain:
+                    ok, reason = run(_direct_body(plain), lambda: failing_limit(took_here))
+                if ok:
+                    ok, reason = run(_pytest_body(failing), lambda: failing_limit(took_here))
+                if reason != "timeout":
+                    took_here.append(time.time() - start)
             stage = "failing"
             if ok and passing and cand.get("first"):
                 # the passing tests that ran the mutated lines first: they are the likeliest to
@@ -128,5 +142,7 @@ def run_check(req):
             if found:
                 extra_left -= 1
     finally:
+        if hot:
+            hot.close()
         for path, (original, mtime) in originals.items():
             _write(path, original, mtime)

@@ -84,32 +84,65 @@ def _plain(items):
 
 
 def _warm_up(tests):
-    """Collect once in this process so pytest's plugins (hypothesis alone takes seconds to import)
-    and the project's third-party imports are loaded before forking; then forget every module
-    from the workspace, so each child imports the candidate's source afresh. Returns the failing
-    tests as plain functions when all of them are (see _direct_body), else None."""
-    import pytest
+    """Collect once, in a forked child, so pytest's plugins (hypothesis alone takes seconds to
+    import) and the project's third-party imports can be loaded here before forking: this process
+    then imports the modules the child imported besides the workspace's, by name, and never the
+    workspace itself. A workspace module that registers a function elsewhere when imported (a
+    codec: latexcodec's `codecs.register`) would otherwise be found there first by every child, in
+    its original form, whatever candidate the child imported. Returns the failing tests as plain
+    functions when all of them are (see _direct_body), else None."""
+    import gc
+    import importlib
+    import pickle
+
+    import pytest  # noqa: F401  (before the snapshot: pytest's own modules are not the child's news)
 
     root = os.path.realpath(os.getcwd())
+    before = set(sys.modules)
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the collecting child
+        os.close(reader)
+        try:
+            _quiet()
+            collector = _Items()
+            pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests), plugins=[collector])
+            plain = _plain(collector.items) if len(collector.items) == len(tests) else None
+            names = [n for n, m in list(sys.modules.items()) if n not in before and not _ours(m, root)]
+            with os.fdopen(writer, "wb") as out:
+                out.write(pickle.dumps((plain, names, list(sys.path))))
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as handle:
+        data = handle.read()
+    os.waitpid(pid, 0)
+    # pytest put the test folders on sys.path (rootdir-relative imports): the children need them
+    plain, names, sys.path[:] = pickle.loads(data) if data else (None, [], sys.path)
     saved = os.dup(1), os.dup(2)
-    collector = _Items()
     _quiet()
     try:
-        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests), plugins=[collector])
-        plain = _plain(collector.items) if len(collector.items) == len(tests) else None
+        for name in names:
+            if name not in sys.modules:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: S112  (an alias or a lazy module: each child imports it anyway)
+                    continue
     finally:
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
-    collector.items = []
-    for name, module in list(sys.modules.items()):
-        path = getattr(module, "__file__", None)
-        if path and _rel(os.path.realpath(path), root) is not None and "site-packages/" not in path:
+    for name, module in list(sys.modules.items()):  # a dependency that imported the workspace
+        if _ours(module, root):
             del sys.modules[name]
     # Everything loaded so far lives as long as the worker: freezing it keeps the garbage collector
     # (which pytest runs several times per session) from walking it again in every child.
-    import gc
-
     gc.collect()
     gc.freeze()
     _bytecode_on()
     return plain
+
+
+def _ours(module, root):
+    """Whether `module` is one of the workspace's (a file under it, not an installed package)."""
+    path = getattr(module, "__file__", None)
+    return bool(path) and _rel(os.path.realpath(path), root) is not None and "site-packages/" not in path
