@@ -66,7 +66,7 @@ def run_check(req):
                 with open(path, "rb") as handle:
                     originals[path] = (handle.read(), os.stat(path).st_mtime)
                 if hot:
-                    hot.learn(path)
+                    hot.learn(path, originals[path][0])
             original, mtime = originals[path]
             _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
             start = time.time()

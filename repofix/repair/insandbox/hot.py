@@ -27,7 +27,9 @@ _HOT_FUTURES = {name: getattr(__future__, name).compiler_flag for name in __futu
 
 
 class _HotServer:
-    """The host side (the check job's process): one request and one reply per line on two pipes."""
+    """The check job's side: requests and replies, a JSON object a line, on two pipes. The first
+    candidate waits for the server's warm-up (up to the call's deadline: a verdict must not depend
+    on how fast it warmed up); once it is gone, candidates are tried the usual way."""
 
     def __init__(self, tests, plain, deadline):
         requests_r, requests_w = os.pipe()
@@ -43,46 +45,60 @@ class _HotServer:
                 os._exit(0)
         os.close(requests_r)
         os.close(replies_w)
-        self.pid, self.deadline = pid, deadline
+        self.pid, self.deadline, self.ready, self.unsent = pid, deadline, False, {}
         self.requests, self.replies, self.buffer = os.fdopen(requests_w, "w"), replies_r, b""
 
-    def learn(self, path):
-        """Let the server read `path` while the file on disk is still the original."""
-        if self.pid is not None:
-            self._ask({"read": path}, None)
+    def learn(self, path, original):
+        """The original bytes of `path`, which the server patches each candidate's function from."""
+        self.unsent[path] = original
 
     def verdict(self, path, edits, limit):
         """(ok, reason) of the failing tests run on the candidate hot, or None: not patchable so,
-        or the server is gone (then the candidate is tried the usual way)."""
-        if self.pid is None:
+        or the server gone."""
+        if self.pid is None or not self.ready and not self._warm():
             return None
-        reply = self._ask({"path": path, "edits": edits, "limit": limit}, limit + 5.0)
+        for known, original in self.unsent.items():  # bytes as JSON text: latin-1 maps them one to one
+            self._send({"read": known, "data": original.decode("latin-1")})
+        self.unsent = {}
+        self._send({"path": path, "edits": edits, "limit": limit})
+        reply = self._reply(limit + 5.0)
         if not reply or not reply.get("hot"):
             return None
         return reply["ok"], reply["reason"]
 
-    def _ask(self, request, wait):
-        """The reply to `request`; None, with the server stopped, when it does not come in time (its
-        first reply waits for its warm-up, up to the call's deadline)."""
+    def _warm(self):
         import time
 
+        wait = 600.0 if self.deadline is None else self.deadline - time.time()
+        self.ready = self._reply(wait) is not None  # {"ready": true}, or the server is gone
+        return self.ready
+
+    def _send(self, request):
+        if self.pid is None:
+            return
         try:
             self.requests.write(json.dumps(request) + "\n")
             self.requests.flush()
         except OSError:
             self.close()
-            return None
-        until = self.deadline if wait is None or self.deadline is None else time.time() + wait
-        while b"\n" not in self.buffer:
-            left = None if until is None else until - time.time()
-            if left is not None and left <= 0 or not select.select([self.replies], [], [], left)[0]:
+
+    def _reply(self, wait):
+        """The next reply; None, with the server stopped, when it does not come within `wait`."""
+        import time
+
+        until = time.time() + wait
+        while self.pid is not None and b"\n" not in self.buffer:
+            left = until - time.time()
+            if left <= 0 or not select.select([self.replies], [], [], left)[0]:
                 self.close()
-                return None
+                break
             chunk = os.read(self.replies, 65536)
             if not chunk:
                 self.close()
-                return None
+                break
             self.buffer += chunk
+        if self.pid is None:
+            return None
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
@@ -118,13 +134,12 @@ def _hot_serve(tests, plain, requests, replies):
     functions = _hot_functions(os.path.realpath(os.getcwd()))
     sources, defs = {}, {}  # path -> the original's bytes, its defs
     body = _direct_body(plain) if plain else _pytest_body(tests)
+    replies.write(json.dumps({"ready": True}) + "\n")
+    replies.flush()
     for line in requests:
         req = json.loads(line)
         if "read" in req:
-            with open(req["read"], "rb") as handle:
-                sources[req["read"]] = handle.read()
-            replies.write(json.dumps({"read": True}) + "\n")
-            replies.flush()
+            sources[req["read"]] = req["data"].encode("latin-1")
             continue
         original = sources.get(req["path"])
         if original is not None and req["path"] not in defs:
