@@ -209,3 +209,21 @@ def test_hot_rejections_in_real_sandboxes(backend: str, make_sandbox, tmp_path: 
         ("wrong", False, True),
         ("right", True, False),
     ]
+
+
+def test_a_hot_server_that_dies_while_warming_up_leaves_the_usual_run(make_sandbox, tmp_path: Path) -> None:
+    # only the hot server imports the module under a tracer (it notes what runs at import)
+    module = "import os\nimport sys\n\nif sys.gettrace() is not None:\n    os._exit(3)\n\n\n" + FUNCTION
+    root = project(tmp_path, {"m.py": module, "test_m.py": FUNCTION_TEST})
+    src = SourceFile("m.py", module)
+    wrong = src.mutation("test", "wrong", [edit(module, "x * 3", "x * 4")], 0.5)
+    right = src.mutation("test", "right", [edit(module, "x * 3", "x * 2")], 0.5)
+    box = make_sandbox("none", source=root)
+    verdicts = Checker(box).check(
+        [wrong, right], ["test_m.py::test_double"], [], timeout=10.0, full_timeout=20.0, seconds=60, stop_after=1, retry=False
+    )  # fmt: skip
+    assert [(v.mutation.description, v.ok, v.hot) for v in verdicts] == [
+        ("wrong", False, False),
+        ("right", True, False),
+    ]
+    assert box.read_files(["m.py"])["m.py"] == module.encode()
