@@ -227,3 +227,29 @@ def test_a_hot_server_that_dies_while_warming_up_leaves_the_usual_run(make_sandb
         ("right", True, False),
     ]
     assert box.read_files(["m.py"])["m.py"] == module.encode()
+
+
+SLOW_TEST = (
+    "import sys\nimport time\n\n"
+    "if sys.gettrace() is not None:  # the hot server's warm-up: a candidate written meanwhile would be imported\n"
+    "    time.sleep(2)\n\n"
+    "from m import double  # noqa: E402\n\n\ndef test_double():\n    assert double(4) == 8\n"
+)
+HELPED = "def helper():\n    return 2\n\n\ndef double(x):\n    return x * 3\n"
+
+
+def test_no_candidate_is_written_while_the_hot_server_imports_the_workspace(
+    make_sandbox, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"m.py": HELPED, "test_m.py": SLOW_TEST})
+    src = SourceFile("m.py", HELPED)
+    broken = src.mutation("test", "helper broken", [edit(HELPED, "return 2", "return 5")], 0.5)
+    fix = src.mutation("test", "fix", [edit(HELPED, "x * 3", "x * helper()")], 0.5)
+    box = make_sandbox("none", source=root)
+    verdicts = Checker(box).check(
+        [broken, fix], ["test_m.py::test_double"], [], timeout=10.0, full_timeout=20.0, seconds=60, stop_after=1, retry=False
+    )  # fmt: skip
+    assert [(v.mutation.description, v.ok, v.hot) for v in verdicts] == [
+        ("helper broken", False, True),
+        ("fix", True, False),
+    ]

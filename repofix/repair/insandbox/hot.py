@@ -28,8 +28,8 @@ _HOT_FUTURES = {name: getattr(__future__, name).compiler_flag for name in __futu
 
 class _HotServer:
     """The check job's side: requests and replies, a JSON object a line, on two pipes. The first
-    candidate waits for the server's warm-up (up to the call's deadline: a verdict must not depend
-    on how fast it warmed up); once it is gone, candidates are tried the usual way."""
+    candidate waits for the server's warm-up (up to the call's deadline), which imports the
+    workspace from disk; once the server is gone, candidates are tried the usual way."""
 
     def __init__(self, tests, plain, deadline):
         requests_r, requests_w = os.pipe()
@@ -49,7 +49,12 @@ class _HotServer:
         self.requests, self.replies, self.buffer = os.fdopen(requests_w, "w"), replies_r, b""
 
     def learn(self, path, original):
-        """The original bytes of `path`, which the server patches each candidate's function from."""
+        """The original bytes of `path`, which the server patches each candidate's function from.
+        Called before the check job writes a candidate of `path`: until the server's warm-up ended,
+        no candidate may be written, or the server would import it as the original (the hot runs
+        of heldout10's pystache then kept the first candidate's change of another file)."""
+        if self.pid is not None and not self.ready:
+            self._warm()
         self.unsent[path] = original
 
     def verdict(self, path, edits, limit):
