@@ -18,7 +18,7 @@ from repofix.repair.insandbox.children import (
 )
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import _deadline
-from repofix.repair.insandbox.hot import _HotServer
+from repofix.repair.insandbox.hot import _hot_turn, _HotServer
 
 
 def run_check(req):
@@ -50,14 +50,14 @@ def run_check(req):
     def left(limit):  # no child outlives the deadline: the time budget holds
         return max(0.05, min(limit, deadline - time.time()))
 
-    def failing_limit(took):
+    def failing_limit(took):  # `took`: the times of the way (hot or usual) this candidate goes
         recent = sorted(took[-31:])
-        if retry or len(recent) < 11:
+        if retry or len(took_here) + len(took_hot) < 11 or len(recent) < 3:
             return left(timeout)
         return left(min(timeout, max(1.0, 4 * recent[len(recent) // 2] + expect + 0.5)))
 
     try:
-        for cand in req["candidates"]:
+        for number, cand in enumerate(req["candidates"], 1):
             if time.time() > deadline:
                 out.write(json.dumps({"event": "deadline"}) + "\n")
                 break
@@ -71,7 +71,8 @@ def run_check(req):
             _write(path, _apply(original, cand["edits"]), mtime + next(stamps))
             start = time.time()
             ok, reason, extra = True, "exit 0", {}
-            judged = hot.verdict(path, cand["edits"], failing_limit(took_hot)) if hot else None
+            turn = hot and _hot_turn(number, took_hot, took_here)
+            judged = hot.verdict(path, cand["edits"], failing_limit(took_hot)) if turn else None
             # only a hot rejection decides; with `retry`, a timeout is tried once more the usual way
             stalled = judged is not None and judged[1] == "timeout"
             if judged is not None and not judged[0] and not (retry and stalled):
