@@ -379,3 +379,18 @@ def test_a_record_keeps_a_patch_as_its_edits_and_gets_the_files_back(
     edits = patch_edits(tmp_path, files)
     assert patched_files(tmp_path, edits) == files
     assert [(e["path"], e["text"]) for e in edits] == [("other.py", "!"), ("pkg/m.py", changed)]
+
+
+def test_a_bug_in_a_file_with_crlf_lines_is_planted_where_its_site_is(tmp_path: Path) -> None:
+    planted = {}
+    for name, newline in (("lf", "\n"), ("crlf", "\r\n")):
+        cache = tmp_path / name / "cache"
+        project = cache / "unpacked" / "tiny-1.0"
+        (project / "tests").mkdir(parents=True)
+        (project / "tiny.py").write_bytes(SOURCE.replace("\n", newline).encode())
+        (project / "tests" / "test_tiny.py").write_text(TESTS)
+        chosen = bugs.choose(
+            cache, tmp_path / name / "work", log=lambda _: None, seed=3, projects=["tiny==1.0"]
+        )
+        planted[name] = [(b.line, b.kind, b.before, b.after) for b in chosen]
+    assert planted["lf"] and planted["crlf"] == planted["lf"]  # the same code changed, whatever the line ends
