@@ -149,8 +149,8 @@ def _hot_serve(tests, plain, requests, replies):
     finally:
         sys.settrace(None)
     functions = _hot_functions(os.path.realpath(os.getcwd()))
-    # as in the warm-up: what the workspace made lives as long as this server, and a child's
-    # garbage collector walking it (idna's tables) copied its pages in every child (1-2 s each)
+    # as in the warm-up: what the workspace made lives as long as this server; frozen, a child's
+    # garbage collector does not walk it (and copy its pages) again
     gc.collect()
     gc.freeze()
     sources, defs = {}, {}  # path -> the original's bytes, its defs
