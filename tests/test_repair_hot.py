@@ -195,38 +195,60 @@ def test_a_hot_verdict_is_the_usual_one(
     assert box.read_files(["m.py"])["m.py"] == module.encode()  # left as found
 
 
-@pytest.mark.parametrize("backend", backend_params(("docker", "bwrap")))
-def test_hot_rejections_in_real_sandboxes(backend: str, make_sandbox, tmp_path: Path) -> None:
-    root = project(tmp_path, {"m.py": METHODS, "test_m.py": METHODS_TEST})
-    src = SourceFile("m.py", METHODS)
-    wrong = src.mutation("test", "wrong", [edit(METHODS, "+ 2", "+ 3")], 0.5)
-    right = src.mutation("test", "right", [edit(METHODS, "+ 2", "+ 1")], 0.5)
+def two_candidates(
+    make_sandbox,
+    backend: str,
+    tmp_path: Path,
+    module: str,
+    tests: str,
+    test: str,
+    first: tuple,
+    second: tuple,
+) -> list:
+    """(description, ok, hot) of a check of two candidates, each (description, old, new), stopping
+    at the first plausible one; the module is left as found."""
+    root = project(tmp_path, {"m.py": module, "test_m.py": tests})
+    src = SourceFile("m.py", module)
+    candidates = [
+        src.mutation("test", name, [edit(module, old, new)], 0.5) for name, old, new in (first, second)
+    ]
     box = make_sandbox(backend, source=root)
     verdicts = Checker(box).check(
-        [wrong, right], ["test_m.py::test_size"], [], timeout=10.0, full_timeout=20.0, seconds=120, stop_after=1, retry=False
+        candidates, [f"test_m.py::{test}"], [], timeout=10.0, full_timeout=20.0, seconds=120, stop_after=1, retry=False
     )  # fmt: skip
-    assert [(v.mutation.description, v.ok, v.hot) for v in verdicts] == [
-        ("wrong", False, True),
-        ("right", True, False),
-    ]
+    assert box.read_files(["m.py"])["m.py"] == module.encode()
+    return [(v.mutation.description, v.ok, v.hot) for v in verdicts]
+
+
+@pytest.mark.parametrize("backend", backend_params(("docker", "bwrap")))
+def test_hot_rejections_in_real_sandboxes(backend: str, make_sandbox, tmp_path: Path) -> None:
+    verdicts = two_candidates(
+        make_sandbox,
+        "none",
+        tmp_path,
+        METHODS,
+        METHODS_TEST,
+        "test_size",
+        ("wrong", "+ 2", "+ 3"),
+        ("right", "+ 2", "+ 1"),
+    )
+    assert verdicts == [("wrong", False, True), ("right", True, False)]
 
 
 def test_a_hot_server_that_dies_while_warming_up_leaves_the_usual_run(make_sandbox, tmp_path: Path) -> None:
     # only the hot server imports the module under a tracer (it notes what runs at import)
     module = "import os\nimport sys\n\nif sys.gettrace() is not None:\n    os._exit(3)\n\n\n" + FUNCTION
-    root = project(tmp_path, {"m.py": module, "test_m.py": FUNCTION_TEST})
-    src = SourceFile("m.py", module)
-    wrong = src.mutation("test", "wrong", [edit(module, "x * 3", "x * 4")], 0.5)
-    right = src.mutation("test", "right", [edit(module, "x * 3", "x * 2")], 0.5)
-    box = make_sandbox("none", source=root)
-    verdicts = Checker(box).check(
-        [wrong, right], ["test_m.py::test_double"], [], timeout=10.0, full_timeout=20.0, seconds=60, stop_after=1, retry=False
-    )  # fmt: skip
-    assert [(v.mutation.description, v.ok, v.hot) for v in verdicts] == [
-        ("wrong", False, False),
-        ("right", True, False),
-    ]
-    assert box.read_files(["m.py"])["m.py"] == module.encode()
+    verdicts = two_candidates(
+        make_sandbox,
+        "none",
+        tmp_path,
+        module,
+        FUNCTION_TEST,
+        "test_double",
+        ("wrong", "x * 3", "x * 4"),
+        ("right", "x * 3", "x * 2"),
+    )
+    assert verdicts == [("wrong", False, False), ("right", True, False)]
 
 
 SLOW_TEST = (
@@ -241,15 +263,14 @@ HELPED = "def helper():\n    return 2\n\n\ndef double(x):\n    return x * 3\n"
 def test_no_candidate_is_written_while_the_hot_server_imports_the_workspace(
     make_sandbox, tmp_path: Path
 ) -> None:
-    root = project(tmp_path, {"m.py": HELPED, "test_m.py": SLOW_TEST})
-    src = SourceFile("m.py", HELPED)
-    broken = src.mutation("test", "helper broken", [edit(HELPED, "return 2", "return 5")], 0.5)
-    fix = src.mutation("test", "fix", [edit(HELPED, "x * 3", "x * helper()")], 0.5)
-    box = make_sandbox("none", source=root)
-    verdicts = Checker(box).check(
-        [broken, fix], ["test_m.py::test_double"], [], timeout=10.0, full_timeout=20.0, seconds=60, stop_after=1, retry=False
-    )  # fmt: skip
-    assert [(v.mutation.description, v.ok, v.hot) for v in verdicts] == [
-        ("helper broken", False, True),
-        ("fix", True, False),
-    ]
+    verdicts = two_candidates(
+        make_sandbox,
+        "none",
+        tmp_path,
+        HELPED,
+        SLOW_TEST,
+        "test_double",
+        ("helper broken", "return 2", "return 5"),
+        ("fix", "x * 3", "x * helper()"),
+    )
+    assert verdicts == [("helper broken", False, True), ("fix", True, False)]
