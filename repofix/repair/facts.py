@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ class ModuleFacts:
     single: list[str]  # module functions taking exactly one argument (a wrapper though never called so)
     raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
     exceptions: list[str]  # exception classes the module defines, in source order
+    # (class, the words of its message) for each `raise C("...")` whose arguments hold words
+    messages: list[tuple[str, frozenset[str]]]
     update_methods: list[str]  # in-place update methods the module calls as statements
     names: set[str]  # what the module binds at its top level: functions, classes, imports, globals
     # of those, what is never false: its functions and classes, imported modules and CapWords
@@ -50,12 +53,18 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         for n in ast.walk(module)
         if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and dotted(n.exc.func)
     )
+    messages = [
+        (dotted(n.exc.func), message_words(n.exc))
+        for n in ast.walk(module)
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and dotted(n.exc.func)
+    ]
     statements = updates(module)
     return ModuleFacts(
         one_arg=[n for n, _ in one_arg.most_common()],
         single=single,
         raised=[n for n, _ in raised.most_common()],
         exceptions=exception_classes(module),
+        messages=[(name, words) for name, words in messages if words],
         update_methods=sorted({c.func.attr for c in statements}),  # type: ignore[attr-defined]
         names=_top_level_names(module),
         truthy=_always_true(module),
@@ -80,6 +89,19 @@ def exception_classes(module: ast.Module) -> list[str]:
         if any(b in found or b.endswith(EXCEPTION_SUFFIXES) or b == "BaseException" for b in bases):
             found.append(node.name)
     return found
+
+
+WORD = re.compile(r"[a-z]{2,}")
+
+
+def message_words(node: ast.expr) -> frozenset[str]:
+    """The words of every string literal in a raised value, f-strings' and `%` formats' too."""
+    return frozenset(
+        word
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        for word in WORD.findall(n.value.lower())
+    )
 
 
 def dotted(node: ast.expr) -> str:

@@ -126,6 +126,7 @@ def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[
                 edits,
                 prior,
                 tuple(sorted(set(a.lines) | set(b.lines))),
+                a.misfit or b.misfit,
             )
             made += 1
             on_line += 1
@@ -161,6 +162,7 @@ def function_pairs(
                 edits,
                 a.prior * b.prior * 0.8,
                 tuple(sorted(set(a.lines) | set(b.lines))),
+                a.misfit or b.misfit,
             )
             made += 1
             if made >= limit:

@@ -40,6 +40,8 @@ class Scope:
     own: list[str] = field(default_factory=list)  # those of `callees` the function itself calls
     # exception classes the module raises, most raised first, then those it defines but never raises
     raised: list[str] = field(default_factory=list)
+    # (class, words of its message) for each message the module raises (see wrappers.raise_value)
+    messages: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     # (`self.defaults`, "append"): containers the class binds to its instances (`self.defaults = []`
     # in any method), with the method that grows each: a missing `self.defaults.append(key)`
     members: list[tuple[str, str]] = field(default_factory=list)
@@ -183,6 +185,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         callees=callables,
         own=own,
         raised=list(dict.fromkeys([*facts.raised, *facts.exceptions])),
+        messages=facts.messages,
         slices=_slices(func),
         members=_members(func, module),
     )

@@ -58,6 +58,9 @@ class Mutation:
     edits: tuple[Edit, ...]
     prior: float  # how often this operator fixes real bugs (0..1)
     lines: tuple[int, ...] = field(default=())  # every line the edits touch
+    # the module does this otherwise elsewhere: `raise ParserError("Maximum ... exceeded")` where it
+    # raises that message as a ParserLimitReached. Ranks below a like patch of any size.
+    misfit: bool = False
 
     @property
     def size(self) -> int:
@@ -116,10 +119,12 @@ class SourceFile:
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.line_starts, offset)
 
-    def mutation(self, op: str, description: str, edits: list[Edit], prior: float) -> Mutation:
+    def mutation(
+        self, op: str, description: str, edits: list[Edit], prior: float, misfit: bool = False
+    ) -> Mutation:
         edits_sorted = tuple(sorted(edits, key=lambda e: e.start))
         lines = tuple(sorted({self.line_of(e.start) for e in edits_sorted}))
-        return Mutation(self.path, lines[0], op, description, edits_sorted, prior, lines)
+        return Mutation(self.path, lines[0], op, description, edits_sorted, prior, lines, misfit)
 
     def apply(self, edits: tuple[Edit, ...] | list[Edit]) -> str:
         data = self.data

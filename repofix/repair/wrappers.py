@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from repofix.repair.facts import message_words
 from repofix.repair.scope import Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
@@ -143,7 +144,11 @@ def wrap_operand(src: SourceFile, node: ast.Compare, scope: Scope) -> Iterator[M
 
 def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
     """`raise "message"` / `raise key` raise a TypeError of their own: the exception class was left
-    out. The classes the module raises come first, the most raised first, then the ones it defines."""
+    out. The class the module raises a like message with comes first (`raise ParserLimitReached(
+    "Maximum segment header length exceeded")` elsewhere: not the more raised ParserError, though
+    a suite that catches the base class passes both); any other class has half the prior and ranks
+    below it when both pass. Without a like message, the classes the module raises or defines and
+    four builtin ones share one prior (the search tries them shortest first)."""
     if node.exc is None or isinstance(node.exc, ast.Call):
         return
     start, end = src.span(node.exc)
@@ -151,7 +156,28 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     # a bare name may be a caught exception raised again: its missing class is a less likely slip
     prior = 0.3 if isinstance(node.exc, (ast.Name, ast.Attribute)) else 0.4
     classes = [w for w in scope.wrappers if w.endswith(("Error", "Exception"))]
-    for name in dict.fromkeys([*scope.raised, *classes, *EXCEPTIONS]):
+    like = like_message(message_words(node.exc), scope.messages)
+    for name in dict.fromkeys([*like, *scope.raised, *classes, *EXCEPTIONS]):
+        misfit = bool(like) and name not in like
         yield src.mutation(
-            "add-wrapper", f"raise {name}({text})", [Edit(start, end, f"{name}({text})")], prior
+            "add-wrapper",
+            f"raise {name}({text})",
+            [Edit(start, end, f"{name}({text})")],
+            prior / 2 if misfit else prior,
+            misfit,
         )
+
+
+LIKE = 0.5  # of the two messages' words together, the share both have
+
+
+def like_message(words: frozenset[str], messages: list[tuple[str, frozenset[str]]]) -> list[str]:
+    """The classes the module raises the likest message with, when it is like enough (`LIKE`);
+    several on a tie, none when no message is."""
+    best: dict[str, float] = {}
+    for name, other in messages:
+        share = len(words & other) / len(words | other) if words else 0.0
+        if share >= LIKE:
+            best[name] = max(best.get(name, 0.0), share)
+    top = max(best.values(), default=0.0)
+    return [name for name, share in best.items() if share == top]

@@ -1,0 +1,122 @@
+"""`raise "message"`, the exception class left out: the class the module raises a like message
+with comes first, and among plausible patches it outranks a shorter or more raised class (a suite
+that catches the base class passes both; multipart's planted bug was "fixed" as a ParserError
+where the module raises that very message as a ParserLimitReached)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.facts import message_words
+from repofix.repair.generate import mutations
+from repofix.repair.search import best
+from repofix.repair.source import Mutation, SourceFile
+
+PARSER = """\
+class ParserError(ValueError):
+    pass
+
+
+class LimitReached(ParserError):
+    pass
+
+
+def header(line, limit):
+    if not line:
+        raise ParserError("Empty header line")
+    if b":" not in line:
+        raise ParserError("Malformed header line")
+    if len(line) > limit:
+        raise {missing}
+    return line.split(b":", 1)
+
+
+def body(size, limit):
+    if size < 0:
+        raise ParserError("Negative body size")
+    if size > limit:
+        raise LimitReached("{other}")
+    return size
+"""
+
+TESTS = """\
+import pytest
+from parser import ParserError, header, body
+
+def test_limit():
+    with pytest.raises(ParserError):
+        header(b"a: " + b"x" * 10, 5)
+
+def test_header():
+    assert header(b"a:b", 9) == [b"a", b"b"]
+
+def test_body():
+    assert body(3, 9) == 3
+"""
+
+
+def raises(source: str) -> list[Mutation]:
+    """The `raise` candidates at the message's site, in the order the search tries them."""
+    src = SourceFile("parser.py", source)
+    site = src.data.index(b'"Header length')
+    found = [m for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == site]
+    return sorted(found, key=lambda m: (-m.prior, m.size))
+
+
+CLASSES = {"LimitReached", "ParserError", "TypeError", "ValueError", "KeyError", "RuntimeError"}
+
+
+@pytest.mark.parametrize(
+    ("other", "first", "misfits"),
+    [
+        ("Header length too long", "LimitReached", CLASSES - {"LimitReached"}),
+        ("Header too long", "LimitReached", CLASSES - {"LimitReached"}),  # 3 of 4 words: like enough
+        ("Maximum header length exceeded", "KeyError", set()),  # 2 of 6 words: not like enough
+        # a message the module raises nowhere: every class is tried, the shortest first, no misfit
+        ("Body too large", "KeyError", set()),
+    ],
+)
+def test_the_class_raised_with_a_like_message_comes_first(other: str, first: str, misfits: set[str]) -> None:
+    found = raises(PARSER.format(missing='"Header length too long"', other=other))
+    names = [m.description.split()[1].split("(")[0] for m in found]
+    assert set(names) == CLASSES and names[0] == first, names
+    assert {n for n, m in zip(names, found, strict=True) if m.misfit} == misfits
+
+
+def test_a_patch_like_the_module_outranks_a_shorter_one() -> None:
+    source = PARSER.format(missing='"Header length too long"', other="Header too long")
+    by_class = {m.description.split()[1].split("(")[0]: m for m in raises(source)}
+    short, like = by_class["ParserError"], by_class["LimitReached"]
+    assert short.size < like.size and short.misfit and not like.misfit
+    scores = {("parser.py", short.line): 1.0}
+    assert best([short, like], scores) is like
+    assert best([short], scores) is short  # a misfit is still claimed when it is all there is
+
+
+@pytest.mark.parametrize(
+    ("raised", "words"),
+    [
+        ('ValueError("Maximum size exceeded")', {"maximum", "size", "exceeded"}),
+        ('ValueError(f"Invalid port {port!r}")', {"invalid", "port"}),
+        ('ValueError("Invalid %s: %r" % (name, value))', {"invalid"}),
+        ("KeyError(key)", set()),
+    ],
+)
+def test_a_message_s_words_come_from_its_literals(raised: str, words: set[str]) -> None:
+    assert message_words(ast.parse(raised, mode="eval").body) == words
+
+
+def test_the_engine_claims_the_class_the_module_raises_the_message_with(make_sandbox, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "parser.py").write_text(
+        PARSER.format(missing='"Header length too long"', other="Header too long")
+    )
+    (root / "test_parser.py").write_text(TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert 'raise LimitReached("Header length too long")' in result.files["parser.py"], result.patch_diff
