@@ -26,6 +26,7 @@ WORKER_PARTS = (
     "coverage.py",
     "children.py",
     "collect.py",
+    "hot_server.py",
     "hot.py",
     "check.py",
     "differ.py",

@@ -1,30 +1,19 @@
-"""Fast rejection by hot patching. A second warm process, the hot server (forked after the warm-up),
-imports the workspace once and keeps it; a candidate whose edits lie inside one function's body is
-tried in a child of it that gives that function the candidate's code (`__code__`) instead of
-importing the changed module afresh (100 ms a candidate for a 6,000-line module, about 17 ms hot).
+"""Fast rejection by hot patching, the check job's side. A second warm process, the hot server
+(hot_server.py, forked after the warm-up), imports the workspace once and keeps it; a candidate
+whose edits lie inside one function's body is tried in a child of it that gives that function the
+candidate's code (`__code__`) instead of importing the changed module afresh (100 ms a candidate
+for a 6,000-line module, about 17 ms hot).
 
-Only a rejection counts: a candidate that passes here is tried again the usual way (a fresh
-import, then pytest), so a hot pass decides nothing. A function is never patched so when it, or
-code inside it, ran while the workspace was imported (what it made then would stay as it was), nor
-when its closure would not fit, nor when it is not a plain `def` of the module or of its classes."""
+Only a rejection counts: a candidate that passes there is tried again the usual way (a fresh
+import, then pytest), so a hot pass decides nothing."""
 
-import __future__
-
-import ast
-import gc
 import json
 import os
 import select
 import signal
-import sys
-import types
 
-from repofix.repair.insandbox.children import _apply, _direct_body, _in_child, _pytest_body
-from repofix.repair.insandbox.collect import _ours
-from repofix.repair.insandbox.common import PYTEST_ARGS, _quiet
-
-HOT_UNSUPPORTED = 111  # a hot child's exit code: this candidate cannot be patched so
-_HOT_FUTURES = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
+from repofix.repair.insandbox.common import _quiet
+from repofix.repair.insandbox.hot_server import _hot_serve
 
 
 class _HotServer:
@@ -133,186 +122,3 @@ def _hot_turn(number, took_hot, took_usual):
         return len(took_hot) < 3
     hot, usual = sorted(took_hot[-11:]), sorted(took_usual[-11:])
     return (hot[len(hot) // 2] <= usual[len(usual) // 2]) != (number % 25 == 0)
-
-
-def _hot_serve(tests, plain, requests, replies):
-    import pytest
-
-    called = set()
-
-    def note(frame, event, arg):  # every function that runs while the workspace is imported
-        called.add(frame.f_code)
-
-    sys.settrace(note)
-    try:
-        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests))
-    finally:
-        sys.settrace(None)
-    functions = _hot_functions(os.path.realpath(os.getcwd()))
-    # as in the warm-up: what the workspace made lives as long as this server; frozen, a child's
-    # garbage collector does not walk it (and copy its pages) again
-    gc.collect()
-    gc.freeze()
-    sources, defs = {}, {}  # path -> the original's bytes, its defs
-    body = _direct_body(plain) if plain else _pytest_body(tests)
-    replies.write(json.dumps({"ready": True}) + "\n")
-    replies.flush()
-    for line in requests:
-        req = json.loads(line)
-        if "read" in req:
-            sources[req["read"]] = req["data"].encode("latin-1")
-            continue
-        original = sources.get(req["path"])
-        if original is not None and req["path"] not in defs:
-            defs[req["path"]] = _hot_defs(original, req["path"])
-        target = _hot_target(defs.get(req["path"]), req["edits"], functions, called)
-        reply = {"hot": False}
-        if target is not None:
-            run = _hot_body(target, _apply(original, req["edits"]), req["edits"], body)
-            ok, reason = _in_child(run, float(req["limit"]))
-            if reason != "exit %d" % HOT_UNSUPPORTED:
-                reply = {"hot": True, "ok": ok, "reason": reason}
-        replies.write(json.dumps(reply) + "\n")
-        replies.flush()
-
-
-def _hot_functions(root):
-    """(real file, first line, name) -> the live functions of the workspace's modules and of their
-    classes (methods, static and class methods, properties' functions, what a wrapper wraps)."""
-    found, seen, real = {}, set(), {}
-
-    def add(obj, depth):
-        if isinstance(obj, (staticmethod, classmethod)):
-            obj = obj.__func__
-        if isinstance(obj, property):
-            for part in (obj.fget, obj.fset, obj.fdel):
-                add(part, depth)
-            return
-        if id(obj) in seen or depth > 8:
-            return
-        try:
-            attributes = object.__getattribute__(obj, "__dict__")
-        except (AttributeError, TypeError):
-            attributes = {}
-        if isinstance(obj, types.FunctionType):
-            seen.add(id(obj))
-            code = obj.__code__
-            if code.co_filename not in real:
-                real[code.co_filename] = os.path.realpath(code.co_filename)
-            found.setdefault((real[code.co_filename], code.co_firstlineno, code.co_name), []).append(obj)
-        elif isinstance(obj, type):
-            seen.add(id(obj))
-            for value in list(attributes.values()):
-                add(value, depth + 1)
-            return
-        wrapped = attributes.get("__wrapped__") if isinstance(attributes, dict) else None
-        if wrapped is not None:  # functools.wraps, lru_cache
-            add(wrapped, depth + 1)
-
-    for module in list(sys.modules.values()):
-        if _ours(module, root):
-            for value in list(vars(module).values()):
-                add(value, 0)
-    return found
-
-
-def _hot_defs(data, path):
-    """The plain `def`s of a module and of its classes (not inside a function or a block) as
-    (first byte, body's first byte, end byte, first line, name, classes, file, future flags)."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return []
-    starts = [0]
-    for line in data.split(b"\n"):
-        starts.append(starts[-1] + len(line) + 1)
-    flags = 0
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-            flags |= sum(_HOT_FUTURES.get(alias.name, 0) for alias in node.names)
-    defs, todo = [], [(tree.body, ())]
-    while todo:
-        body, classes = todo.pop()
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                todo.append((node.body, classes + (node.name,)))
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-                line = data[starts[first - 1] : starts[first]]
-                code = line.lstrip(b" ")
-                if len(line) - len(code) < len(classes) or not code.startswith((b"@", b"def ", b"async ")):
-                    continue  # tabs, or something else before it on its line: not compiled alone
-                defs.append(
-                    (
-                        starts[first - 1],
-                        starts[node.body[0].lineno - 1] + node.body[0].col_offset,
-                        starts[node.end_lineno - 1] + node.end_col_offset,
-                        first,
-                        node.name,
-                        classes,
-                        os.path.realpath(path),
-                        flags,
-                    )
-                )
-    return defs
-
-
-def _hot_target(defs, edits, functions, called):
-    """The def whose body holds every edit, when its live functions can take a new code."""
-    if not defs or not edits:
-        return None
-    low, high = min(e[0] for e in edits), max(e[1] for e in edits)
-    for start, body, end, first, name, classes, real, flags in defs:
-        if body <= low and high <= end:
-            live = functions.get((real, first, name))
-            if not live or any(_hot_ran(f.__code__, called) for f in live):
-                return None
-            return (start, end, first, name, classes, real, flags, live)
-    return None
-
-
-def _hot_ran(code, called):
-    if code in called:
-        return True
-    return any(isinstance(c, types.CodeType) and _hot_ran(c, called) for c in code.co_consts)
-
-
-def _hot_body(target, data, edits, run):
-    """In the hot child: compile the changed def alone (inside its classes, for names mangled
-    there and `super()`), at its own lines, and give its live functions the new code."""
-    start, end, first, name, classes, real, flags, live = target
-
-    def body():
-        grown = sum(len(text.encode("utf-8")) - (e - s) for s, e, text in edits)
-        wrapper = "".join(" " * i + "class %s:\n" % c for i, c in enumerate(classes))
-        try:
-            tree = ast.parse(wrapper + data[start : end + grown].decode("utf-8"))
-            node = tree
-            for _ in classes:
-                node = node.body[0] if len(node.body) == 1 else None
-                if not isinstance(node, ast.ClassDef):
-                    return HOT_UNSUPPORTED
-            if len(node.body) != 1 or getattr(node.body[0], "name", None) != name:
-                return HOT_UNSUPPORTED  # the edit made more than the def (a statement after it)
-            ast.increment_lineno(tree, first - 1 - len(classes))
-            code = _hot_code(compile(tree, real, "exec", flags, dont_inherit=True), name, first)
-            if code is None or any(f.__code__.co_freevars != code.co_freevars for f in live):
-                return HOT_UNSUPPORTED
-            for function in live:
-                function.__code__ = code
-        except (SyntaxError, ValueError, UnicodeDecodeError):
-            return HOT_UNSUPPORTED
-        return run()
-
-    return body
-
-
-def _hot_code(code, name, first):
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_name == name and const.co_firstlineno == first:
-                return const
-            found = _hot_code(const, name, first)
-            if found is not None:
-                return found
-    return None
