@@ -169,3 +169,19 @@ def test_pairs_combine_two_edits_on_one_line() -> None:
     singles = mutations(src)
     assert fixed not in {src.apply(m.edits) for m in singles}
     assert fixed in {src.apply(m.edits) for m in pairs(singles, 10_000)}
+
+
+@pytest.mark.parametrize(
+    ("literal", "made", "never"),
+    [
+        ('"type {:d} taken by {!r}"', '"TYPE {:d} TAKEN BY {!r}"', '"TYPE {:D} TAKEN BY {!R}"'),
+        ('"%s items, %-5.2f each"', '"%s ITEMS, %-5.2f EACH"', '"%S ITEMS, %-5.2F EACH"'),
+        ('"no fields"', '"NO FIELDS"', None),
+    ],
+)
+def test_a_case_change_keeps_a_format_string_s_fields(literal: str, made: str, never: str | None) -> None:
+    # `{:D}` raises a ValueError of its own when formatted: umsgpack's test that expects one passed
+    # with the message upper-cased, where the fix was the missing `ValueError(...)` around it
+    found = candidates(f"def f(x):\n    return {literal}.format(x)\n")
+    assert f"def f(x):\n    return {made}.format(x)\n" in found
+    assert never is None or f"def f(x):\n    return {never}.format(x)\n" not in found

@@ -87,6 +87,23 @@ def test_the_class_raised_with_a_like_message_comes_first(other: str, first: str
     assert {n for n, m in zip(names, found, strict=True) if m.misfit} == misfits
 
 
+@pytest.mark.parametrize(
+    ("missing", "wrapped"),
+    [
+        ('"Header {} too long".format(limit)', True),  # a message made by a string's method
+        ('f"Header {limit} too long"', True),
+        ('"Header %d too long" % limit', True),
+        ("LimitReached(limit)", False),  # already an exception
+        ("error(limit)", False),  # a helper that may make one
+    ],
+)
+def test_a_message_made_by_a_call_is_wrapped_too(missing: str, wrapped: bool) -> None:
+    src = SourceFile("parser.py", PARSER.format(missing=missing, other="Header too long"))
+    site = src.data.index(missing.encode())
+    found = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == site}
+    assert (f"raise LimitReached({missing})" in found) is wrapped, sorted(found)
+
+
 def test_a_patch_like_the_module_outranks_a_shorter_one() -> None:
     source = PARSER.format(missing='"Header length too long"', other="Header too long")
     by_class = {m.description.split()[1].split("(")[0]: m for m in raises(source)}

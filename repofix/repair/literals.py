@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from repofix.repair.calls import swap_adjacent
@@ -10,6 +11,8 @@ from repofix.repair.source import Edit, Mutation, SourceFile
 
 BRACKETS = {"(": "[", "[": "(", ")": "]", "]": ")", "{": "(", "}": ")", "<": ">", ">": "<"}
 PUNCTUATION = [" ", ",", ".", "-", "_", ":", ";"]
+# a format string's fields: `{}`, `{0!r:>8}`, `%s`, `%-5.2f`
+FIELD = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]")
 
 
 def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
@@ -33,6 +36,7 @@ def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
         if len(value) == 1 and value in PUNCTUATION:
             strs += [(p, 0.45) for p in PUNCTUATION if p != value]
         for variant in (value.upper(), value.lower(), value.capitalize(), value + value.upper()):
+            variant = _keep_fields(value, variant)
             if variant != value:
                 strs.append((variant, 0.5))
         if 1 < len(value) <= 8:
@@ -44,6 +48,20 @@ def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
         if text not in seen and not (text.startswith("-") and src.data[start - 1 : start] == b"-"):
             seen.add(text)
             yield src.mutation("constant", f"constant {original} -> {text}", [Edit(start, end, text)], prior)
+
+
+def _keep_fields(value: str, variant: str) -> str:
+    """A case variant of `value` with its format fields as they were: `"{:d} items"` gives
+    `"{:d} ITEMS"`, never `"{:D} ITEMS"`, which raises a ValueError of its own when formatted (and so
+    passed umsgpack's test that expects one, for a missing `ValueError(...)` around the message)."""
+    fields = [m.span() for m in FIELD.finditer(value)]
+    if not fields or len(variant) % len(value):  # a case change that changed the length: as it is
+        return variant
+    chars = list(variant)
+    for offset in range(0, len(variant), len(value)):
+        for start, end in fields:
+            chars[offset + start : offset + end] = value[start:end]
+    return "".join(chars)
 
 
 def _quote(value: str, quote: str) -> str:

@@ -149,7 +149,7 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     a suite that catches the base class passes both); any other class has half the prior and ranks
     below it when both pass. Without a like message, the classes the module raises or defines and
     four builtin ones share one prior (the search tries them shortest first)."""
-    if node.exc is None or isinstance(node.exc, ast.Call):
+    if node.exc is None or isinstance(node.exc, ast.Call) and not _formats_text(node.exc):
         return
     start, end = src.span(node.exc)
     text = src.segment(node.exc)
@@ -166,6 +166,17 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
             prior / 2 if misfit else prior,
             misfit,
         )
+
+
+def _formats_text(call: ast.Call) -> bool:
+    """`"Ext type {:d} already registered".format(code)`: a call that makes a message, not an
+    exception (a method of a string literal)."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, (ast.Constant, ast.JoinedStr))
+        and isinstance(getattr(func.value, "value", ""), str)
+    )
 
 
 LIKE = 0.5  # of the two messages' words together, the share both have
