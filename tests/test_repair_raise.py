@@ -137,3 +137,26 @@ def test_the_engine_claims_the_class_the_module_raises_the_message_with(make_san
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert 'raise LimitReached("Header length too long")' in result.files["parser.py"], result.patch_diff
+
+
+@pytest.mark.parametrize(
+    ("raised", "message_mutated"),
+    [
+        ('"type {:d} taken by {!r}".format(code, cls)', False),
+        ('"type %d taken by %r" % (code, cls)', False),
+        ('"type taken: " + str(code)', False),
+        ('ValueError("type {:d} taken by {!r}".format(code, cls))', True),  # a message of an exception
+        ("table[code]", True),  # may be an exception: `raise errors[code]`
+    ],
+)
+def test_the_message_of_a_raised_string_is_never_changed(raised: str, message_mutated: bool) -> None:
+    # a raised string is a TypeError whatever it says; umsgpack's test that expects a ValueError
+    # passed with the message's `{:d}` upper-cased, then with its arguments swapped
+    source = f"def register(code, cls, table):\n    if code in table:\n        raise {raised}\n    table[code] = cls\n"
+    src = SourceFile("ext.py", source)
+    start = src.data.index(raised.encode())
+    end = start + len(raised.encode())
+    inside = [m for m in mutations(src) if any(start <= e.start and e.end <= end for e in m.edits)]
+    assert any((e.start, e.end) != (start, end) for m in inside for e in m.edits) is message_mutated
+    if not message_mutated:
+        assert "raise ValueError(" + raised + ")" in {m.description for m in inside}

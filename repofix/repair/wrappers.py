@@ -168,6 +168,18 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
         )
 
 
+def raises_text(value: ast.expr | None) -> bool:
+    """A raised value that is text for sure (a literal, an f-string, a `%` or `+` of a literal, a
+    literal's `.format(...)`): no exception at all, unlike `raise key`, which may be one."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, ast.JoinedStr):
+        return True
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mod, ast.Add)):
+        return raises_text(value.left) or isinstance(value.op, ast.Add) and raises_text(value.right)
+    return isinstance(value, ast.Call) and _formats_text(value)
+
+
 def _formats_text(call: ast.Call) -> bool:
     """`"Ext type {:d} already registered".format(code)`: a call that makes a message, not an
     exception (a method of a string literal)."""
