@@ -17,7 +17,6 @@ import ast
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sdists import download_sdist
+
+from repofix.testfiles import is_test_file
 
 SEED = 20261123
 PROJECTS = [
@@ -85,10 +86,6 @@ def project_tree(sdist: Path, into: Path) -> Path:
         (into / name).unlink(missing_ok=True)
     (into / "pytest.ini").write_text(PYTEST_INI)
     return into
-
-
-def is_test(path: str) -> bool:
-    return bool(re.search(r"(^|/)(tests?/|test_[^/]*\.py$|conftest\.py$)", path))
 
 
 def sites(text: str) -> list[tuple[str, int, int, str, int]]:
@@ -226,7 +223,8 @@ def choose(
         candidates = []
         for path in sorted(tree.rglob("*.py")):
             rel = path.relative_to(tree).as_posix()
-            if is_test(rel) or rel.startswith(("tlz/", "examples/")):
+            # repofix's own rule, `*_test.py` modules too (strsimpy's and python-mimeparse's tests)
+            if is_test_file(rel) or rel.startswith(("tlz/", "examples/")):
                 continue
             # no newline translation: a site's offsets are the file's own bytes (read_text turned
             # latexcodec's CRLF into LF, and heldout10's 4 latexcodec bugs were planted off their mark)

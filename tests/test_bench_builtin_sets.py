@@ -159,6 +159,19 @@ def test_a_bug_is_judged_by_its_own_code_and_kept_once(tmp_path: Path, seed: int
     assert sorted(b.before for b in chosen) == ["abs(x)", "i + 1"]
 
 
+def test_no_bug_is_planted_in_a_test_module_named_the_other_way(tmp_path: Path) -> None:
+    """pytest collects `*_test.py` as well as `test_*.py`: its asserts are sites too, and a bug
+    planted there would break its own test (strsimpy and python-mimeparse keep tests so)."""
+    project = tmp_path / "cache" / "unpacked" / "twins-1.0"
+    project.mkdir(parents=True)
+    (project / "twins.py").write_text(TWINS)
+    (project / "twins_test.py").write_text(TWINS_TESTS)
+    chosen = bugs.choose(
+        tmp_path / "cache", tmp_path / "s", log=lambda _: None, seed=5, projects=["twins==1.0"]
+    )
+    assert chosen and {b.path for b in chosen} == {"twins.py"}
+
+
 SPACED = """import unittest
 
 import pytest
