@@ -235,7 +235,7 @@ def main() -> None:
         "--set",
         dest="bug_set",
         default="heldout",
-        help="which frozen held-aside list: heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9, heldout10 (results/bench_builtin_<set>.bugs.json)",
+        help="which frozen held-aside list: heldout, heldout2, ... heldout11 (results/bench_builtin_<set>.bugs.json)",
     )
     parser.add_argument(
         "--only",
