@@ -9,6 +9,9 @@ when the project's own test suite, run once, has between 1 and MAX_FAILING newly
 and no collection error, and finishes within 60 s (tests that fail without any bug are ignored); at most PER_KIND bugs of one kind and PER_PROJECT per
 project. A site found twice (a nested function) is kept once, and the suites run without writing
 .pyc files, so the seed alone decides (sets frozen before these two rules were chosen without them).
+Test files are repofix's own rule (`testfiles.is_test_file`, `*_test.py` modules too) from heldout12
+on: sets up to heldout11 left `*_test.py` modules among the sources, so a project that has one
+shuffles other sites now (no frozen bug is in such a file).
 The planting code is this file's own (it shares nothing with repofix/repair)."""
 
 from __future__ import annotations

@@ -175,8 +175,12 @@ def test_pairs_combine_two_edits_on_one_line() -> None:
     ("literal", "made", "never"),
     [
         ('"type {:d} taken by {!r}"', '"TYPE {:d} TAKEN BY {!r}"', '"TYPE {:D} TAKEN BY {!R}"'),
-        ('"%s items, %-5.2f each"', '"%s ITEMS, %-5.2f EACH"', '"%S ITEMS, %-5.2F EACH"'),
-        ('"no fields"', '"NO FIELDS"', None),
+        ('"%s items, %-5d each"', '"%s ITEMS, %-5d EACH"', '"%S ITEMS, %-5D EACH"'),
+        ('"%(name)s is taken"', '"%(name)s IS TAKEN"', '"%(NAME)S IS TAKEN"'),
+        ('"{name} is taken"', '"{name} IS TAKEN"', '"{NAME} IS TAKEN"'),
+        ('"Straße {:d}"', '"STRASSE {:d}"', '"STRASSE {:D}"'),  # the case change changes the length
+        ('"{:x}"', '"{:X}"', None),  # a type valid in either case may change
+        ('"100% sure"', '"100% SURE"', None),  # no field: `%` with no type after it
     ],
 )
 def test_a_case_change_keeps_a_format_string_s_fields(literal: str, made: str, never: str | None) -> None:

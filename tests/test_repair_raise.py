@@ -13,8 +13,9 @@ import pytest
 from repofix.repair import Budget, repair
 from repofix.repair.facts import message_words
 from repofix.repair.generate import mutations
-from repofix.repair.search import best
+from repofix.repair.search import best, order
 from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.wrappers import like_message, raises_text
 
 PARSER = """\
 class ParserError(ValueError):
@@ -64,7 +65,7 @@ def raises(source: str) -> list[Mutation]:
     src = SourceFile("parser.py", source)
     site = src.data.index(b'"Header length')
     found = [m for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == site]
-    return sorted(found, key=lambda m: (-m.prior, m.size))
+    return order(found, {("parser.py", m.line): 1.0 for m in found})
 
 
 CLASSES = {"LimitReached", "ParserError", "TypeError", "ValueError", "KeyError", "RuntimeError"}
@@ -97,11 +98,24 @@ def test_the_class_raised_with_a_like_message_comes_first(other: str, first: str
         ("error(limit)", False),  # a helper that may make one
     ],
 )
-def test_a_message_made_by_a_call_is_wrapped_too(missing: str, wrapped: bool) -> None:
+def test_a_message_made_by_a_string_s_method_is_wrapped_too(missing: str, wrapped: bool) -> None:
     src = SourceFile("parser.py", PARSER.format(missing=missing, other="Header too long"))
     site = src.data.index(missing.encode())
     found = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == site}
     assert (f"raise LimitReached({missing})" in found) is wrapped, sorted(found)
+
+
+@pytest.mark.parametrize(
+    ("words", "messages", "like"),
+    [
+        ({"header"}, [("Short", {"header"})], []),  # all words shared, but one word is not enough
+        ({"header", "long"}, [("A", {"header", "long"}), ("B", {"long", "header"})], ["A", "B"]),  # a tie
+        ({"header", "long"}, [("A", {"header", "long", "body"}), ("B", {"header", "long"})], ["B"]),
+        (set(), [("A", set())], []),  # `raise "%s" % x`: no words, no like class
+    ],
+)
+def test_the_likest_message_s_classes(words: set[str], messages: list, like: list[str]) -> None:
+    assert like_message(frozenset(words), [(n, frozenset(w)) for n, w in messages]) == like
 
 
 def test_a_patch_like_the_module_outranks_a_shorter_one() -> None:
@@ -111,7 +125,6 @@ def test_a_patch_like_the_module_outranks_a_shorter_one() -> None:
     assert short.size < like.size and short.misfit and not like.misfit
     scores = {("parser.py", short.line): 1.0}
     assert best([short, like], scores) is like
-    assert best([short], scores) is short  # a misfit is still claimed when it is all there is
 
 
 @pytest.mark.parametrize(
@@ -145,6 +158,7 @@ def test_the_engine_claims_the_class_the_module_raises_the_message_with(make_san
         ('"type {:d} taken by {!r}".format(code, cls)', False),
         ('"type %d taken by %r" % (code, cls)', False),
         ('"type taken: " + str(code)', False),
+        ('"type taken"', False),  # the whole value is the literal: its variants are text too
         ('ValueError("type {:d} taken by {!r}".format(code, cls))', True),  # a message of an exception
         ("table[code]", True),  # may be an exception: `raise errors[code]`
     ],
@@ -157,6 +171,9 @@ def test_the_message_of_a_raised_string_is_never_changed(raised: str, message_mu
     start = src.data.index(raised.encode())
     end = start + len(raised.encode())
     inside = [m for m in mutations(src) if any(start <= e.start and e.end <= end for e in m.edits)]
-    assert any((e.start, e.end) != (start, end) for m in inside for e in m.edits) is message_mutated
-    if not message_mutated:
+    after = [ast.parse(src.apply(m.edits)).body[0].body[0].body[0] for m in inside]  # type: ignore[attr-defined]
+    if message_mutated:  # the message inside an exception, or a subscript that may be one
+        assert any((e.start, e.end) != (start, end) for m in inside for e in m.edits)
+    else:  # whatever a candidate does there, what it raises is no longer text
+        assert inside and not any(isinstance(node, ast.Raise) and raises_text(node.exc) for node in after)
         assert "raise ValueError(" + raised + ")" in {m.description for m in inside}

@@ -56,7 +56,9 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     messages = [
         (dotted(n.exc.func), message_words(n.exc))
         for n in ast.walk(module)
-        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and dotted(n.exc.func)
+        if isinstance(n, ast.Raise)
+        and isinstance(n.exc, ast.Call)
+        and _cap_words(dotted(n.exc.func).rsplit(".", 1)[-1])  # a class, not `self.error(...)`
     ]
     statements = updates(module)
     return ModuleFacts(
@@ -91,7 +93,7 @@ def exception_classes(module: ast.Module) -> list[str]:
     return found
 
 
-WORD = re.compile(r"[a-z]{2,}")
+WORD = re.compile(r"[^\W\d_]{3,}")  # words of three letters or more, in any script
 
 
 def message_words(node: ast.expr) -> frozenset[str]:

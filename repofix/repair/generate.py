@@ -79,7 +79,8 @@ def _touches(node: ast.AST, wanted: set[int] | None) -> bool:
 
 
 def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutation]:
-    """Single mutations touching one of `lines` (all lines when None)."""
+    """Single mutations touching one of `lines` (all lines when None), but none that changes the
+    text a `raise "..."` raises and leaves it text (`_edits_raised_text`)."""
     wanted = None if lines is None else set(lines)
     out = []
     scopes: dict[int, Scope] = {}
@@ -105,16 +106,26 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     messages = [
         src.span(n.exc) for n in ast.walk(src.tree) if isinstance(n, ast.Raise) and raises_text(n.exc)
     ]
-    return [m for m in out if not any(_rewords(m, span) for span in messages)] if messages else out
+    return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
 
-def _rewords(m: Mutation, message: tuple[int, int]) -> bool:
-    """`m` edits inside the message of a `raise "..."`, and not to give it its class: whatever the
-    message, such a raise is a TypeError of its own, and a changed message can only pass a test by
-    raising while it is made (`{:d}` upper-cased, or its arguments swapped, raised a ValueError for
-    umsgpack's test that expects one)."""
+def _edits_raised_text(m: Mutation, message: tuple[int, int]) -> bool:
+    """`m` changes the text a `raise "..."` raises and leaves it text: whatever it says, such a
+    raise is a TypeError of its own, and a changed message can only pass a test by raising while
+    it is made (`{:d}` upper-cased, or its arguments swapped, raised a ValueError for umsgpack's
+    test that expects one). Giving it its class, or a name (`raise err`), is no such change."""
     start, end = message
-    return any(start <= e.start and e.end <= end and (e.start, e.end) != message for e in m.edits)
+    for e in m.edits:
+        if not (start <= e.start and e.end <= end):
+            continue
+        if (e.start, e.end) != message:
+            return True
+        try:
+            if raises_text(ast.parse(e.text.strip(), mode="eval").body):
+                return True
+        except SyntaxError:
+            return True
+    return False
 
 
 def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[Mutation]:
@@ -139,7 +150,7 @@ def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[
                 edits,
                 prior,
                 tuple(sorted(set(a.lines) | set(b.lines))),
-                a.misfit or b.misfit,
+                misfit=a.misfit or b.misfit,
             )
             made += 1
             on_line += 1
@@ -175,7 +186,7 @@ def function_pairs(
                 edits,
                 a.prior * b.prior * 0.8,
                 tuple(sorted(set(a.lines) | set(b.lines))),
-                a.misfit or b.misfit,
+                misfit=a.misfit or b.misfit,
             )
             made += 1
             if made >= limit:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from repofix.repair.calls import swap_adjacent
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 BRACKETS = {"(": "[", "[": "(", ")": "]", "]": ")", "{": "(", "}": ")", "<": ">", ">": "<"}
 PUNCTUATION = [" ", ",", ".", "-", "_", ":", ";"]
-# a format string's fields: `{}`, `{0!r:>8}`, `%s`, `%-5.2f`
-FIELD = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]")
+# a format string's fields: `{}`, `{name!r:>8}`, `%s`, `%(name)s`, `%-5.2f`, `%*d`, `%ld` (no space
+# flag: "100% sure" is text)
+FIELD = re.compile(r"\{[^{}]*\}|%(?:\([^()]*\))?[-#0+]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[a-zA-Z]")
+# format types valid in either case (`{:x}`/`{:X}`, `%e`/`%E`): a case variant may change them
+EITHER_CASE = set("xXeEfFgG")
 
 
 def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
@@ -35,8 +38,8 @@ def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
             strs.append((BRACKETS[value], 0.7))
         if len(value) == 1 and value in PUNCTUATION:
             strs += [(p, 0.45) for p in PUNCTUATION if p != value]
-        for variant in (value.upper(), value.lower(), value.capitalize(), value + value.upper()):
-            variant = _keep_fields(value, variant)
+        for case in (str.upper, str.lower, str.capitalize, None):
+            variant = value + _case_of_text(value, str.upper) if case is None else _case_of_text(value, case)
             if variant != value:
                 strs.append((variant, 0.5))
         if 1 < len(value) <= 8:
@@ -50,18 +53,31 @@ def constant(src: SourceFile, node: ast.Constant) -> Iterator[Mutation]:
             yield src.mutation("constant", f"constant {original} -> {text}", [Edit(start, end, text)], prior)
 
 
-def _keep_fields(value: str, variant: str) -> str:
-    """A case variant of `value` with its format fields as they were: `"{:d} items"` gives
-    `"{:d} ITEMS"`, never `"{:D} ITEMS"`, which raises a ValueError of its own when formatted (and so
-    passed umsgpack's test that expects one, for a missing `ValueError(...)` around the message)."""
-    fields = [m.span() for m in FIELD.finditer(value)]
-    if not fields or len(variant) % len(value):  # a case change that changed the length: as it is
-        return variant
-    chars = list(variant)
-    for offset in range(0, len(variant), len(value)):
-        for start, end in fields:
-            chars[offset + start : offset + end] = value[start:end]
-    return "".join(chars)
+def _case_of_text(value: str, case: Callable[[str], str]) -> str:
+    """`value` in another case, its format fields as they were but for a type valid in either
+    case: `"{:d} items"` gives `"{:d} ITEMS"`, never `"{:D} ITEMS"` or a field `{NAME}`, which raise
+    while formatted (upper-cased, umsgpack's `raise "Ext type {:d} ...".format(...)` raised the
+    ValueError its test expects); `"{:x}"` gives `"{:X}"`."""
+    on_type = str.lower if case is str.capitalize else case  # capitalize lowers all but the first
+    parts, at = [], 0
+    for field in FIELD.finditer(value):
+        parts.append(value[at : field.start()])
+        text = field.group()
+        if text.startswith("%") and text[-1] in EITHER_CASE:
+            text = text[:-1] + on_type(text[-1])
+        elif text.startswith("{") and ":" in text and text[-2] in EITHER_CASE:
+            text = text[:-2] + on_type(text[-2]) + "}"
+        parts.append(text)
+        at = field.end()
+    parts.append(value[at:])
+    texts = parts[0::2]
+    if case is str.capitalize:  # the first character of the whole, when it is text, upper
+        texts = [t.lower() for t in texts]
+        texts[0] = texts[0][:1].upper() + texts[0][1:]
+    else:
+        texts = [case(t) for t in texts]
+    parts[0::2] = texts
+    return "".join(parts)
 
 
 def _quote(value: str, quote: str) -> str:

@@ -191,16 +191,18 @@ def _formats_text(call: ast.Call) -> bool:
     )
 
 
-LIKE = 0.5  # of the two messages' words together, the share both have
+LIKE_SHARE = 0.5  # of the two messages' words together, the share both have
+LIKE_WORDS = 2  # and at least so many words in common
 
 
 def like_message(words: frozenset[str], messages: list[tuple[str, frozenset[str]]]) -> list[str]:
-    """The classes the module raises the likest message with, when it is like enough (`LIKE`);
-    several on a tie, none when no message is."""
+    """The classes the module raises the likest message with, when it is like enough (`LIKE_SHARE`
+    and `LIKE_WORDS`); several on a tie, none when no message is."""
     best: dict[str, float] = {}
     for name, other in messages:
-        share = len(words & other) / len(words | other) if words else 0.0
-        if share >= LIKE:
+        common = len(words & other)
+        share = common / len(words | other) if words else 0.0
+        if share >= LIKE_SHARE and common >= LIKE_WORDS:
             best[name] = max(best.get(name, 0.0), share)
     top = max(best.values(), default=0.0)
     return [name for name, share in best.items() if share == top]
