@@ -104,7 +104,9 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
             if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)
     messages = [
-        src.span(n.exc) for n in ast.walk(src.tree) if isinstance(n, ast.Raise) and raises_text(n.exc)
+        src.span(n.exc)
+        for n in ast.walk(src.tree)
+        if isinstance(n, ast.Raise) and n.exc is not None and raises_text(n.exc)
     ]
     return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
