@@ -85,11 +85,14 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     out = []
     scopes: dict[int, Scope] = {}
     reuses: dict[int, clones.Reuse] = {}
+    messages: list[tuple[int, int]] = []  # the raised texts on these lines (`_edits_raised_text`)
     for node, parent, func in _walk(src.tree, src.tree, None):
         # a node's mutations edit its own lines; one without a position (an operator, the
         # arguments, a comprehension) stands where its parent does
         if not _touches(node if hasattr(node, "lineno") else parent, wanted):
             continue
+        if isinstance(node, ast.Raise) and node.exc is not None and raises_text(node.exc):
+            messages.append(src.span(node.exc))
         found = _node_mutations(src, node, parent)
         if func is not None:
             if id(func) not in scopes:
@@ -103,11 +106,6 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)
-    messages = [
-        src.span(n.exc)
-        for n in ast.walk(src.tree)
-        if isinstance(n, ast.Raise) and n.exc is not None and raises_text(n.exc)
-    ]
     return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
 
