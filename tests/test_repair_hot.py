@@ -224,7 +224,7 @@ def two_candidates(
 def test_hot_rejections_in_real_sandboxes(backend: str, make_sandbox, tmp_path: Path) -> None:
     verdicts = two_candidates(
         make_sandbox,
-        "none",
+        backend,
         tmp_path,
         METHODS,
         METHODS_TEST,
