@@ -3,7 +3,7 @@ bench_builtin_bugs.py) and on HumanEvalFix, against a baseline engine (--baselin
 it was taken from, say main at c801dbd), both measured in the same run on the same tasks.
 
 Each engine runs `repair()` in its own interpreter (its package root first on sys.path) through a
-real sandbox, with the same budget. Grades, per task:
+real sandbox, with the same budget (unless --baseline-seconds gives the baseline its own). Grades, per task:
 - resolved: the patch applied to a fresh copy makes the project's whole suite pass (HumanEvalFix:
   the row's full `check`);
 - plausible but wrong: resolved, yet it behaves unlike the fixed program: a patch that does not
@@ -23,8 +23,7 @@ DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C D
 whose sandbox runner lives at the checkout root, as at ec185dc, `... repofix sandbox | tar ...`). Sdists are
 downloaded into --cache (default /work/cache/<set>), never into this repository. --set picks the
 frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `heldout`; `heldout2`,
-`heldout3`, `heldout4`, `heldout5`, `heldout6`, `heldout7`, `heldout8`, `heldout9` and `heldout10` were frozen
-later, each in other projects with another seed, see bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
+`heldout3` ... `heldout12` were frozen later, each in other projects with another seed, see bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
 
 from __future__ import annotations
 
@@ -219,6 +218,12 @@ def _hef_rows(stride: int) -> str:
     return "HumanEvalFix: all 164 rows." if stride == 1 else f"HumanEvalFix: every {stride}th row."
 
 
+def _budgets(args: argparse.Namespace) -> str:
+    if not args.baseline_seconds or args.baseline_seconds == args.seconds:
+        return f"{args.seconds:.0f} s"
+    return f"{args.seconds:.0f} s (engine now), {args.baseline_seconds:.0f} s ({args.baseline_name})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-root", type=Path, required=True)
@@ -227,7 +232,14 @@ def main() -> None:
         "--engine-root", type=Path, default=ROOT, help="a snapshot of this repository's package"
     )
     parser.add_argument("--backend", default="bwrap")
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--seconds", type=float, default=60.0, help="each task's time budget (the engine's default is 300)"
+    )
+    parser.add_argument(
+        "--baseline-seconds",
+        type=float,
+        help="the baseline's budget when it differs (say the same package at 60 s beside it at 300 s)",
+    )
     parser.add_argument("--candidates", type=int, default=5000)  # the engine's own default
     parser.add_argument("--hef-stride", type=int, default=8, help="HumanEvalFix: every K-th row; 0: skip")
     parser.add_argument("--cache", type=Path, help="sdists and unpacked projects (default /work/cache/<set>)")
@@ -252,7 +264,13 @@ def main() -> None:
     args = parser.parse_args()
     args.out = args.out or HERE / "results" / f"bench_builtin_{args.bug_set}.md"
     args.cache = args.cache or Path("/work/cache") / args.bug_set
-    budget = {"max_seconds": args.seconds, "max_candidates": args.candidates}
+    budgets = {
+        "engine now": {"max_seconds": args.seconds, "max_candidates": args.candidates},
+        args.baseline_name: {
+            "max_seconds": args.baseline_seconds or args.seconds,
+            "max_candidates": args.candidates,
+        },
+    }
     frozen = args.out.with_suffix(".bugs.json")
     if not frozen.exists() and "heldout" in args.sets and args.bug_set != "heldout":
         parser.error(f"no frozen list {frozen}: freeze it first (bench_builtin_sets.py freeze)")
@@ -271,12 +289,12 @@ def main() -> None:
                 continue
             if "heldout" in args.sets:
                 first, last = (int(x) if x else None for x in args.tasks.split(":"))
-                rows = heldout(bugs[first:last], root, args, budget, args.cache)
+                rows = heldout(bugs[first:last], root, args, budgets[name], args.cache)
                 args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl").write_text(
                     "".join(json.dumps(r) + "\n" for r in rows)
                 )
             if args.hef_stride and "hef" in args.sets:
-                rows = humanevalfix(root, args, budget)
+                rows = humanevalfix(root, args, budgets[name])
                 args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl").write_text(
                     "".join(json.dumps(r) + "\n" for r in rows)
                 )
@@ -290,7 +308,7 @@ def main() -> None:
         f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
         f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         "",
-        f"Backend `{args.backend}`, budget {args.seconds:.0f} s / {args.candidates} candidates per task, both "
+        f"Backend `{args.backend}`, budget {_budgets(args)} / {args.candidates} candidates per task, both "
         f"engines measured in the same run on the same machine. Held-aside set{named}: {len(bugs)} "
         f"bugs planted with seed {header['seed']} in {', '.join(header['projects'])} (how: "
         f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). " + _hef_rows(args.hef_stride),
