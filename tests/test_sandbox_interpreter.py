@@ -33,6 +33,14 @@ from repofix.sandboxes.interpreter import InterpreterError
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.bwrap
 
+
+@pytest.fixture(autouse=True)
+def no_active_venv(monkeypatch):
+    """Each test names the venv it means; the one active where the suite runs (a developer's, CI's
+    sandbox venv) is not a case here and would take the place of the repository's .venv or python3."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+
+
 HELPER_TEST = """import helperlib
 
 
