@@ -28,6 +28,7 @@ frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `held
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import statistics
@@ -96,29 +97,66 @@ def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budge
         }
 
 
-def heldout(bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dict, cache: Path) -> list[dict]:
+GRADES = ("fixed", "fixed (unverified)", "plausible but wrong", "plausible, fails suite")
+
+
+def graded_before(out: Path) -> dict[tuple[str, str], str]:
+    """The grades of patches this set's records already hold (any engine, any run, a process running
+    beside this one included): a grade depends on the patch alone, and grading one runs the project's
+    suite four times under a call tracer (minutes on a large suite such as pycountry's)."""
+    known = {}
+    for path in sorted(out.parent.glob(f"{out.stem}.*.jsonl")):
+        for line in path.read_text().splitlines():
+            record = json.loads(line) if line.strip() else {}
+            grade = record.get("outcome", "").removeprefix("ambiguous, best ")
+            if grade in GRADES and record.get("bug") and record.get("edits"):
+                known[(record["bug"], json.dumps(record["edits"], sort_keys=True))] = grade
+    return known
+
+
+def planted(bug: Bug) -> str:
+    """Which planted bug a record is of: two bugs may share a line (and the same patch's offsets
+    mean another program on each)."""
+    where = [bug.project, bug.path, bug.start, bug.end, bug.after]
+    return hashlib.sha1(json.dumps(where).encode()).hexdigest()[:12]
+
+
+def heldout(
+    bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dict, cache: Path, records: Path
+) -> list[dict]:
+    """Each bug through `engine`; each record is appended to `records` as its task ends, so a run cut
+    short keeps what it finished (rerun the rest with --tasks and another --tag)."""
     rows = []
+    records.write_text("")
     for bug in bugs:
         with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
             folder = plant(bug, cache, Path(tmp) / "repo")
             result = run_engine(engine, folder, bug.failing, args.backend, budget)
             edits = patch_edits(folder, result["files"])  # the record keeps no project code
-        outcome = grade_bug(bug, result["files"], cache) if result["status"] == "plausible" else "not found"
-        if result["status"] == "ambiguous":  # not claimed; graded only to show what was withheld
-            outcome = f"ambiguous, best {grade_bug(bug, result['files'], cache)}"
+        task = f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}"
+        outcome, known = "not found", None
+        if result["status"] in ("plausible", "ambiguous"):
+            known = graded_before(args.out).get((planted(bug), json.dumps(edits, sort_keys=True)))
+            grade = known or grade_bug(bug, result["files"], cache)
+            # an ambiguous patch is not claimed; graded only to show what was withheld
+            outcome = grade if result["status"] == "plausible" else f"ambiguous, best {grade}"
         rows.append(
             {
-                "task": f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}",
+                "task": task,
+                "bug": planted(bug),
                 "kind": bug.kind,
                 "outcome": outcome,
                 "seconds": result["seconds"],
                 "tried": result["tried"],
                 "message": result["message"],
                 "edits": edits,
+                **({"grade": "reused"} if known else {}),
             }
         )
+        with records.open("a") as stream:
+            stream.write(json.dumps(rows[-1]) + "\n")
         print(
-            f"{engine.name[:12]:<12} {rows[-1]['task']:<48} {bug.kind:<17} {outcome:<20} "
+            f"{engine.name[:12]:<12} {task:<48} {bug.kind:<17} {outcome:<20} "
             f"{result['seconds']:6.1f}s {result['message'][:60]}",
             flush=True,
         )
@@ -289,10 +327,8 @@ def main() -> None:
                 continue
             if "heldout" in args.sets:
                 first, last = (int(x) if x else None for x in args.tasks.split(":"))
-                rows = heldout(bugs[first:last], root, args, budgets[name], args.cache)
-                args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl").write_text(
-                    "".join(json.dumps(r) + "\n" for r in rows)
-                )
+                records = args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl")
+                heldout(bugs[first:last], root, args, budgets[name], args.cache, records)
             if args.hef_stride and "hef" in args.sets:
                 rows = humanevalfix(root, args, budgets[name])
                 args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl").write_text(
