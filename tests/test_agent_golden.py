@@ -53,8 +53,11 @@ def replacements_for(outcome, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.bwrap
-def test_golden_trajectory_of_a_scripted_fix(tmp_path):
+def test_golden_trajectory_of_a_scripted_fix(tmp_path, monkeypatch):
     require_backend("bwrap")
+    # the settings record the interpreter chosen: the golden run is of the default one, not of a
+    # venv active where the suite runs (CI's sandbox venv, a developer's)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     repo = clamp_repo(tmp_path / "repo")
     request = AgentRequest(
         repo=repo,

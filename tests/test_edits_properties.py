@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from repofix.edits import apply_edit
@@ -179,6 +179,17 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
     st.integers(1, 3),
     st.sampled_from([h for h in HOW if h not in ("drop", "lost_context")]),
     st.integers(0, 40),
+)
+# Found by a CI run: a blank context line left out, and the resent diff's old lines matched with its
+# first context line (`pass`) skipped, so the `pass` the edit had kept was deleted.
+@example(
+    edit=(
+        ["", "", "", "", "", "", "", "pass", "", "", "pass", "", "", "", "", "pass", "", ""],
+        ["", "", "", "", "", "", "", "pass", "", "", "", "", "pass", "", ""],
+    ),
+    context=3,
+    how="blank",
+    amount=0,
 )
 def test_resending_an_applied_diff_never_changes_the_file(edit, context, how, amount) -> None:
     # (A dropped context line, or context that lost its indentation, can make the old lines occur

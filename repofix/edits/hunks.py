@@ -197,6 +197,12 @@ def locate_hunk(
             if TIERS.index(t) <= TIERS.index(tier)
             for q in find_placements(lines, new, new_kinds, [], t)
         ]
+        if tier == "context-lines" and len(placements) == 1 and not _same_at("blank-lines", old, new):
+            # One place where the old lines match only with a context line skipped, and new lines
+            # that are there but for blank lines: a diff sent again after it was applied (resending
+            # `pass, pass -> pass` to `pass` would delete the `pass` left, read as the removed one).
+            # Several such places are refused as they are (`_choose`), each shown.
+            better += find_placements(lines, new, new_kinds, [], "blank-lines")
         # New lines found inside a place where the old lines match strictly are no sign of an
         # applied edit: a deletion's surviving context is always there, next to what it deletes.
         if tier in STRICT_TIERS:
