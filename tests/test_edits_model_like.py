@@ -109,3 +109,31 @@ def test_a_removal_whose_hunk_repeats_the_removed_line_as_context_matches_both_f
     assert result.error is not None and result.error.kind == ErrorKind.AMBIGUOUS, result.message()
     message = result.message()
     assert "matches 2 places" in message and "at line 5:" in message and "at line 15:" in message
+
+
+SIBLINGS = """def load_a(path):
+    with open(path) as f:
+        data = f.read()
+
+    return data.strip()
+
+
+def load_b(path):
+    with open(path) as f:
+        data = f.read()
+        log(data)
+    return data
+"""
+
+
+def test_a_left_out_context_line_is_applied_though_a_sibling_already_reads_like_the_fix() -> None:
+    # load_b's hunk leaves out `log(data)`; load_a holds the new lines but for a blank line. That is
+    # no sign this edit was made already: only new lines at the place the old lines match would be.
+    text = diff(
+        "     with open(path) as f:\n         data = f.read()\n-    return data\n+    return data.strip()\n",
+        "@@ -9,3 +9,3 @@",
+    )
+    assert (
+        applied(text, {"m.py": SIBLINGS})
+        == SIBLINGS[: SIBLINGS.rindex("return data")] + "return data.strip()\n"
+    )

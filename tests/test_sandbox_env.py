@@ -33,6 +33,8 @@ def environ(box, clean: bool = False) -> dict[str, str]:
 def test_a_sandbox_gets_exactly_the_minimal_environment(make_sandbox, backend, monkeypatch):
     for name, value in HOST_ONLY.items():
         monkeypatch.setenv(name, value)
+    # bwrap then runs the system's python3 (the PATH with `python`'s own folder); a venv's is tested below
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     box = make_sandbox(backend)
     for seen in (environ(box), environ(box, clean=True), json.loads(box.python(ENVIRON).stdout)):
         seen.pop("PWD", None)

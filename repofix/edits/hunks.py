@@ -197,12 +197,18 @@ def locate_hunk(
             if TIERS.index(t) <= TIERS.index(tier)
             for q in find_placements(lines, new, new_kinds, [], t)
         ]
-        if tier == "context-lines" and len(placements) == 1 and not _same_at("blank-lines", old, new):
-            # One place where the old lines match only with a context line skipped, and new lines
-            # that are there but for blank lines: a diff sent again after it was applied (resending
+        if tier == "context-lines" and len(placements) == 1 and not invisible:
+            # One place where the old lines match only with a context line skipped, and the new
+            # lines there too but for blank lines: a diff sent again after it was applied (resending
             # `pass, pass -> pass` to `pass` would delete the `pass` left, read as the removed one).
-            # Several such places are refused as they are (`_choose`), each shown.
-            better += find_placements(lines, new, new_kinds, [], "blank-lines")
+            # The new lines elsewhere (a sibling function already fixed) say nothing about this
+            # place; several places are refused as they are (`_choose`), each shown.
+            here = placements[0]
+            better += [
+                q
+                for q in find_placements(lines, new, new_kinds, [], "blank-lines")
+                if q.start < here.end and here.start < q.end
+            ]
         # New lines found inside a place where the old lines match strictly are no sign of an
         # applied edit: a deletion's surviving context is always there, next to what it deletes.
         if tier in STRICT_TIERS:
