@@ -97,27 +97,31 @@ def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budge
         }
 
 
-GRADES = ("fixed", "fixed (unverified)", "plausible but wrong", "plausible, fails suite")
+# Reused: the grades a patch alone decides. "fails suite" may be a suite that ran past its timeout on
+# a busy machine, "unverified" a trace that came out empty: those are graded again.
+REUSABLE = ("fixed", "plausible but wrong")
+GRADER = hashlib.sha1((HERE / "bench_builtin_grade.py").read_bytes()).hexdigest()[:12]
 
 
 def graded_before(out: Path) -> dict[tuple[str, str], str]:
     """The grades of patches this set's records already hold (any engine, any run, a process running
-    beside this one included): a grade depends on the patch alone, and grading one runs the project's
-    suite four times under a call tracer (minutes on a large suite such as pycountry's)."""
+    beside this one included) by this grader (its source's hash): a grade depends on the patch alone,
+    and grading one runs the project's suite four times under a call tracer (minutes on a large
+    suite such as pycountry's)."""
     known = {}
     for path in sorted(out.parent.glob(f"{out.stem}.*.jsonl")):
         for line in path.read_text().splitlines():
             record = json.loads(line) if line.strip() else {}
             grade = record.get("outcome", "").removeprefix("ambiguous, best ")
-            if grade in GRADES and record.get("bug") and record.get("edits"):
+            if grade in REUSABLE and record.get("grader") == GRADER and record.get("edits"):
                 known[(record["bug"], json.dumps(record["edits"], sort_keys=True))] = grade
     return known
 
 
 def planted(bug: Bug) -> str:
     """Which planted bug a record is of: two bugs may share a line (and the same patch's offsets
-    mean another program on each)."""
-    where = [bug.project, bug.path, bug.start, bug.end, bug.after]
+    mean another program on each); the tests it ignores are part of its grade."""
+    where = [bug.project, bug.path, bug.start, bug.end, bug.after, sorted(bug.known)]
     return hashlib.sha1(json.dumps(where).encode()).hexdigest()[:12]
 
 
@@ -125,7 +129,8 @@ def heldout(
     bugs: list[Bug], engine: Path, args: argparse.Namespace, budget: dict, cache: Path, records: Path
 ) -> list[dict]:
     """Each bug through `engine`; each record is appended to `records` as its task ends, so a run cut
-    short keeps what it finished (rerun the rest with --tasks and another --tag)."""
+    short keeps what it finished (to finish it: rename its records to a slice, `.a`, and run the rest
+    with --tasks and --tag .b; the report reads slices only when no whole file is there)."""
     rows = []
     records.write_text("")
     for bug in bugs:
@@ -150,6 +155,8 @@ def heldout(
                 "tried": result["tried"],
                 "message": result["message"],
                 "edits": edits,
+                "budget": budget["max_seconds"],
+                **({"grader": GRADER} if result["status"] in ("plausible", "ambiguous") else {}),
                 **({"grade": "reused"} if known else {}),
             }
         )
@@ -256,10 +263,17 @@ def _hef_rows(stride: int) -> str:
     return "HumanEvalFix: all 164 rows." if stride == 1 else f"HumanEvalFix: every {stride}th row."
 
 
-def _budgets(args: argparse.Namespace) -> str:
-    if not args.baseline_seconds or args.baseline_seconds == args.seconds:
-        return f"{args.seconds:.0f} s"
-    return f"{args.seconds:.0f} s (engine now), {args.baseline_seconds:.0f} s ({args.baseline_name})"
+def _budgets(args: argparse.Namespace, results: dict[str, list[dict]]) -> str:
+    """Each engine's budget as its records say (older records say none: the command line's)."""
+    given = {"engine now": args.seconds, args.baseline_name: args.baseline_seconds or args.seconds}
+    seconds = {
+        name: {r.get("budget", given[name]) for r in rows} or {given[name]} for name, rows in results.items()
+    }
+    if len({b for values in seconds.values() for b in values}) == 1:
+        return f"{next(iter(seconds['engine now'])):.0f} s"
+    return ", ".join(
+        f"{'/'.join(f'{b:.0f}' for b in sorted(values))} s ({name})" for name, values in seconds.items()
+    )
 
 
 def main() -> None:
@@ -300,6 +314,8 @@ def main() -> None:
     parser.add_argument("--tag", default="", help="suffix of the records of a partial rerun")
     parser.add_argument("--out", type=Path, help="the table (default results/bench_builtin_<set>.md)")
     args = parser.parse_args()
+    if args.baseline_name == "engine now":
+        parser.error("--baseline-name 'engine now' is the engine's own name: name the baseline by its commit")
     args.out = args.out or HERE / "results" / f"bench_builtin_{args.bug_set}.md"
     args.cache = args.cache or Path("/work/cache") / args.bug_set
     budgets = {
@@ -344,7 +360,7 @@ def main() -> None:
         f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
         f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         "",
-        f"Backend `{args.backend}`, budget {_budgets(args)} / {args.candidates} candidates per task, both "
+        f"Backend `{args.backend}`, budget {_budgets(args, results)} / {args.candidates} candidates per task, both "
         f"engines measured in the same run on the same machine. Held-aside set{named}: {len(bugs)} "
         f"bugs planted with seed {header['seed']} in {', '.join(header['projects'])} (how: "
         f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). " + _hef_rows(args.hef_stride),
