@@ -138,17 +138,18 @@ def heldout(
             folder = plant(bug, cache, Path(tmp) / "repo")
             result = run_engine(engine, folder, bug.failing, args.backend, budget)
             edits = patch_edits(folder, result["files"])  # the record keeps no project code
-        task = f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}"
+        task, bug_id = f"{bug.project.split('==')[0]}:{bug.path}:{bug.line}", planted(bug)
+        graded = result["status"] in ("plausible", "ambiguous")
         outcome, known = "not found", None
-        if result["status"] in ("plausible", "ambiguous"):
-            known = graded_before(args.out).get((planted(bug), json.dumps(edits, sort_keys=True)))
+        if graded:
+            known = graded_before(args.out).get((bug_id, json.dumps(edits, sort_keys=True)))
             grade = known or grade_bug(bug, result["files"], cache)
             # an ambiguous patch is not claimed; graded only to show what was withheld
             outcome = grade if result["status"] == "plausible" else f"ambiguous, best {grade}"
         rows.append(
             {
                 "task": task,
-                "bug": planted(bug),
+                "bug": bug_id,
                 "kind": bug.kind,
                 "outcome": outcome,
                 "seconds": result["seconds"],
@@ -156,7 +157,7 @@ def heldout(
                 "message": result["message"],
                 "edits": edits,
                 "budget": budget["max_seconds"],
-                **({"grader": GRADER} if result["status"] in ("plausible", "ambiguous") else {}),
+                **({"grader": GRADER} if graded else {}),
                 **({"grade": "reused"} if known else {}),
             }
         )
