@@ -16,7 +16,7 @@ GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Count
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
 CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 MAX_CALLEES = 8  # the module's own one-argument callables tried as a missing wrapper, most called first
-MAX_MEMBERS = 12  # the class's instance containers tried as a missing update's receiver
+MAX_MEMBERS = 12  # the class's instance containers tried as a missing update's receiver (each by its methods)
 
 
 @dataclass
@@ -47,6 +47,18 @@ class Scope:
     members: list[tuple[str, str]] = field(default_factory=list)
     # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, and what each leaves out
     slices: dict[str, list[str]] = field(default_factory=dict)
+
+
+COPIES = {"copy", "deepcopy", "dict", "list", "set", "OrderedDict", "defaultdict"}
+
+
+def _copy(value: ast.expr) -> bool:
+    """`d.copy()`, `copy.deepcopy(d)`, `dict(d)`, `list(items)`: a new container of the local's own."""
+    if not isinstance(value, ast.Call):
+        return False
+    if isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args:
+        return True
+    return dotted(value.func).rsplit(".", 1)[-1] in COPIES and bool(value.args)
 
 
 def _constructor(value: ast.expr) -> str | None:
@@ -114,11 +126,14 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     ints: dict[str, None] = {}
     containers: set[str] = set()  # locals bound to a container display: what an in-place update updates
     held: dict[str, None] = {}  # attributes of a local bound to one (`self.data`)
+    copied = False  # a local is a copy of a container (`opts = var_dict.copy()`)
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
         targets, value = _assigned(node)
-        if isinstance(value, CONTAINERS):
+        copy = value is not None and _copy(value)
+        copied = copied or copy
+        if isinstance(value, CONTAINERS) or copy:
             containers.update(t.id for t in targets if isinstance(t, ast.Name))
             # `self.data = [data]`: the attribute is a container too
             held.update((dotted(t), None) for t in targets if isinstance(t, ast.Attribute) and dotted(t))
@@ -171,6 +186,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         and id(n) not in called_ids
     ]
     truthy = facts.truthy - set(params + stored)
+    packed = [p for p in parameters(func)[len(params) :] if p not in names]
     return Scope(
         names=names,
         tests=[n for n in names if n not in truthy],
@@ -180,8 +196,10 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         assigned=[n for n in dict.fromkeys(stored) if n in local],
         containers=[n for n in dict.fromkeys(stored + params) if n in containers]
         + [a for a in held if a.split(".")[0] in bases],
-        updates=facts.update_methods,
-        values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases],
+        # a copy is made to be changed: by the module's own update methods, or else the usual ones
+        updates=facts.update_methods or (["update", "append"] if copied else []),
+        # `*parts` and `**options` too: `self._source.extend(parts)`, `opts.update(options)`
+        values=names + [a for a in dict.fromkeys(attrs) if a.split(".")[0] in bases] + packed,
         callees=callables,
         own=own,
         raised=list(dict.fromkeys([*facts.raised, *facts.exceptions])),
@@ -191,7 +209,10 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     )
 
 
-MEMBER_METHODS = {"list": "append", "set": "add", "deque": "append", "dict": "update"}
+# per kind, the methods that grow it: by one item first, then by many (`self.tags.update(tags)`)
+MEMBER_METHODS = {
+    "list": ("append", "extend"), "set": ("add", "update"), "deque": ("append", "extend"), "dict": ("update",)
+}  # fmt: skip
 
 
 def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[tuple[str, str]]:
@@ -203,7 +224,7 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     bound = {dotted(d) for d in func.decorator_list} & {"staticmethod", "classmethod"}
     if owner is None or not own or bound:  # a static or class method's first parameter is no instance
         return []
-    found: dict[tuple[str, str], None] = {}
+    found: dict[str, tuple[str, ...]] = {}
     for method in owner.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -218,10 +239,11 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
                     and isinstance(target.value, ast.Name)
                     and first == [target.value.id]  # `self.x = []` on the method's own instance
                 ):
-                    found[(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])] = None  # type: ignore[index]
+                    found.setdefault(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])  # type: ignore[index]
     # the ones `func` itself mentions first: a class of hundreds of them must not flood the search
     mentioned = {f"{own[0]}.{n.attr}" for n in ast.walk(func) if isinstance(n, ast.Attribute)}
-    return sorted(found, key=lambda m: m[0] not in mentioned)[:MAX_MEMBERS]
+    chosen = sorted(found, key=lambda m: m not in mentioned)[:MAX_MEMBERS]
+    return [(receiver, grows) for receiver in chosen for grows in found[receiver]]
 
 
 def _slices(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:

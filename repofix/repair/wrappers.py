@@ -59,9 +59,16 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
         return args + [k.value for k in node.keywords if k.arg]
     if isinstance(node, ast.Slice):
         return [b for b in (node.lower, node.upper) if b is not None]  # `xs[:n]` -> `xs[:len(n)]`
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Tuple):
+        return [node.right, *node.right.elts]  # `"%s in %s" % (name, dirs)` -> `% (repr(name), dirs)`
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
+        return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`, `10 ** len(digits)`
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]  # `y if c else x` -> `y if c else abs(x)`
     return []
+
+
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 
 
 def _and_elements(value: ast.expr) -> list[ast.expr]:
@@ -96,7 +103,10 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
         )
 
 
-TEST_WRAPPERS = ("any", "all", "len")  # `if items` -> `if any(items)`; the module's own callees follow
+# `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
+# callees follow
+TEST_WRAPPERS = ("any", "all", "len", "callable")
+RECEIVER_WRAPPERS = ("str",)  # `name.lower()` -> `str(name).lower()`: a path or a number given for text
 
 
 def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
@@ -115,7 +125,7 @@ def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[st
         and isinstance(parent, ast.Call)
         and parent.func is node
     ):
-        return [(node.value, [], 0.2)]
+        return [(node.value, list(RECEIVER_WRAPPERS), 0.2)]
     return []
 
 
