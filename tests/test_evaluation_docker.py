@@ -3,6 +3,7 @@ the network off; a failed build is an infrastructure error (env_failed), not "un
 
 from __future__ import annotations
 
+import re
 import subprocess
 import threading
 import time
@@ -69,6 +70,9 @@ def test_image_per_recipe_built_once_and_build_failure_is_an_infrastructure_erro
         broken = results["env-broken"]
         assert broken.status is Status.ENV_FAILED and broken.status.infra
         assert "docker build exit" in broken.detail
+        assert re.search(r"(non-zero code|exit code): 3", broken.detail), (
+            broken.detail
+        )  # the cause, not only the log
         assert "exit 3" in Path(broken.log_path).read_text()
         assert len([n for n in notes if n.startswith("building environment")]) == 2  # each recipe once
     finally:

@@ -266,9 +266,7 @@ class Environments:
             )
         if code != 0:
             self.echo(f"environment {tag} FAILED after {seconds:.0f}s; log: {log}")
-            raise EnvironmentFailed(
-                f"building the environment image {tag} failed (docker build exit {code})", log
-            )
+            raise EnvironmentFailed(f"building the environment image {tag} {images.failed(code, log)}", log)
         self.echo(f"environment {tag} built in {seconds:.0f}s")
 
     def _python_of(self, image: str) -> str:

@@ -175,9 +175,16 @@ def build_python_image(version: str, log: Path, echo: Callable[[str], None]) -> 
         argv = ["docker", "build", "--build-arg", f"BASE_IMAGE={base}", "-t", tag, str(folder)]
         code, timed_out = stream_build(argv, stream, progress_lines(tag, echo))
     if code != 0:
-        raise EnvironmentFailed(
-            f"building {tag} " + ("timed out" if timed_out else f"failed (docker build exit {code})"), log
-        )
+        raise EnvironmentFailed(f"building {tag} " + ("timed out" if timed_out else failed(code, log)), log)
+
+
+def failed(code: int | None, log: Path) -> str:
+    """`failed (docker build exit 1: <the build's last error line>)`: the cause where the run's
+    summary shows it, not only in a log that may be gone by the time someone reads it."""
+    text = log.read_text(encoding="utf-8", errors="replace")
+    output = text.rsplit("\n$ ", 1)[-1].splitlines()[1:]  # what the last command printed, not the Dockerfile
+    last = next((line.strip()[:300] for line in reversed(output) if line.strip()), "")
+    return f"failed (docker build exit {code}" + (f": {last})" if last else ")")
 
 
 def ensure_present(image: str) -> None:
