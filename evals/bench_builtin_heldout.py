@@ -312,7 +312,11 @@ def main() -> None:
     parser.add_argument(
         "--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun"
     )
-    parser.add_argument("--tag", default="", help="suffix of the records of a partial rerun")
+    parser.add_argument(
+        "--tag",
+        default="",
+        help="suffix of the records of a partial rerun; with --report, that slice's own table",
+    )
     parser.add_argument("--out", type=Path, help="the table (default results/bench_builtin_<set>.md)")
     args = parser.parse_args()
     if args.baseline_name == "engine now":
@@ -353,7 +357,10 @@ def main() -> None:
                 )
         if args.only or "heldout" not in args.sets:
             return
-    results = {name: load(args.out.with_suffix(f".{name.replace(' ', '_')}.jsonl")) for name in engines}
+    # with --tag, the report of that slice alone (its own engines, say), beside the whole set's table
+    results = {
+        name: load(args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl")) for name in engines
+    }
     hef_files = {name: args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl") for name in engines}
     hef_results = {name: load(path) for name, path in hef_files.items() if path.exists()}
     named = "" if args.bug_set == "heldout" else f" `{args.bug_set}`"
@@ -384,7 +391,7 @@ def main() -> None:
     )
     text = "\n".join(lines) + "\n"
     print(text)
-    args.out.write_text(text)
+    args.out.with_suffix(f"{args.tag}.md").write_text(text)
 
 
 if __name__ == "__main__":
