@@ -113,6 +113,28 @@ def test_operator_produces_the_fix(op: str, buggy: str, fixed: str) -> None:
     assert op in found[fixed]
 
 
+@pytest.mark.parametrize(
+    ("test", "negated"),
+    [
+        ("(x == y for y in ys)", False),  # a generator: always true, and `not` of it always false
+        ("lambda: x", False),
+        ("(x, ys)", False),  # a non-empty tuple
+        ("()", True),  # empty: always false, but a `not` makes it true; not this rule's to judge
+        ("x == ys", True),
+    ],
+)
+def test_a_condition_whose_kind_decides_its_truth_is_not_negated(test: str, negated: bool) -> None:
+    """`if (x == y for y in ys):` misses its `any(...)`; `if not (...)` is as constant, and passed a
+    suite that never took the branch (deepmerge, a held-aside task)."""
+    buggy = f"def f(x, ys):\n    if {test}:\n        return 1\n    return 0\n"
+    src = SourceFile("m.py", buggy)
+    made = {m.description for m in mutations(src) if m.op == "negate"}
+    assert bool(made) is negated, made
+    if test.startswith("(x == y"):  # what it does get: the missing `any`
+        fixed = ast.dump(ast.parse(buggy.replace(f"if {test}:", "if any(x == y for y in ys):")))
+        assert any(ast.dump(ast.parse(src.apply(m.edits))) == fixed for m in mutations(src))
+
+
 def test_formatting_and_comments_elsewhere_are_kept() -> None:
     buggy = (
         "# header   comment\ndef f(x):   # odd  spacing\n    y = [1,2,  3]\n    return x < len(y)  # tail\n"

@@ -150,7 +150,21 @@ def boolop(src: SourceFile, node: ast.BoolOp) -> Iterator[Mutation]:
         yield src.mutation("drop-condition", f"drop condition '{src.segment(value)}'", [edit], 0.6)
 
 
+# values whose truth their kind decides: a generator, a lambda, a non-empty display. Negated, such a
+# condition is as constant as before (`not (x == y for y in ys)` is always false, deepmerge): the
+# missing `any(...)` is the fix, and a suite that never takes the branch passes both.
+CONSTANT_TRUTH = (ast.GeneratorExp, ast.Lambda)
+
+
+def constant_truth(test: ast.expr) -> bool:
+    if isinstance(test, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return bool(test.elts if not isinstance(test, ast.Dict) else test.keys)
+    return isinstance(test, CONSTANT_TRUTH)
+
+
 def negate(src: SourceFile, test: ast.expr, prior: float = 0.7) -> Iterator[Mutation]:
+    if constant_truth(test):
+        return
     start, end = src.span(test)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         text = src.segment(test.operand)
