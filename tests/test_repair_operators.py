@@ -117,6 +117,7 @@ def test_operator_produces_the_fix(op: str, buggy: str, fixed: str) -> None:
     ("test", "negated"),
     [
         ("(x == y for y in ys)", False),  # a generator: always true, and `not` of it always false
+        ("not (x == y for y in ys)", False),  # and with its `not` dropped, as constant
         ("lambda: x", False),
         ("(x, ys)", False),  # a non-empty tuple
         ("()", True),  # empty: always false, but a `not` makes it true; not this rule's to judge
@@ -128,11 +129,17 @@ def test_a_condition_whose_kind_decides_its_truth_is_not_negated(test: str, nega
     suite that never took the branch (deepmerge, a held-aside task)."""
     buggy = f"def f(x, ys):\n    if {test}:\n        return 1\n    return 0\n"
     src = SourceFile("m.py", buggy)
-    made = {m.description for m in mutations(src) if m.op == "negate"}
-    assert bool(made) is negated, made
-    if test.startswith("(x == y"):  # what it does get: the missing `any`
-        fixed = ast.dump(ast.parse(buggy.replace(f"if {test}:", "if any(x == y for y in ys):")))
-        assert any(ast.dump(ast.parse(src.apply(m.edits))) == fixed for m in mutations(src))
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 2, 1.0, 1, 0)], max_lines=5)
+    made = set()  # the conditions of the candidates that still have the `if`
+    for m in pool.valid(pool.singles()):
+        first = ast.parse(src.apply(m.edits)).body[0].body[0]  # type: ignore[attr-defined]
+        if isinstance(first, ast.If):
+            made.add(ast.unparse(first.test))
+    assert (test.startswith("not ") and test[4:] in made) is False  # the `not` dropped: as constant
+    assert (f"not {ast.unparse(ast.parse(test, mode='eval').body)}" in made) is negated, made
+    if "(x == y" in test:  # what it does get: the missing `any`
+        fixed = test.replace("(x == y for y in ys)", "any((x == y for y in ys))")
+        assert ast.unparse(ast.parse(fixed, mode="eval").body) in made, made
 
 
 def test_formatting_and_comments_elsewhere_are_kept() -> None:

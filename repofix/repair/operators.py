@@ -162,6 +162,29 @@ def constant_truth(test: ast.expr) -> bool:
     return isinstance(test, CONSTANT_TRUTH)
 
 
+def constant_condition(tree: ast.AST) -> bool:
+    """Whether a condition in `tree` is decided by the kind of a value it tests: `if (x for x in
+    xs)`, `if not (x == y for y in ys)`, `assert (x, "message")`. Always a bug (CPython warns of
+    the assert); a candidate that leaves one where it edits fixes nothing there."""
+    tests = [
+        test
+        for node in ast.walk(tree)
+        for test in (
+            [node.test] if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert))
+            else node.ifs if isinstance(node, ast.comprehension) else []
+        )
+    ]  # fmt: skip
+    while tests:
+        test = tests.pop()
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            tests.append(test.operand)
+        elif isinstance(test, ast.BoolOp):
+            tests.extend(test.values)
+        elif constant_truth(test):
+            return True
+    return False
+
+
 def negate(src: SourceFile, test: ast.expr, prior: float = 0.7) -> Iterator[Mutation]:
     if constant_truth(test):
         return

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from repofix.repair.generate import function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
+from repofix.repair.operators import constant_condition
 from repofix.repair.source import Mutation, SourceFile
 
 
@@ -228,6 +229,9 @@ class CandidatePool:
             try:
                 tree = _parse_block(data) if index >= 0 else ast.parse(data.decode("utf-8"))
             except (SyntaxError, ValueError):
+                self.invalid += 1
+                continue
+            if constant_condition(tree):  # `if not (x == y for y in ys)` with its `not` dropped
                 self.invalid += 1
                 continue
             key = (m.path, index, ast.dump(tree))

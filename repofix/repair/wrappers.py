@@ -117,7 +117,11 @@ def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[st
     if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
         return [(node.value, [], 0.45)]
     if isinstance(node, (ast.If, ast.While, ast.IfExp)) and not isinstance(node.test, ast.Constant):
-        return [(node.test, list(TEST_WRAPPERS), 0.25)]
+        test = node.test
+        found = [(test, list(TEST_WRAPPERS), 0.25)]
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            found.append((test.operand, list(TEST_WRAPPERS), 0.25))  # `not xs` -> `not any(xs)`
+        return found
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
