@@ -284,3 +284,48 @@ def test_a_timeout_that_lands_where_no_line_is_still_a_failure_and_the_run_goes_
         "test_spin.py::test_after": ("passed", False),
     }
     assert all(isinstance(line, int) for run in runs for _, line in run.tb)
+
+
+CLI = """\
+import sys
+
+
+def shout(text):
+    return text.upper() + "!"
+
+
+def main():
+    words = sys.argv[1:]
+    print(" ".join(shout(w) for w in words[1:]))
+"""
+
+CLI_TESTS = """\
+import subprocess
+import sys
+
+
+def test_shouts_every_word():
+    out = subprocess.run([sys.executable, "-c", "import cli; cli.main()", "a", "b"], capture_output=True, text=True)
+    assert out.stdout.split() == ["A!", "B!"]
+
+
+def test_shout():
+    import cli
+    assert cli.shout("x") == "X!"
+"""
+
+
+@pytest.mark.parametrize("backend", backend_params(("docker", "bwrap", "none")))
+def test_a_tool_that_the_tests_run_as_a_child_python_is_traced_there(
+    backend: str, make_sandbox, tmp_path: Path
+) -> None:
+    """`subprocess.run([sys.executable, ...])` runs the code in a child the tracer does not see:
+    its lines are the failing test's all the same, and the planted line is the first suspect."""
+    root = project(tmp_path / "cli", {"cli.py": CLI, "test_cli.py": CLI_TESTS})
+    runs, _ = Checker(make_sandbox(backend, source=root)).coverage([], timeout=120, per_test=20)
+    failing = {r.nodeid for r in runs if r.outcome == "failed"}
+    assert failing == {"test_cli.py::test_shouts_every_word"}
+    ranked = rank(runs, failing)
+    top = {(s.path, s.line) for s in ranked if s.score == ranked[0].score}
+    assert top == {("cli.py", 9), ("cli.py", 10)}  # main()'s body, run only by the failing test's child
+    assert not [p for r in runs for p in r.lines if "subtrace" in p or "sitecustomize" in p]

@@ -23,6 +23,7 @@ class RepairError(RuntimeError):
 # the worker's modules, in the order their definitions are needed; worker.py (the entry point) last
 WORKER_PARTS = (
     "common.py",
+    "subtrace.py",
     "coverage.py",
     "children.py",
     "collect.py",

@@ -4,16 +4,20 @@ the source lines it executed and the traceback frames of its failure.
 A test runs several times slower traced, and localization needs the failing tests' lines but only
 a sample of the passing tests' (Ochiai counts, per line, the passing tests that ran it): with
 `sample`, every test listed in `trace` is traced and at most `sample` of the others, evenly spaced
-in collection order; the others run untraced and report only their outcome."""
+in collection order; the others run untraced and report only their outcome. A traced test's child
+Python processes are traced too (subtrace.py): their lines count as the test's."""
 
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import types
 
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline, _quiet, _rel
+from repofix.repair.insandbox.subtrace import children_env, children_lines
 
 
 class TestTimeout(Exception):
@@ -23,7 +27,9 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip, per_test, deadline=None, trace=(), sample=None):
+    def __init__(self, root, skip, per_test, deadline=None, trace=(), sample=None, children=None):
+        self.children = children  # where the tests' child Pythons write their lines (subtrace.py)
+        self._started = 0  # traced tests so far: each has its own file there
         self.per_test = per_test
         self.always = set(trace)
         self.sample = sample  # None: trace every test
@@ -86,6 +92,9 @@ class CoveragePlugin:
             self._entry(item.nodeid)["traced"] = False
             return None
         self._lines = {}
+        if self.children is not None:
+            self._started += 1
+            os.environ["REPOFIX_SUBTRACE"] = os.path.join(self.children, f"{self._started}.jsonl")
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
@@ -99,6 +108,12 @@ class CoveragePlugin:
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.settrace(None)
         threading.settrace(None)
+        written = os.environ.pop("REPOFIX_SUBTRACE", None)
+        if written and self._lines is not None:  # what its child Pythons ran is the test's too
+            for name, lines in children_lines(written).items():
+                rel = self._want(name)
+                if rel is not None:
+                    self._lines.setdefault(rel, set()).update(lines)
         entry = self._entry(nodeid)
         for rel, lines in (self._lines or {}).items():
             entry["lines"][rel] = sorted(lines)
@@ -147,13 +162,18 @@ def run_coverage(req):
         _deadline(req),
         req.get("trace", []),
         None if sample is None else int(sample),
+        tempfile.mkdtemp(prefix="repofix-subtrace-"),
     )
+    os.environ.update(children_env(plugin.children), REPOFIX_SUBTRACE_ROOT=plugin.root)
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
     # one broken test module must not hide every other test's result
     args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
-    code = pytest.main(args, plugins=[plugin])
+    try:
+        code = pytest.main(args, plugins=[plugin])
+    finally:
+        shutil.rmtree(plugin.children, ignore_errors=True)
     out = os.fdopen(real_stdout, "w")
     hot = _hot(plugin.tests)
     result = {

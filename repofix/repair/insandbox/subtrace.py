@@ -1,0 +1,109 @@
+"""Lines that a test's child Python processes run: a command-line tool tested through
+`subprocess.run([sys.executable, ...])` runs nowhere the coverage run's tracer sees, so its bugs
+were never suspects (Unidecode's `util.main`, tested through `python -c`).
+
+The coverage run writes SITECUSTOMIZE as `sitecustomize.py` into a folder it puts first on the
+children's PYTHONPATH; a child Python that finds `REPOFIX_SUBTRACE` in its environment traces
+the files under `REPOFIX_SUBTRACE_ROOT` and, as it exits, appends them to that file as one JSON
+line (the test that started it is named by the file). The sitecustomize it shadows, if any, is
+run after it."""
+
+import json
+import os
+
+SITECUSTOMIZE = r'''"""repofix: trace this Python for the coverage run of a repair (see subtrace.py)."""
+import json
+import os
+import sys
+
+
+def _trace(out, root):
+    import atexit
+    import threading
+
+    root = os.path.realpath(root) + os.sep
+    wanted = {}  # co_filename -> its set of lines, or None
+    seen = {}
+
+    def lines_of(name):
+        if name not in wanted:
+            real = os.path.realpath(name) if name.endswith(".py") else ""
+            keep = real.startswith(root) and "site-packages" not in real
+            wanted[name] = seen.setdefault(name, set()) if keep else None
+        return wanted[name]
+
+    def on_call(frame, event, arg):
+        lines = lines_of(frame.f_code.co_filename)
+        if lines is None:
+            return None
+        lines.add(frame.f_lineno)
+
+        def on_line(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return on_line
+
+        return on_line
+
+    def write():
+        sys.settrace(None)
+        record = {name: sorted(lines) for name, lines in seen.items() if lines}
+        if record:
+            with open(out, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record) + "\n")
+
+    atexit.register(write)
+    sys.settrace(on_call)
+    threading.settrace(on_call)
+
+
+def _shadowed():
+    """Run the sitecustomize this one stands in front of (a distribution's, a venv's)."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["sitecustomize"] = module
+        spec.loader.exec_module(module)
+
+
+if __name__ == "sitecustomize":
+    if os.environ.get("REPOFIX_SUBTRACE"):
+        _trace(os.environ["REPOFIX_SUBTRACE"], os.environ.get("REPOFIX_SUBTRACE_ROOT", os.getcwd()))
+    _shadowed()
+'''
+
+
+def children_env(folder):
+    """Make `folder` a sitecustomize folder for the tests' children; the environment to add."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "sitecustomize.py"), "w", encoding="utf-8") as handle:
+        handle.write(SITECUSTOMIZE)
+    path = os.pathsep.join(p for p in (folder, os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path}
+
+
+def children_lines(path):
+    """{co_filename: lines} from the children's records (nothing if none started or wrote). The
+    repository's code ran in those children: a line that is not such a record is skipped."""
+    found = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except FileNotFoundError:  # no child Python ran
+        return found
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            for name, lines in record.items():
+                if isinstance(name, str) and isinstance(lines, list):
+                    # a module's frame starts at line 0 (its first instruction): no line of the file
+                    found.setdefault(name, set()).update(n for n in lines if isinstance(n, int) and n > 0)
+    return found
