@@ -322,6 +322,8 @@ def main() -> None:
     if args.baseline_name == "engine now":
         parser.error("--baseline-name 'engine now' is the engine's own name: name the baseline by its commit")
     args.out = args.out or HERE / "results" / f"bench_builtin_{args.bug_set}.md"
+    if args.tag and not args.tag.startswith("."):
+        args.tag = "." + args.tag  # `--tag b` names the same records as `--tag .b`
     args.cache = args.cache or Path("/work/cache") / args.bug_set
     budgets = {
         "engine now": {"max_seconds": args.seconds, "max_candidates": args.candidates},

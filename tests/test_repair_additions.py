@@ -662,3 +662,38 @@ def test_a_statement_added_where_a_pass_stands_takes_its_place(op: str, buggy: s
     assert made
     beside = [m.description for m in made if "pass\n            " in src.apply(m.edits)]  # in its block
     assert not beside, beside
+
+
+@pytest.mark.parametrize(
+    ("source", "never"),
+    [
+        ("import json\n\ndef f(d):\n    return json.dumps(d)\n", "str(json)"),  # a module is never text
+        (
+            "def f(name, dirs):\n    return 'no %s in %s' % (name, dirs)\n",
+            "abs((name, dirs))",  # the tuple itself wrapped
+        ),
+        ("import shutil\n\ndef f(a, b):\n    x = shutil.copy(a, b)\n    pass\n    return x\n", "x.update("),
+        (
+            "from collections import defaultdict\n\ndef f(k):\n    x = defaultdict(list)\n    pass\n    return x\n",
+            "x.append(",
+        ),
+    ],
+)
+def test_the_wider_reach_leaves_out_what_cannot_work(source: str, never: str) -> None:
+    """A receiver that is a module, a whole `%` tuple in a call, a path copied by `shutil.copy` or a
+    `defaultdict(list)` taken for a copy of a local: candidates that only raise or mean nothing."""
+    src = SourceFile("m.py", source)
+    made = [src.apply(m.edits) for m in mutations(src)]
+    assert made and not [text for text in made if never in text], [text for text in made if never in text]
+
+
+def test_a_dict_the_class_binds_is_updated_with_the_prior_of_an_append() -> None:
+    source = (
+        "class C:\n    def __init__(self):\n        self.opts = {}\n        self.seen = []\n\n"
+        "    def use(self, extra):\n        pass\n"
+    )
+    priors = {m.description: m.prior for m in mutations(SourceFile("m.py", source)) if m.op == "add-update"}
+    update = next(p for d, p in priors.items() if "self.opts.update(extra)" in d)
+    append = next(p for d, p in priors.items() if "self.seen.append(extra)" in d)
+    extend = next(p for d, p in priors.items() if "self.seen.extend(extra)" in d)
+    assert update == append > extend

@@ -312,6 +312,15 @@ def test_shouts_every_word():
 def test_shout():
     import cli
     assert cli.shout("x") == "X!"
+
+
+def test_the_tool_in_its_folder():
+    out = subprocess.run([sys.executable, "tool.py"], cwd="sub", capture_output=True, text=True)
+    assert out.stdout.split() == ["2"]
+"""
+
+TOOL = """half = 3 // 2
+print(half)
 """
 
 
@@ -322,9 +331,14 @@ def test_a_tool_that_the_tests_run_as_a_child_python_is_traced_there(
     """`subprocess.run([sys.executable, ...])` runs the code in a child the tracer does not see:
     its lines are the failing test's all the same, and the planted line is the first suspect."""
     root = project(tmp_path / "cli", {"cli.py": CLI, "test_cli.py": CLI_TESTS})
+    (root / "sub").mkdir()
+    (root / "sub" / "tool.py").write_text(TOOL)
     runs, _ = Checker(make_sandbox(backend, source=root)).coverage([], timeout=120, per_test=20)
     failing = {r.nodeid for r in runs if r.outcome == "failed"}
-    assert failing == {"test_cli.py::test_shouts_every_word"}
+    assert failing == {"test_cli.py::test_shouts_every_word", "test_cli.py::test_the_tool_in_its_folder"}
+    tool = next(r for r in runs if r.nodeid.endswith("in_its_folder"))
+    assert tool.lines.get("sub/tool.py") == [1, 2]  # its own folder's tool.py, by its real path
+    failing.discard(tool.nodeid)
     ranked = rank(runs, failing)
     top = {(s.path, s.line) for s in ranked if s.score == ranked[0].score}
     assert top == {("cli.py", 9), ("cli.py", 10)}  # main()'s body, run only by the failing test's child

@@ -120,6 +120,8 @@ def test_operator_produces_the_fix(op: str, buggy: str, fixed: str) -> None:
         ("not (x == y for y in ys)", False),  # and with its `not` dropped, as constant
         ("lambda: x", False),
         ("(x, ys)", False),  # a non-empty tuple
+        ("[*ys]", True),  # may be empty
+        ("{**x}", True),
         ("()", True),  # empty: always false, but a `not` makes it true; not this rule's to judge
         ("x == ys", True),
     ],
@@ -136,10 +138,24 @@ def test_a_condition_whose_kind_decides_its_truth_is_not_negated(test: str, nega
         if isinstance(first, ast.If):
             made.add(ast.unparse(first.test))
     assert (test.startswith("not ") and test[4:] in made) is False  # the `not` dropped: as constant
-    assert (f"not {ast.unparse(ast.parse(test, mode='eval').body)}" in made) is negated, made
+    negation = ast.unparse(ast.UnaryOp(ast.Not(), ast.parse(test, mode="eval").body))
+    assert (negation in made) is negated, made
     if "(x == y" in test:  # what it does get: the missing `any`
         fixed = test.replace("(x == y for y in ys)", "any((x == y for y in ys))")
         assert ast.unparse(ast.parse(fixed, mode="eval").body) in made, made
+
+
+def test_a_constant_condition_the_code_has_already_does_not_block_the_fix_beside_it() -> None:
+    """`assert (y, "msg")` is always true, a bug of its own; the fix of the `if` around it (the
+    block a candidate is checked in) is still tried, and a candidate adding a second one is not."""
+    buggy = (
+        'def f(x, y):\n    if y > x:\n        assert (y, "y must be set")\n        return 1\n    return 0\n'
+    )
+    src = SourceFile("m.py", buggy)
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 2, 1.0, 1, 0)], max_lines=5)
+    made = [src.apply(m.edits) for m in pool.valid(pool.singles())]
+    assert buggy.replace("y > x", "y >= x") in made
+    assert not [text for text in made if "if (y, " in text or "if not (y, " in text]
 
 
 def test_formatting_and_comments_elsewhere_are_kept() -> None:

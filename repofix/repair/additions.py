@@ -90,7 +90,7 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
         return src.mutation("add-update", f"add '{call}' after line {node.end_lineno}", [edit], prior)
 
     for receiver, method in scope.members:  # `self.defaults.append(key)`: the class's own containers
-        by_one = method in ("append", "add")  # more often missing than `extend`, `update`
+        by_one = (receiver, method) == next(m for m in scope.members if m[0] == receiver)  # not extend/update
         for value in scope.values:
             if value.split(".")[0] != receiver.split(".")[0]:
                 yield after(f"{receiver}.{method}({value})", 0.25 if by_one else 0.2)

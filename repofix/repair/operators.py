@@ -8,6 +8,7 @@ first, deletions and variable swaps later): they only order the search, never ex
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterator
 
 from repofix.repair.source import Edit, Mutation, SourceFile, find_token, keyword_safe
@@ -157,15 +158,17 @@ CONSTANT_TRUTH = (ast.GeneratorExp, ast.Lambda)
 
 
 def constant_truth(test: ast.expr) -> bool:
-    if isinstance(test, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-        return bool(test.elts if not isinstance(test, ast.Dict) else test.keys)
+    if isinstance(test, ast.Dict):  # `{**a}` may be empty
+        return bool(test.keys) and None not in test.keys
+    if isinstance(test, (ast.Tuple, ast.List, ast.Set)):  # `[*xs]` may be empty
+        return bool(test.elts) and not any(isinstance(e, ast.Starred) for e in test.elts)
     return isinstance(test, CONSTANT_TRUTH)
 
 
-def constant_condition(tree: ast.AST) -> bool:
-    """Whether a condition in `tree` is decided by the kind of a value it tests: `if (x for x in
-    xs)`, `if not (x == y for y in ys)`, `assert (x, "message")`. Always a bug (CPython warns of
-    the assert); a candidate that leaves one where it edits fixes nothing there."""
+def constant_conditions(tree: ast.AST) -> Counter[str]:
+    """The conditions in `tree` (as text) that the kind of a value they test decides: `if (x for x
+    in xs)`, `if not (x == y for y in ys)`, `assert (x, "message")`. Always a bug (CPython warns of
+    the assert); a candidate that makes one, or rewrites one into another, fixes nothing there."""
     tests = [
         test
         for node in ast.walk(tree)
@@ -174,15 +177,15 @@ def constant_condition(tree: ast.AST) -> bool:
             else node.ifs if isinstance(node, ast.comprehension) else []
         )
     ]  # fmt: skip
-    while tests:
-        test = tests.pop()
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            tests.append(test.operand)
-        elif isinstance(test, ast.BoolOp):
-            tests.extend(test.values)
-        elif constant_truth(test):
-            return True
-    return False
+    return Counter(ast.unparse(test) for test in tests if _decided(test))
+
+
+def _decided(test: ast.expr) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _decided(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return any(_decided(value) for value in test.values)
+    return constant_truth(test)
 
 
 def negate(src: SourceFile, test: ast.expr, prior: float = 0.7) -> Iterator[Mutation]:

@@ -49,16 +49,17 @@ class Scope:
     slices: dict[str, list[str]] = field(default_factory=dict)
 
 
-COPIES = {"copy", "deepcopy", "dict", "list", "set", "OrderedDict", "defaultdict"}
+COPIES = {"copy.copy", "copy.deepcopy", "copy", "deepcopy", "dict", "list", "set", "OrderedDict"}
 
 
 def _copy(value: ast.expr) -> bool:
-    """`d.copy()`, `copy.deepcopy(d)`, `dict(d)`, `list(items)`: a new container of the local's own."""
-    if not isinstance(value, ast.Call):
+    """`d.copy()`, `copy.deepcopy(d)`, `dict(d)`, `list(items)`: a new container made of one local's
+    (not `shutil.copy(src, dst)`, not `defaultdict(list)`)."""
+    if not isinstance(value, ast.Call) or value.keywords:
         return False
     if isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args:
         return True
-    return dotted(value.func).rsplit(".", 1)[-1] in COPIES and bool(value.args)
+    return dotted(value.func) in COPIES and len(value.args) == 1 and isinstance(value.args[0], ast.Name)
 
 
 def _constructor(value: ast.expr) -> str | None:

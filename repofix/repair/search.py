@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from repofix.repair.generate import function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
-from repofix.repair.operators import constant_condition
+from repofix.repair.operators import constant_conditions
 from repofix.repair.source import Mutation, SourceFile
 
 
@@ -161,6 +161,9 @@ class CandidatePool:
         for s in top:
             self.lines.setdefault(s.path, set()).add(s.line)
         self.seen: set[tuple[str, int, str]] = {(p, -1, ast.dump(src.tree)) for p, src in sources.items()}
+        # per (file, block), the conditions its value's kind decides there already: a candidate
+        # may not add one, but one the code has (`assert (x, "msg")`) must not block the fix nearby
+        self.constant = {(p, -1): constant_conditions(src.tree) for p, src in sources.items()}
         self.blocks: dict[str, list[tuple[int, int, bool]]] = {}
         for p, src in sources.items():
             self.blocks[p] = []
@@ -170,9 +173,13 @@ class CandidatePool:
                 except (SyntaxError, ValueError):
                     continue
                 self.seen.add((p, len(self.blocks[p]), ast.dump(tree)))
+                self.constant[(p, len(self.blocks[p]))] = constant_conditions(tree)
                 self.blocks[p].append((start, end, small))
         self.generated = 0
-        self.invalid = 0
+        self.invalid = 0  # do not parse
+        self.constant_made = (
+            0  # add a condition that its value's kind decides (operators.constant_conditions)
+        )
 
     def singles(self, ordered: bool = True) -> list[Mutation]:
         found = [
@@ -208,7 +215,8 @@ class CandidatePool:
         return order(same_line, self.scores) + order(across, self.scores)
 
     def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
-        """Only candidates that parse and differ (as a tree) from the original and each other."""
+        """Only candidates that parse, add no condition that its value's kind decides, and differ (as
+        a tree) from the original and each other."""
         for m in candidates:
             self.generated += 1
             src = self.sources[m.path]
@@ -231,8 +239,8 @@ class CandidatePool:
             except (SyntaxError, ValueError):
                 self.invalid += 1
                 continue
-            if constant_condition(tree):  # `if not (x == y for y in ys)` with its `not` dropped
-                self.invalid += 1
+            if constant_conditions(tree) - self.constant[(m.path, index)]:  # `if not (gen)`, `not` dropped
+                self.constant_made += 1
                 continue
             key = (m.path, index, ast.dump(tree))
             if key in self.seen:

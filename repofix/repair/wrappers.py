@@ -60,7 +60,7 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.Slice):
         return [b for b in (node.lower, node.upper) if b is not None]  # `xs[:n]` -> `xs[:len(n)]`
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Tuple):
-        return [node.right, *node.right.elts]  # `"%s in %s" % (name, dirs)` -> `% (repr(name), dirs)`
+        return list(node.right.elts)  # `"%s in %s" % (name, dirs)` -> `% (repr(name), dirs)`
     if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
         return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`, `10 ** len(digits)`
     if isinstance(node, ast.IfExp):
@@ -139,6 +139,8 @@ def add_call(
     """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
     module's."""
     for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
+        if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
+            continue  # `str(os).getcwd()`: a module, class or function of the module is never text
         yield _wrap(src, value, name, prior + (0.05 if name in scope.own else 0.0))
 
 

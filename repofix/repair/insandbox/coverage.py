@@ -17,7 +17,12 @@ import time
 import types
 
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline, _quiet, _rel
-from repofix.repair.insandbox.subtrace import children_env, children_lines
+from repofix.repair.insandbox.subtrace import (
+    children_folder,
+    children_lines,
+    children_restored,
+    children_traced,
+)
 
 
 class TestTimeout(Exception):
@@ -30,6 +35,7 @@ class CoveragePlugin:
     def __init__(self, root, skip, per_test, deadline=None, trace=(), sample=None, children=None):
         self.children = children  # where the tests' child Pythons write their lines (subtrace.py)
         self._started = 0  # traced tests so far: each has its own file there
+        self._restore = None  # (its file, the environment before it) while a traced test runs
         self.per_test = per_test
         self.always = set(trace)
         self.sample = sample  # None: trace every test
@@ -94,7 +100,8 @@ class CoveragePlugin:
         self._lines = {}
         if self.children is not None:
             self._started += 1
-            os.environ["REPOFIX_SUBTRACE"] = os.path.join(self.children, f"{self._started}.jsonl")
+            written = os.path.join(self.children, f"{self._started}.jsonl")
+            self._restore = (written, children_traced(self.children, written, self.root))
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
@@ -108,7 +115,10 @@ class CoveragePlugin:
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.settrace(None)
         threading.settrace(None)
-        written = os.environ.pop("REPOFIX_SUBTRACE", None)
+        written, before = self._restore or (None, None)
+        if before is not None:
+            children_restored(before)
+        self._restore = None
         if written and self._lines is not None:  # what its child Pythons ran is the test's too
             for name, lines in children_lines(written).items():
                 rel = self._want(name)
@@ -155,6 +165,7 @@ def run_coverage(req):
     import pytest
 
     sample = req.get("sample")
+    children = tempfile.mkdtemp(prefix="repofix-subtrace-")  # under TMPDIR, as the worker's other scratch
     plugin = CoveragePlugin(
         os.getcwd(),
         req.get("skip", []),
@@ -162,18 +173,18 @@ def run_coverage(req):
         _deadline(req),
         req.get("trace", []),
         None if sample is None else int(sample),
-        tempfile.mkdtemp(prefix="repofix-subtrace-"),
+        children,
     )
-    os.environ.update(children_env(plugin.children), REPOFIX_SUBTRACE_ROOT=plugin.root)
     real_stdout = os.dup(1)
     _quiet()
     start = time.time()
     # one broken test module must not hide every other test's result
     args = PYTEST_ARGS + ["--continue-on-collection-errors"] + list(req.get("tests", []))
     try:
+        children_folder(children)
         code = pytest.main(args, plugins=[plugin])
     finally:
-        shutil.rmtree(plugin.children, ignore_errors=True)
+        shutil.rmtree(children, ignore_errors=True)
     out = os.fdopen(real_stdout, "w")
     hot = _hot(plugin.tests)
     result = {

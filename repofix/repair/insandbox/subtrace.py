@@ -29,7 +29,8 @@ def _trace(out, root):
         if name not in wanted:
             real = os.path.realpath(name) if name.endswith(".py") else ""
             keep = real.startswith(root) and "site-packages" not in real
-            wanted[name] = seen.setdefault(name, set()) if keep else None
+            # by its real path: a name relative to the child's own folder means nothing to the run
+            wanted[name] = seen.setdefault(real, set()) if keep else None
         return wanted[name]
 
     def on_call(frame, event, arg):
@@ -49,8 +50,11 @@ def _trace(out, root):
         sys.settrace(None)
         record = {name: sorted(lines) for name, lines in seen.items() if lines}
         if record:
-            with open(out, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record) + "\n")
+            try:
+                with open(out, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record) + "\n")
+            except FileNotFoundError:  # a child that outlived the coverage run: nothing reads it now
+                pass
 
     atexit.register(write)
     sys.settrace(on_call)
@@ -71,20 +75,38 @@ def _shadowed():
         spec.loader.exec_module(module)
 
 
-if __name__ == "sitecustomize":
+if __name__ == "sitecustomize" and not getattr(sys, "_repofix_subtrace", False):
+    sys._repofix_subtrace = True  # a second copy on the path (or a shadowed one that chains) stops here
     if os.environ.get("REPOFIX_SUBTRACE"):
         _trace(os.environ["REPOFIX_SUBTRACE"], os.environ.get("REPOFIX_SUBTRACE_ROOT", os.getcwd()))
     _shadowed()
 '''
 
 
-def children_env(folder):
-    """Make `folder` a sitecustomize folder for the tests' children; the environment to add."""
-    os.makedirs(folder, exist_ok=True)
+CHILDREN_ENV = ("PYTHONPATH", "REPOFIX_SUBTRACE", "REPOFIX_SUBTRACE_ROOT")
+
+
+def children_folder(folder):
+    """Make `folder` a sitecustomize folder for the tests' children."""
     with open(os.path.join(folder, "sitecustomize.py"), "w", encoding="utf-8") as handle:
         handle.write(SITECUSTOMIZE)
-    path = os.pathsep.join(p for p in (folder, os.environ.get("PYTHONPATH", "")) if p)
-    return {"PYTHONPATH": path}
+
+
+def children_traced(folder, out, root):
+    """Set the environment a traced test's children start with; returns what to restore after it
+    (the untraced tests, and the run itself, see the environment as the test runs see it)."""
+    before = {name: os.environ.get(name) for name in CHILDREN_ENV}
+    path = os.pathsep.join(p for p in (folder, before["PYTHONPATH"] or "") if p)
+    os.environ.update(PYTHONPATH=path, REPOFIX_SUBTRACE=out, REPOFIX_SUBTRACE_ROOT=root)
+    return before
+
+
+def children_restored(before):
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def children_lines(path):
