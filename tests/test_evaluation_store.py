@@ -202,6 +202,23 @@ def test_progress_line_is_rewritten_on_a_terminal_and_one_line_per_task_elsewher
     ]
 
 
+@pytest.mark.parametrize("live", [True, False])
+def test_progress_shows_a_task_s_text_escaped_never_obeyed(live: bool):
+    """A failed build's last line (the repository's setup output), a task's id and a build's
+    progress lines reach the terminal as text: an escape sequence in them is written out."""
+    stream = Terminal() if live else io.StringIO()
+    progress = Progress(1, stream=stream)
+    progress.note("  repofix-env:1: Step 7/9 : RUN echo \x1b]0;owned\x07")
+    progress.finished(
+        TaskResult("t\x1b[2J", Status.ENV_FAILED, "m", detail="build failed: \x1b[31mred\x1b[0m\nline two")
+    )
+    progress.close()
+    shown = stream.getvalue().replace("\r\033[K", "")  # the live line's own rewrite
+    assert "\x1b" not in shown and "\x07" not in shown, shown
+    assert "\\x1b[31mred" in shown and "\\x1b]0;owned\\x07" in shown and "t\\x1b[2J" in shown
+    assert "red\\x1b[0m\\x0aline two" in shown  # one line: the newline written out too
+
+
 def test_a_budget_that_cannot_wait_says_whether_it_is_capped_for_good():
     """The Ray executor starts tasks from one thread, so it asks without waiting: 0.0 while running
     tasks hold the rest, `capped` once nothing is held and nothing is free; a task that spent less than

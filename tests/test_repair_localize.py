@@ -9,6 +9,7 @@ from forging import forging_conftest
 
 from repofix.repair.checker import Checker
 from repofix.repair.engine import baseline
+from repofix.repair.insandbox.subtrace import children_lines
 from repofix.repair.localize import RunRecord, ochiai, raised_at, rank, records
 from repofix.testfiles import is_test_file
 from tests.conftest import backend_params
@@ -342,4 +343,16 @@ def test_a_tool_that_the_tests_run_as_a_child_python_is_traced_there(
     ranked = rank(runs, failing)
     top = {(s.path, s.line) for s in ranked if s.score == ranked[0].score}
     assert top == {("cli.py", 9), ("cli.py", 10)}  # main()'s body, run only by the failing test's child
-    assert not [p for r in runs for p in r.lines if "subtrace" in p or "sitecustomize" in p]
+    shout = next(r for r in runs if r.nodeid.endswith("test_shout"))
+    assert not {9, 10} & set(shout.lines["cli.py"])  # each test reads its own children's records only
+
+
+def test_the_children_s_records_are_read_field_by_field(tmp_path: Path) -> None:
+    """The repository's code ran in the children that wrote them: what is no record is skipped."""
+    records = tmp_path / "1.jsonl"
+    records.write_text(
+        '{"/w/a.py": [0, 1, 2]}\nnot json\n[1, 2]\n{"/w/b.py": "12", "/w/c.py": [3, "4", true]}\n'
+        '{"/w/a.py": [5]}\n'
+    )
+    assert children_lines(str(records)) == {"/w/a.py": {1, 2, 5}, "/w/c.py": {3}}
+    assert children_lines(str(tmp_path / "none.jsonl")) == {}  # no child Python ran

@@ -178,11 +178,16 @@ def build_python_image(version: str, log: Path, echo: Callable[[str], None]) -> 
         raise EnvironmentFailed(f"building {tag} " + ("timed out" if timed_out else failed(code, log)), log)
 
 
+COMMAND = "$ "  # in a build's log, the line that starts each command's output (`failed` reads it)
+
+
 def failed(code: int | None, log: Path) -> str:
     """`failed (docker build exit 1: <the build's last error line>)`: the cause where the run's
     summary shows it, not only in a log that may be gone by the time someone reads it."""
     text = log.read_text(encoding="utf-8", errors="replace")
-    output = text.rsplit("\n$ ", 1)[-1].splitlines()[1:]  # what the last command printed, not the Dockerfile
+    output = text.rsplit("\n" + COMMAND, 1)[-1].splitlines()[
+        1:
+    ]  # the last command's output, not the Dockerfile
     last = next((line.strip()[:300] for line in reversed(output) if line.strip()), "")
     return f"failed (docker build exit {code}" + (f": {last})" if last else ")")
 
@@ -261,7 +266,7 @@ def _build_once(
     argv: list[str], log: TextIO, show: Callable[[str], None], env: Mapping[str, str] | None
 ) -> tuple[int | None, bool, bool]:
     """One build: (exit code, timed out, whether the engine refused to create a container)."""
-    log.write(f"$ {' '.join(argv)}\n")
+    log.write(f"{COMMAND}{' '.join(argv)}\n")
     log.flush()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None

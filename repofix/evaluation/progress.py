@@ -9,6 +9,7 @@ import threading
 from typing import TextIO
 
 from repofix.evaluation.model import TaskResult
+from repofix.safetext import visible
 
 
 class Progress:
@@ -34,7 +35,7 @@ class Progress:
         if not self.quiet:
             with self._lock:
                 self._end_line()
-                print(text, file=self.stream, flush=True)
+                print(visible(text), file=self.stream, flush=True)  # a build's output, a task's id
 
     def close(self) -> None:
         with self._lock:
@@ -67,13 +68,16 @@ class Progress:
             if self.quiet:
                 return
             seconds = result.grade_seconds + result.agent_seconds
-            last = f"{result.task_id}: {result.status.value} ({seconds:.1f}s)"
+            # the task's id and the detail are the task file's and the repository's text (a failed
+            # build's last line): escaped, so an escape sequence in them is seen, not obeyed
+            last = visible(f"{result.task_id}: {result.status.value} ({seconds:.1f}s)", one_line=True)
+            detail = visible(result.detail, one_line=True)
             if not self.live:
-                detail = f" - {result.detail[:120]}" if result.status.infra else ""
+                detail = f" - {detail[:120]}" if result.status.infra else ""
                 print(f"{self.line()} · {last}{detail}", file=self.stream, flush=True)
                 return
             if result.status.infra:
                 self._end_line()
-                print(f"  {last}: {result.detail[:150]}", file=self.stream)
+                print(f"  {last}: {detail[:150]}", file=self.stream)
             print(f"\r\033[K{self.line()} · {last[:60]}", end="", file=self.stream, flush=True)
             self._open = True

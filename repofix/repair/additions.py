@@ -89,11 +89,11 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
         edit = Edit(end, end, f"\n{indent}{call}")
         return src.mutation("add-update", f"add '{call}' after line {node.end_lineno}", [edit], prior)
 
+    by_one = {receiver: method for receiver, method in reversed(scope.members)}  # each one's first method
     for receiver, method in scope.members:  # `self.defaults.append(key)`: the class's own containers
-        by_one = (receiver, method) == next(m for m in scope.members if m[0] == receiver)  # not extend/update
         for value in scope.values:
-            if value.split(".")[0] != receiver.split(".")[0]:
-                yield after(f"{receiver}.{method}({value})", 0.25 if by_one else 0.2)
+            if value.split(".")[0] != receiver.split(".")[0]:  # `extend`, a set's `update`: less often
+                yield after(f"{receiver}.{method}({value})", 0.25 if by_one[receiver] == method else 0.2)
     grown = {c for c, _ in scope.grow}
     for receiver in scope.containers:
         for method in scope.updates:

@@ -177,9 +177,6 @@ class CandidatePool:
                 self.blocks[p].append((start, end, small))
         self.generated = 0
         self.invalid = 0  # do not parse
-        self.constant_made = (
-            0  # add a condition that its value's kind decides (operators.constant_conditions)
-        )
 
     def singles(self, ordered: bool = True) -> list[Mutation]:
         found = [
@@ -240,7 +237,6 @@ class CandidatePool:
                 self.invalid += 1
                 continue
             if constant_conditions(tree) - self.constant[(m.path, index)]:  # `if not (gen)`, `not` dropped
-                self.constant_made += 1
                 continue
             key = (m.path, index, ast.dump(tree))
             if key in self.seen:

@@ -32,7 +32,7 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip, per_test, deadline=None, trace=(), sample=None, children=None):
+    def __init__(self, root, skip, per_test, children, deadline=None, trace=(), sample=None):
         self.children = children  # where the tests' child Pythons write their lines (subtrace.py)
         self._started = 0  # traced tests so far: each has its own file there
         self._restore = None  # (its file, the environment before it) while a traced test runs
@@ -98,10 +98,9 @@ class CoveragePlugin:
             self._entry(item.nodeid)["traced"] = False
             return None
         self._lines = {}
-        if self.children is not None:
-            self._started += 1
-            written = os.path.join(self.children, f"{self._started}.jsonl")
-            self._restore = (written, children_traced(self.children, written, self.root))
+        self._started += 1
+        written = os.path.join(self.children, f"{self._started}.jsonl")
+        self._restore = (written, children_traced(self.children, written, self.root))
         sys.settrace(self._global)
         threading.settrace(self._global)
         return None
@@ -115,19 +114,21 @@ class CoveragePlugin:
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.settrace(None)
         threading.settrace(None)
-        written, before = self._restore or (None, None)
-        if before is not None:
+        if self._restore is not None:  # a traced test: what its child Pythons ran is the test's too
+            written, before = self._restore
+            self._restore = None
             children_restored(before)
-        self._restore = None
-        if written and self._lines is not None:  # what its child Pythons ran is the test's too
-            for name, lines in children_lines(written).items():
-                rel = self._want(name)
-                if rel is not None:
-                    self._lines.setdefault(rel, set()).update(lines)
+            self._add(children_lines(written))
         entry = self._entry(nodeid)
         for rel, lines in (self._lines or {}).items():
             entry["lines"][rel] = sorted(lines)
         self._lines = None
+
+    def _add(self, lines_by_file):
+        for name, lines in lines_by_file.items():
+            rel = self._want(name)
+            if rel is not None:
+                self._lines.setdefault(rel, set()).update(lines)
 
     def pytest_runtest_makereport(self, item, call):
         if call.excinfo is None or call.excinfo.typename == "Skipped":
@@ -170,10 +171,10 @@ def run_coverage(req):
         os.getcwd(),
         req.get("skip", []),
         float(req.get("per_test", 30)),
+        children,
         _deadline(req),
         req.get("trace", []),
         None if sample is None else int(sample),
-        children,
     )
     real_stdout = os.dup(1)
     _quiet()

@@ -126,6 +126,7 @@ def children_lines(path):
         if isinstance(record, dict):
             for name, lines in record.items():
                 if isinstance(name, str) and isinstance(lines, list):
-                    # a module's frame starts at line 0 (its first instruction): no line of the file
-                    found.setdefault(name, set()).update(n for n in lines if isinstance(n, int) and n > 0)
+                    # a line number, not `true`; a module's frame starts at line 0, no line of the file
+                    numbers = [n for n in lines if type(n) is int and n > 0]
+                    found.setdefault(name, set()).update(numbers)
     return found
