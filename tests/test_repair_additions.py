@@ -622,6 +622,26 @@ def test_a_raised_value_is_wrapped_only_in_an_exception_class() -> None:
     assert all(d.startswith("raise ") for d in wrapped), sorted(wrapped)  # no `wrap ... in int()`
 
 
+@pytest.mark.parametrize("literal", ['"entities are disabled"', "3", "None", 'f"no {key}"', 'b"raw"'])
+def test_a_literal_is_wrapped_in_the_module_s_callables_only(literal: str) -> None:
+    # `ValueError(int("entities are disabled"))` raises the ValueError a test expects, from int():
+    # it passed xmltodict's and webcolors' suites and was wrong; a builtin around a literal is a
+    # constant or an exception, never a fix
+    src = SourceFile(
+        "m.py",
+        "def parse_constant(text):\n    return float(text)\n\n\n"
+        f"def check(key, doc):\n    if key not in doc:\n        raise ValueError({literal})\n"
+        f"    return parse_constant({literal}), len(doc)\n",
+    )
+    at = [i for i in range(len(src.data)) if src.data.startswith(literal.encode(), i)]
+    wrapped = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start in at}
+    assert wrapped == {f"wrap {literal} in parse_constant()"}, sorted(wrapped)
+    # a value that is not a literal still gets the builtins
+    doc = src.data.index(b"len(doc)") + 4
+    around_doc = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == doc}
+    assert {"wrap doc in sorted()", "wrap doc in parse_constant()"} <= around_doc
+
+
 def test_a_condition_gets_no_clause_of_itself() -> None:
     # `if matches and not matches:` is never true: netaddr's planted bug got it as a patch
     made = {

@@ -156,3 +156,39 @@ def test_a_removal_is_claimed_with_its_doubt_when_nothing_else_passes(make_sandb
     assert result.status == "plausible" and result.mutation.description == "remove 'out.pop()'"
     assert result.message.endswith("doubtful: it only removes code")
     assert result.candidates_tried > 100  # the search went on past it, for a patch that does more
+
+
+# The bug: an extra `out.reverse()`. Patches that undo it elsewhere pass too (`list(xs)[::-1]`); with
+# no search after a removal, deleting it is the only plausible patch, and the passing test ran it and
+# passes without it as well: it does not check what the statement did, so the removal is given for
+# review, not claimed (right here; on the held-aside sets 6 of 7 such claims were wrong).
+TOTAL = "def ordered(xs):\n    out = list(xs)\n    out.reverse()\n    return out\n"
+TOTAL_TESTS = (
+    "from tot import ordered\n\n\ndef test_one():\n    assert ordered((7,)) == [7]\n\n\n"
+    "def test_two():\n    assert ordered((2, 1, 3)) == [2, 1, 3]\n"
+)
+
+
+def totals(root: Path) -> Path:
+    root.mkdir()
+    (root / "tot.py").write_text(TOTAL)
+    (root / "test_tot.py").write_text(TOTAL_TESTS)
+    return root
+
+
+@pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
+def test_a_removal_a_passing_test_ran_unnoticed_is_given_not_claimed(
+    backend: str, make_sandbox, tmp_path
+) -> None:
+    budget = Budget(max_seconds=120, search_after_removal=0)
+    result = repair(make_sandbox(backend, source=totals(tmp_path / "repo")), budget=budget)
+    assert result.status == "ambiguous" and not result.fixed, result.message
+    assert [m.description for m in result.plausible] == ["remove 'out.reverse()'"], result.message
+    assert result.message.startswith(
+        "the only plausible patch removes code that 1 passing test(s) ran (test_tot.py::test_one) "
+        "and pass without: "
+    ), result.message
+    assert result.message.endswith(
+        "remove 'out.reverse()' (tot.py:3); they do not check what it did, so it is not claimed"
+    )
+    assert "reverse" not in result.files["tot.py"]  # given for review

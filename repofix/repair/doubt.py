@@ -8,6 +8,7 @@ import time
 
 from repofix.repair.checker import Checker, Differences
 from repofix.repair.limits import Budget
+from repofix.repair.localize import RunRecord
 from repofix.repair.search import ranked
 from repofix.repair.source import Mutation
 
@@ -83,3 +84,23 @@ def exit_deleted(best: Mutation) -> str:
 def differential_due(budget: Budget, passing: list[str], remaining: float, timeout: float) -> bool:
     """Whether the differential check runs: asked for, passing tests to trace, time for two runs."""
     return budget.differential and bool(passing) and remaining >= 2 * timeout
+
+
+def unnoticed_removal(best: Mutation, runs: list[RunRecord], passing: list[str]) -> str:
+    """Why a patch that only removes code is not claimed (empty: it may be): passing tests ran what
+    it removes and pass without it too, so they do not check what it did; the failing tests alone
+    cannot tell a deleted cause from a deleted symptom. Plausible patches that only delete are the
+    commonest wrong ones of test-driven repair (Qi et al., "Kali", ISSTA 2015); on the held-aside
+    sets, 6 of the 7 distinct ones claimed (deleted exits aside) were wrong. Without passing tests
+    that ran its lines (a one-test task) it stays claimable."""
+    if not best.removes_only:
+        return ""
+    kept, lines = set(passing), set(best.lines or (best.line,))
+    ran = [r.nodeid for r in runs if r.nodeid in kept and lines.intersection(r.lines.get(best.path, ()))]
+    if not ran:
+        return ""
+    return (
+        f"the only plausible patch removes code that {len(ran)} passing test(s) ran ({ran[0]}) and "
+        f"pass without: {best.description} ({best.path}:{best.line}); they do not check what it "
+        "did, so it is not claimed"
+    )

@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, covering_tests
-from repofix.repair.doubt import ambiguous, differ_seconds, differential, exit_deleted, rivals
+from repofix.repair.doubt import (
+    ambiguous,
+    differ_seconds,
+    differential,
+    exit_deleted,
+    rivals,
+    unnoticed_removal,
+)
 from repofix.repair.limits import (
     Budget,
     failing_seconds,
@@ -205,6 +212,8 @@ def repair(
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         if best.deletes_exit:
             result.status, result.message = "ambiguous", exit_deleted(best)
+        elif unnoticed := unnoticed_removal(best, runs, passing):
+            result.status, result.message = "ambiguous", unnoticed
         elif result.rivals and budget.withhold_ambiguous:
             result.status, result.message = "ambiguous", ambiguous(best, result.rivals)
         else:

@@ -32,7 +32,7 @@ from repofix.repair.checker import (
     differences,
     worker_source,
 )
-from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals
+from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals, unnoticed_removal
 from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
@@ -255,8 +255,13 @@ class BuiltinModel:
     def _deliver(self, differ: Differences) -> ModelReply:
         changed = differ.changed
         chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
-        if chosen.deletes_exit:  # given as the reason, not applied (a chain's next model takes over)
-            self.stuck[self.focus] = exit_deleted(chosen)
+        why = (
+            exit_deleted(chosen)
+            if chosen.deletes_exit
+            else unnoticed_removal(chosen, self.runs, self.passing)
+        )
+        if why:  # given as the reason, not applied (a chain's next model takes over)
+            self.stuck[self.focus] = why
             return self._next_focus()
         others = rivals(chosen, differ)  # said as a doubt: the agent path always claims its best
         patch, _ = diff(self.sources, chosen)

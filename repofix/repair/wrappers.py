@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from repofix.repair.facts import message_words
-from repofix.repair.scope import Scope
+from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 EXCEPTIONS = ("TypeError", "ValueError", "KeyError", "RuntimeError")
@@ -83,8 +83,16 @@ def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation
     )
 
 
+def is_literal(value: ast.expr) -> bool:
+    """A literal: a builtin around it makes a constant the fix would have written as such, or an
+    exception (`ValueError(int("entities are disabled"))` raised the ValueError a suite expected,
+    and passed xmltodict's and webcolors' suites, wrongly)."""
+    return isinstance(value, (ast.Constant, ast.JoinedStr))
+
+
 def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """Any wrapper of the scope around a value (not the one it is already a call of); `max(x, 0)`."""
+    """Any wrapper of the scope around a value (not the one it is already a call of); `max(x, 0)`.
+    Around a literal, only the module's own callables (`parse_constant("-Infinity")`)."""
     if isinstance(value, ast.Name) and value.id == "NotImplemented":
         return  # a protocol's answer, meant only as it is: `str(NotImplemented)` makes `==` true
     start, end = src.span(value)
@@ -92,9 +100,11 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
     for name in scope.wrappers:
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
+        if is_literal(value) and name in BUILTIN_NAMES:
+            continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
         yield _wrap(src, value, name, 0.3 if likely else 0.25)
-    for bound in ("0",):  # clamping: max(x, 0)
+    for bound in () if is_literal(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
             f"{text} -> max({text}, {bound})",
@@ -139,6 +149,8 @@ def add_call(
     """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
     module's."""
     for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
+        if is_literal(value) and name in BUILTIN_NAMES:
+            continue
         if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
         yield _wrap(src, value, name, prior + (0.05 if name in scope.own else 0.0))
