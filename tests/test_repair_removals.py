@@ -159,36 +159,41 @@ def test_a_removal_is_claimed_with_its_doubt_when_nothing_else_passes(make_sandb
 
 
 # The bug: an extra `out.reverse()`. Patches that undo it elsewhere pass too (`list(xs)[::-1]`); with
-# no search after a removal, deleting it is the only plausible patch, and the passing test ran it and
-# passes without it as well: it does not check what the statement did, so the removal is given for
-# review, not claimed (right here; on the held-aside sets 6 of 7 such claims were wrong).
-TOTAL = "def ordered(xs):\n    out = list(xs)\n    out.reverse()\n    return out\n"
-TOTAL_TESTS = (
-    "from tot import ordered\n\n\ndef test_one():\n    assert ordered((7,)) == [7]\n\n\n"
-    "def test_two():\n    assert ordered((2, 1, 3)) == [2, 1, 3]\n"
+# no search after a removal, deleting it is the only plausible patch. A passing test that ran it and
+# passes without it does not check what it did; one that never ran it says nothing of it: either
+# way the removal is given for review, not claimed (right here; on the held-aside sets 6 of 7 such
+# claims were wrong). Without any passing test (EVENS above) it is claimed.
+ORDER = (
+    "def ordered(xs):\n    out = list(xs)\n    out.reverse()\n    return out\n\n\ndef one():\n    return 1\n"
 )
+ORDER_FAILS = (
+    "from order import one, ordered\n\n\ndef test_two():\n    assert ordered((2, 1, 3)) == [2, 1, 3]\n"
+)
+RAN = "\n\ndef test_one():\n    assert ordered((7,)) == [7]\n"
+ELSEWHERE = "\n\ndef test_other():\n    assert one() == 1\n"
 
 
-def totals(root: Path) -> Path:
-    root.mkdir()
-    (root / "tot.py").write_text(TOTAL)
-    (root / "test_tot.py").write_text(TOTAL_TESTS)
-    return root
-
-
+@pytest.mark.parametrize(
+    ("passing", "why"),
+    [
+        (RAN, "removes code that 1 passing test(s) ran (test_order.py::test_one) and pass without: "),
+        (ELSEWHERE, "removes code that none of the 1 passing test(s) traced ran: "),
+    ],
+    ids=["ran-unnoticed", "never-ran"],
+)
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
-def test_a_removal_a_passing_test_ran_unnoticed_is_given_not_claimed(
-    backend: str, make_sandbox, tmp_path
+def test_a_removal_the_passing_tests_do_not_corroborate_is_given_not_claimed(
+    backend: str, passing: str, why: str, make_sandbox, tmp_path
 ) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "order.py").write_text(ORDER)
+    (root / "test_order.py").write_text(ORDER_FAILS + passing)
     budget = Budget(max_seconds=120, search_after_removal=0)
-    result = repair(make_sandbox(backend, source=totals(tmp_path / "repo")), budget=budget)
+    result = repair(make_sandbox(backend, source=root), budget=budget)
     assert result.status == "ambiguous" and not result.fixed, result.message
     assert [m.description for m in result.plausible] == ["remove 'out.reverse()'"], result.message
-    assert result.message.startswith(
-        "the only plausible patch removes code that 1 passing test(s) ran (test_tot.py::test_one) "
-        "and pass without: "
-    ), result.message
-    assert result.message.endswith(
-        "remove 'out.reverse()' (tot.py:3); they do not check what it did, so it is not claimed"
-    )
-    assert "reverse" not in result.files["tot.py"]  # given for review
+    assert result.message.startswith("the only plausible patch " + why), result.message
+    assert "remove 'out.reverse()' (order.py:3); " in result.message
+    assert result.message.endswith("so it is not claimed")
+    assert "reverse" not in result.files["order.py"]  # given for review

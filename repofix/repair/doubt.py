@@ -86,21 +86,27 @@ def differential_due(budget: Budget, passing: list[str], remaining: float, timeo
     return budget.differential and bool(passing) and remaining >= 2 * timeout
 
 
-def unnoticed_removal(best: Mutation, runs: list[RunRecord], passing: list[str]) -> str:
+def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[str]) -> str:
     """Why a patch that only removes code is not claimed (empty: it may be): passing tests ran what
-    it removes and pass without it too, so they do not check what it did; the failing tests alone
-    cannot tell a deleted cause from a deleted symptom. Plausible patches that only delete are the
-    commonest wrong ones of test-driven repair (Qi et al., "Kali", ISSTA 2015); on the held-aside
-    sets, 6 of the 7 distinct ones claimed (deleted exits aside) were wrong. Without passing tests
-    that ran its lines (a one-test task) it stays claimable."""
-    if not best.removes_only:
+    it removes and pass without it too, so they do not check what it did, or none ran it; either
+    way only the failing tests speak for it, and they cannot tell a deleted cause from a deleted
+    symptom. Plausible patches that only delete are the commonest wrong ones of test-driven repair
+    (Qi et al., "Kali", ISSTA 2015); on the held-aside sets, 6 of the 7 distinct ones claimed
+    (deleted exits aside) were wrong. With no passing test at all (a one-test task: the failing
+    test is the whole specification) it stays claimable."""
+    if not best.removes_only or not passing:
         return ""
-    kept, lines = set(passing), set(best.lines or (best.line,))
-    ran = [r.nodeid for r in runs if r.nodeid in kept and lines.intersection(r.lines.get(best.path, ()))]
-    if not ran:
-        return ""
+    lines = set(best.lines or (best.line,))
+    kept = set(passing)
+    traced = [r for r in runs if r.nodeid in kept and r.traced]
+    ran = [r.nodeid for r in traced if lines.intersection(r.lines.get(best.path, ()))]
+    where = f"{best.description} ({best.path}:{best.line})"
+    if ran:
+        return (
+            f"the only plausible patch removes code that {len(ran)} passing test(s) ran ({ran[0]}) and "
+            f"pass without: {where}; they do not check what it did, so it is not claimed"
+        )
     return (
-        f"the only plausible patch removes code that {len(ran)} passing test(s) ran ({ran[0]}) and "
-        f"pass without: {best.description} ({best.path}:{best.line}); they do not check what it "
-        "did, so it is not claimed"
+        f"the only plausible patch removes code that none of the {len(traced)} passing test(s) traced "
+        f"ran: {where}; only the failing tests speak for it, so it is not claimed"
     )

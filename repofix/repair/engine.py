@@ -15,7 +15,7 @@ from repofix.repair.doubt import (
     differential,
     exit_deleted,
     rivals,
-    unnoticed_removal,
+    uncorroborated_removal,
 )
 from repofix.repair.limits import (
     Budget,
@@ -212,8 +212,8 @@ def repair(
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         if best.deletes_exit:
             result.status, result.message = "ambiguous", exit_deleted(best)
-        elif unnoticed := unnoticed_removal(best, runs, passing):
-            result.status, result.message = "ambiguous", unnoticed
+        elif uncorroborated := uncorroborated_removal(best, runs, passing):
+            result.status, result.message = "ambiguous", uncorroborated
         elif result.rivals and budget.withhold_ambiguous:
             result.status, result.message = "ambiguous", ambiguous(best, result.rivals)
         else:

@@ -32,7 +32,7 @@ from repofix.repair.checker import (
     differences,
     worker_source,
 )
-from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals, unnoticed_removal
+from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals, uncorroborated_removal
 from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
@@ -258,7 +258,7 @@ class BuiltinModel:
         why = (
             exit_deleted(chosen)
             if chosen.deletes_exit
-            else unnoticed_removal(chosen, self.runs, self.passing)
+            else uncorroborated_removal(chosen, self.runs, self.passing)
         )
         if why:  # given as the reason, not applied (a chain's next model takes over)
             self.stuck[self.focus] = why
