@@ -84,10 +84,13 @@ def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation
 
 
 def is_literal(value: ast.expr) -> bool:
-    """A literal: a builtin around it makes a constant the fix would have written as such, or an
-    exception (`ValueError(int("entities are disabled"))` raised the ValueError a suite expected,
-    and passed xmltodict's and webcolors' suites, wrongly)."""
-    return isinstance(value, (ast.Constant, ast.JoinedStr))
+    """A literal, or text for sure (a message built from one, a `__name__`): a builtin around it
+    makes a constant the fix would have written as such, or an exception
+    (`ValueError(int("entities are disabled"))` raised the ValueError a suite expected, and passed
+    xmltodict's and webcolors' suites, wrongly; `int(item.__class__.__name__)` spans')."""
+    if isinstance(value, ast.Attribute):
+        return value.attr in ("__name__", "__qualname__")
+    return isinstance(value, ast.Constant) or raises_text(value)
 
 
 def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
