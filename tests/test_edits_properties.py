@@ -203,3 +203,20 @@ def test_resending_an_applied_diff_never_changes_the_file(edit, context, how, am
     if any(any(after[s : s + len(o)] == o for s in range(len(after))) for o in olds if o):
         return  # the patched file holds an edit's old lines (twins): applying there is legitimate
     check("\n".join(perturb(lines, how, amount)) + "\n", after, after)
+
+
+def test_a_header_that_miscounts_its_hunk_does_not_choose_between_like_places() -> None:
+    # hypothesis found it in CI: `@@ -1,3 +1,3 @@` over a one-line hunk (`-pass`) in a file with two
+    # `pass` lines deleted the first, where the header's line number pointed; the diff meant the
+    # second. A header that miscounts its hunk is no tie-breaker: the edit is refused as ambiguous.
+    before = ["pass", *[""] * 10, "pass", "", "", ""]
+    original = "".join(t + "\n" for t in before)
+    result = apply_edit(
+        "--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n-pass\n", {"f.py": original}, check_python=False
+    )
+    assert not result.ok and "occur only at the place you mean" in result.message()
+    # with a header that counts right, its line number still chooses
+    right = apply_edit(
+        "--- a/f.py\n+++ b/f.py\n@@ -12 +11,0 @@\n-pass\n", {"f.py": original}, check_python=False
+    )
+    assert right.ok and right.changes["f.py"] == "pass\n" + "\n" * 13

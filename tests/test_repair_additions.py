@@ -655,6 +655,27 @@ def test_a_literal_is_wrapped_in_the_module_s_callables_only(literal: str) -> No
     assert {"wrap doc in sorted()", "wrap doc in parse_constant()"} <= around_doc
 
 
+@pytest.mark.parametrize(
+    ("binding", "wrapped"),
+    [
+        ("msg = \"Unsupported item type provided '{}'\"", True),  # spans' planted `raise msg.format(...)`
+        ("msg = f'Unsupported {kind}'", True),
+        ("msg = make_error()", False),  # may be an exception's method: `raise err.format(...)` is left
+    ],
+)
+def test_a_local_bound_to_text_and_formatted_is_raised_in_an_exception_class(
+    binding: str, wrapped: bool
+) -> None:
+    src = SourceFile(
+        "m.py",
+        "def make_error():\n    return ValueError\n\n\n"
+        f"def check(item, kind):\n    if not isinstance(item, int):\n        {binding}\n"
+        "        raise msg.format(item.__class__.__name__)\n    return item\n",
+    )
+    made = {m.description for m in mutations(src) if m.op == "add-wrapper"}
+    assert ("raise TypeError(msg.format(item.__class__.__name__))" in made) is wrapped, sorted(made)
+
+
 def test_a_condition_gets_no_clause_of_itself() -> None:
     # `if matches and not matches:` is never true: netaddr's planted bug got it as a patch
     made = {

@@ -278,6 +278,8 @@ def _choose(
         outcomes.setdefault(key, (p, region))
     if len(outcomes) == 1 and not unclear:
         return next(iter(outcomes.values()))
+    if hunk.declared_old is not None and hunk.declared_old != len(hunk.old):
+        hint = None  # a header that miscounts the hunk's lines may misplace it too: not a tie-breaker
     if hint is not None and not unclear:
         # The one place the header's line number names, or failing that the only one within a
         # couple of lines of it when the others are far (line numbers are often off by one).

@@ -47,6 +47,7 @@ class Scope:
     members: list[tuple[str, str]] = field(default_factory=list)
     # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, and what each leaves out
     slices: dict[str, list[str]] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
 
 
 COPIES = {"copy.copy", "copy.deepcopy", "copy", "deepcopy", "dict", "list", "set", "OrderedDict"}
@@ -128,6 +129,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     containers: set[str] = set()  # locals bound to a container display: what an in-place update updates
     held: dict[str, None] = {}  # attributes of a local bound to one (`self.data`)
     copied = False  # a local is a copy of a container (`opts = var_dict.copy()`)
+    texts: dict[str, bool] = {}  # local -> every binding of it is a string literal or an f-string
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
@@ -141,6 +143,8 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
             containers.add(node.args[0].id)  # type: ignore[attr-defined]
         if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+            text = isinstance(value, ast.JoinedStr) or isinstance(getattr(value, "value", None), str)
+            texts[targets[0].id] = texts.get(targets[0].id, True) and text and isinstance(node, ast.Assign)
             kind = _constructor(value)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
@@ -207,6 +211,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         messages=facts.messages,
         slices=_slices(func),
         members=_members(func, module),
+        texts=[n for n, text in texts.items() if text and n in local],
     )
 
 

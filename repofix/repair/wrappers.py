@@ -180,7 +180,7 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     a suite that catches the base class passes both); any other class has half the prior and ranks
     below it when both pass. Without a like message, the classes the module raises or defines and
     four builtin ones share one prior (the search tries them shortest first)."""
-    if node.exc is None or isinstance(node.exc, ast.Call) and not _formats_text(node.exc):
+    if node.exc is None or isinstance(node.exc, ast.Call) and not _formats_text(node.exc, scope.texts):
         return
     start, end = src.span(node.exc)
     text = src.segment(node.exc)
@@ -211,14 +211,17 @@ def raises_text(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Call) and _formats_text(value)
 
 
-def _formats_text(call: ast.Call) -> bool:
+def _formats_text(call: ast.Call, texts: list[str] | None = None) -> bool:
     """`"Ext type {:d} already registered".format(code)`: a call that makes a message, not an
-    exception (a method of a string literal)."""
+    exception (a method of a string literal, or of a local only ever bound to one, `texts`:
+    `msg = "Unsupported item type {}"` ... `raise msg.format(name)`)."""
     func = call.func
-    return (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, (ast.Constant, ast.JoinedStr))
-        and isinstance(getattr(func.value, "value", ""), str)
+    if not isinstance(func, ast.Attribute):
+        return False
+    if isinstance(func.value, ast.Name):
+        return func.attr in ("format", "format_map") and func.value.id in (texts or ())
+    return isinstance(func.value, (ast.Constant, ast.JoinedStr)) and isinstance(
+        getattr(func.value, "value", ""), str
     )
 
 
