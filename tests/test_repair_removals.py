@@ -1,6 +1,7 @@
 """A patch that only removes code (a statement, a condition, a call) or exits early passes tests that
 check little most easily: it does not end the search, it ranks after any patch that does more, and
-it is claimed, with its doubt, only when nothing else passes. Through repair() and `repofix fix`."""
+it is claimed, with its doubt, only when nothing else passes and the task has no passing test to
+speak for it. Through repair() and `repofix fix`."""
 
 from __future__ import annotations
 

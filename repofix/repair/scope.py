@@ -50,6 +50,12 @@ class Scope:
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
 
 
+def _text_literal(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.JoinedStr) or isinstance(value, ast.Constant) and isinstance(value.value, str)
+    )
+
+
 COPIES = {"copy.copy", "copy.deepcopy", "copy", "deepcopy", "dict", "list", "set", "OrderedDict"}
 
 
@@ -143,8 +149,9 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
             containers.add(node.args[0].id)  # type: ignore[attr-defined]
         if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
-            text = isinstance(value, ast.JoinedStr) or isinstance(getattr(value, "value", None), str)
-            texts[targets[0].id] = texts.get(targets[0].id, True) and text and isinstance(node, ast.Assign)
+            # `msg = "bad {}"`; `msg += ...` or any other binding makes it no longer sure text
+            sure = isinstance(node, ast.Assign) and _text_literal(value)
+            texts[targets[0].id] = texts.get(targets[0].id, True) and sure
             kind = _constructor(value)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]

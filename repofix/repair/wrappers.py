@@ -83,7 +83,7 @@ def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation
     )
 
 
-def is_literal(value: ast.expr) -> bool:
+def literal_or_text(value: ast.expr) -> bool:
     """A literal, or text for sure (a message built from one, a `__name__`): a builtin around it
     makes a constant the fix would have written as such, or an exception
     (`ValueError(int("entities are disabled"))` raised the ValueError a suite expected, and passed
@@ -103,11 +103,11 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
     for name in scope.wrappers:
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
-        if is_literal(value) and name in BUILTIN_NAMES:
+        if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
         yield _wrap(src, value, name, 0.3 if likely else 0.25)
-    for bound in () if is_literal(value) else ("0",):  # clamping: max(x, 0)
+    for bound in () if literal_or_text(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
             f"{text} -> max({text}, {bound})",
@@ -152,7 +152,7 @@ def add_call(
     """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
     module's."""
     for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
-        if is_literal(value) and name in BUILTIN_NAMES:
+        if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
