@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from repofix.repair.localize import Suspect
@@ -135,6 +137,41 @@ def test_a_candidate_on_a_short_statement_is_validated_on_that_statement_unless_
     pool = CandidatePool({"m.py": src}, [Suspect("m.py", 4, 1.0, 1, 0)], max_lines=10)
     assert any(small for _, _, small in pool.blocks["m.py"])  # `x += 1`, the `if` and the `for`
     assert (len(list(pool.valid([m, m]))) == 1) is kept
+
+
+LONG = (
+    "class C:\n    def h(self, xs):\n        total = 0\n        for x in xs:\n            if x:\n"
+    "                x += 1\n" + "".join(f"        v{i} = {i}\n" for i in range(40)) + "        return xs\n"
+)
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        "\n                print(x)",  # in the `if`, beside `x += 1`: judged by the `if` alone
+        "\n            print(x)",  # closes the `if`, stays in the `for`
+        "\n        print(x)",  # closes both: the method judges it
+        "\n      print(x)",  # a dedent to no enclosing level
+        "\nprint(x)",  # closes the class too: the method's next lines no longer parse
+        "\n\t\tprint(x)",  # tabs where the `if` is indented with spaces
+        "\n\n                print(x)\n",  # a blank line first
+        "\n                print(x,\n  x)",  # a continuation line less indented than the `if`
+        "\n                  print(x)",  # deeper than its neighbours: an unexpected indent
+    ],
+)
+def test_an_added_line_is_judged_as_its_whole_file_would_judge_it(added: str) -> None:
+    # an addition is parsed with the shortest statement it stays inside, not its whole function
+    # (cheaper in a long one); whatever that statement says, the file must say the same
+    src = SourceFile("m.py", LONG)
+    at = LONG.index("x += 1") + len("x += 1")
+    m = Mutation("m.py", 6, "x", "x", (Edit(at, at, added),), 0.5, (6,))
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 6, 1.0, 1, 0)], max_lines=10)
+    try:
+        ast.parse(LONG[:at] + added + LONG[at:])
+        whole = True
+    except SyntaxError:
+        whole = False
+    assert (len(list(pool.valid([m, m]))) == 1) is whole
 
 
 def test_a_name_used_nearby_is_swapped_in_before_a_distant_local_and_an_added_slice() -> None:
