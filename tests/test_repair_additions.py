@@ -412,6 +412,11 @@ CASES = [
         "def split(filename):\n    return filename.lower().rsplit('.', 1)\n",
         "def split(filename):\n    return str(filename).lower().rsplit('.', 1)\n",
     ),
+    (  # an index read from text: csscompressor's `comments[int(match.group('num'))]`
+        "add-wrapper",
+        "def back(comments, match):\n    return comments[match.group('num')]\n",
+        "def back(comments, match):\n    return comments[int(match.group('num'))]\n",
+    ),
     (  # a condition that means "can be called"
         "add-wrapper",
         "class P:\n    def go(self):\n        if self.wrapped:\n            return 1\n        return 0\n",
@@ -751,3 +756,9 @@ def test_a_dict_the_class_binds_is_updated_with_the_prior_of_an_append() -> None
     append = next(p for d, p in priors.items() if "self.seen.append(extra)" in d)
     extend = next(p for d, p in priors.items() if "self.seen.extend(extra)" in d)
     assert update == append > extend
+
+
+@pytest.mark.parametrize("index", ["0", "'key'", "1:k", "k, 0"])
+def test_a_literal_index_a_slice_or_a_tuple_gets_no_wrapper(index: str) -> None:
+    src = SourceFile("m.py", f"def get(xs, k):\n    return xs[{index}]\n")
+    assert not [m for m in mutations(src) if m.op == "add-wrapper" and f"wrap {index} in" in m.description]

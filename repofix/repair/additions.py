@@ -16,6 +16,7 @@ from repofix.repair.wrappers import (
     add_call,
     add_wrapper,
     call_targets,
+    index_of,
     raise_value,
     wrap_operand,
     wrap_targets,
@@ -284,6 +285,8 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)
+    for value in index_of(node):  # a wrapper only: an index's off-by-ones are offbyone.subscript's
+        yield from add_wrapper(src, value, scope)
     for value, also, prior in call_targets(node, parent):
         yield from add_call(src, value, also, prior, scope)
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):

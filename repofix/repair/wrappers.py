@@ -1,8 +1,9 @@
 """Operators for a call that is missing or extra around a value: drop a one-argument wrapper; add a
 builtin, or a callable the function or module calls with one argument, around a value that is
-returned, assigned, iterated or passed, a condition, a bare expression statement or the receiver
-of a method call; a builtin that compares around an operand of a comparison; give `raise <value>` the exception class it lacks. Part of the additions
-(additions.for_node applies them)."""
+returned, assigned, iterated, passed or used as an index, a condition, a bare expression statement
+or the receiver of a method call; a builtin that compares around an operand of a comparison; give
+`raise <value>` the exception class it lacks. Part of the additions (additions.for_node applies
+them)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,15 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, ast.IfExp):
         return [node.body, node.orelse]  # `y if c else x` -> `y if c else abs(x)`
     return []
+
+
+def index_of(node: ast.AST) -> list[ast.expr]:
+    """The index a subscript reads with, when it is neither a slice nor a literal: text used as a
+    list index lacks its `int()` (`comments[match.group('num')]`, csscompressor's)."""
+    plain = not isinstance(getattr(node, "slice", None), (ast.Slice, ast.Constant, ast.Tuple))
+    return (
+        [node.slice] if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and plain else []
+    )
 
 
 ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
