@@ -23,7 +23,7 @@ DIR holds the old `repofix/` package (`git archive c801dbd repofix | tar -x -C D
 whose sandbox runner lives at the checkout root, as at ec185dc, `... repofix sandbox | tar ...`). Sdists are
 downloaded into --cache (default /work/cache/<set>), never into this repository. --set picks the
 frozen list results/bench_builtin_<set>.bugs.json (default: the first set, `heldout`; `heldout2`,
-`heldout3` ... `heldout13` were frozen later, each in other projects with another seed, see bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
+`heldout3` ... `heldout14` were frozen later, each in other projects with another seed, see bench_builtin_sets.py); records and the table go to results/bench_builtin_<set>.*."""
 
 from __future__ import annotations
 
@@ -300,7 +300,7 @@ def main() -> None:
         "--set",
         dest="bug_set",
         default="heldout",
-        help="which frozen held-aside list: heldout, heldout2, ... heldout13 (results/bench_builtin_<set>.bugs.json)",
+        help="which frozen held-aside list: heldout, heldout2, ... heldout14 (results/bench_builtin_<set>.bugs.json)",
     )
     parser.add_argument(
         "--only",

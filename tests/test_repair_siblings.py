@@ -14,6 +14,7 @@ from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.siblings import siblings_of
 from repofix.repair.source import SourceFile
+from tests.test_repair_engine import project
 
 SPAN = """\
 class Span:
@@ -133,10 +134,7 @@ def test_touching_is_no_overlap():
 
 
 def test_the_engine_repairs_the_missing_sibling_clause(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "span.py").write_text(SPAN)
-    (root / "test_span.py").write_text(TESTS)
+    root = project(tmp_path, {"span.py": SPAN, "test_span.py": TESTS})
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "if not self.overlap(other) and not self.adjacent(other):" in result.files["span.py"], (
