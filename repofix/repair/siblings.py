@@ -26,17 +26,21 @@ class Siblings:
 
 def siblings_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Siblings:
     owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and func in c.body), None)
-    decorators = {dotted(d) for d in func.decorator_list}
-    if owner is None or "staticmethod" in decorators or not func.args.args:
+    if owner is None or "staticmethod" in _decorators(func) or not func.args.args:
         return Siblings()
     found: dict[str, tuple[int, float]] = {}
     for method in owner.body:
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and _predicate(method):
             args = method.args
-            bound = 0 if "staticmethod" in {dotted(d) for d in method.decorator_list} else 1
+            bound = 0 if "staticmethod" in _decorators(method) else 1
             total = len(args.posonlyargs) + len(args.args) - bound
             found[method.name] = (total - len(args.defaults), float("inf") if args.vararg else total)
     return Siblings(func.args.args[0].arg, found, func.name)
+
+
+def _decorators(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The last part of each decorator's name: `@x.setter` -> "setter", `@functools.cache` -> "cache"."""
+    return {dotted(d).rsplit(".", 1)[-1] for d in func.decorator_list}
 
 
 def _asks(name: str) -> bool:
@@ -46,7 +50,7 @@ def _asks(name: str) -> bool:
 def _predicate(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A plain method that answers yes or no: named as a question, or every value it returns is a
     comparison, a `not`, an `and`/`or` of such, a bool literal or a call of a question."""
-    if method.name.startswith("__") or {dotted(d) for d in method.decorator_list} & {"property", "setter"}:
+    if method.name.startswith("__") or _decorators(method) & {"property", "cached_property", "setter"}:
         return False
     if _asks(method.name):
         return True
@@ -78,8 +82,10 @@ def mirror_clauses(src: SourceFile, test: ast.expr, family: Siblings) -> Iterato
     if isinstance(test, ast.BoolOp):  # `a or b and c` would be `a or (b and c)`: as its neighbours
         joins = [" and " if isinstance(test.op, ast.And) else " or "]
     for clause in test.values if isinstance(test, ast.BoolOp) else [test]:
-        negated = isinstance(clause, ast.UnaryOp) and isinstance(clause.op, ast.Not)
-        call = clause.operand if isinstance(clause, ast.UnaryOp) and negated else clause
+        call = (
+            clause.operand if isinstance(clause, ast.UnaryOp) and isinstance(clause.op, ast.Not) else clause
+        )
+        negated = call is not clause
         if not (
             isinstance(call, ast.Call)
             and dotted(call.func) == f"{family.receiver}.{getattr(call.func, 'attr', '')}"

@@ -72,10 +72,9 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
 def index_of(node: ast.AST) -> list[ast.expr]:
     """The index a subscript reads with, when it is neither a slice nor a literal: text used as a
     list index lacks its `int()` (`comments[match.group('num')]`, csscompressor's)."""
-    plain = not isinstance(getattr(node, "slice", None), (ast.Slice, ast.Constant, ast.Tuple))
-    return (
-        [node.slice] if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and plain else []
-    )
+    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+        return []
+    return [] if isinstance(node.slice, (ast.Slice, ast.Constant, ast.Tuple)) else [node.slice]
 
 
 ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
