@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from repofix.repair.insandbox.common import PYTEST_ARGS, _quiet
+from repofix.repair.insandbox.common import PYTEST_ARGS, _bytecode_off, _quiet
 
 
 def _apply(original, edits):
@@ -66,6 +66,14 @@ class _BareReports:
             item._repr_failure_py = _exception_line
 
 
+class _AsBaseline:
+    """The tests run with the interpreter as the baseline run had it (common._bytecode_off); the
+    collection before them imports with this call's compiled modules."""
+
+    def pytest_collection_finish(self, session):
+        _bytecode_off()
+
+
 def _exception_line(excinfo, style=None):
     return excinfo.exconly()
 
@@ -74,7 +82,7 @@ def _pytest_body(tests):
     def body():
         import pytest
 
-        return pytest.main(PYTEST_ARGS + ["-x"] + list(tests), plugins=[_BareReports()])
+        return pytest.main(PYTEST_ARGS + ["-x"] + list(tests), plugins=[_BareReports(), _AsBaseline()])
 
     return body
 
@@ -87,8 +95,10 @@ def _direct_body(plain):
     def body():
         import importlib
 
+        modules = {name: importlib.import_module(name) for name, _, _ in plain}
+        _bytecode_off()
         for module_name, qualname, params in plain:
-            module = importlib.import_module(module_name)
+            module = modules[module_name]
             if params is None:  # a unittest.TestCase method: run as unittest runs it
                 import unittest
 
@@ -117,7 +127,7 @@ def _count_body(tests):
                 if report.when == "call" and report.passed:
                     Count.passed += 1
 
-        pytest.main(PYTEST_ARGS + list(tests), plugins=[Count(), _BareReports()])
+        pytest.main(PYTEST_ARGS + list(tests), plugins=[Count(), _BareReports(), _AsBaseline()])
         return 100 + min(Count.passed, 150)
 
     return body

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from repofix.repair.insandbox.children import _apply, _in_child, _write
+from repofix.repair.insandbox.children import _apply, _AsBaseline, _in_child, _write
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline
 
@@ -81,7 +81,7 @@ def _traced_body(tests, failing, files, out):
 
         sys.setprofile(profile)
         try:
-            pytest.main(PYTEST_ARGS + list(tests), plugins=[Tagger()])
+            pytest.main(PYTEST_ARGS + list(tests), plugins=[Tagger(), _AsBaseline()])
         finally:
             sys.setprofile(None)
         digests = {
