@@ -27,6 +27,7 @@ WORKER_PARTS = (
     "coverage.py",
     "children.py",
     "collect.py",
+    "ids.py",
     "hot_server.py",
     "hot.py",
     "check.py",

@@ -19,6 +19,7 @@ from repofix.repair.insandbox.children import (
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import _deadline
 from repofix.repair.insandbox.hot import _hot_turn, _HotServer
+from repofix.repair.insandbox.ids import named_here
 
 
 def run_check(req):
@@ -40,7 +41,10 @@ def run_check(req):
     patient = _patient if retry else lambda body, limit: _in_child(body, limit())
     expect = float(req.get("expect", 0))  # what a fixed program may need
     took_here, took_hot = [], []  # seconds of the candidates rejected here (by the usual run, hot)
-    plain = _warm_up(failing)
+    plain, complete = _warm_up(failing)
+    named = None  # {id: as this worker's pytest names it}, once read (ids.py)
+    if not complete:  # a failing test's id is another interpreter's: read them all here
+        failing, passing, named = named_here(failing, passing)
     hot = _HotServer(failing, plain, deadline) if req.get("hot", True) else None  # see hot.py
     originals = {}
     found = 0
@@ -49,6 +53,21 @@ def run_check(req):
 
     def left(limit):  # no child outlives the deadline: the time budget holds
         return max(0.05, min(limit, deadline - time.time()))
+
+    def passing_run(tests):
+        """(ok, reason, seconds) of `tests`; run again with this worker's own ids when pytest
+        found not every one (a name the coverage run's interpreter gave, see ids.py)."""
+        nonlocal failing, passing, named
+        for _ in range(2):
+            if named is not None:
+                tests = [t for t in dict.fromkeys(named.get(t, t) for t in tests) if t and t not in failing]
+            if not tests:  # all of them run with the failing tests
+                return True, "exit 0", 0.0
+            ok, reason, took = _timed(_pytest_body(tests), left(full_timeout))
+            if reason != "exit 4" or named is not None:
+                break
+            failing, passing, named = named_here(failing, passing)
+        return ok, reason, took
 
     def failing_limit(took):  # `took`: the times of the way (hot or usual) this candidate goes
         recent = sorted(took[-31:])
@@ -92,10 +111,10 @@ def run_check(req):
                 # the passing tests that ran the mutated lines first: they are the likeliest to
                 # break, and a large suite is not run to its end to find out
                 stage = "passing"
-                ok, reason = _in_child(_pytest_body(cand["first"]), left(full_timeout))
+                ok, reason, _ = passing_run(cand["first"])
             if ok and passing:
                 stage = "passing"
-                ok, reason, took = _timed(_pytest_body(passing), left(full_timeout))
+                ok, reason, took = passing_run(passing)
                 if ok and slower:
                     # a busy machine makes single timings noisy: a patch that looks slower is timed
                     # again, and so is the unpatched program, and the faster of each run counts

@@ -89,8 +89,9 @@ def _warm_up(tests):
     then imports the modules the child imported besides the workspace's, by name, and never the
     workspace itself. A workspace module that registers a function elsewhere when imported (a
     codec: latexcodec's `codecs.register`) would otherwise be found there first by every child, in
-    its original form, whatever candidate the child imported. Returns the failing tests as plain
-    functions when all of them are (see _direct_body), else None."""
+    its original form, whatever candidate the child imported. Returns (plain, complete): the tests
+    as plain functions when all of them are (see _direct_body), else None; whether pytest found
+    every one of them (see ids.py)."""
     import gc
     import importlib
     import pickle
@@ -107,10 +108,11 @@ def _warm_up(tests):
             _quiet()
             collector = _Items()
             pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests), plugins=[collector])
-            plain = _plain(collector.items) if len(collector.items) == len(tests) else None
+            complete = len(collector.items) == len(tests)
+            plain = _plain(collector.items) if complete else None
             names = [n for n, m in list(sys.modules.items()) if n not in before and not _ours(m, root)]
             with os.fdopen(writer, "wb") as out:
-                out.write(pickle.dumps((plain, names, list(sys.path))))
+                out.write(pickle.dumps((plain, complete, names, list(sys.path))))
         finally:
             os._exit(0)
     os.close(writer)
@@ -118,7 +120,7 @@ def _warm_up(tests):
         data = handle.read()
     os.waitpid(pid, 0)
     # pytest put the test folders on sys.path (rootdir-relative imports): the children need them
-    plain, names, sys.path[:] = pickle.loads(data) if data else (None, [], sys.path)
+    plain, complete, names, sys.path[:] = pickle.loads(data) if data else (None, True, [], sys.path)
     saved = os.dup(1), os.dup(2)
     _quiet()
     try:
@@ -139,7 +141,7 @@ def _warm_up(tests):
     gc.collect()
     gc.freeze()
     _bytecode_on()
-    return plain
+    return plain, complete
 
 
 def _ours(module, root):

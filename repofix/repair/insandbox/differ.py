@@ -21,6 +21,7 @@ import time
 from repofix.repair.insandbox.children import _apply, _AsBaseline, _in_child, _write
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline
+from repofix.repair.insandbox.ids import _function, named_here
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -61,7 +62,7 @@ def _traced_body(tests, failing, files, out):
 
         class Tagger:
             def pytest_runtest_logstart(self, nodeid, location):
-                now[0] = "failing" if nodeid in failing else "passing"
+                now[0] = "failing" if nodeid in failing or _function(nodeid) in failing else "passing"
 
         def profile(frame, event, arg):
             code = frame.f_code
@@ -155,10 +156,12 @@ def _behaviour(trace, noisy):
 
 def run_differ(req):
     out = sys.stdout
-    failing = req.get("failing", [])
-    tests, deadline = list(dict.fromkeys(failing + req["passing"])), _deadline(req)
+    failing, passing = req.get("failing", []), req["passing"]
+    tests, deadline = list(dict.fromkeys(failing + passing)), _deadline(req)
     files = tuple(sorted({c["path"] for c in req["candidates"]}))
-    _warm_up(tests)
+    if not _warm_up(tests)[1]:  # ids the coverage run's interpreter named otherwise (ids.py)
+        failing, passing, _ = named_here(failing, passing)
+        tests = failing + passing
 
     def left():
         return max(0.05, min(float(req["timeout"]), deadline - time.time()))
