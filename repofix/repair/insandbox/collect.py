@@ -94,33 +94,24 @@ def _warm_up(tests):
     every one of them (see ids.py)."""
     import gc
     import importlib
-    import pickle
 
     import pytest  # noqa: F401  (before the snapshot: pytest's own modules are not the child's news)
 
     root = os.path.realpath(os.getcwd())
     before = set(sys.modules)
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the collecting child
-        os.close(reader)
-        try:
-            _quiet()
-            collector = _Items()
-            pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests), plugins=[collector])
-            complete = len(collector.items) == len(tests)
-            plain = _plain(collector.items) if complete else None
-            names = [n for n, m in list(sys.modules.items()) if n not in before and not _ours(m, root)]
-            with os.fdopen(writer, "wb") as out:
-                out.write(pickle.dumps((plain, complete, names, list(sys.path))))
-        finally:
-            os._exit(0)
-    os.close(writer)
-    with os.fdopen(reader, "rb") as handle:
-        data = handle.read()
-    os.waitpid(pid, 0)
+
+    def answer(items):
+        complete = len(items) == len(tests)
+        names = [n for n, m in list(sys.modules.items()) if n not in before and not _ours(m, root)]
+        return _plain(items) if complete else None, complete, names, list(sys.path)
+
     # pytest put the test folders on sys.path (rootdir-relative imports): the children need them
-    plain, complete, names, sys.path[:] = pickle.loads(data) if data else (None, True, [], sys.path)
+    plain, complete, names, sys.path[:] = _collected_in_child(list(tests), answer) or (
+        None,
+        True,
+        [],
+        sys.path,
+    )
     saved = os.dup(1), os.dup(2)
     _quiet()
     try:
@@ -142,6 +133,32 @@ def _warm_up(tests):
     gc.freeze()
     _bytecode_on()
     return plain, complete
+
+
+def _collected_in_child(args, answer):
+    """answer(items) of pytest's collection of `args`, made in a forked child (whose imports die
+    with it) and sent back pickled; None when the child sent nothing."""
+    import pickle
+
+    import pytest
+
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(reader)
+        try:
+            _quiet()
+            collector = _Items()
+            pytest.main(PYTEST_ARGS + ["--collect-only"] + args, plugins=[collector])
+            with os.fdopen(writer, "wb") as out:
+                out.write(pickle.dumps(answer(collector.items)))
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as handle:
+        data = handle.read()
+    os.waitpid(pid, 0)
+    return pickle.loads(data) if data else None
 
 
 def _ours(module, root):

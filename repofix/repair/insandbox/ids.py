@@ -7,11 +7,7 @@ isodate bugs. Every fork of this worker names them alike, so the ids are read he
 unknown here stands for its whole function when the lists name every case of it (a failing one
 always: the fix must pass its other cases too), and a passing one that cannot be told so is left out."""
 
-import os
-import pickle
-
-from repofix.repair.insandbox.collect import _Items
-from repofix.repair.insandbox.common import PYTEST_ARGS, _quiet
+from repofix.repair.insandbox.collect import _collected_in_child
 
 
 def _function(nodeid):
@@ -21,27 +17,9 @@ def _function(nodeid):
 
 
 def _collected(tests):
-    """The ids pytest collects here from the files of `tests`, in a forked child."""
-    import pytest
-
+    """The ids pytest collects here from the files of `tests`."""
     files = list(dict.fromkeys(t.split("::")[0] for t in tests))
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(reader)
-        try:
-            _quiet()
-            collector = _Items()
-            pytest.main(PYTEST_ARGS + ["--collect-only"] + files, plugins=[collector])
-            with os.fdopen(writer, "wb") as out:
-                out.write(pickle.dumps([item.nodeid for item in collector.items]))
-        finally:
-            os._exit(0)
-    os.close(writer)
-    with os.fdopen(reader, "rb") as handle:
-        data = handle.read()
-    os.waitpid(pid, 0)
-    return set(pickle.loads(data)) if data else set()
+    return set(_collected_in_child(files, lambda items: [item.nodeid for item in items]) or [])
 
 
 def _renamed(failing, passing):
