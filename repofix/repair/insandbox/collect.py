@@ -105,13 +105,9 @@ def _warm_up(tests):
         names = [n for n, m in list(sys.modules.items()) if n not in before and not _ours(m, root)]
         return _plain(items) if complete else None, complete, names, list(sys.path)
 
+    found = _collected_in_child(list(tests), answer)
     # pytest put the test folders on sys.path (rootdir-relative imports): the children need them
-    plain, complete, names, sys.path[:] = _collected_in_child(list(tests), answer) or (
-        None,
-        True,
-        [],
-        sys.path,
-    )
+    plain, complete, names, sys.path[:] = found if found is not None else (None, True, [], sys.path)
     saved = os.dup(1), os.dup(2)
     _quiet()
     try:

@@ -1,11 +1,13 @@
 """Test ids as this worker's pytest names them. A parametrize over a set orders its cases by their
-hashes, and some hashes are addresses (None's before Python 3.12, a class's, a function's), so
-another interpreter, the coverage run's, may have named the cases otherwise: isodate's
+hashes, and some hashes are addresses: None's before Python 3.12 is where the interpreter was
+loaded, so another interpreter, the coverage run's, may have named the cases otherwise: isodate's
 `test_parse[4-19-expected24-%C]` is `test_parse[6-+0019-expected1-%C]` in the next process, and
 pytest refuses an id it cannot find (exit 4), which rejected every candidate of heldout's nine
 isodate bugs. Every fork of this worker names them alike, so the ids are read here once: an id
 unknown here stands for its whole function when the lists name every case of it (a failing one
-always: the fix must pass its other cases too), and a passing one that cannot be told so is left out."""
+always: the fix must pass its other cases too), and a passing one that cannot be told so is left
+out. A set of objects made at import (a class's or a function's address) may be ordered otherwise
+even from one fork to the next; that is not mended here."""
 
 from repofix.repair.insandbox.collect import _collected_in_child
 
