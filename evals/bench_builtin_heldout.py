@@ -32,7 +32,6 @@ import hashlib
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,6 +46,7 @@ from bench_builtin_bugs import Bug, choose, plant, record  # noqa: E402
 from bench_builtin_grade import grade_bug  # noqa: E402
 from bench_builtin_patches import patch_edits  # noqa: E402
 from bench_builtin_sets import load_set  # noqa: E402
+from probes import run_probe  # noqa: E402
 
 BASELINE = ["c801dbd"]  # the baseline engine's name in the tables (--baseline-name)
 
@@ -78,23 +78,10 @@ def run_engine(root: Path, folder: Path, failing: list[str], backend: str, budge
         "backend": backend,
         "budget": budget,
     }
-    done = subprocess.run(
-        [sys.executable, "-c", RUNNER],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        timeout=budget["max_seconds"] * 3 + 300,
-    )
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        return {
-            "status": "error",
-            "files": {},
-            "seconds": float("nan"),
-            "message": done.stderr[-300:],
-            "tried": 0,
-        }
+    answer, stderr = run_probe(RUNNER, request, timeout=budget["max_seconds"] * 3 + 300)
+    if answer is not None:
+        return answer
+    return {"status": "error", "files": {}, "seconds": float("nan"), "message": stderr, "tried": 0}
 
 
 # Reused: the grades a patch alone decides. "fails suite" may be a suite that ran past its timeout on

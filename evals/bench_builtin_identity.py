@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +24,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_builtin_bugs import fetch, project_tree  # noqa: E402
 from bench_builtin_sets import load_set  # noqa: E402
+from probes import run_probe  # noqa: E402
 
 PROBE = r"""
 import json, sys
@@ -62,17 +62,8 @@ def probe(spec: str, path: str, failing: list[str], cache: Path, root: Path, bac
             "path": path,
             "failing": failing,
         }
-        done = subprocess.run(
-            [sys.executable, "-c", PROBE],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=1800,
-        )
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        return {"error": done.stderr.strip()[-300:]}
+        answer, stderr = run_probe(PROBE, request, timeout=1800)
+    return answer if answer is not None else {"error": stderr.strip()}
 
 
 def consistent(row: dict) -> bool:

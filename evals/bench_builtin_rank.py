@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +27,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_builtin_bugs import Bug, plant  # noqa: E402
 from bench_builtin_sets import load_set  # noqa: E402
+from probes import run_probe  # noqa: E402
 
 PROBE = r"""
 import json, sys
@@ -146,17 +146,10 @@ def probe(bug: Bug, root: Path, cache: Path, backend: str, cap: int) -> dict:
             "start": bug.start,
             "cap": cap,
         }
-        done = subprocess.run(
-            [sys.executable, "-c", PROBE],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, ValueError):
-        return {"rank": None, "op": None, "candidates": 0, "line_rank": None, "error": done.stderr[-300:]}
+        answer, stderr = run_probe(PROBE, request, timeout=900)
+    if answer is not None:
+        return answer
+    return {"rank": None, "op": None, "candidates": 0, "line_rank": None, "error": stderr}
 
 
 def main() -> None:

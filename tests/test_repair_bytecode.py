@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
 from tests.conftest import backend_params
-from tests.test_repair_engine import CLAMP, project
+from tests.test_repair_engine import repaired_clamp
 
 COMPILES = (
     "import py_compile\nimport tempfile\nfrom pathlib import Path\n\n\n"
@@ -46,11 +45,5 @@ WHERE = {
 def test_a_program_that_compiles_files_finds_them_where_the_baseline_did(
     backend: str, where: str, make_sandbox, tmp_path: Path
 ) -> None:
-    tests = COMPILES + "\n\n" + WHERE[where]
-    root = project(tmp_path, {"pkg/__init__.py": "", "pkg/clamp.py": CLAMP, "tests/test_clamp.py": tests})
-    sandbox = make_sandbox(backend, source=root)
-    result = repair(sandbox, budget=Budget(max_seconds=120))
-    assert result.status == "plausible", result.message
+    result = repaired_clamp(make_sandbox, backend, tmp_path, COMPILES + "\n\n" + WHERE[where])
     assert result.failing_tests == ["tests/test_clamp.py::test_high"]
-    assert "-    if x < hi:\n+    if x > hi:\n" in result.patch_diff
-    assert sandbox.read_files(["pkg/clamp.py"])["pkg/clamp.py"] == CLAMP.encode()

@@ -33,6 +33,18 @@ def project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def repaired_clamp(make_sandbox, backend: str, tmp_path: Path, tests: str):
+    """The flipped-comparison project with `tests` as its test file, repaired through a real
+    sandbox: the right patch is claimed and the mutated file left as found. Returns the result."""
+    root = project(tmp_path, {"pkg/__init__.py": "", "pkg/clamp.py": CLAMP, "tests/test_clamp.py": tests})
+    sandbox = make_sandbox(backend, source=root)
+    result = repair(sandbox, budget=Budget(max_seconds=120))
+    assert result.status == "plausible", result.message
+    assert "-    if x < hi:\n+    if x > hi:\n" in result.patch_diff
+    assert sandbox.read_files(["pkg/clamp.py"])["pkg/clamp.py"] == CLAMP.encode()
+    return result
+
+
 @pytest.mark.parametrize("backend", backend_params())
 def test_flipped_comparison_is_repaired_and_the_sandbox_left_as_found(
     backend: str, make_sandbox, tmp_path: Path

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
 from tests.conftest import backend_params
-from tests.test_repair_engine import CLAMP, project
+from tests.test_repair_engine import repaired_clamp
 
 CASE = (
     "import pytest\nfrom pkg.clamp import clamp\n\n\n"
@@ -42,13 +41,5 @@ WHICH = {
 def test_cases_named_by_address_are_run_under_the_workers_own_names(
     backend: str, which: str, make_sandbox, tmp_path: Path
 ) -> None:
-    root = project(
-        tmp_path, {"pkg/__init__.py": "", "pkg/clamp.py": CLAMP, "tests/test_clamp.py": CASE + WHICH[which]}
-    )
-    sandbox = make_sandbox(backend, source=root)
-    result = repair(sandbox, budget=Budget(max_seconds=120))
-    assert result.status == "plausible", result.message
-    assert "-    if x < hi:\n+    if x > hi:\n" in result.patch_diff
-    expected_failing = 9 if which == "failing cases" else 2
-    assert len(result.failing_tests) == expected_failing
-    assert sandbox.read_files(["pkg/clamp.py"])["pkg/clamp.py"] == CLAMP.encode()
+    result = repaired_clamp(make_sandbox, backend, tmp_path, CASE + WHICH[which])
+    assert len(result.failing_tests) == (9 if which == "failing cases" else 2)
