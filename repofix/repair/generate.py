@@ -6,7 +6,7 @@ import ast
 import itertools
 from collections.abc import Iterable, Iterator
 
-from repofix.repair import additions, calls, clones, literals, offbyone, siblings
+from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
@@ -86,6 +86,7 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     scopes: dict[int, Scope] = {}
     reuses: dict[int, clones.Reuse] = {}
     families: dict[int, siblings.Siblings] = {}
+    hands: dict[int, guards.AtHand] = {}
     messages: list[tuple[int, int]] = []  # the raised texts on these lines (`_edits_raised_text`)
     for node, parent, func in _walk(src.tree, src.tree, None):
         # a node's mutations edit its own lines; one without a position (an operator, the
@@ -100,13 +101,18 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
                 scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
                 reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
                 families[id(func)] = siblings.siblings_of(func, src.tree)  # type: ignore[arg-type]
+                hands[id(func)] = guards.at_hand(func)  # type: ignore[arg-type]
             found = itertools.chain(
                 found,
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
             )
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-                found = itertools.chain(found, siblings.mirror_clauses(src, node.test, families[id(func)]))
+                found = itertools.chain(
+                    found,
+                    siblings.mirror_clauses(src, node.test, families[id(func)]),
+                    guards.complete_guard(src, node.test, hands[id(func)]),
+                )
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)

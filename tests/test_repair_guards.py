@@ -1,0 +1,151 @@
+"""The completed guard (repair/guards.py) on its own minimal cases: a `None` check that lost the
+comparison it guarded gets it back, built from what the function has at hand before the check;
+nothing is compared with itself or with what is bound only later, and the engine finds the fix
+end to end."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.generate import mutations
+from repofix.repair.guards import at_hand
+from repofix.repair.source import SourceFile
+from tests.test_repair_additions import programs
+
+RECORD = """\
+class Record:
+    def __init__(self, size):
+        self.size = size
+
+    def validate(self, data):
+        if self.size is not None{clause}:
+            return False
+        return True
+
+    def validate_stream(self, stream):
+        digest, size = stream.read_all()
+        if self.size is not None{clause2}:
+            return False
+        return digest
+"""
+
+CASES = [
+    # (buggy, fixed): installer's lost size checks, one of a parameter's length, one of a local
+    (
+        RECORD.format(clause="", clause2=" and size != self.size"),
+        RECORD.format(clause=" and len(data) != self.size", clause2=" and size != self.size"),
+    ),
+    (
+        RECORD.format(clause=" and len(data) != self.size", clause2=""),
+        RECORD.format(clause=" and len(data) != self.size", clause2=" and size != self.size"),
+    ),
+    (  # pypng: a parameter checked against a constant subscript of another
+        "def check(size, width, height):\n    if height is not None:\n        raise ValueError(size[1])\n",
+        "def check(size, width, height):\n"
+        "    if height is not None and height != size[1]:\n        raise ValueError(size[1])\n",
+    ),
+    (  # simpleeval: a name looked for in the container the guard checks
+        "def allowed(self, name):\n    if self.allowed is not None:\n        raise KeyError(name)\n",
+        "def allowed(self, name):\n"
+        "    if self.allowed is not None and name not in self.allowed:\n        raise KeyError(name)\n",
+    ),
+    (  # the `is None` guard of an `or`
+        "def pick(x, default):\n    if x is None or x < 0:\n        return default\n    return x\n",
+        "def pick(x, default):\n    if x is None or x == default or x < 0:\n        return default\n    return x\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "or"])
+def test_a_lost_comparison_is_among_the_candidates(buggy: str, fixed: str) -> None:
+    found = programs(buggy)
+    want = ast.dump(ast.parse(fixed))
+    assert want in found, f"no candidate gives\n{fixed}"
+    assert "add-clause" in found[want]
+
+
+def guard_clauses(source: str, line_text: str) -> set[str]:
+    """The conditions the guard operator makes of the line holding `line_text`."""
+    src = SourceFile("m.py", source)
+    line = source.splitlines().index(line_text) + 1
+    return {
+        m.description.split("' -> '")[1].rstrip("'")
+        for m in mutations(src, [line])
+        if m.description.startswith("guard ")
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "never"),
+    [
+        (  # the guarded value with itself, with its own length or parts
+            "def f(x, y):\n    if x is not None:\n        return x[0]\n",
+            "    if x is not None:",
+            ["x != x", "len(x)", "x[0]"],
+        ),
+        (  # a local bound only after the check
+            "def f(x):\n    if x is not None:\n        later = 1\n        return later\n",
+            "    if x is not None:",
+            ["later"],
+        ),
+        (  # `a or x is not None and v != x` would need parentheses; `x is None and ...` is no guard
+            "def f(a, x, v):\n    if a or x is not None:\n        return 1\n    if x is None and a:\n        return 2\n",
+            "    if a or x is not None:",
+            ["!=", "=="],
+        ),
+    ],
+    ids=["itself", "later", "other-join"],
+)
+def test_what_cannot_be_the_lost_comparison_is_never_tried(source: str, line: str, never: list[str]) -> None:
+    clauses = guard_clauses(source, line)
+    assert not any(part in clause for clause in clauses for part in never), clauses
+
+
+def test_the_comparands_are_the_nearest_binding_first_then_parameters_lengths_subscripts() -> None:
+    func = ast.parse(
+        "def f(self, data, count):\n    n = 0\n    head = data[0]\n    for i in range(count):\n"
+        "        n += 1\n    if self.size is not None:\n        tail = 1\n    return n\n"
+    ).body[0]
+    assert isinstance(func, ast.FunctionDef)  # `n += 1` binds n last; a count or a bound has no length
+    assert at_hand(func).before(6) == [
+        "n", "i", "head", "data", "count", "len(i)", "len(head)", "len(data)", "data[0]"
+    ]  # fmt: skip
+
+
+TESTS = """\
+from record import Record
+
+
+class Stream:
+    def __init__(self, data):
+        self.data = data
+
+    def read_all(self):
+        return "d", len(self.data)
+
+
+def test_a_short_stream_is_refused():
+    assert Record(3).validate_stream(Stream(b"ab")) is False
+
+
+def test_a_stream_of_the_size_passes():
+    assert Record(2).validate_stream(Stream(b"ab")) == "d"
+
+
+def test_an_unsized_record_takes_any_stream():
+    assert Record(None).validate_stream(Stream(b"abc")) == "d"
+"""
+
+
+def test_the_engine_repairs_the_lost_comparison(make_sandbox, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "record.py").write_text(RECORD.format(clause=" and len(data) != self.size", clause2=""))
+    (root / "test_record.py").write_text(TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "if self.size is not None and size != self.size:" in result.files["record.py"], result.patch_diff
