@@ -33,6 +33,14 @@ class Record:
         return digest
 """
 
+HOOKS = """\
+def unpacker(list_hook=None, pairs_hook=None):
+    if list_hook is not None and not callable(list_hook):
+        raise TypeError("list_hook")
+    if pairs_hook is not None{clause}:
+        raise TypeError("pairs_hook")
+"""
+
 CASES = [
     # (buggy, fixed): installer's lost size checks, one of a parameter's length, one of a local
     (
@@ -53,6 +61,10 @@ CASES = [
         "def allowed(self, name):\n"
         "    if self.allowed is not None and name not in self.allowed:\n        raise KeyError(name)\n",
     ),
+    (  # msgpack: as the module guards another value
+        HOOKS.format(clause=""),
+        HOOKS.format(clause=" and not callable(pairs_hook)"),
+    ),
     (  # the `is None` guard of an `or`
         "def pick(x, default):\n    if x is None or x < 0:\n        return default\n    return x\n",
         "def pick(x, default):\n    if x is None or x == default or x < 0:\n        return default\n    return x\n",
@@ -60,7 +72,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "or"])
+@pytest.mark.parametrize(("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "idiom", "or"])
 def test_a_lost_comparison_is_among_the_candidates(buggy: str, fixed: str) -> None:
     found = programs(buggy)
     want = ast.dump(ast.parse(fixed))
@@ -73,7 +85,7 @@ def guard_clauses(source: str, line_text: str) -> set[str]:
     src = SourceFile("m.py", source)
     line = source.splitlines().index(line_text) + 1
     return {
-        m.description.split("' -> '")[1].rstrip("'")
+        m.description.split("' -> '")[1].split("'")[0]
         for m in mutations(src, [line])
         if m.description.startswith("guard ")
     }
@@ -97,8 +109,14 @@ def guard_clauses(source: str, line_text: str) -> set[str]:
             "    if a or x is not None:",
             ["!=", "=="],
         ),
+        (  # the module's guarded clause reads a name this function does not have
+            "def f(a, limit):\n    if a is not None and len(a) > limit:\n        return 1\n\n\n"
+            "def g(b):\n    if b is not None:\n        return 2\n",
+            "    if b is not None:",
+            ["limit"],
+        ),
     ],
-    ids=["itself", "later", "other-join"],
+    ids=["itself", "later", "other-join", "idiom-out-of-scope"],
 )
 def test_what_cannot_be_the_lost_comparison_is_never_tried(source: str, line: str, never: list[str]) -> None:
     clauses = guard_clauses(source, line)
@@ -106,12 +124,13 @@ def test_what_cannot_be_the_lost_comparison_is_never_tried(source: str, line: st
 
 
 def test_the_comparands_are_the_nearest_binding_first_then_parameters_lengths_subscripts() -> None:
-    func = ast.parse(
+    module = ast.parse(
         "def f(self, data, count):\n    n = 0\n    head = data[0]\n    for i in range(count):\n"
         "        n += 1\n    if self.size is not None:\n        tail = 1\n    return n\n"
-    ).body[0]
+    )
+    func = module.body[0]
     assert isinstance(func, ast.FunctionDef)  # `n += 1` binds n last; a count or a bound has no length
-    assert at_hand(func).before(6) == [
+    assert at_hand(func, module).before(6) == [
         "n", "i", "head", "data", "count", "len(i)", "len(head)", "len(data)", "data[0]"
     ]  # fmt: skip
 

@@ -101,7 +101,7 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
                 scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
                 reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
                 families[id(func)] = siblings.siblings_of(func, src.tree)  # type: ignore[arg-type]
-                hands[id(func)] = guards.at_hand(func)  # type: ignore[arg-type]
+                hands[id(func)] = guards.at_hand(func, src.tree)  # type: ignore[arg-type]
             found = itertools.chain(
                 found,
                 additions.for_node(src, node, parent, scopes[id(func)]),

@@ -5,20 +5,26 @@ A `None` check is rarely a condition of its own: it guards a comparison of the v
 with something the function already has (installer's `size != self.size`, pypng's
 `height != size[1]`, simpleeval's `name not in self._allowed_attrs`). The clauses made of names
 (additions.add_clause) and of the module's other conditions (clones.py) do not build one; this
-builds it from what the function has at hand before the condition: the locals bound there
-(nearest first), the parameters, their lengths and the constant subscripts the function reads."""
+builds it two ways: as the module guards another value (`list_hook is not None and not
+callable(list_hook)` gives msgpack's `object_pairs_hook is not None and not
+callable(object_pairs_hook)`), and as a comparison with what the function has at hand before the
+condition: the locals bound there (nearest first), the parameters, their lengths and the constant
+subscripts the function reads."""
 
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.facts import dotted
+from repofix.repair.facts import dotted, module_facts
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 MAX_AT_HAND = 12  # comparands tried per guard; each makes four candidates
+MAX_IDIOMS = 8  # the module's guarded clauses tried per guard, the nearest the function first
 # (operator, prior): the value differs from the guarded one (a size, a height that must match) first
 OPERATORS = (("!=", 0.3), ("==", 0.25), ("not in", 0.2), ("in", 0.2))
 
@@ -29,6 +35,9 @@ class AtHand:
     bound: list[tuple[int, str]] = field(default_factory=list)  # (line, local) of each binding, in order
     subscripts: list[str] = field(default_factory=list)  # `size[1]`: a local's constant subscript, read
     ints: set[str] = field(default_factory=set)  # names counted or compared as numbers: no `len()`
+    # what the module guards with a `None` check: (line, guarded, its clause, `is not None`?)
+    idioms: list[tuple[int, str, ast.expr, bool]] = field(default_factory=list)
+    visible: set[str] = field(default_factory=set)  # names a new clause may read here
 
     def before(self, line: int) -> list[str]:
         """What a clause on `line` may compare: the locals bound before it, the nearest first, then
@@ -41,7 +50,7 @@ class AtHand:
         return list(dict.fromkeys(names + lengths + read))[:MAX_AT_HAND]
 
 
-def at_hand(func: ast.FunctionDef | ast.AsyncFunctionDef) -> AtHand:
+def at_hand(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> AtHand:
     params = [p for p in parameters(func, varargs=False) if p not in ("self", "cls")]
     called = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
     bound: list[tuple[int, str]] = []
@@ -63,7 +72,56 @@ def at_hand(func: ast.FunctionDef | ast.AsyncFunctionDef) -> AtHand:
             ints.add(node.target.id)  # `count += 1`
         elif isinstance(node, ast.Call) and dotted(node.func) == "range":
             ints.update(a.id for a in node.args if isinstance(a, ast.Name))
-    return AtHand(params, sorted(bound), list(subscripts), ints)
+    facts = module_facts(module)
+    visible = set(parameters(func)) | {name for _, name in bound} | facts.names | BUILTIN_NAMES
+    idioms = sorted(_idioms(module), key=lambda i: abs(i[0] - func.lineno))
+    return AtHand(params, sorted(bound), list(subscripts), ints, idioms, visible)
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself, as module_facts
+def _idioms(module: ast.Module) -> list[tuple[int, str, ast.expr, bool]]:
+    """Each `x is not None and <clause reading x>` (and `x is None or <clause reading x>`) of the module."""
+    found = []
+    for node in ast.walk(module):
+        if not isinstance(node, ast.BoolOp):
+            continue
+        for value, after in zip(node.values, node.values[1:], strict=False):
+            guard = _guard(value)
+            if guard is None or isinstance(node.op, ast.And) != guard[1]:
+                continue
+            if any(
+                dotted(n) == guard[0] for n in ast.walk(after) if isinstance(n, (ast.Name, ast.Attribute))
+            ):
+                found.append((after.lineno, guard[0], after, guard[1]))
+    return found
+
+
+class _Renamed(ast.NodeTransformer):
+    """A clause with every read of one name or attribute (`list_hook`) made another (`hook`)."""
+
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def _visit(self, node: ast.expr) -> ast.AST:
+        if dotted(node) == self.old:
+            return ast.parse(self.new, mode="eval").body
+        return self.generic_visit(node)
+
+    visit_Name = visit_Attribute = _visit  # noqa: N815 (NodeTransformer's names)
+
+
+def _as_guarded(hand: AtHand, guarded: str, checks_set: bool) -> Iterator[str]:
+    """The module's guarded clauses made to read `guarded`, when all they read is visible here."""
+    seen = 0
+    for _, old, clause, sets in hand.idioms:
+        if sets != checks_set or old == guarded:
+            continue
+        new = _Renamed(old, guarded).visit(copy.deepcopy(clause))
+        if {n.id for n in ast.walk(new) if isinstance(n, ast.Name)} <= hand.visible:
+            yield ast.unparse(new)
+            seen += 1
+            if seen >= MAX_IDIOMS:
+                return
 
 
 def _guard(clause: ast.expr) -> tuple[str, bool] | None:
@@ -94,6 +152,15 @@ def complete_guard(src: SourceFile, test: ast.expr, hand: AtHand) -> Iterator[Mu
         join = " and " if checks_set else " or "
         root = guarded.split(".")[0]
         end = src.span(clause)[1]
+        present = {src.segment(v) for v in test.values} if isinstance(test, ast.BoolOp) else set()
+        for new in dict.fromkeys(_as_guarded(hand, guarded, checks_set)):
+            if new not in present:
+                yield src.mutation(
+                    "add-clause",
+                    f"guard '{src.segment(clause)}' -> '{src.segment(clause)}{join}{new}', as the module guards",
+                    [Edit(end, end, join + new)],
+                    0.35,
+                )
         for value in hand.before(clause.lineno):
             if value in (guarded, root) or value.startswith((f"len({root})", f"{root}[")):
                 continue
