@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from repofix.repair import slices
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.wrappers import (
@@ -285,6 +286,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)
+    yield from slices.for_node(src, node, parent, scope.slices)
     for value in index_of(node):  # a wrapper only: an index's off-by-ones are offbyone.subscript's
         yield from add_wrapper(src, value, scope)
     for value, also, prior in call_targets(node, parent):

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from repofix.repair.facts import UPDATES, ModuleFacts, dotted, module_facts
+from repofix.repair.slices import taken
 
 BUILTIN_NAMES = set(dir(builtins))
 # constructors that say what a local holds, and the method that grows it
@@ -45,7 +46,8 @@ class Scope:
     # (`self.defaults`, "append"): containers the class binds to its instances (`self.defaults = []`
     # in any method), with the method that grows each: a missing `self.defaults.append(key)`
     members: list[tuple[str, str]] = field(default_factory=list)
-    # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, and what each leaves out
+    # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, what each leaves out, and
+    # what the prefix or suffix it tests a value for cuts off (slices.taken)
     slices: dict[str, list[str]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
 
@@ -216,7 +218,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         own=own,
         raised=list(dict.fromkeys([*facts.raised, *facts.exceptions])),
         messages=facts.messages,
-        slices=_slices(func),
+        slices=taken(func),
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
     )
@@ -257,24 +259,6 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     mentioned = {f"{own[0]}.{n.attr}" for n in ast.walk(func) if isinstance(n, ast.Attribute)}
     chosen = sorted(found, key=lambda m: m not in mentioned)[:MAX_MEMBERS]
     return [(receiver, grows) for receiver in chosen for grows in found[receiver]]
-
-
-def _slices(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
-    """Per sliced value (as text), the slices the function takes of it, then the rest each leaves:
-    `data[:8]` gives `[:8]` and `[8:]`, `data[2:2 + n]` gives `[2:2 + n]` and `[:2]` (a header and
-    its body are read with the same bounds)."""
-    found: dict[str, dict[str, None]] = {}
-    for node in ast.walk(func):
-        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)) or node.slice.step:
-            continue
-        lower, upper = (ast.unparse(b) if b is not None else "" for b in (node.slice.lower, node.slice.upper))
-        made = found.setdefault(ast.unparse(node.value), {})
-        made[f"[{lower}:{upper}]"] = None
-        if upper:
-            made[f"[{upper}:]"] = None
-        if lower and lower != "0":
-            made[f"[:{lower}]"] = None
-    return {value: list(made) for value, made in found.items()}
 
 
 def _callables(

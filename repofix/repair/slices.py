@@ -1,0 +1,107 @@
+"""Where a missing slice's bounds come from, and the places a value is sliced besides those
+additions.add_slice_or_operand covers (returned, assigned, passed):
+
+- bounds the function already has: the slices it takes of the same value and the rest each leaves
+  (`data[8:]` beside `data[:8]`), and the prefix or suffix it tests the value for
+  (`key.startswith('no_')` -> `key[3:]`, `host.startswith(b"[") and host.endswith(b"]")` ->
+  `host[1:-1]`, `values.startswith('VALUES')` -> `values[6:]`);
+- a method's receiver (`host.decode()` -> `host[1:-1].decode()`, `data.tobytes()` ->
+  `data[8:].tobytes()`), with those bounds only: any value a method is called on would otherwise
+  get every usual slice;
+- an operand compared with a literal, cut to the literal's length (`self._data == b"\\r\\n"` ->
+  `self._data[:2] == b"\\r\\n"`, `key_str == "ssh-"` -> `key_str[:4] == "ssh-"`), or with the
+  function's bounds."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from repofix.repair.source import Edit, Mutation, SourceFile
+
+SLICEABLE = (ast.Name, ast.Attribute)  # a value read by name: `host`, `self._data`
+
+
+def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
+    """Per value (as text), the bounds the function has for it: each slice it takes and the rest
+    that leaves (`data[:8]` gives `[:8]` and `[8:]`, `data[2:2 + n]` gives `[2:2 + n]` and `[:2]`:
+    a header and its body are read with the same bounds), then what its literal prefix and suffix
+    tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both)."""
+    found: dict[str, dict[str, None]] = {}
+    prefix: dict[str, dict[int, None]] = {}  # value -> the lengths of the prefixes it is tested for
+    suffix: dict[str, dict[int, None]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and not node.slice.step:
+            lower, upper = (
+                ast.unparse(b) if b is not None else "" for b in (node.slice.lower, node.slice.upper)
+            )
+            made = found.setdefault(ast.unparse(node.value), {})
+            made[f"[{lower}:{upper}]"] = None
+            if upper:
+                made[f"[{upper}:]"] = None
+            if lower and lower != "0":
+                made[f"[:{lower}]"] = None
+        affix = _affix(node)
+        if affix is not None:
+            value, method, size = affix
+            (prefix if method == "startswith" else suffix).setdefault(value, {})[size] = None
+    for value in dict.fromkeys([*prefix, *suffix]):
+        made = found.setdefault(value, {})
+        starts, stops = prefix.get(value, {}), suffix.get(value, {})
+        made.update((f"[{start}:-{stop}]", None) for start in starts for stop in stops)
+        made.update((f"[{start}:]", None) for start in starts)
+        made.update((f"[:-{stop}]", None) for stop in stops)
+    return {value: list(made) for value, made in found.items()}
+
+
+def _affix(node: ast.AST) -> tuple[str, str, int] | None:
+    """`key.startswith('no_')` -> ("key", "startswith", 3); None for anything else."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("startswith", "endswith")
+        and isinstance(node.func.value, SLICEABLE)
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return None
+    text = _literal(node.args[0])
+    return (ast.unparse(node.func.value), node.func.attr, len(text)) if text else None
+
+
+def _literal(node: ast.expr) -> str | bytes | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) else None
+
+
+def _sliced(src: SourceFile, value: ast.expr, bounds: list[str], why: str) -> Iterator[Mutation]:
+    """`value` (a name or an attribute: no parentheses needed) with each bound after it."""
+    end = src.span(value)[1]
+    for bound in bounds:
+        yield src.mutation(
+            "add-slice",
+            f"{why}: {src.segment(value)} -> {src.segment(value)}{bound}",
+            [Edit(end, end, bound)],
+            0.3,
+        )
+
+
+def for_node(
+    src: SourceFile, node: ast.AST, parent: ast.AST, bounds: dict[str, list[str]]
+) -> Iterator[Mutation]:
+    """A slice on a method's receiver or on a compared operand (see the module's docstring)."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(parent, ast.Call)
+        and parent.func is node
+        and isinstance(node.value, SLICEABLE)
+    ):
+        yield from _sliced(src, node.value, bounds.get(ast.unparse(node.value), []), "receiver")
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        pair = [node.left, node.comparators[0]]
+        for value, other in (pair, pair[::-1]):
+            if not isinstance(value, SLICEABLE):
+                continue
+            literal = _literal(other) if isinstance(node.ops[0], (ast.Eq, ast.NotEq)) else None
+            cut = [f"[:{len(literal)}]", f"[-{len(literal)}:]"] if literal else []
+            own = bounds.get(ast.unparse(value), [])
+            yield from _sliced(src, value, list(dict.fromkeys(cut + own)), "compared")

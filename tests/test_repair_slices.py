@@ -1,0 +1,136 @@
+"""The missing slice's bounds and places (repair/slices.py) on their own minimal cases: bounds from
+the prefix or suffix a value is tested for, a slice on a method's receiver, an operand compared with
+a literal cut to its length; nothing sliced without a bound for it, and the engine finds the fix end
+to end."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.generate import mutations
+from repofix.repair.slices import taken
+from repofix.repair.source import SourceFile
+from tests.test_repair_additions import programs
+
+UNBRACKET = """\
+def unbracket(host):
+    if host.startswith(b"[") and host.endswith(b"]"):
+        return {value}.decode()
+    return host.decode()
+"""
+
+OPTIONS = """\
+def options(key):
+    if key.startswith('with_'):
+        return key[5:]
+    if key.startswith('no_'):
+        node = {value}
+        return node
+"""
+
+CASES = [
+    (  # asteval: the prefix the function tests the key for, cut off (of two it tests)
+        OPTIONS.format(value="key"),
+        OPTIONS.format(value="key[3:]"),
+    ),
+    (  # python-sql
+        "def body(values):\n    if values.startswith('VALUES'):\n        values = values\n    return values\n",
+        "def body(values):\n    if values.startswith('VALUES'):\n        values = values[6:]\n    return values\n",
+    ),
+    (  # uritools: prefix and suffix, on a method's receiver
+        UNBRACKET.format(value="host"),
+        UNBRACKET.format(value="host[1:-1]"),
+    ),
+    (  # hyperframe: the rest of the function's own slice, on a method's receiver
+        "def parse(data):\n    head = data[:8]\n    rest = data.tobytes()\n    return head, rest\n",
+        "def parse(data):\n    head = data[:8]\n    rest = data[8:].tobytes()\n    return head, rest\n",
+    ),
+    (  # h11: an operand compared with a literal, cut to its length
+        "def at_end(self):\n    if self._data == b'\\r\\n':\n        return True\n",
+        "def at_end(self):\n    if self._data[:2] == b'\\r\\n':\n        return True\n",
+    ),
+    (  # pyjwt: the literal on the left
+        "def is_ssh(key_str):\n    return 'ssh-' != key_str\n",
+        "def is_ssh(key_str):\n    return 'ssh-' != key_str[:4]\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("buggy", "fixed"),
+    CASES,
+    ids=["prefix", "long-prefix", "receiver-affixes", "receiver-rest", "compared", "left"],
+)
+def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None:
+    found = programs(buggy)
+    want = ast.dump(ast.parse(fixed))
+    assert want in found, f"no candidate gives\n{fixed}"
+    assert "add-slice" in found[want]
+
+
+def sliced(source: str, line_text: str) -> set[str]:
+    """The line as each slice made by slices.py leaves it."""
+    src = SourceFile("m.py", source)
+    line = source.splitlines().index(line_text) + 1
+    return {
+        src.apply(m.edits).splitlines()[line - 1].strip()
+        for m in mutations(src, [line])
+        if m.op == "add-slice" and m.description.startswith(("receiver", "compared"))
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        # a receiver the function has no bound for: any method call would get every usual slice
+        ("def f(name):\n    return name.lower()\n", "    return name.lower()"),
+        # a module is no receiver to slice, nor a call's result
+        ("import os\n\n\ndef f(p):\n    return os.path.join(p)\n", "    return os.path.join(p)"),
+        # an ordering with a literal says nothing of a length
+        ("def f(key):\n    return key < 'ssh-'\n", "    return key < 'ssh-'"),
+    ],
+    ids=["no-bound", "module", "ordering"],
+)
+def test_nothing_is_sliced_without_a_bound_for_it(source: str, line: str) -> None:
+    assert sliced(source, line) == set()
+
+
+def test_the_bounds_are_the_function_s_slices_their_rests_then_its_affixes() -> None:
+    func = ast.parse(
+        "def f(data, host, key):\n    head = data[2:2 + n]\n"
+        "    if host.startswith('[') and host.endswith(']'):\n        pass\n"
+        "    if key.endswith('.py') or key.startswith(prefix):\n        pass\n"
+    ).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert taken(func) == {
+        "data": ["[2:2 + n]", "[2 + n:]", "[:2]"],
+        "host": ["[1:-1]", "[1:]", "[:-1]"],
+        "key": ["[:-3]"],  # `prefix` is no literal: no length to cut
+    }
+
+
+TESTS = """\
+from hosts import unbracket
+
+
+def test_an_ip_literal_loses_its_brackets():
+    assert unbracket(b"[::1]") == "::1"
+
+
+def test_a_name_is_kept():
+    assert unbracket(b"example.org") == "example.org"
+"""
+
+
+def test_the_engine_repairs_the_missing_slice_on_a_receiver(make_sandbox, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "hosts.py").write_text(UNBRACKET.format(value="host"))
+    (root / "test_hosts.py").write_text(TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "return host[1:-1].decode()" in result.files["hosts.py"], result.patch_diff
