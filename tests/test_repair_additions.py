@@ -4,6 +4,7 @@ among the candidates (as a program with the same syntax tree), and the engine fi
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from repofix.repair.generate import function_pairs, functions, mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.scope import MAX_MEMBERS, scope_of
 from repofix.repair.search import CandidatePool
-from repofix.repair.source import SourceFile
+from repofix.repair.source import Mutation, SourceFile
 
 BFS = """\
 def reachable(graph, start):
@@ -438,10 +439,22 @@ def programs(source: str) -> dict[str, set[str]]:
     return found
 
 
+def changed_line(source: str, line_text: str, keep: Callable[[Mutation], bool]) -> set[str]:
+    """The line holding `line_text` as each mutation of it that `keep` accepts leaves it, stripped."""
+    src = SourceFile("m.py", source)
+    line = source.splitlines().index(line_text) + 1
+    return {src.apply(m.edits).splitlines()[line - 1].strip() for m in mutations(src, [line]) if keep(m)}
+
+
 @pytest.mark.parametrize(
     ("family", "buggy", "fixed"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
 )
 def test_each_family_produces_its_fix(family: str, buggy: str, fixed: str) -> None:
+    assert_produces(family, buggy, fixed)
+
+
+def assert_produces(family: str, buggy: str, fixed: str) -> None:
+    """Some candidate of `family` gives `fixed` (as a program with the same syntax tree)."""
     found = programs(buggy)
     want = ast.dump(ast.parse(fixed))
     assert want in found, f"{family}: no candidate gives\n{fixed}"

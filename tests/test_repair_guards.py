@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.generate import mutations
 from repofix.repair.guards import at_hand
-from repofix.repair.source import SourceFile
-from tests.test_repair_additions import programs
+from tests.test_repair_additions import assert_produces, changed_line
 
 RECORD = """\
 class Record:
@@ -74,21 +72,7 @@ CASES = [
 
 @pytest.mark.parametrize(("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "idiom", "or"])
 def test_a_lost_comparison_is_among_the_candidates(buggy: str, fixed: str) -> None:
-    found = programs(buggy)
-    want = ast.dump(ast.parse(fixed))
-    assert want in found, f"no candidate gives\n{fixed}"
-    assert "add-clause" in found[want]
-
-
-def guard_clauses(source: str, line_text: str) -> set[str]:
-    """The conditions the guard operator makes of the line holding `line_text`."""
-    src = SourceFile("m.py", source)
-    line = source.splitlines().index(line_text) + 1
-    return {
-        m.description.split("' -> '")[1].split("'")[0]
-        for m in mutations(src, [line])
-        if m.description.startswith("guard ")
-    }
+    assert_produces("add-clause", buggy, fixed)
 
 
 @pytest.mark.parametrize(
@@ -119,8 +103,8 @@ def guard_clauses(source: str, line_text: str) -> set[str]:
     ids=["itself", "later", "other-join", "idiom-out-of-scope"],
 )
 def test_what_cannot_be_the_lost_comparison_is_never_tried(source: str, line: str, never: list[str]) -> None:
-    clauses = guard_clauses(source, line)
-    assert not any(part in clause for clause in clauses for part in never), clauses
+    made = changed_line(source, line, lambda m: m.description.startswith("guard "))
+    assert not any(part in text for text in made for part in never), made
 
 
 def test_the_comparands_are_the_nearest_binding_first_then_parameters_lengths_subscripts() -> None:

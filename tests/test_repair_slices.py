@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.generate import mutations
 from repofix.repair.slices import taken
-from repofix.repair.source import SourceFile
-from tests.test_repair_additions import programs
+from tests.test_repair_additions import assert_produces, changed_line
 
 UNBRACKET = """\
 def unbracket(host):
@@ -66,21 +64,7 @@ CASES = [
     ids=["prefix", "long-prefix", "receiver-affixes", "receiver-rest", "compared", "left"],
 )
 def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None:
-    found = programs(buggy)
-    want = ast.dump(ast.parse(fixed))
-    assert want in found, f"no candidate gives\n{fixed}"
-    assert "add-slice" in found[want]
-
-
-def sliced(source: str, line_text: str) -> set[str]:
-    """The line as each slice made by slices.py leaves it."""
-    src = SourceFile("m.py", source)
-    line = source.splitlines().index(line_text) + 1
-    return {
-        src.apply(m.edits).splitlines()[line - 1].strip()
-        for m in mutations(src, [line])
-        if m.op == "add-slice" and m.description.startswith(("receiver", "compared"))
-    }
+    assert_produces("add-slice", buggy, fixed)
 
 
 @pytest.mark.parametrize(
@@ -96,7 +80,8 @@ def sliced(source: str, line_text: str) -> set[str]:
     ids=["no-bound", "module", "ordering"],
 )
 def test_nothing_is_sliced_without_a_bound_for_it(source: str, line: str) -> None:
-    assert sliced(source, line) == set()
+    made = changed_line(source, line, lambda m: m.description.startswith(("receiver", "compared")))
+    assert made == set()
 
 
 def test_the_bounds_are_the_function_s_slices_their_rests_then_its_affixes() -> None:
