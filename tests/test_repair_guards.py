@@ -39,6 +39,17 @@ def unpacker(list_hook=None, pairs_hook=None):
         raise TypeError("pairs_hook")
 """
 
+BOX = """\
+class Box:
+    def low(self, n):
+        if self.lo is not None and n > self.lo:
+            raise ValueError(n)
+
+    def high(self, n):
+        if self.hi is not None{clause}:
+            raise ValueError(n)
+"""
+
 CASES = [
     # (buggy, fixed): installer's lost size checks, one of a parameter's length, one of a local
     (
@@ -63,6 +74,10 @@ CASES = [
         HOOKS.format(clause=""),
         HOOKS.format(clause=" and not callable(pairs_hook)"),
     ),
+    (  # an attribute's idiom: its other reads (`n`, `self`) kept
+        BOX.format(clause=""),
+        BOX.format(clause=" and n > self.hi"),
+    ),
     (  # the `is None` guard of an `or`
         "def pick(x, default):\n    if x is None or x < 0:\n        return default\n    return x\n",
         "def pick(x, default):\n    if x is None or x == default or x < 0:\n        return default\n    return x\n",
@@ -70,7 +85,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "idiom", "or"])
+@pytest.mark.parametrize(
+    ("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "idiom", "attribute-idiom", "or"]
+)
 def test_a_lost_comparison_is_among_the_candidates(buggy: str, fixed: str) -> None:
     assert_produces("add-clause", buggy, fixed)
 

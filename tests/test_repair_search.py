@@ -235,3 +235,37 @@ def test_what_silences_the_error_raised_at_a_line_is_tried_after_what_fixes_its_
     assert set(position) >= SILENCING
     assert {d for d in SILENCING if position[d] > fix} == later
     assert position["comparison < -> <="] < fix  # an ordering swap does not stop a TypeError: not weighed
+
+
+# a hostile or generated file: one line of 600 terms parses, but the operators' tree walks recurse
+DEEP = "def total(x, y):\n    if x is not None and " + " + ".join(["x"] * 600) + " > 0:\n        return 1\n"
+DEEP += "    if y is not None:\n        return y\n    return 0\n"
+BUGGY = "def clamp(x, hi):\n    if x < hi:\n        return hi\n    return x\n"
+
+
+def test_a_file_nested_too_deep_to_walk_is_left_as_it_is_and_the_other_one_mutated() -> None:
+    sources = {"deep.py": SourceFile("deep.py", DEEP), "m.py": SourceFile("m.py", BUGGY)}
+    suspects = [Suspect("deep.py", line, 1.0, 1, 0) for line in (2, 4)] + [Suspect("m.py", 2, 0.9, 1, 0)]
+    singles = CandidatePool(sources, suspects, max_lines=10).singles()
+    assert {m.path for m in singles} == {"m.py"}
+    assert any(
+        SourceFile("m.py", BUGGY).apply(m.edits).startswith("def clamp(x, hi):\n    if x > hi:")
+        for m in singles
+    )
+
+
+def test_the_engine_repairs_beside_a_file_nested_too_deep_to_walk(make_sandbox, tmp_path) -> None:
+    from repofix.repair import Budget, repair
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "deep.py").write_text(DEEP)
+    (root / "m.py").write_text(BUGGY)
+    (root / "test_m.py").write_text(
+        "from deep import total\nfrom m import clamp\n\n\ndef test_clamp():\n"
+        "    assert total(None, 2) == 2\n    assert clamp(5, 3) == 3\n\n\ndef test_below():\n"
+        "    assert clamp(1, 3) == 1\n"
+    )
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "if x > hi:" in result.files["m.py"], result.patch_diff

@@ -73,8 +73,8 @@ def _sources(sandbox: Sandbox, suspects: list[Suspect], protected: set[str]) -> 
             continue
         try:
             sources[path] = SourceFile(path, data.decode("utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
-            continue  # a file we cannot parse is a file we cannot mutate safely
+        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+            continue  # a file we cannot parse (or nested too deep to) is a file we cannot mutate safely
     return sources
 
 

@@ -14,7 +14,6 @@ subscripts the function reads."""
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -96,32 +95,32 @@ def _idioms(module: ast.Module) -> list[tuple[int, str, ast.expr, bool]]:
     return found
 
 
-class _Renamed(ast.NodeTransformer):
-    """A clause with every read of one name or attribute (`list_hook`) made another (`hook`)."""
-
-    def __init__(self, old: str, new: str) -> None:
-        self.old, self.new = old, new
-
-    def _visit(self, node: ast.expr) -> ast.AST:
-        if dotted(node) == self.old:
-            return ast.parse(self.new, mode="eval").body
-        return self.generic_visit(node)
-
-    visit_Name = visit_Attribute = _visit  # noqa: N815 (NodeTransformer's names)
-
-
-def _as_guarded(hand: AtHand, guarded: str, checks_set: bool) -> Iterator[str]:
-    """The module's guarded clauses made to read `guarded`, when all they read is visible here."""
+def _as_guarded(src: SourceFile, hand: AtHand, guarded: str, checks_set: bool) -> Iterator[str]:
+    """The module's one-line guarded clauses with every read of their own guarded value made
+    `guarded`, when all they then read is visible here. Spliced as text (no tree is copied or
+    unparsed: a clause of a hostile file may be nested deeper than either can recurse)."""
     seen = 0
     for _, old, clause, sets in hand.idioms:
-        if sets != checks_set or old == guarded:
+        if sets != checks_set or old == guarded or clause.lineno != clause.end_lineno:
             continue
-        new = _Renamed(old, guarded).visit(copy.deepcopy(clause))
-        if {n.id for n in ast.walk(new) if isinstance(n, ast.Name)} <= hand.visible:
-            yield ast.unparse(new)
-            seen += 1
-            if seen >= MAX_IDIOMS:
-                return
+        nodes = [n for n in ast.walk(clause) if isinstance(n, (ast.Name, ast.Attribute))]
+        reads = sorted(src.span(n) for n in nodes if dotted(n) == old)
+        kept = {
+            n.id
+            for n in nodes
+            if isinstance(n, ast.Name) and not any(a <= src.span(n)[0] < b for a, b in reads)
+        }
+        if not kept | {guarded.split(".")[0]} <= hand.visible:
+            continue
+        start, end = src.span(clause)
+        pieces, at = [], start
+        for a, b in reads:
+            pieces += [src.data[at:a], guarded.encode()]
+            at = b
+        yield b"".join([*pieces, src.data[at:end]]).decode("utf-8")
+        seen += 1
+        if seen >= MAX_IDIOMS:
+            return
 
 
 def _guard(clause: ast.expr) -> tuple[str, bool] | None:
@@ -153,7 +152,7 @@ def complete_guard(src: SourceFile, test: ast.expr, hand: AtHand) -> Iterator[Mu
         root = guarded.split(".")[0]
         end = src.span(clause)[1]
         present = {src.segment(v) for v in test.values} if isinstance(test, ast.BoolOp) else set()
-        for new in dict.fromkeys(_as_guarded(hand, guarded, checks_set)):
+        for new in dict.fromkeys(_as_guarded(src, hand, guarded, checks_set)):
             if new not in present:
                 yield src.mutation(
                     "add-clause",

@@ -156,6 +156,16 @@ def _inside(data: bytes, start: int, edits: tuple[Edit, ...]) -> bool:
     return True
 
 
+def _mutations_of(src: SourceFile, lines: set[int]) -> list[Mutation]:
+    """The single mutations of `lines`; none in a file nested deeper than the operators can walk
+    (a generated or hostile file's thousand-term expression): it is left as it is, as a file that
+    does not parse is (engine._sources)."""
+    try:
+        return mutations(src, lines)
+    except RecursionError:
+        return []
+
+
 def _parse_block(data: bytes) -> ast.Module:
     """A block alone: an indented one (a method, a nested function) inside an `if True:`."""
     text = data.decode("utf-8")
@@ -189,9 +199,10 @@ class CandidatePool:
             for start, end, small in _blocks(src, self.lines.get(p, set())):
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
                     tree = _parse_block(src.data[start:end])
-                except (SyntaxError, ValueError):
+                    dumped = ast.dump(tree)
+                except (SyntaxError, ValueError, RecursionError):
                     continue
-                self.seen.add((p, len(self.blocks[p]), ast.dump(tree)))
+                self.seen.add((p, len(self.blocks[p]), dumped))
                 self.constant[(p, len(self.blocks[p]))] = constant_conditions(tree)
                 self.blocks[p].append((start, end, small))
         self.generated = 0
@@ -201,7 +212,7 @@ class CandidatePool:
         found = [
             self._weighed(m)
             for path, lines in sorted(self.lines.items())
-            for m in mutations(self.sources[path], lines)
+            for m in _mutations_of(self.sources[path], lines)
         ]
         if not ordered:  # the baseline: source order, the operators' own order within a line
             return sorted(found, key=lambda m: (m.path, m.line))
@@ -254,12 +265,13 @@ class CandidatePool:
                 data = data[: edit.start - start] + edit.text.encode("utf-8") + data[edit.end - start :]
             try:
                 tree = _parse_block(data) if index >= 0 else ast.parse(data.decode("utf-8"))
-            except (SyntaxError, ValueError):
+                dumped = ast.dump(tree)
+            except (SyntaxError, ValueError, RecursionError):  # nested deeper than a tree is walked: skipped
                 self.invalid += 1
                 continue
             if constant_conditions(tree) - self.constant[(m.path, index)]:  # `if not (gen)`, `not` dropped
                 continue
-            key = (m.path, index, ast.dump(tree))
+            key = (m.path, index, dumped)
             if key in self.seen:
                 continue
             self.seen.add(key)
