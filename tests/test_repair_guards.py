@@ -116,8 +116,14 @@ def test_a_lost_comparison_is_among_the_candidates(buggy: str, fixed: str) -> No
             "    if b is not None:",
             ["limit"],
         ),
+        (  # an idiom holding an f-string: its positions cannot be spliced by before Python 3.12
+            "def f(a, b):\n    if a is not None and f'{a}' != 'x':\n        return 1\n"
+            "    if b is not None:\n        return 2\n",
+            "    if b is not None:",
+            ["'x'"],
+        ),
     ],
-    ids=["itself", "later", "other-join", "idiom-out-of-scope"],
+    ids=["itself", "later", "other-join", "idiom-out-of-scope", "f-string"],
 )
 def test_what_cannot_be_the_lost_comparison_is_never_tried(source: str, line: str, never: list[str]) -> None:
     made = changed_line(source, line, lambda m: m.description.startswith("guard "))
