@@ -103,10 +103,9 @@ def _as_guarded(src: SourceFile, hand: AtHand, guarded: str, checks_set: bool) -
     for _, old, clause, sets in hand.idioms:
         if sets != checks_set or old == guarded or clause.lineno != clause.end_lineno:
             continue
-        nodes = list(ast.walk(clause))
-        if any(isinstance(n, ast.JoinedStr) for n in nodes):
+        if any(isinstance(n, ast.JoinedStr) for n in ast.walk(clause)):
             continue  # positions inside an f-string are unreliable before Python 3.12: nothing to splice by
-        nodes = [n for n in nodes if isinstance(n, (ast.Name, ast.Attribute))]
+        nodes = [n for n in ast.walk(clause) if isinstance(n, (ast.Name, ast.Attribute))]
         reads = sorted(src.span(n) for n in nodes if dotted(n) == old)
         kept = {
             n.id
