@@ -78,6 +78,12 @@ CASES = [
         BOX.format(clause=""),
         BOX.format(clause=" and n > self.hi"),
     ),
+    (  # an idiom of two clauses keeps its parentheses
+        "def f(a, b):\n    if a is not None and (a > 1 or a < -1):\n        return 1\n"
+        "    if b is not None:\n        return 2\n",
+        "def f(a, b):\n    if a is not None and (a > 1 or a < -1):\n        return 1\n"
+        "    if b is not None and (b > 1 or b < -1):\n        return 2\n",
+    ),
     (  # the `is None` guard of an `or`
         "def pick(x, default):\n    if x is None or x < 0:\n        return default\n    return x\n",
         "def pick(x, default):\n    if x is None or x == default or x < 0:\n        return default\n    return x\n",
@@ -86,7 +92,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    ("buggy", "fixed"), CASES, ids=["length", "local", "subscript", "in", "idiom", "attribute-idiom", "or"]
+    ("buggy", "fixed"),
+    CASES,
+    ids=["length", "local", "subscript", "in", "idiom", "attribute-idiom", "parenthesized-idiom", "or"],
 )
 def test_a_lost_comparison_is_among_the_candidates(buggy: str, fixed: str) -> None:
     assert_produces("add-clause", buggy, fixed)

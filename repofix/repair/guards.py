@@ -119,7 +119,9 @@ def _as_guarded(src: SourceFile, hand: AtHand, guarded: str, checks_set: bool) -
         for a, b in reads:
             pieces += [src.data[at:a], guarded.encode()]
             at = b
-        yield b"".join([*pieces, src.data[at:end]]).decode("utf-8")
+        text = b"".join([*pieces, src.data[at:end]]).decode("utf-8")
+        # a clause's span leaves out its parentheses: `y is not None and (a or b)` keeps them
+        yield f"({text})" if isinstance(clause, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)) else text
         seen += 1
         if seen >= MAX_IDIOMS:
             return
