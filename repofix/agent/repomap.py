@@ -42,7 +42,7 @@ def list_files(root: Path) -> list[str]:
 def definitions(source: str, methods: bool) -> list[str]:
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):  # also a line nested deeper than the parser goes
         return ["(does not parse)"]
     names = []
     for node in tree.body:

@@ -240,14 +240,14 @@ def _python_errors(changes: dict[str, FileContent], state: Files) -> list[EditEr
         try:
             ast.parse(content, filename=path)
             continue
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             err = exc
         before = state.original(path)
         before_text = decode(before) if before is not None else None
         if before_text is not None:
             try:
                 ast.parse(before_text, filename=path)
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, RecursionError):
                 continue  # it did not parse before the edit either
         line = getattr(err, "lineno", None) or 1
         lines = content.splitlines()

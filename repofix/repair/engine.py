@@ -30,7 +30,7 @@ from repofix.repair.limits import (
 from repofix.repair.localize import RunRecord, Suspect, raised_at, rank
 from repofix.repair.search import CandidatePool, doubts
 from repofix.repair.search import best as choose
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
 from repofix.testfiles import is_test_file
 
@@ -73,7 +73,7 @@ def _sources(sandbox: Sandbox, suspects: list[Suspect], protected: set[str]) -> 
             continue
         try:
             sources[path] = SourceFile(path, data.decode("utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+        except UNPARSABLE:  # UnicodeDecodeError is a ValueError
             continue  # a file we cannot parse (or nested too deep to) is a file we cannot mutate safely
     return sources
 

@@ -38,7 +38,7 @@ from repofix.repair.limits import Budget, give_up_reason, settled, timeouts, tri
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.search import CandidatePool, best, doubts, ranked
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.testfiles import is_test_file
 
 
@@ -141,7 +141,7 @@ class BuiltinModel:
             if path not in protected and not is_test_file(path):
                 try:
                     self.sources[path] = SourceFile(path, text)
-                except (SyntaxError, ValueError):
+                except UNPARSABLE:
                     continue
         self.queue = [n for n in failing if n not in self.stuck]
         if not failing:

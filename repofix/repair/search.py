@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from repofix.repair.generate import function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
 from repofix.repair.operators import constant_conditions
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import UNPARSABLE, Edit, Mutation, SourceFile
 
 
 def order(candidates: Iterable[Mutation], scores: dict[tuple[str, int], float]) -> list[Mutation]:
@@ -200,7 +200,7 @@ class CandidatePool:
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
                     tree = _parse_block(src.data[start:end])
                     dumped = ast.dump(tree)
-                except (SyntaxError, ValueError, RecursionError):
+                except UNPARSABLE:
                     continue
                 self.seen.add((p, len(self.blocks[p]), dumped))
                 self.constant[(p, len(self.blocks[p]))] = constant_conditions(tree)
@@ -266,7 +266,7 @@ class CandidatePool:
             try:
                 tree = _parse_block(data) if index >= 0 else ast.parse(data.decode("utf-8"))
                 dumped = ast.dump(tree)
-            except (SyntaxError, ValueError, RecursionError):  # nested deeper than a tree is walked: skipped
+            except UNPARSABLE:
                 self.invalid += 1
                 continue
             if constant_conditions(tree) - self.constant[(m.path, index)]:  # `if not (gen)`, `not` dropped

@@ -9,6 +9,11 @@ import ast
 import bisect
 from dataclasses import dataclass, field
 
+# What parsing or walking a file may raise that means "cannot mutate it safely, leave it as it is":
+# not Python, not UTF-8 (a ValueError), or nested deeper than Python's recursion (a generated or
+# hostile thousand-term line)
+UNPARSABLE = (SyntaxError, ValueError, RecursionError)
+
 # Expressions that never need parentheses when moved somewhere else.
 ATOMS = (
     ast.Name,

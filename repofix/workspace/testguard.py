@@ -67,7 +67,7 @@ def test_shapes(source: bytes) -> dict[str, TestShape] | None:
     """Test name ("test_x" or "TestY::test_x") -> its shape; None when the file does not parse."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):  # also a line nested deeper than the parser goes
         return None
     shapes: dict[str, TestShape] = {}
     module_skips = 0
