@@ -176,7 +176,8 @@ def test_an_added_line_is_judged_as_its_whole_file_would_judge_it(added: str) ->
 
 def test_a_name_used_nearby_is_swapped_in_before_a_distant_local_and_an_added_slice() -> None:
     # a long function: its far-away locals used to crowd the additions out of the budget
-    far = "".join(f"    v{i} = {i}\n" for i in range(6))
+    # (each read, far from the line: an unread local would rank first, see test_repair_unread)
+    far = "".join(f"    v{i} = {i}\n" for i in range(6)) + "    g(v0, v1, v2, v3, v4, v5)\n"
     text = f"def f(a, items):\n{far}    pad = 0\n    pad = a\n    if a:\n        return items[pad]\n    return None\n"
     src = SourceFile("m.py", text)
     line = text.splitlines().index("        return items[pad]") + 1

@@ -27,7 +27,7 @@ from repofix.repair.wrappers import (
 EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}"]}
 
 
-def _starts_line(src: SourceFile, node: ast.stmt) -> bool:
+def starts_line(src: SourceFile, node: ast.stmt) -> bool:
     start = src.line_starts[node.lineno - 1]
     return not src.data[start : start + node.col_offset].strip()
 
@@ -44,7 +44,7 @@ def in_place_of_pass(src: SourceFile, node: ast.Pass, call: str, operator: str, 
 def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
     """A missing `visited.add(node)` / `out.append(x)`: after (or before) a statement, grow a
     collection of the function with a name in scope."""
-    if not scope.grow or not _starts_line(src, node) or isinstance(node, ast.Return):
+    if not scope.grow or not starts_line(src, node) or isinstance(node, ast.Return):
         return
     indent = src.indent(node)
     end = src.span(node)[1]
@@ -78,7 +78,7 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
     the class binds to its instances, with the method its kind grows by."""
     if (
         not (scope.updates or scope.members)
-        or not _starts_line(src, node)
+        or not starts_line(src, node)
         or isinstance(node, (ast.Return, ast.Raise))
     ):
         return

@@ -6,7 +6,7 @@ import ast
 import itertools
 from collections.abc import Iterable, Iterator
 
-from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings
+from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings, unread
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
@@ -87,6 +87,13 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     reuses: dict[int, clones.Reuse] = {}
     families: dict[int, siblings.Siblings] = {}
     hands: dict[int, guards.AtHand] = {}
+    unreads: dict[int, list[unread.Unread]] = {}
+
+    def unread_in(func: ast.AST) -> list[unread.Unread]:
+        if id(func) not in unreads:
+            unreads[id(func)] = unread.unread(func)  # type: ignore[arg-type]
+        return unreads[id(func)]
+
     messages: list[tuple[int, int]] = []  # the raised texts on these lines (`_edits_raised_text`)
     for node, parent, func in _walk(src.tree, src.tree, None):
         # a node's mutations edit its own lines; one without a position (an operator, the
@@ -106,6 +113,7 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
                 found,
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
+                unread.for_node(src, node, parent, unread_in(func), scopes[id(func)], reuses[id(func)]),
             )
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 found = itertools.chain(
@@ -113,9 +121,13 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
                     siblings.mirror_clauses(src, node.test, families[id(func)]),
                     guards.complete_guard(src, node.test, hands[id(func)]),
                 )
+        # a candidate reading a local its function never reads ranks higher (a FunctionDef's own
+        # mutations, its variable swaps, are of that function)
+        owner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+        names = unread_in(owner) if owner is not None else None
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
-                out.append(m)
+                out.append(unread.boost(src, m, names) if names else m)
     return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
 

@@ -71,7 +71,7 @@ def _copy(value: ast.expr) -> bool:
     return dotted(value.func) in COPIES and len(value.args) == 1 and isinstance(value.args[0], ast.Name)
 
 
-def _constructor(value: ast.expr) -> str | None:
+def constructor(value: ast.expr) -> str | None:
     """The kind of container a binding makes: `[]`, `{...}`, `set()`, `deque()`...; None otherwise."""
     if isinstance(value, ast.Dict):
         return "dict"
@@ -154,7 +154,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             # `msg = "bad {}"`; `msg += ...` or any other binding makes it no longer sure text
             sure = isinstance(node, ast.Assign) and _text_literal(value)
             texts[targets[0].id] = texts.get(targets[0].id, True) and sure
-            kind = _constructor(value)
+            kind = constructor(value)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
         if (
@@ -246,7 +246,7 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         first = parameters(method, varargs=False)[:1]
         for node in ast.walk(method):
             targets, value = _assigned(node)
-            kind = _constructor(value) if value is not None else None
+            kind = constructor(value) if value is not None else None
             for target in targets:
                 if (
                     kind in MEMBER_METHODS
