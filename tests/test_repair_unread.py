@@ -165,3 +165,17 @@ def test_the_engine_adds_the_statement_that_reads_the_unread_local(make_sandbox,
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "table.extend(varint(depth))" in result.files["encoder.py"], result.patch_diff
+
+
+def test_a_new_statement_reads_only_the_unread_locals_bound_nearest_before_it() -> None:
+    # a function of many unread collections must not multiply the statements tried after each line
+    bound = "".join(f"    c{i} = set()\n" for i in range(8))
+    source = f"def f(a):\n{bound}    return a\n"
+    src = SourceFile("m.py", source)
+    read = {m.description.split("'")[1].split(".")[0] for m in mutations(src) if m.op == "use-unread"}
+    assert read == {f"c{i}" for i in range(8)}  # each, after the lines it is nearest to
+    last = source.splitlines().index("    c7 = set()") + 1
+    after_last = {
+        m.description.split("'")[1].split(".")[0] for m in mutations(src, [last]) if m.op == "use-unread"
+    }
+    assert after_last == {"c5", "c6", "c7"}

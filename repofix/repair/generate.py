@@ -25,7 +25,9 @@ def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:
     )
 
 
-def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator[Mutation]:
+def _node_mutations(
+    src: SourceFile, node: ast.AST, parent: ast.AST, wanted: set[int] | None
+) -> Iterator[Mutation]:
     if isinstance(node, ast.Compare):
         yield from ops.compare(src, node)
     elif isinstance(node, ast.BinOp):
@@ -55,7 +57,7 @@ def _node_mutations(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator
     if isinstance(node, ast.stmt):
         yield from st.remove_statement(src, node, _is_docstring(node, parent))
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        yield from st.variable_swaps(src, node)
+        yield from st.variable_swaps(src, node, wanted)
         yield from st.flip_bool_returns(src, node)
         yield from st.return_early(src, node.body, node)
 
@@ -88,6 +90,7 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     families: dict[int, siblings.Siblings] = {}
     hands: dict[int, guards.AtHand] = {}
     unreads: dict[int, list[unread.Unread]] = {}
+    boosts: dict[int, unread.Boost] = {}
 
     def unread_in(func: ast.AST) -> list[unread.Unread]:
         if id(func) not in unreads:
@@ -102,7 +105,7 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
             continue
         if isinstance(node, ast.Raise) and node.exc is not None and raises_text(node.exc):
             messages.append(src.span(node.exc))
-        found = _node_mutations(src, node, parent)
+        found = _node_mutations(src, node, parent, wanted)
         if func is not None:
             if id(func) not in scopes:
                 scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
@@ -124,10 +127,12 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
         # a candidate reading a local its function never reads ranks higher (a FunctionDef's own
         # mutations, its variable swaps, are of that function)
         owner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
-        names = unread_in(owner) if owner is not None else None
+        if owner is not None and id(owner) not in boosts:
+            boosts[id(owner)] = unread.Boost(unread_in(owner))
+        boost = boosts[id(owner)] if owner is not None else None
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
-                out.append(unread.boost(src, m, names) if names else m)
+                out.append(boost(src, m) if boost else m)
     return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
 

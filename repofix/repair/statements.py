@@ -99,10 +99,13 @@ def local_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return names
 
 
-def variable_swaps(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[Mutation]:
+def variable_swaps(
+    src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef, lines: set[int] | None = None
+) -> Iterator[Mutation]:
     """Replace a name that is read with another local of the function; never a called name. A
     wrong name is mostly one used a few lines away: those come first, the function's other locals
-    later (below the clause and statement operators, which a long function's swaps crowded out)."""
+    later (below the clause and statement operators, which a long function's swaps crowded out).
+    Only the reads on `lines` when given: a long function's reads times its locals run to millions."""
     names = local_names(func)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     pool = sorted(names - called - BUILTIN_NAMES - {"self", "cls"})
@@ -113,7 +116,7 @@ def variable_swaps(src: SourceFile, func: ast.FunctionDef | ast.AsyncFunctionDef
         elif isinstance(node, ast.arg):
             seen.setdefault(node.arg, []).append(node.lineno)
     for node in ast.walk(func):
-        if isinstance(node, ast.Name) and node.id in pool:
+        if isinstance(node, ast.Name) and node.id in pool and (lines is None or node.lineno in lines):
             start, end = src.span(node)
             for other in pool:
                 if other != node.id:

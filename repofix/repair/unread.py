@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from repofix.repair.source import Edit, Mutation, SourceFile
 BOOST = 2.0  # a candidate reading an unread local: its prior times this, at most CAP
 CAP = 0.9
 MAX_VALUES = 12  # arguments tried in an update of an unread collection
+MAX_NEAREST = 3  # unread locals a new statement may read: those bound nearest before it
 # names through which a function reads its locals without naming them
 READS_ALL = {"locals", "vars", "eval", "exec"}
 COLLECTIONS = (ast.Call, ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -92,13 +94,15 @@ def _grown_by(value: ast.expr) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m for kind in kinds if kind for m in MEMBER_METHODS.get(kind, ())))
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+@functools.lru_cache(maxsize=1024)
+def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of `names` as a whole name, not an attribute (`.depth`) or a longer name's part."""
+    return re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})(?!\w)")
 
 
 def reads(src: SourceFile, m: Mutation, name: str) -> bool:
     """`m`'s edits write `name` more often than the text they replace holds it."""
-    pattern = _pattern(name)
+    pattern = _pattern((name,))
     added = sum(len(pattern.findall(e.text)) for e in m.edits)
     replaced = sum(
         len(pattern.findall(src.data[e.start : e.end].decode("utf-8", "replace"))) for e in m.edits
@@ -106,11 +110,22 @@ def reads(src: SourceFile, m: Mutation, name: str) -> bool:
     return added > replaced
 
 
-def boost(src: SourceFile, m: Mutation, names: list[Unread]) -> Mutation:
-    """`m` with a higher prior when it reads one of `names` after the line it is bound on."""
-    if any(m.line >= u.line and reads(src, m, u.name) for u in names):
-        return dataclasses.replace(m, prior=max(m.prior, min(CAP, m.prior * BOOST)))
-    return m
+class Boost:
+    """Raises the prior of a candidate that reads one of a function's unread locals after the line
+    it is bound on. One search of the candidate's new text for all of them at once: a long
+    function's candidates run to hundreds of thousands, most of them writing none."""
+
+    def __init__(self, names: list[Unread]):
+        self.lines = {u.name: u.line for u in names}
+        self.any = _pattern(tuple(self.lines)) if names else None
+
+    def __call__(self, src: SourceFile, m: Mutation) -> Mutation:
+        if self.any is None:
+            return m
+        written = set(self.any.findall("\n".join(e.text for e in m.edits)))
+        if any(m.line >= self.lines[name] and reads(src, m, name) for name in written):
+            return dataclasses.replace(m, prior=max(m.prior, min(CAP, m.prior * BOOST)))
+        return m
 
 
 def for_node(
@@ -126,7 +141,7 @@ def for_node(
         or not starts_line(src, node)
     ):
         return
-    after = [u for u in names if node.lineno >= u.line]
+    after = [u for u in names if node.lineno >= u.line][-MAX_NEAREST:]  # `names` is in line order
     texts: dict[str, float] = {}
     for u in after:
         for call in [*reuse.updates, *reuse.elsewhere]:
