@@ -511,13 +511,21 @@ ENGINE = [
 def test_the_engine_repairs_the_minimal_case(
     name: str, code: str, tests: str, expected: str, make_sandbox, tmp_path: Path
 ) -> None:
+    assert_engine_repairs(make_sandbox, tmp_path, "graph", code, tests, expected)
+
+
+def assert_engine_repairs(
+    make_sandbox, tmp_path: Path, module: str, code: str, tests: str, expected: str
+) -> None:
+    """The engine, through a real worker (the `none` backend), gives a plausible patch of
+    `module`.py holding `expected`, its tests in test_`module`.py."""
     root = tmp_path / "repo"
     root.mkdir()
-    (root / "graph.py").write_text(code)
-    (root / "test_graph.py").write_text(tests)
+    (root / f"{module}.py").write_text(code)
+    (root / f"test_{module}.py").write_text(tests)
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
-    assert expected in result.files["graph.py"], result.patch_diff
+    assert expected in result.files[f"{module}.py"], result.patch_diff
 
 
 def test_a_callable_that_deletes_or_stops_is_never_tried_as_a_wrapper() -> None:

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
 from repofix.repair.unread import CAP, unread
-from tests.test_repair_additions import assert_produces
+from tests.test_repair_additions import assert_engine_repairs, assert_produces
 
 
 def _unread_names(source: str) -> list[str]:
@@ -157,14 +156,10 @@ def test_no_entries_no_table():
 
 
 def test_the_engine_adds_the_statement_that_reads_the_unread_local(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
     # `depth` is computed and never read: the statement that wrote it out is missing
-    (root / "encoder.py").write_text(ENCODER)
-    (root / "test_encoder.py").write_text(ENCODER_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
-    assert result.status == "plausible", result.message
-    assert "table.extend(varint(depth))" in result.files["encoder.py"], result.patch_diff
+    assert_engine_repairs(
+        make_sandbox, tmp_path, "encoder", ENCODER, ENCODER_TESTS, "table.extend(varint(depth))"
+    )
 
 
 def test_a_new_statement_reads_only_the_unread_locals_bound_nearest_before_it() -> None:
