@@ -255,6 +255,13 @@ CASES = [
         "def fmt(hours, minutes):\n    ret = []\n    if hours:\n        ret.append('%sH' % abs(hours))\n"
         "    if minutes:\n        ret.append('%sH' % minutes)\n    return ret\n",
     ),
+    (  # the same with a character of two bytes before the part replaced (spans count bytes)
+        "clone-update",
+        "def fmt(hours, minutes):\n    ret = []\n    if hours:\n        ret.append('%sé' % abs(hours))\n"
+        "    if minutes:\n        pass\n    return ret\n",
+        "def fmt(hours, minutes):\n    ret = []\n    if hours:\n        ret.append('%sé' % abs(hours))\n"
+        "    if minutes:\n        ret.append('%sé' % minutes)\n    return ret\n",
+    ),
     (
         "clone-update",
         "def split(links, get):\n    expired = []\n    kept = []\n    for key in links:\n"

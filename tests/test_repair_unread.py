@@ -12,8 +12,8 @@ import pytest
 from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.search import CandidatePool
-from repofix.repair.source import SourceFile
-from repofix.repair.unread import CAP, unread
+from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.unread import CAP, Boost, unread
 from tests.test_repair_additions import assert_engine_repairs, assert_produces
 
 
@@ -40,6 +40,10 @@ def _unread_names(source: str) -> list[str]:
         ("def f(n):\n    return [0 for i in range(n)]\n", []),
         ("def f(a):\n    global cache\n    cache = a\n", []),
         ('def f(a):\n    name = a\n    return "{name}".format(**locals())\n', []),
+        # a nested function's, lambda's or class's own names are not the function's
+        ("def f(a):\n    def g():\n        tmp = []\n    return g\n", []),
+        ("def f(a):\n    class C:\n        seen = set()\n    return C\n", []),
+        ("def f(a):\n    g = lambda x: (y := x)\n    return g\n", []),
     ],
     ids=[
         "assigned",
@@ -55,6 +59,9 @@ def _unread_names(source: str) -> list[str]:
         "comprehension",
         "global",
         "locals",
+        "nested-def",
+        "nested-class",
+        "lambda",
     ],
 )
 def test_which_locals_are_unread(source: str, names: list[str]) -> None:
@@ -174,3 +181,47 @@ def test_a_new_statement_reads_only_the_unread_locals_bound_nearest_before_it() 
         m.description.split("'")[1].split(".")[0] for m in mutations(src, [last]) if m.op == "use-unread"
     }
     assert after_last == {"c5", "c6", "c7"}
+
+
+def test_where_an_unread_local_is_bound_and_what_it_may_hold() -> None:
+    func = ast.parse("def f(a):\n    if a:\n        x = []\n    x = set()\n    n = len(a)\n").body[0]
+    found = {u.name: u for u in unread(func)}  # type: ignore[arg-type]
+    assert found["x"].bound_at == (3, 14) and found["x"].collection  # the first binding, not the walk's
+    assert not found["n"].collection  # a call that makes no container is no collection to grow
+
+
+def test_what_is_not_a_read_of_the_unread_local_is_not_raised() -> None:
+    # on the line that binds it, before it is bound: `for item in item` reads something else
+    loop = "def f(items):\n    for item in items:\n        pass\n"
+    assert _priors(loop, "    for item in items:")["variable items -> item"] == 0.5
+    # a keyword argument named like it, or an attribute, reads nothing
+    source = "def f(a, g):\n    depth = 1\n    g(a)\n"
+    src = SourceFile("m.py", source)
+    at = source.index("g(a)")
+    boost = Boost(src.tree.body[0])  # type: ignore[arg-type]
+    for text, raised in [
+        ("g(depth=a)", False),
+        ("g(a.depth)", False),
+        ("g(depth == a)", True),
+        ("g(depth)", True),
+    ]:
+        m = Mutation("m.py", 3, "x", text, (Edit(at, at + 4, text),), 0.3, (3,))
+        assert (boost(src, m).prior == 0.6) is raised, text
+
+
+def test_a_function_nested_before_the_line_does_not_raise_the_outer_ones_candidates() -> None:
+    # `tmp` is the nested function's and unread there: a statement added after the `def` is the
+    # outer function's, where `tmp` is a NameError; it reads the outer `depth` instead
+    source = (
+        "def f(a, out):\n    depth = []\n    def g():\n        tmp = set()\n    out.append(a)\n    return g\n"
+    )
+    src = SourceFile("m.py", source)
+    after_def = {m.description: m.prior for m in mutations(src, [4]) if m.op == "add-statement"}
+    assert after_def["add 'out.append(tmp)' after line 4"] == 0.35
+    assert after_def["add 'out.append(depth)' after line 4"] == 0.7
+
+
+def test_a_statement_cloned_with_the_unread_local_keeps_the_text_around_it_whole() -> None:
+    # spans count bytes: a splice made on characters cut `'é' + a` into `'é' + depth)` less a byte
+    source = "def f(a, out):\n    depth = 1\n    out.append('é' + a)\n"
+    assert "add 'out.append('é' + depth)' after line 3" in _priors(source, "    out.append('é' + a)")

@@ -87,14 +87,11 @@ def _clones(
 ) -> Iterator[tuple[str, float]]:
     """A template update with one part replaced: the receiver by a local; an argument part (name,
     attribute, call, subscript) by the guard."""
-    text = src.segment(call)
-    base = src.span(call)[0]
     receiver = call.func.value  # type: ignore[attr-defined]
     if isinstance(receiver, ast.Name):
-        start, end = (x - base for x in src.span(receiver))
         for name in names:
             if name != receiver.id:
-                yield text[:start] + name + text[end:], 0.3
+                yield src.segment_with(call, receiver, name), 0.3
     if guard is None:
         return
     new = src.segment(guard)
@@ -102,8 +99,7 @@ def _clones(
     for arg in [*call.args, *(k.value for k in call.keywords)]:
         for part in ast.walk(arg):
             if isinstance(part, PARTS) and id(part) not in callees and src.segment(part) != new:
-                start, end = (x - base for x in src.span(part))
-                yield text[:start] + new + text[end:], 0.4
+                yield src.segment_with(call, part, new), 0.4
 
 
 def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse) -> Iterator[Mutation]:
@@ -218,11 +214,13 @@ def guard_lookup(src: SourceFile, test: ast.expr) -> Iterator[Mutation]:
             )
 
 
+# the blocks a statement is added to (after one of theirs)
+BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
+
+
 def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, reuse: Reuse) -> Iterator[Mutation]:
     """Every reuse that applies to `node` (inside a function)."""
-    if isinstance(node, ast.stmt) and isinstance(
-        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
-    ):
+    if isinstance(node, ast.stmt) and isinstance(parent, BLOCKS):
         yield from clone_update(src, node, parent, reuse)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
         yield from add_condition(src, node.test, reuse)

@@ -89,13 +89,12 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
     reuses: dict[int, clones.Reuse] = {}
     families: dict[int, siblings.Siblings] = {}
     hands: dict[int, guards.AtHand] = {}
-    unreads: dict[int, list[unread.Unread]] = {}
     boosts: dict[int, unread.Boost] = {}
 
-    def unread_in(func: ast.AST) -> list[unread.Unread]:
-        if id(func) not in unreads:
-            unreads[id(func)] = unread.unread(func)  # type: ignore[arg-type]
-        return unreads[id(func)]
+    def boost(func: ast.AST) -> unread.Boost:
+        if id(func) not in boosts:
+            boosts[id(func)] = unread.Boost(func)  # type: ignore[arg-type]
+        return boosts[id(func)]
 
     messages: list[tuple[int, int]] = []  # the raised texts on these lines (`_edits_raised_text`)
     for node, parent, func in _walk(src.tree, src.tree, None):
@@ -105,34 +104,33 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
             continue
         if isinstance(node, ast.Raise) and node.exc is not None and raises_text(node.exc):
             messages.append(src.span(node.exc))
-        found = _node_mutations(src, node, parent, wanted)
+        # a candidate reading a local its function never reads ranks higher: the mutations of a
+        # function's own node (its variable swaps) are that function's, its additions the outer one's
+        own = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+        found: Iterable[Mutation] = _node_mutations(src, node, parent, wanted)
+        if own is not None:
+            found = boost(own).all(src, found)
         if func is not None:
             if id(func) not in scopes:
                 scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
                 reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
                 families[id(func)] = siblings.siblings_of(func, src.tree)  # type: ignore[arg-type]
                 hands[id(func)] = guards.at_hand(func, src.tree)  # type: ignore[arg-type]
-            found = itertools.chain(
-                found,
+            added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
-                unread.for_node(src, node, parent, unread_in(func), scopes[id(func)], reuses[id(func)]),
+                unread.for_node(src, node, parent, boost(func).unread, scopes[id(func)], reuses[id(func)]),
             )
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-                found = itertools.chain(
-                    found,
+                added = itertools.chain(
+                    added,
                     siblings.mirror_clauses(src, node.test, families[id(func)]),
                     guards.complete_guard(src, node.test, hands[id(func)]),
                 )
-        # a candidate reading a local its function never reads ranks higher (a FunctionDef's own
-        # mutations, its variable swaps, are of that function)
-        owner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
-        if owner is not None and id(owner) not in boosts:
-            boosts[id(owner)] = unread.Boost(unread_in(owner))
-        boost = boosts[id(owner)] if owner is not None else None
+            found = itertools.chain(found, boost(func).all(src, added))
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
-                out.append(boost(src, m) if boost else m)
+                out.append(m)
     return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
 

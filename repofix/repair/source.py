@@ -106,6 +106,14 @@ class SourceFile:
         start, end = self.span(node)
         return self.data[start:end].decode("utf-8")
 
+    def segment_with(self, node: ast.expr | ast.stmt, part: ast.expr, text: str) -> str:
+        """`node`'s text with `part` (a node inside it) replaced by `text`. Spans count bytes, so
+        the splice is made on bytes: in `'é' + a`, a character index is off by one."""
+        start, end = self.span(node)
+        inner_start, inner_end = self.span(part)
+        data = self.data[start:inner_start] + text.encode("utf-8") + self.data[inner_end:end]
+        return data.decode("utf-8")
+
     def indent(self, node: ast.stmt) -> str:
         """The whitespace before `node` on its line, as written (tabs stay tabs: a statement added
         with spaces beside tab-indented ones would not compile)."""

@@ -3,7 +3,7 @@ often the read that a bug removed. Working code seldom leaves one: of the 690 pl
 fourteen held-aside sets that sit in a function, 21 left a local unread there (a missing
 `table.extend(self._encode_varint(depth))` leaves `depth` unread; so does a missing `and temp` or
 `seq[start:end]`), and 5 functions held one before. So a candidate that reads one ranks higher
-(`boost`), and two statements are built to read one: the function's or module's update statement
+(`Boost`), and two statements are built to read one: the function's or module's update statement
 with a name of its argument replaced by it (`...(size))` -> `...(depth))`), and an update of it
 when it holds a collection (`divs = index.setdefault(key, set())` then a missing `divs.add(obj)`)."""
 
@@ -13,11 +13,11 @@ import ast
 import dataclasses
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from repofix.repair.additions import in_place_of_pass, starts_line
-from repofix.repair.clones import Reuse
+from repofix.repair.clones import BLOCKS, Reuse
 from repofix.repair.scope import MEMBER_METHODS, Scope, constructor
 from repofix.repair.source import Edit, Mutation, SourceFile
 
@@ -25,66 +25,91 @@ BOOST = 2.0  # a candidate reading an unread local: its prior times this, at mos
 CAP = 0.9
 MAX_VALUES = 12  # arguments tried in an update of an unread collection
 MAX_NEAREST = 3  # unread locals a new statement may read: those bound nearest before it
+MAX_TEMPLATES = 16  # the function's update statements nearest the new one that it is made from
 # names through which a function reads its locals without naming them
-READS_ALL = {"locals", "vars", "eval", "exec"}
-COLLECTIONS = (ast.Call, ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
-BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.Try)
+READS_ALL = {"locals", "vars", "dir", "eval", "exec"}
+DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # names bound there are theirs
 
 
 @dataclass(frozen=True)
 class Unread:
     name: str
-    line: int  # where it is first bound: a read of it belongs after
-    collection: bool  # bound to a call or a container display: it may be one to grow
+    # (line, byte column) from which it is bound: after its assignment, inside its loop's or its
+    # `with`'s body; a read before that (`for item in item`) reads something else
+    bound_at: tuple[int, int]
+    collection: bool  # bound to a container display, or to a call that makes a container
     methods: tuple[str, ...] = ()  # what grows the containers its value makes (`set()`: add, update)
 
 
 def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
-    """The locals `func` binds and never reads, in it or in a function nested in it: simple targets
-    of an assignment, a walrus, a `for` or a `with ... as` (a tuple of them only when all its names
-    are unread: `for i, child in ...`); never a comprehension's (`[0 for i in ...]` is common), one
-    whose name starts with `_`, one declared global or nonlocal, a parameter, or any in a function
-    that reads its locals by name (`locals()`, `vars()`, `eval`)."""
-    bound: dict[str, Unread] = {}
-    groups: list[list[str]] = []
+    """The locals `func` binds in its own body (not in a function, lambda or class nested in it) and
+    never reads, there or in a nested one: simple targets of an assignment, a walrus, a `for` or a
+    `with ... as` (a tuple of them only when all its names are unread: `for i, child in ...`);
+    never a comprehension's (`[0 for i in ...]` is common), one whose name starts with `_`, one
+    declared global or nonlocal, a parameter, or any in a function that reads its locals by name
+    (`locals()`, `vars()`, `eval`)."""
     read: set[str] = set()
     for node in ast.walk(func):
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Store):  # a `del x` reads it as much as anything
-                read.add(node.id)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):  # `del x` reads it too
+            read.add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             read.update(node.names)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in READS_ALL:
             return []
-        for target, value in _bindings(node):
+    bound: dict[str, Unread] = {}
+    groups: list[list[str]] = []
+    for node in _own(func):
+        for target, value, at in _bindings(node):
             names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
             if not names or not all(isinstance(n, ast.Name) for n in names):
                 continue
             if len(names) > 1:
                 groups.append([n.id for n in names])
-            alone = len(names) == 1 and isinstance(value, COLLECTIONS)
-            methods = _grown_by(value) if alone and value is not None else ()
+            methods = _grown_by(value) if len(names) == 1 and value is not None else ()
+            collection = bool(methods) or (len(names) == 1 and isinstance(value, DISPLAYS))
             for n in names:
-                bound.setdefault(n.id, Unread(n.id, getattr(node, "lineno", 0), alone, methods))
+                first = bound.get(n.id)
+                if first is None or at < first.bound_at:  # the walk is breadth first: keep the earliest
+                    bound[n.id] = Unread(n.id, at, collection, methods)
     found = {name: u for name, u in bound.items() if name not in read and not name.startswith("_")}
     for group in groups:  # `for key, value in ...` reading one of them is no sign
         if not all(name in found for name in group):
             for name in group:
                 found.pop(name, None)
-    return sorted(found.values(), key=lambda u: (u.line, u.name))
+    return sorted(found.values(), key=lambda u: (u.bound_at, u.name))
 
 
-def _bindings(node: ast.AST) -> list[tuple[ast.expr, ast.expr | None]]:
-    """(target, value) pairs that `node` binds; `value` None where it is not one expression."""
+def _own(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of `func`'s own scope: nothing inside a nested function, lambda or class."""
+    todo: list[ast.AST] = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop(0)
+        yield node
+        if not isinstance(node, SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _bindings(node: ast.AST) -> list[tuple[ast.expr, ast.expr | None, tuple[int, int]]]:
+    """(target, value, from where it is bound) for what `node` binds; `value` None where it is not
+    one expression."""
     if isinstance(node, ast.Assign):
-        return [(t, node.value) for t in node.targets]
+        return [(t, node.value, _end(node)) for t in node.targets]
     if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-        return [(node.target, node.value)]
+        return [(node.target, node.value, _end(node))]
     if isinstance(node, (ast.For, ast.AsyncFor)):
-        return [(node.target, None)]
+        return [(node.target, None, _start(node.body[0]))]
     if isinstance(node, (ast.With, ast.AsyncWith)):
-        return [(item.optional_vars, None) for item in node.items if item.optional_vars is not None]
+        return [(item.optional_vars, None, _start(node.body[0])) for item in node.items if item.optional_vars]
     return []
+
+
+def _start(node: ast.stmt) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node: ast.stmt | ast.expr) -> tuple[int, int]:
+    return node.end_lineno or node.lineno, node.end_col_offset or 0
 
 
 def _grown_by(value: ast.expr) -> tuple[str, ...]:
@@ -96,34 +121,45 @@ def _grown_by(value: ast.expr) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1024)
 def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Any of `names` as a whole name, not an attribute (`.depth`) or a longer name's part."""
-    return re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})(?!\w)")
+    """Any of `names` as a whole name: not an attribute (`.depth`), a longer name's part, or a
+    keyword argument (`f(depth=1)`). A string or a comment holding it still matches: no operator
+    writes one."""
+    return re.compile(rf"(?<![\w.])(?:{'|'.join(map(re.escape, names))})(?!\w)(?!\s*=(?!=))")
 
 
-def reads(src: SourceFile, m: Mutation, name: str) -> bool:
-    """`m`'s edits write `name` more often than the text they replace holds it."""
-    pattern = _pattern((name,))
-    added = sum(len(pattern.findall(e.text)) for e in m.edits)
-    replaced = sum(
-        len(pattern.findall(src.data[e.start : e.end].decode("utf-8", "replace"))) for e in m.edits
-    )
+def _offset(src: SourceFile, at: tuple[int, int]) -> int:
+    return src.line_starts[at[0] - 1] + at[1]  # a node's column counts bytes, as offsets do
+
+
+def reads(src: SourceFile, m: Mutation, u: Unread) -> bool:
+    """`m`'s edits, from where `u` is bound on, write its name more often than the text they replace
+    holds it."""
+    pattern = _pattern((u.name,))
+    edits = [e for e in m.edits if e.start >= _offset(src, u.bound_at)]
+    added = sum(len(pattern.findall(e.text)) for e in edits)
+    replaced = sum(len(pattern.findall(src.data[e.start : e.end].decode("utf-8", "replace"))) for e in edits)
     return added > replaced
 
 
 class Boost:
-    """Raises the prior of a candidate that reads one of a function's unread locals after the line
-    it is bound on. One search of the candidate's new text for all of them at once: a long
-    function's candidates run to hundreds of thousands, most of them writing none."""
+    """Raises the prior of a candidate that reads one of a function's unread locals where it is
+    bound. One search of the candidate's new text for all of them at once: a long function's
+    candidates run to hundreds of thousands, most of them writing none."""
 
-    def __init__(self, names: list[Unread]):
-        self.lines = {u.name: u.line for u in names}
-        self.any = _pattern(tuple(self.lines)) if names else None
+    def __init__(self, func: ast.FunctionDef | ast.AsyncFunctionDef):
+        self.unread = unread(func)
+        self.names = {u.name: u for u in self.unread}
+        self.any = _pattern(tuple(self.names)) if self.names else None
+
+    def all(self, src: SourceFile, found: Iterable[Mutation]) -> Iterator[Mutation]:
+        for m in found:
+            yield self(src, m)
 
     def __call__(self, src: SourceFile, m: Mutation) -> Mutation:
         if self.any is None:
             return m
         written = set(self.any.findall("\n".join(e.text for e in m.edits)))
-        if any(m.line >= self.lines[name] and reads(src, m, name) for name in written):
+        if any(reads(src, m, self.names[name]) for name in written):
             return dataclasses.replace(m, prior=max(m.prior, min(CAP, m.prior * BOOST)))
         return m
 
@@ -132,7 +168,8 @@ def for_node(
     src: SourceFile, node: ast.AST, parent: ast.AST, names: list[Unread], scope: Scope, reuse: Reuse
 ) -> Iterator[Mutation]:
     """A statement after `node` (in place of it when it is a `pass`) that reads an unread local:
-    an update statement with a name of its argument replaced by it, an update of it."""
+    an update statement with a name of its argument replaced by it, an update of it. Their priors
+    (0.35, 0.3) are doubled by the boost, as every one reads an unread local."""
     if (
         not names
         or not isinstance(node, ast.stmt)
@@ -141,10 +178,11 @@ def for_node(
         or not starts_line(src, node)
     ):
         return
-    after = [u for u in names if node.lineno >= u.line][-MAX_NEAREST:]  # `names` is in line order
+    after = [u for u in names if _end(node) >= u.bound_at][-MAX_NEAREST:]  # `names` is in that order
+    templates = sorted(reuse.updates, key=lambda c: abs(c.lineno - node.lineno))[:MAX_TEMPLATES]
     texts: dict[str, float] = {}
     for u in after:
-        for call in [*reuse.updates, *reuse.elsewhere]:
+        for call in [*templates, *reuse.elsewhere]:
             for text in _with_name(src, call, u.name):
                 texts.setdefault(text, 0.35)
         if u.collection:
@@ -163,12 +201,15 @@ def for_node(
 
 
 def _with_name(src: SourceFile, call: ast.Call, name: str) -> Iterator[str]:
-    """`call`'s text with one name read in its arguments (not a callee) replaced by `name`."""
-    text = src.segment(call)
-    base = src.span(call)[0]
+    """`call`'s text with one name its arguments read (not a callee, not one a comprehension or a
+    lambda binds) replaced by `name`."""
     callees = {id(n.func) for n in ast.walk(call) if isinstance(n, ast.Call)}
-    for arg in [*call.args, *(k.value for k in call.keywords)]:
-        for part in ast.walk(arg):
-            if isinstance(part, ast.Name) and id(part) not in callees and part.id != name:
-                start, end = (x - base for x in src.span(part))
-                yield text[:start] + name + text[end:]
+    todo: list[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+    while todo:
+        part = todo.pop(0)
+        if isinstance(part, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        reads_other = isinstance(part, ast.Name) and isinstance(part.ctx, ast.Load) and part.id != name
+        if reads_other and id(part) not in callees:
+            yield src.segment_with(call, part, name)  # type: ignore[arg-type]
+        todo.extend(ast.iter_child_nodes(part))
