@@ -27,9 +27,22 @@ from repofix.repair.wrappers import (
 EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}"]}
 
 
+# the blocks a statement is added to, after one of theirs
+BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
+
+
 def starts_line(src: SourceFile, node: ast.stmt) -> bool:
     start = src.line_starts[node.lineno - 1]
     return not src.data[start : start + node.col_offset].strip()
+
+
+def added_after(src: SourceFile, node: ast.stmt, text: str, operator: str, prior: float) -> Mutation:
+    """The statement `text` added after `node`, at its indentation; in place of it when it is a `pass`."""
+    if isinstance(node, ast.Pass):
+        return in_place_of_pass(src, node, text, operator, prior)
+    end = src.span(node)[1]
+    edit = Edit(end, end, f"\n{src.indent(node)}{text}")
+    return src.mutation(operator, f"add '{text}' after line {node.end_lineno}", [edit], prior)
 
 
 def in_place_of_pass(src: SourceFile, node: ast.Pass, call: str, operator: str, prior: float) -> Mutation:
@@ -82,14 +95,9 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
         or isinstance(node, (ast.Return, ast.Raise))
     ):
         return
-    indent = src.indent(node)
-    end = src.span(node)[1]
 
     def after(call: str, prior: float) -> Mutation:
-        if isinstance(node, ast.Pass):
-            return in_place_of_pass(src, node, call, "add-update", prior)
-        edit = Edit(end, end, f"\n{indent}{call}")
-        return src.mutation("add-update", f"add '{call}' after line {node.end_lineno}", [edit], prior)
+        return added_after(src, node, call, "add-update", prior)
 
     by_one = {receiver: method for receiver, method in reversed(scope.members)}  # each one's first method
     for receiver, method in scope.members:  # `self.defaults.append(key)`: the class's own containers
@@ -261,9 +269,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     """Every addition that applies to `node` (inside a function, where `scope` is known)."""
     if scope is None:
         return
-    if isinstance(node, ast.stmt) and isinstance(
-        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
-    ):
+    if isinstance(node, ast.stmt) and isinstance(parent, BLOCKS):
         yield from add_statement(src, node, scope)
         yield from add_update(src, node, scope)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):

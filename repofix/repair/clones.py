@@ -19,6 +19,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from repofix.repair.additions import BLOCKS, starts_line
 from repofix.repair.facts import conditions, enclosing, module_facts, updates
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
@@ -107,9 +108,8 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     place of it when it is a `pass`."""
     if not (reuse.updates or reuse.elsewhere) or isinstance(node, (ast.Return, ast.Raise)):
         return
-    start = src.line_starts[node.lineno - 1]
-    if src.data[start : start + node.col_offset].strip():
-        return  # not the first statement on its line
+    if not starts_line(src, node):
+        return
     indent = src.indent(node)
     end = src.span(node)[1]
     guard = _guard(node, parent)
@@ -212,10 +212,6 @@ def guard_lookup(src: SourceFile, test: ast.expr) -> Iterator[Mutation]:
             yield src.mutation(
                 "guard-lookup", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], 0.35
             )
-
-
-# the blocks a statement is added to (after one of theirs)
-BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
 
 
 def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, reuse: Reuse) -> Iterator[Mutation]:

@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from repofix.repair.additions import in_place_of_pass, starts_line
-from repofix.repair.clones import BLOCKS, Reuse
+from repofix.repair.additions import BLOCKS, added_after, starts_line
+from repofix.repair.clones import Reuse
 from repofix.repair.scope import MEMBER_METHODS, Scope, constructor
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import Mutation, SourceFile
 
 BOOST = 2.0  # a candidate reading an unread local: its prior times this, at most CAP
 CAP = 0.9
@@ -190,14 +190,8 @@ def for_node(
             for method in dict.fromkeys([*u.methods, *scope.updates]):
                 for value in values:
                     texts.setdefault(f"{u.name}.{method}({value})", 0.3)
-    end = src.span(node)[1]
-    indent = src.indent(node)
     for text, prior in texts.items():
-        if isinstance(node, ast.Pass):
-            yield in_place_of_pass(src, node, text, "use-unread", prior)
-        else:
-            edit = Edit(end, end, f"\n{indent}{text}")
-            yield src.mutation("use-unread", f"add '{text}' after line {node.end_lineno}", [edit], prior)
+        yield added_after(src, node, text, "use-unread", prior)
 
 
 def _with_name(src: SourceFile, call: ast.Call, name: str) -> Iterator[str]:
