@@ -20,6 +20,7 @@ from repofix.repair.doubt import (
 from repofix.repair.limits import (
     Budget,
     failing_seconds,
+    generation_deadline,
     give_up_reason,
     more_to_try,
     nothing_fails,
@@ -146,7 +147,9 @@ def repair(
         return _done(result, start)
     timeout, full_timeout, failing = timeouts(runs, failing, run_seconds)
     covering = covering_tests(runs, passing, pool.lines)
-    singles = pool.singles(budget.ordered)
+    singles = pool.singles(
+        budget.ordered, generation_deadline(budget.max_seconds - (time.monotonic() - start))
+    )
     stages = itertools.chain(
         pool.valid(singles),
         _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))),
@@ -227,6 +230,7 @@ def repair(
             sum(len(v) for v in pool.lines.values()),
             time.monotonic() - start >= budget.max_seconds,
             budget.max_seconds,
+            cut=pool.deadline.reached,
         )
     return _done(result, start)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import time
 from collections.abc import Iterable, Iterator
 
 from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings, unread
@@ -12,6 +13,19 @@ from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
 from repofix.repair.source import Mutation, SourceFile
 from repofix.repair.wrappers import raises_text
+
+
+class Deadline:
+    """When generating candidates must stop: a hostile function can make millions of them (no real
+    one comes near), and the time budget must hold all the same. `reached` says it was cut short."""
+
+    def __init__(self, at: float | None = None):
+        self.at = at
+        self.reached = False
+
+    def passed(self) -> bool:
+        self.reached = self.reached or (self.at is not None and time.monotonic() >= self.at)
+        return self.reached
 
 
 def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:
@@ -80,9 +94,13 @@ def _touches(node: ast.AST, wanted: set[int] | None) -> bool:
     return any(line in wanted for line in range(first, (getattr(node, "end_lineno", None) or first) + 1))
 
 
-def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutation]:
+def mutations(
+    src: SourceFile, lines: Iterable[int] | None = None, deadline: Deadline | None = None
+) -> list[Mutation]:
     """Single mutations touching one of `lines` (all lines when None), but none that changes the
-    text a `raise "..."` raises and leaves it text (`_edits_raised_text`)."""
+    text a `raise "..."` raises and leaves it text (`_edits_raised_text`); those of the lines walked
+    before `deadline` passed, if it does."""
+    deadline = deadline or Deadline()
     wanted = None if lines is None else set(lines)
     out = []
     scopes: dict[int, Scope] = {}
@@ -98,6 +116,8 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
 
     messages: list[tuple[int, int]] = []  # the raised texts on these lines (`_edits_raised_text`)
     for node, parent, func in _walk(src.tree, src.tree, None):
+        if deadline.passed():
+            break
         # a node's mutations edit its own lines; one without a position (an operator, the
         # arguments, a comprehension) stands where its parent does
         if not _touches(node if hasattr(node, "lineno") else parent, wanted):
@@ -131,6 +151,8 @@ def mutations(src: SourceFile, lines: Iterable[int] | None = None) -> list[Mutat
         for m in found:
             if wanted is None or not wanted.isdisjoint(m.lines):
                 out.append(m)
+            if deadline.passed():
+                break
     return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
 
 

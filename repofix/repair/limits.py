@@ -3,6 +3,7 @@ how many more candidates it tries once patches passed, and the true reason when 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -92,12 +93,24 @@ def failing_seconds(runs: list[RunRecord], failing: list[str]) -> float:
     return 3 * sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
 
 
+# the share of the time left that making the single candidates may take: the rest is for running them
+GENERATION_SHARE = 0.5
+
+
+def generation_deadline(seconds_left: float) -> float:
+    """The `time.monotonic()` time by which making candidates stops (search.CandidatePool.singles)."""
+    return time.monotonic() + max(0.0, seconds_left) * GENERATION_SHARE
+
+
 def give_up_reason(
-    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None
+    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None, cut: bool = False
 ) -> str:
     """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
-    the seconds this target was given of `seconds` when its share ran out, not the whole budget."""
+    the seconds this target was given of `seconds` when its share ran out, not the whole budget;
+    `cut`: making the candidates took its share of the time and stopped, so some lines have none."""
     why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
+    if cut:
+        why += f" (making them took {GENERATION_SHARE:.0%} of the time left and was stopped: some lines got none)"
     if out_of_time and share is not None:
         return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
     return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")

@@ -34,7 +34,7 @@ from repofix.repair.checker import (
 )
 from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals, uncorroborated_removal
 from repofix.repair.engine import diff
-from repofix.repair.limits import Budget, give_up_reason, settled, timeouts, tried_after
+from repofix.repair.limits import Budget, generation_deadline, give_up_reason, settled, timeouts, tried_after
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.search import CandidatePool, best, doubts, ranked
@@ -161,18 +161,18 @@ class BuiltinModel:
         ran = next(r for r in self.runs if r.nodeid == self.focus).lines
         suspects = [s for s in rank(self.runs, {self.focus, *self.others}) if s.line in ran.get(s.path, ())]
         raised = raised_at(self.runs, {self.focus, *self.others})
+        self.focus_split = 1 + len(self.queue)  # the targets the time left is shared among
+        self.focus_share = max(0.0, self._left()) / self.focus_split  # making candidates spends it too
+        self.focus_deadline = time.monotonic() + self.focus_share
         self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines, raised)
         self.covering = covering_tests(self.runs, self.passing, self.pool.lines)
-        singles = self.pool.singles(self.budget.ordered)
+        singles = self.pool.singles(self.budget.ordered, generation_deadline(self.focus_share))
         pool = self.pool
         self.stream = itertools.chain(
             pool.valid(singles),
             (m for m in pool.valid(pool.doubles(singles, self.budget.pair_lines, self.budget.max_pairs))),
         )
         self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
-        self.focus_split = 1 + len(self.queue)  # the targets the time left is shared among
-        self.focus_share = max(0.0, self._left()) / self.focus_split
-        self.focus_deadline = time.monotonic() + self.focus_share
         self.found, self.also, self.focus_tried = [], {}, 0
         self.fallback_left = self.budget.search_after_removal
         return self._next_batch()
@@ -194,7 +194,8 @@ class BuiltinModel:
             lines = sum(len(v) for v in self.pool.lines.values()) if self.pool else 0
             # a share smaller than the time left ran out, not the whole budget: say which
             share = self.focus_share if self._left() > 0 and self.focus_split > 1 else None
-            why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds, share)
+            cut = bool(self.pool and self.pool.deadline.reached)
+            why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds, share, cut)
             if self.tried >= self.budget.max_candidates:
                 why += f"; the candidate limit ({self.budget.max_candidates}) was reached"
             self.stuck[self.focus] = why

@@ -6,11 +6,14 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from repofix.repair.facts import UPDATES, ModuleFacts, dotted, module_facts
 from repofix.repair.slices import taken
 
+T = TypeVar("T")
 BUILTIN_NAMES = set(dir(builtins))
 # constructors that say what a local holds, and the method that grows it
 GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
@@ -50,6 +53,15 @@ class Scope:
     # what the prefix or suffix it tests a value for cuts off (slices.taken)
     slices: dict[str, list[str]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
+    bound: dict[str, int] = field(default_factory=dict)  # the line each local is first bound on
+
+    def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
+        """`items` in their order, but only the `most` whose local (`local(item)`; `self.data`'s
+        is `self`) is bound nearest to `line`."""
+        if len(items) <= most:
+            return items
+        kept = sorted(items, key=lambda i: abs(self.bound.get(local(i).split(".")[0], 0) - line))[:most]
+        return [i for i in items if i in kept]
 
 
 def _text_literal(value: ast.expr) -> bool:
@@ -138,9 +150,12 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     held: dict[str, None] = {}  # attributes of a local bound to one (`self.data`)
     copied = False  # a local is a copy of a container (`opts = var_dict.copy()`)
     texts: dict[str, bool] = {}  # local -> every binding of it is a string literal or an f-string
+    bound = dict.fromkeys(parameters(func), func.lineno)
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
+            if isinstance(node.ctx, ast.Store):
+                bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
         targets, value = _assigned(node)
         copy = value is not None and _copy(value)
         copied = copied or copy
@@ -221,6 +236,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         slices=taken(func),
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
+        bound={n: line for n, line in bound.items() if n in local},
     )
 
 

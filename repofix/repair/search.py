@@ -7,7 +7,7 @@ import ast
 import dataclasses
 from collections.abc import Iterable, Iterator
 
-from repofix.repair.generate import function_pairs, functions, mutations, pairs
+from repofix.repair.generate import Deadline, function_pairs, functions, mutations, pairs
 from repofix.repair.localize import Suspect
 from repofix.repair.operators import constant_conditions
 from repofix.repair.source import UNPARSABLE, Edit, Mutation, SourceFile
@@ -156,12 +156,12 @@ def _inside(data: bytes, start: int, edits: tuple[Edit, ...]) -> bool:
     return True
 
 
-def _mutations_of(src: SourceFile, lines: set[int]) -> list[Mutation]:
+def _mutations_of(src: SourceFile, lines: set[int], deadline: Deadline) -> list[Mutation]:
     """The single mutations of `lines`; none in a file nested deeper than the operators can walk
     (a generated or hostile file's thousand-term expression): it is left as it is, as a file that
     does not parse is (engine._sources)."""
     try:
-        return mutations(src, lines)
+        return mutations(src, lines, deadline)
     except RecursionError:
         return []
 
@@ -207,12 +207,16 @@ class CandidatePool:
                 self.blocks[p].append((start, end, small))
         self.generated = 0
         self.invalid = 0  # do not parse
+        self.deadline = Deadline()  # when making the single candidates stopped, if it was cut short
 
-    def singles(self, ordered: bool = True) -> list[Mutation]:
+    def singles(self, ordered: bool = True, stop_at: float | None = None) -> list[Mutation]:
+        """The single candidates, made until `stop_at` (a `time.monotonic()` time) at the latest."""
+        self.deadline = Deadline(stop_at)
         found = [
             self._weighed(m)
             for path, lines in sorted(self.lines.items())
-            for m in _mutations_of(self.sources[path], lines)
+            if not self.deadline.passed()
+            for m in _mutations_of(self.sources[path], lines, self.deadline)
         ]
         if not ordered:  # the baseline: source order, the operators' own order within a line
             return sorted(found, key=lambda m: (m.path, m.line))

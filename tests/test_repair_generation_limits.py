@@ -1,0 +1,125 @@
+"""Making candidates stays within bounds on a hostile function: a missing statement grows only the
+collections bound nearest to it, and generation stops at its deadline, so the time budget holds
+(a function of 300 sets made 7 million candidates, and overran a 120 s budget by 150 s)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from agent_helpers import make_repo
+
+from repofix.agent import AgentRequest, run_agent
+from repofix.config import Settings
+from repofix.models import FACTORIES
+from repofix.repair import Budget, repair
+from repofix.repair.additions import MAX_GROWN, MAX_RECEIVERS
+from repofix.repair.generate import Deadline, mutations
+from repofix.repair.limits import give_up_reason
+from repofix.repair.localize import Suspect
+from repofix.repair.model import make_builtin_model
+from repofix.repair.search import CandidatePool
+from repofix.repair.source import SourceFile
+from tests.conftest import require_backend
+
+
+def collections_function(count: int, display: str) -> str:
+    """`f` binding `count` collections c0, c1, ... one a line, then `return a + 1` (line count + 2)."""
+    lines = [f"    c{i} = {display}" for i in range(count)]
+    return "def f(a):\n" + "\n".join(lines) + "\n    return a + 1\n"
+
+
+def grown(source: str, line: int, operator: str) -> list[str]:
+    """The receivers `operator` (add-statement, add-update) grows after `line`, in order, once each."""
+    found = [
+        m.description.split("'")[1].split(".")[0]
+        for m in mutations(SourceFile("m.py", source), [line])
+        if m.op == operator and "after" in m.description
+    ]
+    return list(dict.fromkeys(found))
+
+
+@pytest.mark.parametrize(
+    ("operator", "display", "cap", "extra"),
+    [
+        ("add-statement", "set()", MAX_GROWN, ""),
+        # a module that calls `.update(...)` as a statement: each container may be updated so
+        ("add-update", "{}", MAX_RECEIVERS, "\n\ndef g(d, e):\n    d.update(e)\n"),
+    ],
+)
+@pytest.mark.parametrize("count", [1, 2, 3])  # at the cap, one above it, 300
+def test_only_the_collections_bound_nearest_to_a_statement_are_grown_after_it(
+    operator: str, display: str, cap: int, extra: str, count: int
+) -> None:
+    count = {1: cap, 2: cap + 1, 3: 300}[count]
+    source = collections_function(count, display) + extra
+    middle = count // 2 + 1  # the line binding c{count // 2 - 1}
+    receivers = grown(source, middle, operator)
+    assert len(receivers) == cap  # all of them at the cap, no more above it
+    bound = sorted(range(count), key=lambda i: abs(i + 2 - middle))[:cap]  # c{i} is bound on line i + 2
+    assert receivers == [f"c{i}" for i in sorted(bound)]  # the nearest, in the function's order
+
+
+def test_the_missing_update_of_the_nearest_of_many_sets_is_still_made() -> None:
+    source = collections_function(40, "set()").replace(
+        "    return a + 1\n", "    seen = set()\n    return seen\n"
+    )
+    line = source.splitlines().index("    seen = set()") + 1
+    fixed = {SourceFile("m.py", source).apply(m.edits) for m in mutations(SourceFile("m.py", source), [line])}
+    assert source.replace("    seen = set()\n", "    seen = set()\n    seen.add(a)\n") in fixed
+
+
+def test_a_deadline_that_passed_makes_no_candidate_and_says_so() -> None:
+    src = SourceFile("m.py", collections_function(5, "set()"))
+    assert mutations(src, [3], Deadline(None)) == mutations(src, [3])  # no deadline: every one
+    late = Deadline(time.monotonic() + 3600)
+    assert mutations(src, [3], late) == mutations(src, [3]) and not late.reached
+    passed = Deadline(time.monotonic() - 1)
+    assert mutations(src, [3], passed) == [] and passed.reached
+    pool = CandidatePool({"m.py": src}, [Suspect("m.py", 3, 1.0, 1, 0)], max_lines=10)
+    assert pool.singles(stop_at=time.monotonic() - 1) == [] and pool.deadline.reached
+    assert pool.singles() and not pool.deadline.reached
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_the_give_up_reason_says_when_making_candidates_was_stopped(cut: bool) -> None:
+    why = give_up_reason(12, 40, True, 60.0, cut=cut)
+    assert why.startswith("no plausible patch among 12 candidates on 40 suspicious lines")
+    assert ("was stopped: some lines got none" in why) == cut
+    assert why.endswith("; the time budget (60 s) ran out")
+
+
+# 3,000 locals and 12 sets: 72,000 statements a line (12 sets x 3,000 names x 2), millions on the
+# 40 suspicious lines; a few seconds of budget cannot make them, so making them is cut short
+HOSTILE = collections_function(12, "set()").replace(
+    "    return a + 1\n", "".join(f"    v{i} = a\n" for i in range(3000)) + "    return a + 1\n"
+)
+HOSTILE_TEST = "from big import f\n\n\ndef test_f():\n    assert f(1) == 1\n"
+
+
+def test_the_engine_stops_making_candidates_at_its_deadline_and_says_so(make_sandbox, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "big.py").write_text(HOSTILE)
+    (root / "test_big.py").write_text(HOSTILE_TEST)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=8, test_timeout=5))
+    assert result.status == "not_fixed", result.message
+    assert "was stopped: some lines got none" in result.message
+    assert (root / "big.py").read_text() == HOSTILE
+
+
+def test_the_builtin_model_stops_making_candidates_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_backend("bwrap")
+    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
+    # the built-in engine with an 8-second budget, through the real agent loop and sandbox
+    monkeypatch.setitem(FACTORIES, "builtin8", lambda **options: make_builtin_model(max_seconds=8))
+    repo = make_repo(tmp_path / "repo", {"big.py": HOSTILE, "test_big.py": HOSTILE_TEST})
+    outcome = run_agent(
+        AgentRequest(repo=repo, mode="fix", settings=Settings(sandbox="bwrap", model="builtin8"))
+    )
+    assert outcome.status == "not_done", outcome.message
+    assert "was stopped: some lines got none" in outcome.message
+    assert (repo / "big.py").read_text() == HOSTILE
