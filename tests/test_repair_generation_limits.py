@@ -33,7 +33,7 @@ def collections_function(count: int, display: str) -> str:
 def grown(source: str, line: int, operator: str) -> list[str]:
     """The receivers `operator` (add-statement, add-update) grows after `line`, in order, once each."""
     found = [
-        m.description.split("'")[1].split(".")[0]
+        m.description.split("'")[1].split("(")[0].rsplit(".", 1)[0]
         for m in mutations(SourceFile("m.py", source), [line])
         if m.op == operator and "after" in m.description
     ]
@@ -61,6 +61,21 @@ def test_only_the_collections_bound_nearest_to_a_statement_are_grown_after_it(
     assert receivers == [f"c{i}" for i in sorted(bound)]  # the nearest, in the function's order
 
 
+def test_a_method_s_own_container_and_a_builtin_named_local_count_as_bound_where_they_are() -> None:
+    # `self` and `type` are bound where the method starts and where `type = {}` is, not on line 0:
+    # far down a module, every other container was nearer line 0's distance than they were
+    others = "".join(f"        c{i} = {{}}\n" for i in range(MAX_RECEIVERS))
+    source = (
+        "x = 1\n" * 300
+        + "\n\ndef g(d, e):\n    d.update(e)\n\n\nclass A:\n    def f(self, a):\n"
+        + others
+        + "        self.data = {}\n        type = {}\n        a = 1\n        return a\n"
+    )
+    line = source.splitlines().index("        a = 1") + 1
+    receivers = grown(source, line, "add-update")
+    assert "self.data" in receivers and "type" in receivers and "c0" not in receivers
+
+
 def test_the_missing_update_of_the_nearest_of_many_sets_is_still_made() -> None:
     source = collections_function(40, "set()").replace(
         "    return a + 1\n", "    seen = set()\n    return seen\n"
@@ -80,6 +95,25 @@ def test_a_deadline_that_passed_makes_no_candidate_and_says_so() -> None:
     pool = CandidatePool({"m.py": src}, [Suspect("m.py", 3, 1.0, 1, 0)], max_lines=10)
     assert pool.singles(stop_at=time.monotonic() - 1) == [] and pool.deadline.reached
     assert pool.singles() and not pool.deadline.reached
+
+
+def test_a_deadline_that_passed_is_not_reached_when_no_line_of_the_file_is_wanted() -> None:
+    # only a node of the wanted lines left without its mutations says the making was cut short
+    src = SourceFile("m.py", collections_function(5, "set()") + "y = 2\n" * 1000)
+    passed = Deadline(time.monotonic() - 1)
+    assert mutations(src, [5000], passed) == [] and not passed.reached
+
+
+def test_lines_far_down_a_module_get_the_same_mutations_as_in_the_function_alone() -> None:
+    # the walk skips what holds no wanted line; what it does not skip is the same as before
+    func = collections_function(5, "set()")
+    src = SourceFile("m.py", "y = 2\n" * 2000 + func + "z = 3\n" * 2000)
+    alone = SourceFile("m.py", func)
+    far = [(m.op, m.description, m.prior) for m in mutations(src, [2003, 2006])]
+    assert far and far == [
+        (m.op, m.description.replace("line 3", "line 2003").replace("line 6", "line 2006"), m.prior)
+        for m in mutations(alone, [3, 6])
+    ]
 
 
 @pytest.mark.parametrize("cut", [False, True])
@@ -123,3 +157,26 @@ def test_the_builtin_model_stops_making_candidates_at_its_deadline(
     assert outcome.status == "not_done", outcome.message
     assert "was stopped: some lines got none" in outcome.message
     assert (repo / "big.py").read_text() == HOSTILE
+
+
+def test_a_thousand_failing_targets_without_time_left_are_given_up_in_a_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each target without a batch called the next one's setup from its own frame: hundreds of
+    # failing tests left without time raised RecursionError (a traceback, not a give-up)
+    require_backend("bwrap")
+    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
+    monkeypatch.setitem(FACTORIES, "builtin10", lambda **options: make_builtin_model(max_seconds=10))
+    # one test of 1,000 parameters: pytest parses a failing test's whole file for each failure
+    tests = (
+        "import pytest\nfrom m import f\n\n\n"
+        "@pytest.mark.parametrize('i', range(1000))\ndef test_f(i):\n    assert f(i) == i\n"
+    )
+    files = {"m.py": "def f(a):\n    return a + 1\n", "test_m.py": tests}
+    repo = make_repo(tmp_path / "repo", files)
+    outcome = run_agent(
+        AgentRequest(repo=repo, mode="fix", settings=Settings(sandbox="bwrap", model="builtin10"))
+    )
+    assert outcome.status == "not_done", outcome.message
+    assert "not tried: the time budget (10 s) ran out first" in outcome.message
+    assert (repo / "m.py").read_text() == files["m.py"]

@@ -60,6 +60,11 @@ def in_place_of_pass(src: SourceFile, node: ast.Pass, call: str, operator: str, 
     )
 
 
+def grown_at(scope: Scope, node: ast.stmt) -> list[tuple[str, str]]:
+    """(collection, method) a missing statement after `node` may grow: the MAX_GROWN nearest's."""
+    return scope.nearest(scope.grow, lambda g: g[0], node.lineno, MAX_GROWN)
+
+
 def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutation]:
     """A missing `visited.add(node)` / `out.append(x)`: after (or before) a statement, grow a
     collection of the function with a name in scope."""
@@ -68,7 +73,7 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
     indent = src.indent(node)
     end = src.span(node)[1]
     begin = src.line_starts[node.lineno - 1]
-    for collection, method in scope.nearest(scope.grow, lambda g: g[0], node.lineno, MAX_GROWN):
+    for collection, method in grown_at(scope, node):
         for name in scope.names:
             if name == collection:
                 continue
@@ -111,9 +116,10 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
             if value.split(".")[0] != receiver.split(".")[0]:  # `extend`, a set's `update`: less often
                 yield after(f"{receiver}.{method}({value})", 0.25 if by_one[receiver] == method else 0.2)
     grown = {c for c, _ in scope.grow}
+    made = set(grown_at(scope, node))
     for receiver in scope.nearest(scope.containers, str, node.lineno, MAX_RECEIVERS):
         for method in scope.updates:
-            if (receiver, method) in scope.grow:
+            if (receiver, method) in made:
                 continue  # add_statement made these
             for value in scope.values:
                 if value == receiver or value.split(".")[0] == receiver:

@@ -116,7 +116,12 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     seen: set[str] = set()
     # the function's own (`out_parts.append('/')` made in another branch too): as it is, then with
     # one part replaced; then the rest of the module's, as they are there, then with one part replaced
-    made = [_own_then_clones(src, call, guard, reuse.locals) for call in reuse.updates]
+    # one of each text: a function of a thousand `out.append(x)` would clone them all again, a
+    # million texts made and dropped as seen without a candidate (nor a look at the deadline)
+    distinct: dict[str, ast.Call] = {}
+    for call in reuse.updates:
+        distinct.setdefault(src.segment(call), call)
+    made = [_own_then_clones(src, call, guard, reuse.locals) for call in distinct.values()]
     made += [_copy_then_clones(src, call, guard, reuse.locals) for call in reuse.elsewhere]
     for texts in made:
         for text, prior in texts:

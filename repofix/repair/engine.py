@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
@@ -27,6 +26,7 @@ from repofix.repair.limits import (
     settled,
     timeouts,
     tried_after,
+    until,
 )
 from repofix.repair.localize import RunRecord, Suspect, raised_at, rank
 from repofix.repair.search import CandidatePool, doubts
@@ -150,10 +150,7 @@ def repair(
     singles = pool.singles(
         budget.ordered, generation_deadline(budget.max_seconds - (time.monotonic() - start))
     )
-    stages = itertools.chain(
-        pool.valid(singles),
-        _lazy(lambda: pool.valid(pool.doubles(singles, budget.pair_lines, budget.max_pairs))),
-    )
+    stages = pool.stream(singles, budget.pair_lines, budget.max_pairs)
     found: list[Mutation] = []
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     # candidates whose failing tests timed out: often an endless loop, sometimes a stall of a busy
@@ -167,7 +164,8 @@ def repair(
         left := more_to_try(found, extra_left, fallback_left, budget.max_candidates - result.candidates_tried)
     ) > 0:
         limit = min(budget.batch, left)
-        batch = pending[:limit] + list(itertools.islice(stages, max(0, limit - len(pending))))
+        taken = until(stages, start + budget.max_seconds)
+        batch = pending[:limit] + list(itertools.islice(taken, max(0, limit - len(pending))))
         pending = pending[limit:]
         if not batch and stalled and not retry and not settled(found):
             retry, batch, pending, stalled = True, stalled[:limit], stalled[limit:], []
@@ -233,10 +231,6 @@ def repair(
             cut=pool.deadline.reached,
         )
     return _done(result, start)
-
-
-def _lazy(make) -> Iterator[Mutation]:
-    yield from make()
 
 
 def _done(result: RepairResult, start: float) -> RepairResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import itertools
 import time
 from collections.abc import Iterable, Iterator
@@ -77,21 +78,36 @@ def _node_mutations(
 
 
 def _walk(
-    node: ast.AST, parent: ast.AST, func: ast.AST | None
+    node: ast.AST, parent: ast.AST, func: ast.AST | None, wanted: list[int] | None
 ) -> Iterator[tuple[ast.AST, ast.AST, ast.AST | None]]:
+    """Every node in order, with its parent and function, but none of a subtree that holds none of
+    the `wanted` lines (sorted): its nodes make no mutation of them, and a large module is walked
+    only where it is suspected."""
+    first = getattr(node, "lineno", None)
+    if wanted is not None and first is not None:
+        decorators = getattr(node, "decorator_list", None) or []  # above the `def` line, in the subtree
+        first = min([first, *(d.lineno for d in decorators)])
+        if not _holds(wanted, first, getattr(node, "end_lineno", None) or first):
+            return
     yield node, parent, func
     if isinstance(node, ast.JoinedStr):  # positions inside f-strings are unreliable before 3.12
         return
     inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
     for child in ast.iter_child_nodes(node):
-        yield from _walk(child, node, inner)
+        yield from _walk(child, node, inner, wanted)
 
 
-def _touches(node: ast.AST, wanted: set[int] | None) -> bool:
+def _holds(wanted: list[int], first: int, last: int) -> bool:
+    """Whether one of the sorted `wanted` lines is in first..last."""
+    i = bisect.bisect_left(wanted, first)
+    return i < len(wanted) and wanted[i] <= last
+
+
+def _touches(node: ast.AST, wanted: list[int] | None) -> bool:
     first = getattr(node, "lineno", None)
     if wanted is None or first is None:
         return True
-    return any(line in wanted for line in range(first, (getattr(node, "end_lineno", None) or first) + 1))
+    return _holds(wanted, first, getattr(node, "end_lineno", None) or first)
 
 
 def mutations(
@@ -102,6 +118,16 @@ def mutations(
     before `deadline` passed, if it does."""
     deadline = deadline or Deadline()
     wanted = None if lines is None else set(lines)
+    ordered = None if wanted is None else sorted(wanted)
+    # the texts a `raise "..."` raises on these lines, known before any mutation is kept
+    messages = sorted(
+        src.span(node.exc)
+        for node, _, _ in _walk(src.tree, src.tree, None, ordered)
+        if isinstance(node, ast.Raise)
+        and node.exc is not None
+        and raises_text(node.exc)
+        and _touches(node, ordered)
+    )
     out = []
     scopes: dict[int, Scope] = {}
     reuses: dict[int, clones.Reuse] = {}
@@ -114,16 +140,13 @@ def mutations(
             boosts[id(func)] = unread.Boost(func)  # type: ignore[arg-type]
         return boosts[id(func)]
 
-    messages: list[tuple[int, int]] = []  # the raised texts on these lines (`_edits_raised_text`)
-    for node, parent, func in _walk(src.tree, src.tree, None):
-        if deadline.passed():
-            break
+    for node, parent, func in _walk(src.tree, src.tree, None, ordered):
         # a node's mutations edit its own lines; one without a position (an operator, the
         # arguments, a comprehension) stands where its parent does
-        if not _touches(node if hasattr(node, "lineno") else parent, wanted):
+        if not _touches(node if hasattr(node, "lineno") else parent, ordered):
             continue
-        if isinstance(node, ast.Raise) and node.exc is not None and raises_text(node.exc):
-            messages.append(src.span(node.exc))
+        if node is not src.tree and deadline.passed():  # a node of these lines is left without its mutations
+            break
         # a candidate reading a local its function never reads ranks higher: the mutations of a
         # function's own node (its variable swaps) are that function's, its additions the outer one's
         own = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
@@ -149,23 +172,29 @@ def mutations(
                 )
             found = itertools.chain(found, boost(func).all(src, added))
         for m in found:
-            if wanted is None or not wanted.isdisjoint(m.lines):
+            if (wanted is None or not wanted.isdisjoint(m.lines)) and not _edits_raised_text(m, messages):
                 out.append(m)
             if deadline.passed():
                 break
-    return [m for m in out if not any(_edits_raised_text(m, span) for span in messages)] if messages else out
+    return out
 
 
-def _edits_raised_text(m: Mutation, message: tuple[int, int]) -> bool:
-    """`m` changes the text a `raise "..."` raises and leaves it text: whatever it says, such a
-    raise is a TypeError of its own, and a changed message can only pass a test by raising while
-    it is made (`{:d}` upper-cased, or its arguments swapped, raised a ValueError for umsgpack's
-    test that expects one). Giving it its class, or a name (`raise err`), is no such change."""
-    start, end = message
+def _edits_raised_text(m: Mutation, messages: list[tuple[int, int]]) -> bool:
+    """`m` changes the text a `raise "..."` raises (`messages`: their spans, sorted) and leaves it
+    text: whatever it says, such a raise is a TypeError of its own, and a changed message can only
+    pass a test by raising while it is made (`{:d}` upper-cased, or its arguments swapped, raised a
+    ValueError for umsgpack's test that expects one). Giving it its class, or a name (`raise err`),
+    is no such change."""
     for e in m.edits:
+        i = (
+            bisect.bisect_right(messages, (e.start, float("inf"))) - 1
+        )  # the last one starting at or before it
+        if i < 0:
+            continue
+        start, end = messages[i]
         if not (start <= e.start and e.end <= end):
             continue
-        if (e.start, e.end) != message:
+        if (e.start, e.end) != (start, end):
             return True
         try:
             if raises_text(ast.parse(e.text.strip(), mode="eval").body):
@@ -185,7 +214,9 @@ def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[
     for group in by_line.values():
         on_line = 0
         for a, b in itertools.combinations(group, 2):
-            if _overlap(a, b) or on_line >= per_line:
+            if on_line >= per_line:
+                break
+            if _overlap(a, b):
                 continue
             prior = (a.prior * b.prior) ** 0.5 * 0.9 if a.op == b.op else a.prior * b.prior
             edits = tuple(sorted(a.edits + b.edits, key=lambda e: e.start))

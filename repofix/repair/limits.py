@@ -4,8 +4,9 @@ how many more candidates it tries once patches passed, and the true reason when 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from repofix.repair.checker import Verdict
 from repofix.repair.localize import RunRecord
@@ -93,6 +94,8 @@ def failing_seconds(runs: list[RunRecord], failing: list[str]) -> float:
     return 3 * sum(r.duration for r in runs if r.nodeid in targets and not r.timed_out)
 
 
+T = TypeVar("T")
+
 # the share of the time left that making the single candidates may take: the rest is for running them
 GENERATION_SHARE = 0.5
 
@@ -100,6 +103,16 @@ GENERATION_SHARE = 0.5
 def generation_deadline(seconds_left: float) -> float:
     """The `time.monotonic()` time by which making candidates stops (search.CandidatePool.singles)."""
     return time.monotonic() + max(0.0, seconds_left) * GENERATION_SHARE
+
+
+def until(stream: Iterator[T], at: float) -> Iterator[T]:
+    """`stream`'s items until `time.monotonic()` reaches `at` (none taken from it after that): a
+    batch of candidates is checked as it is taken (each parsed, its whole function in the worst
+    case), so making one must stop at the deadline too."""
+    for item in stream:
+        yield item
+        if time.monotonic() >= at:
+            return
 
 
 def give_up_reason(
@@ -110,7 +123,7 @@ def give_up_reason(
     `cut`: making the candidates took its share of the time and stopped, so some lines have none."""
     why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
     if cut:
-        why += f" (making them took {GENERATION_SHARE:.0%} of the time left and was stopped: some lines got none)"
+        why += f" (making them took {GENERATION_SHARE:.0%} of the time it had and was stopped: some lines got none)"
     if out_of_time and share is not None:
         return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
     return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")

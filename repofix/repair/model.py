@@ -34,7 +34,15 @@ from repofix.repair.checker import (
 )
 from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals, uncorroborated_removal
 from repofix.repair.engine import diff
-from repofix.repair.limits import Budget, generation_deadline, give_up_reason, settled, timeouts, tried_after
+from repofix.repair.limits import (
+    Budget,
+    generation_deadline,
+    give_up_reason,
+    settled,
+    timeouts,
+    tried_after,
+    until,
+)
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.search import CandidatePool, best, doubts, ranked
@@ -150,10 +158,25 @@ class BuiltinModel:
         return self._next_focus()
 
     def _next_focus(self) -> ModelReply:
-        """Work on the next failing target alone, with a fair share of the time that is left."""
-        if not self.queue:
-            return self._give_up(self._reason())
-        self.focus, self.queue = self.queue[0], self.queue[1:]
+        """Work on the next failing target alone, with a fair share of the time that is left; one
+        that gets no candidate to try is left stuck, and the next is taken (in a loop: a thousand
+        failing targets must not take a call each on the stack)."""
+        while self.queue:
+            if self._left() <= 0:  # no time for any: no candidates are made for the rest
+                for target in self.queue:
+                    self.stuck[target] = (
+                        f"not tried: the time budget ({self.budget.max_seconds:.0f} s) ran out first"
+                    )
+                self.queue = []
+                break
+            self._focus_on(self.queue.pop(0))
+            reply = self._next_batch()
+            if reply is not None:
+                return reply
+        return self._give_up(self._reason())
+
+    def _focus_on(self, focus: str) -> None:
+        self.focus = focus
         failing = [r.nodeid for r in self.runs if r.outcome == "failed"]
         self.others = [n for n in failing if n != self.focus and (not self.targets or n in self.targets)]
         # every failing target sharpens the ranking (one bug often fails several tests), but only
@@ -166,23 +189,23 @@ class BuiltinModel:
         self.focus_deadline = time.monotonic() + self.focus_share
         self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines, raised)
         self.covering = covering_tests(self.runs, self.passing, self.pool.lines)
-        singles = self.pool.singles(self.budget.ordered, generation_deadline(self.focus_share))
-        pool = self.pool
-        self.stream = itertools.chain(
-            pool.valid(singles),
-            (m for m in pool.valid(pool.doubles(singles, self.budget.pair_lines, self.budget.max_pairs))),
+        singles = self.pool.singles(
+            self.budget.ordered, generation_deadline(self.focus_deadline - time.monotonic())
         )
+        self.stream = self.pool.stream(singles, self.budget.pair_lines, self.budget.max_pairs)
         self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
         self.found, self.also, self.focus_tried = [], {}, 0
         self.fallback_left = self.budget.search_after_removal
-        return self._next_batch()
 
-    def _next_batch(self) -> ModelReply:
+    def _next_batch(self) -> ModelReply | None:
+        """The next batch of the focused target's candidates to check; None when it has none left
+        (it is then stuck, with the reason)."""
         remaining = min(self._left(), self.focus_deadline - time.monotonic())
         limit = min(self.budget.batch, self.budget.max_candidates - self.tried)
         if self.found:
             limit = min(limit, self.fallback_left)
-        self.batch = list(itertools.islice(self.stream, max(0, limit))) if remaining > 0 else []
+        taken = until(self.stream, time.monotonic() + remaining)
+        self.batch = list(itertools.islice(taken, max(0, limit))) if remaining > 0 else []
         remaining = min(
             self._left(), self.focus_deadline - time.monotonic()
         )  # making the batch took time too
@@ -199,7 +222,7 @@ class BuiltinModel:
             if self.tried >= self.budget.max_candidates:
                 why += f"; the candidate limit ({self.budget.max_candidates}) was reached"
             self.stuck[self.focus] = why
-            return self._next_focus()
+            return None
         self.phase = "checked"
         request = {
             "mode": "check",
@@ -234,7 +257,7 @@ class BuiltinModel:
                 self.also[self.batch[v["id"]]] = v.get("also", 0)
         # only patches that remove code passed: look on for one that does more, while allowed
         if not settled(self.found) and (not self.found or self.fallback_left > 0):
-            return self._next_batch()
+            return self._next_batch() or self._next_focus()
         return self._compare()
 
     def _compare(self) -> ModelReply:

@@ -53,15 +53,23 @@ class Scope:
     # what the prefix or suffix it tests a value for cuts off (slices.taken)
     slices: dict[str, list[str]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
-    bound: dict[str, int] = field(default_factory=dict)  # the line each local is first bound on
+    bound: dict[str, int] = field(
+        default_factory=dict
+    )  # the line each name is first bound on (parameters too)
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
-        """`items` in their order, but only the `most` whose local (`local(item)`; `self.data`'s
-        is `self`) is bound nearest to `line`."""
-        if len(items) <= most:
+        """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
+        is `self`) bound nearest to `line`."""
+        names = list(dict.fromkeys(local(i) for i in items))
+        if len(names) <= most:
             return items
-        kept = sorted(items, key=lambda i: abs(self.bound.get(local(i).split(".")[0], 0) - line))[:most]
-        return [i for i in items if i in kept]
+        earliest = min(self.bound.values(), default=line)
+
+        def distance(name: str) -> int:
+            return abs(self.bound.get(name.split(".")[0], earliest) - line)
+
+        kept = set(sorted(names, key=distance)[:most])
+        return [i for i in items if local(i) in kept]
 
 
 def _text_literal(value: ast.expr) -> bool:
@@ -236,7 +244,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         slices=taken(func),
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
-        bound={n: line for n, line in bound.items() if n in local},
+        bound=bound,
     )
 
 

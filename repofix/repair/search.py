@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 from collections.abc import Iterable, Iterator
 
 from repofix.repair.generate import Deadline, function_pairs, functions, mutations, pairs
@@ -166,6 +167,10 @@ def _mutations_of(src: SourceFile, lines: set[int], deadline: Deadline) -> list[
         return []
 
 
+def _digest(tree: ast.AST) -> bytes:
+    return hashlib.blake2b(ast.dump(tree).encode("utf-8"), digest_size=16).digest()
+
+
 def _parse_block(data: bytes) -> ast.Module:
     """A block alone: an indented one (a method, a nested function) inside an `if True:`."""
     text = data.decode("utf-8")
@@ -189,7 +194,9 @@ class CandidatePool:
         self.lines: dict[str, set[int]] = {}
         for s in top:
             self.lines.setdefault(s.path, set()).add(s.line)
-        self.seen: set[tuple[str, int, str]] = {(p, -1, ast.dump(src.tree)) for p, src in sources.items()}
+        # (file, block, digest of its tree): a digest, not the tree's dump, which in a function of
+        # thousands of lines is a quarter megabyte a candidate
+        self.seen: set[tuple[str, int, bytes]] = {(p, -1, _digest(src.tree)) for p, src in sources.items()}
         # per (file, block), the conditions its value's kind decides there already: a candidate
         # may not add one, but one the code has (`assert (x, "msg")`) must not block the fix nearby
         self.constant = {(p, -1): constant_conditions(src.tree) for p, src in sources.items()}
@@ -199,7 +206,7 @@ class CandidatePool:
             for start, end, small in _blocks(src, self.lines.get(p, set())):
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
                     tree = _parse_block(src.data[start:end])
-                    dumped = ast.dump(tree)
+                    dumped = _digest(tree)
                 except UNPARSABLE:
                     continue
                 self.seen.add((p, len(self.blocks[p]), dumped))
@@ -245,6 +252,11 @@ class CandidatePool:
         across = list(function_pairs(strong, spans, max(0, limit - len(same_line))))
         return order(same_line, self.scores) + order(across, self.scores)
 
+    def stream(self, singles: list[Mutation], top_lines: int, limit: int) -> Iterator[Mutation]:
+        """The valid single candidates, then the valid pairs (made only once the singles run out)."""
+        yield from self.valid(singles)
+        yield from self.valid(self.doubles(singles, top_lines, limit))
+
     def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
         """Only candidates that parse, add no condition that its value's kind decides, and differ (as
         a tree) from the original and each other."""
@@ -269,7 +281,7 @@ class CandidatePool:
                 data = data[: edit.start - start] + edit.text.encode("utf-8") + data[edit.end - start :]
             try:
                 tree = _parse_block(data) if index >= 0 else ast.parse(data.decode("utf-8"))
-                dumped = ast.dump(tree)
+                dumped = _digest(tree)
             except UNPARSABLE:
                 self.invalid += 1
                 continue

@@ -13,6 +13,7 @@ import ast
 import dataclasses
 import functools
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -82,9 +83,9 @@ def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
 
 def _own(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
     """The nodes of `func`'s own scope: nothing inside a nested function, lambda or class."""
-    todo: list[ast.AST] = list(ast.iter_child_nodes(func))
+    todo: deque[ast.AST] = deque(ast.iter_child_nodes(func))
     while todo:
-        node = todo.pop(0)
+        node = todo.popleft()
         yield node
         if not isinstance(node, SCOPES):
             todo.extend(ast.iter_child_nodes(node))
