@@ -196,12 +196,13 @@ class CandidatePool:
             self.lines.setdefault(s.path, set()).add(s.line)
         # (file, block, digest of its tree): a digest, not the tree's dump, which in a function of
         # thousands of lines is a quarter megabyte a candidate
-        self.seen: set[tuple[str, int, bytes]] = {(p, -1, _digest(src.tree)) for p, src in sources.items()}
+        mutated = {p: sources[p] for p in sorted(self.lines)}  # not every file the tests ran
+        self.seen: set[tuple[str, int, bytes]] = {(p, -1, _digest(src.tree)) for p, src in mutated.items()}
         # per (file, block), the conditions its value's kind decides there already: a candidate
         # may not add one, but one the code has (`assert (x, "msg")`) must not block the fix nearby
-        self.constant = {(p, -1): constant_conditions(src.tree) for p, src in sources.items()}
+        self.constant = {(p, -1): constant_conditions(src.tree) for p, src in mutated.items()}
         self.blocks: dict[str, list[tuple[int, int, bool]]] = {}
-        for p, src in sources.items():
+        for p, src in mutated.items():
             self.blocks[p] = []
             for start, end, small in _blocks(src, self.lines.get(p, set())):
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
