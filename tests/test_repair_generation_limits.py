@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from agent_helpers import make_repo
 
-from repofix.agent import AgentRequest, run_agent
+from repofix.agent import AgentOutcome, AgentRequest, run_agent
 from repofix.config import Settings
 from repofix.models import FACTORIES
 from repofix.repair import Budget, repair
@@ -144,16 +144,24 @@ def test_the_engine_stops_making_candidates_at_its_deadline_and_says_so(make_san
     assert (root / "big.py").read_text() == HOSTILE
 
 
+def fix_with_builtin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, files: dict[str, str]
+) -> tuple[Path, AgentOutcome]:
+    """`fix` of a new repository of `files` by the built-in engine with a budget of `seconds`,
+    through the real agent loop and bwrap sandbox."""
+    require_backend("bwrap")
+    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
+    monkeypatch.setitem(FACTORIES, "builtin-short", lambda **options: make_builtin_model(max_seconds=seconds))
+    repo = make_repo(tmp_path / "repo", files)
+    request = AgentRequest(repo=repo, mode="fix", settings=Settings(sandbox="bwrap", model="builtin-short"))
+    return repo, run_agent(request)
+
+
 def test_the_builtin_model_stops_making_candidates_at_its_deadline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    require_backend("bwrap")
-    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
-    # the built-in engine with an 8-second budget, through the real agent loop and sandbox
-    monkeypatch.setitem(FACTORIES, "builtin8", lambda **options: make_builtin_model(max_seconds=8))
-    repo = make_repo(tmp_path / "repo", {"big.py": HOSTILE, "test_big.py": HOSTILE_TEST})
-    outcome = run_agent(
-        AgentRequest(repo=repo, mode="fix", settings=Settings(sandbox="bwrap", model="builtin8"))
+    repo, outcome = fix_with_builtin(
+        tmp_path, monkeypatch, 8, {"big.py": HOSTILE, "test_big.py": HOSTILE_TEST}
     )
     assert outcome.status == "not_done", outcome.message
     assert "was stopped: some lines got none" in outcome.message
@@ -165,19 +173,13 @@ def test_a_thousand_failing_targets_without_time_left_are_given_up_in_a_loop(
 ) -> None:
     # each target without a batch called the next one's setup from its own frame: hundreds of
     # failing tests left without time raised RecursionError (a traceback, not a give-up)
-    require_backend("bwrap")
-    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
-    monkeypatch.setitem(FACTORIES, "builtin10", lambda **options: make_builtin_model(max_seconds=10))
     # one test of 1,000 parameters: pytest parses a failing test's whole file for each failure
     tests = (
         "import pytest\nfrom m import f\n\n\n"
         "@pytest.mark.parametrize('i', range(1000))\ndef test_f(i):\n    assert f(i) == i\n"
     )
     files = {"m.py": "def f(a):\n    return a + 1\n", "test_m.py": tests}
-    repo = make_repo(tmp_path / "repo", files)
-    outcome = run_agent(
-        AgentRequest(repo=repo, mode="fix", settings=Settings(sandbox="bwrap", model="builtin10"))
-    )
+    repo, outcome = fix_with_builtin(tmp_path, monkeypatch, 10, files)
     assert outcome.status == "not_done", outcome.message
     # said once for all those it could not try, not once each
     assert re.search(
