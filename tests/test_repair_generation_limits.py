@@ -17,7 +17,7 @@ from repofix.models import FACTORIES
 from repofix.repair import Budget, repair
 from repofix.repair.additions import MAX_GROWN, MAX_RECEIVERS
 from repofix.repair.generate import Deadline, mutations
-from repofix.repair.limits import give_up_reason
+from repofix.repair.limits import give_up_reason, stuck_reason
 from repofix.repair.localize import Suspect
 from repofix.repair.model import make_builtin_model
 from repofix.repair.search import CandidatePool
@@ -188,3 +188,22 @@ def test_a_thousand_failing_targets_without_time_left_are_given_up_in_a_loop(
     )
     assert outcome.message.count("not tried") == 1 and len(outcome.message) < 5000
     assert (repo / "m.py").read_text() == files["m.py"]
+
+
+@pytest.mark.parametrize(
+    ("stuck", "repaired", "expected"),
+    [
+        ({"t::a": "why"}, [], "why (target t::a)"),
+        ({"t::a": "late", "t::b": "late", "t::c": "other"}, [], "t::a and 1 more: late; t::c: other"),
+        (
+            {"t::a": "late", "t::b": "late"},
+            ["x at m.py:3 for t::c"],
+            "repaired 1 target(s) (x at m.py:3 for t::c), but for t::a and 1 more: late",
+        ),
+        ({}, [], "no failing target test to work on"),
+    ],
+)
+def test_targets_stuck_for_one_reason_are_said_once(
+    stuck: dict[str, str], repaired: list[str], expected: str
+) -> None:
+    assert stuck_reason(stuck, repaired) == expected

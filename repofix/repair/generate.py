@@ -186,9 +186,8 @@ def _edits_raised_text(m: Mutation, messages: list[tuple[int, int]]) -> bool:
     ValueError for umsgpack's test that expects one). Giving it its class, or a name (`raise err`),
     is no such change."""
     for e in m.edits:
-        i = (
-            bisect.bisect_right(messages, (e.start, float("inf"))) - 1
-        )  # the last one starting at or before it
+        # the last message starting at or before the edit: the only one that can hold it
+        i = bisect.bisect_right(messages, (e.start, float("inf"))) - 1
         if i < 0:
             continue
         start, end = messages[i]

@@ -127,3 +127,20 @@ def give_up_reason(
     if out_of_time and share is not None:
         return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
     return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")
+
+
+def stuck_reason(stuck: dict[str, str], repaired: list[str]) -> str:
+    """Why a repair of several targets ended: what it repaired, then each reason a target was left
+    with, said once for all the targets it holds for (a thousand out of time: one line)."""
+    by_reason: dict[str, list[str]] = {}
+    for test, why in stuck.items():
+        by_reason.setdefault(why, []).append(test)
+    said = [
+        f"{tests[0]}{f' and {len(tests) - 1} more' if len(tests) > 1 else ''}: {why}"
+        for why, tests in by_reason.items()
+    ]
+    if repaired:
+        return f"repaired {len(repaired)} target(s) ({'; '.join(repaired)}), but for " + "; ".join(said)
+    if len(stuck) == 1:
+        return said[0].split(": ", 1)[1] + f" (target {next(iter(stuck))})"
+    return "; ".join(said) or "no failing target test to work on"

@@ -39,6 +39,7 @@ from repofix.repair.limits import (
     generation_deadline,
     give_up_reason,
     settled,
+    stuck_reason,
     timeouts,
     tried_after,
     until,
@@ -308,21 +309,7 @@ class BuiltinModel:
         return self._give_up(self.why or "the built-in repair engine has nothing more to try")
 
     def _reason(self) -> str:
-        by_reason: dict[str, list[str]] = {}  # a thousand targets out of time: one line, not a thousand
-        for test, why in self.stuck.items():
-            by_reason.setdefault(why, []).append(test)
-        stuck = [
-            f"{tests[0]}{f' and {len(tests) - 1} more' if len(tests) > 1 else ''}: {why}"
-            for why, tests in by_reason.items()
-        ]
-        if self.repaired:
-            return (
-                f"repaired {len(self.repaired)} target(s) ({'; '.join(self.repaired)}), but for "
-                + "; ".join(stuck)
-            )
-        if len(self.stuck) == 1:
-            return stuck[0].split(": ", 1)[1] + f" (target {next(iter(self.stuck))})"
-        return "; ".join(stuck) or "no failing target test to work on"
+        return stuck_reason(self.stuck, self.repaired)
 
     def _submit(self, summary: str) -> ModelReply:
         self.phase = "done"

@@ -53,9 +53,8 @@ class Scope:
     # what the prefix or suffix it tests a value for cuts off (slices.taken)
     slices: dict[str, list[str]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
-    bound: dict[str, int] = field(
-        default_factory=dict
-    )  # the line each name is first bound on (parameters too)
+    # the line each name is first bound on (parameters too): which collections are nearest a statement
+    bound: dict[str, int] = field(default_factory=dict)
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
