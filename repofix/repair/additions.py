@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from repofix.repair import slices
+from repofix.repair.instances import type_of
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.wrappers import (
@@ -299,6 +300,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
         )
     if isinstance(node, ast.Call):
         yield from wrapper(src, node, scope)
+    yield from type_of(src, node, scope)
     if isinstance(node, ast.Compare):
         yield from wrap_operand(src, node, scope)
     for value in wrap_targets(node):

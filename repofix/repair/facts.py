@@ -32,6 +32,9 @@ class ModuleFacts:
     conditions: list[ast.expr]  # comparisons, calls and attributes it tests (see `conditions`)
     updates: list[ast.Call]  # its update statements (see `updates`)
     functions: list[Function]  # every function in it, nested ones too
+    unused: list[str]  # what it imports or defines privately and never reads (see `unused_names`)
+    # per top-level function, the positions of its parameters named for a class (`klass`, `tp`)
+    class_params: dict[str, list[int]]
 
 
 @functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
@@ -73,7 +76,60 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         conditions=conditions(module),
         updates=statements,
         functions=[n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
+        unused=unused_names(module),
+        class_params={
+            n.name: [i for i, a in enumerate(n.args.posonlyargs + n.args.args) if names_a_class(a.arg)]
+            for n in module.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        },
     )
+
+
+MAX_UNUSED = 4  # more than this unused: a module that imports for others (a package's __init__)
+
+
+def unused_names(module: ast.Module) -> list[str]:
+    """What the module imports from another (not a module, not an UPPER_CASE constant), or binds
+    at its top level to a private undecorated function or class, and never reads (nor lists in `__all__`): a bug that dropped a name's only use leaves it
+    so (`raise DuplicateSectionError(name)` -> `raise name`; `Lookahead(term)` -> `term`), and
+    otherwise a linter would have flagged it. None when more than MAX_UNUSED are, and none imported
+    under `if TYPE_CHECKING:` (read in string annotations) or from `__future__`."""
+    read = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read |= {
+        n.value
+        for node in module.body
+        if isinstance(node, ast.Assign) and any(dotted(t) == "__all__" for t in node.targets)
+        for n in ast.walk(node.value)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+    checking = {
+        id(i)
+        for node in module.body
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in dotted(node.test)
+        for i in ast.walk(node)
+    }
+    bound: list[str] = []
+    for node in ast.walk(module):  # a module (`import os`) or a constant is never a missing call
+        if isinstance(node, ast.ImportFrom) and id(node) not in checking and node.module != "__future__":
+            bound += [a.asname or a.name for a in node.names if a.name != "*" and not a.name.isupper()]
+    bound += [
+        n.name
+        for n in module.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and n.name.startswith("_")
+        and not n.name.startswith("__")
+        and not n.decorator_list
+    ]
+    unused = [name for name in dict.fromkeys(bound) if name not in read]
+    return unused if len(unused) <= MAX_UNUSED else []
+
+
+CLASS_WORDS = {"type", "typ", "tp", "cls", "klass", "class"}
+
+
+def names_a_class(name: str) -> bool:
+    """`klass`, `typ`, `type_`, `base_cls`: a name that says it holds a class, not an instance."""
+    return any(word in CLASS_WORDS for word in name.lower().split("_"))
 
 
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")

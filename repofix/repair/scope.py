@@ -55,6 +55,8 @@ class Scope:
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
     # the line each name is first bound on (parameters too): which collections are nearest a statement
     bound: dict[str, int] = field(default_factory=dict)
+    unused: list[str] = field(default_factory=list)  # names the module binds and never reads (facts)
+    class_params: dict[str, list[int]] = field(default_factory=dict)  # see facts.ModuleFacts
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
@@ -210,7 +212,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     own, callables = _callables(func, facts)
     # `next(...)`, `TypeError(...)`: builtins this module uses
     builtin_one = sorted((set(facts.one_arg) | set(facts.raised)) & BUILTIN_NAMES)
-    wrappers = list(dict.fromkeys(WRAPPERS + builtin_one + callables))
+    wrappers = list(dict.fromkeys(facts.unused + WRAPPERS + builtin_one + callables))
     bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
     called_ids = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
     attrs = [
@@ -244,6 +246,8 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
         bound=bound,
+        unused=facts.unused,
+        class_params=facts.class_params,
     )
 
 

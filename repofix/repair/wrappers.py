@@ -15,6 +15,9 @@ from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 EXCEPTIONS = ("TypeError", "ValueError", "KeyError", "RuntimeError")
+# a callable the module imports or defines privately and never uses (facts.unused_names): the call
+# a bug dropped is likelier than any builtin's
+UNUSED_PRIOR = 0.45
 
 
 def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]:
@@ -115,7 +118,7 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
         if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
-        yield _wrap(src, value, name, 0.3 if likely else 0.25)
+        yield _wrap(src, value, name, UNUSED_PRIOR if name in scope.unused else 0.3 if likely else 0.25)
     for bound in () if literal_or_text(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
@@ -160,12 +163,13 @@ def add_call(
 ) -> Iterator[Mutation]:
     """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
     module's."""
-    for name in dict.fromkeys([*scope.own, *also, *scope.callees]):
+    for name in dict.fromkeys([*scope.unused, *scope.own, *also, *scope.callees]):
         if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
-        yield _wrap(src, value, name, prior + (0.05 if name in scope.own else 0.0))
+        boost = 0.1 if name in scope.unused else 0.05 if name in scope.own else 0.0
+        yield _wrap(src, value, name, prior + boost)
 
 
 OPERAND_WRAPPERS = ("len", "int", "abs", "str", "type")  # `len(items) > 0`, `int(value) == 3`, `type(a) is B`
@@ -197,13 +201,17 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     prior = 0.3 if isinstance(node.exc, (ast.Name, ast.Attribute)) else 0.4
     classes = [w for w in scope.wrappers if w.endswith(("Error", "Exception"))]
     like = like_message(message_words(node.exc), scope.messages)
-    for name in dict.fromkeys([*like, *scope.raised, *classes, *EXCEPTIONS]):
+    # a class imported or defined and never used (`UndefinedLabel`, `DuplicateSectionError`): the
+    # one this raise lost
+    idle = [n for n in scope.unused if n[:1].isupper()]
+    for name in dict.fromkeys([*like, *idle, *scope.raised, *classes, *EXCEPTIONS]):
         misfit = bool(like) and name not in like
+        chance = max(prior, UNUSED_PRIOR) if name in idle else prior
         yield src.mutation(
             "add-wrapper",
             f"raise {name}({text})",
             [Edit(start, end, f"{name}({text})")],
-            prior / 2 if misfit else prior,
+            chance / 2 if misfit else chance,
             misfit,
         )
 

@@ -1,0 +1,137 @@
+"""Names the module binds and never reads (facts.unused_names) on their own minimal cases: which are
+counted, which are not (a module, a constant, `__all__`, TYPE_CHECKING, a decorated or public
+function, a module with many); as a missing wrapper or a raise's class they rank first; and the
+engine repairs a raise that lost its imported class end to end."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.facts import unused_names
+from repofix.repair.generate import mutations
+from repofix.repair.search import order
+from repofix.repair.source import SourceFile
+from tests.test_repair_engine import project
+
+
+@pytest.mark.parametrize(
+    ("source", "unused"),
+    [
+        ("from x import Lookahead, Sequence\nSequence()\n", ["Lookahead"]),
+        ("from x import Lookahead as L\n", ["L"]),
+        ("def _helper(v):\n    return v\n", ["_helper"]),
+        ("class _Marker:\n    pass\n", ["_Marker"]),
+        ("from x import A\nA()\n", []),  # read
+        ("import os\n", []),  # a module: a missing call is never of it
+        ("from x import DEFAULT\n", []),  # an UPPER_CASE constant
+        ("from x import Thing\n__all__ = ['Thing']\n", []),  # exported
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from x import T\n", []),
+        ("from __future__ import annotations\n", []),
+        ("import functools\n@functools.cache\ndef _cached(v):\n    return v\n", []),  # registered
+        ("def public(v):\n    return v\n", []),  # the module's API: read by others
+        ("def __getattr__(name):\n    return name\n", []),  # a dunder
+        ("from x import Ab, Bc, Cd, De, Ef\n", []),  # so many: a module importing for others
+        ("from x import Ab, Bc, Cd, De\n", ["Ab", "Bc", "Cd", "De"]),
+    ],
+)
+def test_what_the_module_binds_and_never_reads(source: str, unused: list[str]) -> None:
+    assert unused_names(ast.parse(source)) == unused
+
+
+GRAMMAR = """\
+from errors import BadGrammar, UndefinedLabel
+from expressions import Lookahead, Sequence
+
+
+def resolve(rules, name):
+    try:
+        return rules[name]
+    except KeyError:
+        raise {raised}
+
+
+def lookahead(term, negative):
+    return {made}
+
+
+def sequence(terms):
+    if not terms:
+        raise BadGrammar("empty")
+    return Sequence(terms)
+"""
+
+
+def tried(made: str, raised: str, site: str) -> list[str]:
+    """The candidates at the first occurrence of `site`, in the order the search tries them."""
+    source = GRAMMAR.format(made=made, raised=raised)
+    src = SourceFile("grammar.py", source)
+    start = src.data.index(site.encode())
+    found = [m for m in mutations(src) if m.edits and m.edits[0].start == start]
+    return [m.description for m in order(found, {("grammar.py", m.line): 1.0 for m in found})]
+
+
+def test_an_unused_class_is_the_likeliest_missing_wrapper() -> None:
+    descriptions = tried("term", "UndefinedLabel(name)", "term\n")
+    wrappers = [d for d in descriptions if d.startswith("wrap term in")]
+    assert wrappers[0] == "wrap term in Lookahead()", wrappers
+    assert descriptions.index("wrap term in Lookahead()") < descriptions.index("wrap term in len()")
+
+
+def test_an_unused_class_is_the_likeliest_class_of_a_raise() -> None:
+    descriptions = tried("Lookahead(term)", "name", "name\n")
+    raises = [d for d in descriptions if d.startswith("raise ")]
+    assert raises[0] == "raise UndefinedLabel(name)", raises
+    # the class the module raises elsewhere, and the builtins, come after it
+    assert raises.index("raise BadGrammar(name)") > 0 and raises.index("raise KeyError(name)") > 0
+
+
+def test_a_name_read_elsewhere_gets_no_boost() -> None:
+    """`Lookahead` called in another function: an ordinary callee of the module, not a lost use."""
+    source = (
+        GRAMMAR.format(made="term", raised="UndefinedLabel(name)")
+        + "\n\ndef other(t):\n    return Lookahead(t)\n"
+    )
+    src = SourceFile("grammar.py", source)
+    start = src.data.index(b"term\n")
+    priors = {m.description: m.prior for m in mutations(src) if m.edits and m.edits[0].start == start}
+    assert priors["wrap term in Lookahead()"] < 0.45
+
+
+MODULE = """\
+from configparser import DuplicateSectionError
+
+
+class Sections:
+    def __init__(self):
+        self.names = []
+
+    def add(self, name):
+        if name in self.names:
+            raise name
+        self.names.append(name)
+        return self
+"""
+
+TESTS = """\
+import pytest
+from configparser import DuplicateSectionError
+from sections import Sections
+
+def test_a_duplicate_is_refused():
+    with pytest.raises(DuplicateSectionError):
+        Sections().add("a").add("a")
+
+def test_add():
+    assert Sections().add("a").add("b").names == ["a", "b"]
+"""
+
+
+def test_the_engine_gives_a_raise_its_unused_imported_class(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"sections.py": MODULE, "test_sections.py": TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "raise DuplicateSectionError(name)" in result.files["sections.py"], result.patch_diff
