@@ -794,3 +794,24 @@ def test_a_literal_index_a_slice_or_a_tuple_gets_no_wrapper(index: str) -> None:
     )
     made = {m.description for m in mutations(src) if m.op == "add-wrapper"}
     assert not [d for d in made if f"wrap {index} in" in d], sorted(made)
+
+
+@pytest.mark.parametrize(
+    ("source", "ranged"),
+    [
+        (
+            "def f(out, newlines: int = 1):\n    for _ in newlines:\n        out.append(1)\n",
+            True,
+        ),  # annotated
+        ("def f(out, n=3):\n    for _ in n:\n        out.append(1)\n", True),  # an int default
+        ("def f(xs, n):\n    for i in n:\n        xs[n - 1] = i\n", True),  # an index
+        ("def f(xs, n):\n    return [x for x in n if xs[n]]\n", True),  # in a comprehension
+        ("def f(xs, flag=True):\n    for x in flag:\n        xs.append(x)\n", False),  # a bool is no count
+        ("def f(items):\n    for i in items:\n        print(i)\n", False),  # never used as a number
+    ],
+)
+def test_a_loop_over_a_number_gets_its_range(source: str, ranged: bool) -> None:
+    src = SourceFile("m.py", source)
+    made = [m for m in mutations(src, [2]) if m.description.endswith("in range()")]
+    assert bool(made) is ranged
+    assert all(m.prior == 0.4 for m in made)

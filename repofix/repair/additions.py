@@ -20,6 +20,7 @@ from repofix.repair.wrappers import (
     call_targets,
     index_of,
     raise_value,
+    range_of,
     wrap_operand,
     wrap_targets,
     wrapper,
@@ -303,6 +304,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     yield from type_of(src, node, scope)
     if isinstance(node, ast.Compare):
         yield from wrap_operand(src, node, scope)
+    yield from range_of(src, node, scope)
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)

@@ -33,6 +33,7 @@ class ModuleFacts:
     updates: list[ast.Call]  # its update statements (see `updates`)
     functions: list[Function]  # every function in it, nested ones too
     unused: list[str]  # what it imports or defines privately and never reads (see `unused_names`)
+    sentinels: list[str]  # top-level names it compares by identity (`x is _marker`): its own `None`s
     # per top-level function, the positions of its parameters named for a class (`klass`, `tp`)
     class_params: dict[str, list[int]]
 
@@ -77,12 +78,26 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         updates=statements,
         functions=[n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))],
         unused=unused_names(module),
+        sentinels=_sentinels(module),
         class_params={
             n.name: [i for i, a in enumerate(n.args.posonlyargs + n.args.args) if names_a_class(a.arg)]
             for n in module.body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         },
     )
+
+
+def _sentinels(module: ast.Module) -> list[str]:
+    top = _top_level_names(module)
+    found: dict[str, None] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            found.update(
+                (s.id, None)
+                for s in [node.left, *node.comparators]
+                if isinstance(s, ast.Name) and s.id in top
+            )
+    return list(found)
 
 
 MAX_UNUSED = 4  # more than this unused: a module that imports for others (a package's __init__)

@@ -8,7 +8,7 @@ import itertools
 import time
 from collections.abc import Iterable, Iterator
 
-from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings, unread
+from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings, twins, unread
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
@@ -168,6 +168,7 @@ def mutations(
                 added = itertools.chain(
                     added,
                     siblings.mirror_clauses(src, node.test, families[id(func)]),
+                    twins.twin_clauses(src, node.test, scopes[id(func)]),
                     guards.complete_guard(src, node.test, hands[id(func)]),
                 )
             found = itertools.chain(found, boost(func).all(src, added))

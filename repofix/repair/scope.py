@@ -129,6 +129,20 @@ def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = Tru
     return names
 
 
+def _int_parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Parameters annotated `int` or defaulting to an int literal (`newlines: int = 1`)."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    defaults += [*args.defaults, *args.kw_defaults]
+    return [
+        a.arg
+        for a, d in zip([*positional, *args.kwonlyargs], defaults, strict=True)
+        if (a.annotation is not None and dotted(a.annotation) == "int")
+        or (isinstance(d, ast.Constant) and type(d.value) is int)
+    ]
+
+
 def _is_instance_of_container(node: ast.Call) -> bool:
     """`isinstance(x, list)` (or a tuple of such types) on a plain name."""
     if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
@@ -154,12 +168,12 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     stored: list[str] = []
     read: list[str] = []
     grow: dict[tuple[str, str], None] = {}
-    ints: dict[str, None] = {}
     containers: set[str] = set()  # locals bound to a container display: what an in-place update updates
     held: dict[str, None] = {}  # attributes of a local bound to one (`self.data`)
     copied = False  # a local is a copy of a container (`opts = var_dict.copy()`)
     texts: dict[str, bool] = {}  # local -> every binding of it is a string literal or an f-string
     bound = dict.fromkeys(parameters(func), func.lineno)
+    ints: dict[str, None] = dict.fromkeys(_int_parameters(func))
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)

@@ -1,0 +1,140 @@
+"""The twin clause (repair/twins.py) on its own minimal cases: a clause of a condition, one name
+changed for one of its kind (a local for a local, the likest first; a class of a type test for
+its twin; a sentinel for `None`; an attribute of the same receiver), joined as the condition
+joins its clauses; never a clause the condition has; and the engine repairs one end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.generate import mutations
+from repofix.repair.source import SourceFile
+from tests.test_repair_engine import project
+
+
+def twins(source: str, line: int) -> dict[str, float]:
+    """The line as each twin clause leaves it, with its prior."""
+    src = SourceFile("m.py", source)
+    return {
+        src.apply(m.edits).splitlines()[line - 1].strip(): m.prior
+        for m in mutations(src, [line])
+        if m.op == "add-clause" and " -> " in m.description
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "twin", "prior"),
+    [
+        # a local named like the one it replaces (a shared 3-letter end) comes before the others
+        (
+            "def f(text, yearidx, monthidx, other):\n    if yearidx != -1:\n        return 1\n",
+            2,
+            "if yearidx != -1 and monthidx != -1:",
+            0.3,
+        ),
+        (
+            "def f(text, yearidx, monthidx, other):\n    if yearidx != -1:\n        return 1\n",
+            2,
+            "if yearidx != -1 or other != -1:",
+            0.2,
+        ),
+        # the class of a type test for its twin
+        (
+            "def f(value):\n    if isinstance(value, classmethod):\n        return 1\n",
+            2,
+            "if isinstance(value, classmethod) or isinstance(value, staticmethod):",
+            0.3,
+        ),
+        # `None` for a name the module compares by identity, its own `None`
+        (
+            "_marker = object()\n\ndef f(fields):\n    if fields is None:\n        return 1\n\n"
+            "def g(x):\n    return x is _marker\n",
+            4,
+            "if fields is None or fields is _marker:",
+            0.3,
+        ),
+        # an attribute of the same receiver the function reads
+        (
+            "def f(self):\n    if self.convert:\n        return self.strip\n",
+            2,
+            "if self.convert or self.strip:",
+            0.2,
+        ),
+    ],
+)
+def test_a_twin_clause_with_one_name_changed(source: str, line: int, twin: str, prior: float) -> None:
+    made = twins(source, line)
+    assert made.get(twin) == pytest.approx(prior), sorted(made)
+
+
+def test_a_twin_is_joined_as_the_condition_joins_its_clauses() -> None:
+    source = "def f(a, aidx, bidx):\n    if a and aidx > 0:\n        return 1\n"
+    made = twins(source, 2)
+    assert "if a and aidx > 0 and bidx > 0:" in made
+    assert "if a and aidx > 0 or bidx > 0:" not in made  # `or` would change what `and` groups
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "absent"),
+    [
+        # a clause the condition has already is no twin
+        ("def f(aidx, bidx):\n    if aidx > 0 and bidx > 0:\n        return 1\n", 2, "bidx > 0 and bidx > 0"),
+        # a clause over two lines is left alone
+        ("def f(aidx, bidx):\n    if (aidx\n            > 0):\n        return 1\n", 2, "bidx\n"),
+        # `None` is never swapped where nothing in the module is compared by identity
+        ("def f(fields, other):\n    if fields is None:\n        return 1\n", 2, "fields is other"),
+    ],
+)
+def test_no_twin(source: str, line: int, absent: str) -> None:
+    src = SourceFile("m.py", source)
+    assert not any(absent in m.description for m in mutations(src, [line]) if m.op == "add-clause")
+
+
+MODULE = """\
+def binds_no_instance(owner, name):
+    value = owner.__dict__[name]
+    if isinstance(value, classmethod):
+        return True
+    return False
+"""
+
+TESTS = """\
+from members import binds_no_instance
+
+class Owner:
+    def plain(self):
+        return 1
+
+    @classmethod
+    def made(cls):
+        return 2
+
+    @staticmethod
+    def helper():
+        return 3
+
+    @property
+    def size(self):
+        return 4
+
+def test_a_static_method_binds_no_instance():
+    assert binds_no_instance(Owner, "helper")
+
+def test_a_class_method_binds_no_instance():
+    assert binds_no_instance(Owner, "made")
+
+def test_others_do():
+    assert not binds_no_instance(Owner, "plain")
+    assert not binds_no_instance(Owner, "size")
+"""
+
+
+def test_the_engine_repairs_a_missing_twin_clause(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"members.py": MODULE, "test_members.py": TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    fixed = "if isinstance(value, classmethod) or isinstance(value, staticmethod):"
+    assert fixed in result.files["members.py"], result.patch_diff
