@@ -31,6 +31,7 @@ class Scope:
     tests: list[str] = field(default_factory=list)
     grow: list[tuple[str, str]] = field(default_factory=list)  # (collection, method): visited.add, out.append
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
+    numbers: list[str] = field(default_factory=list)  # those and parameters that are ints (`n: int = 1`)
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
     assigned: list[str] = field(default_factory=list)  # names assigned in the function
     containers: list[str] = field(
@@ -173,7 +174,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     copied = False  # a local is a copy of a container (`opts = var_dict.copy()`)
     texts: dict[str, bool] = {}  # local -> every binding of it is a string literal or an f-string
     bound = dict.fromkeys(parameters(func), func.lineno)
-    ints: dict[str, None] = dict.fromkeys(_int_parameters(func))
+    ints: dict[str, None] = {}
     for node in ast.walk(func):
         if isinstance(node, ast.Name):
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
@@ -244,6 +245,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         tests=[n for n in names if n not in truthy],
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
+        numbers=[n for n in dict.fromkeys([*_int_parameters(func), *ints]) if n in local],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
         containers=[n for n in dict.fromkeys(stored + params) if n in containers]

@@ -132,7 +132,7 @@ def range_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]
     """`for _ in newlines` -> `for _ in range(newlines)`: a loop over a name the function uses as a
     number (an index, a bound, a counter, a parameter annotated `int` or defaulting to one), which
     no plain wrapper of the scope makes (`range` is not one: around anything else it is rarely meant)."""
-    if isinstance(node, (ast.For, ast.comprehension)) and getattr(node.iter, "id", None) in scope.ints:
+    if isinstance(node, (ast.For, ast.comprehension)) and getattr(node.iter, "id", None) in scope.numbers:
         yield _wrap(src, node.iter, "range", 0.4)
 
 
