@@ -89,6 +89,14 @@ def test_an_unused_class_is_the_likeliest_class_of_a_raise() -> None:
     assert raises.index("raise BadGrammar(name)") > 0 and raises.index("raise KeyError(name)") > 0
 
 
+@pytest.mark.parametrize("name", ["_rmtree", "_delete_all", "killProcess"])
+def test_an_unused_function_named_to_destroy_is_never_tried(name: str) -> None:
+    """As with every callee (scope.destructive): a candidate that deletes files damages the workspace."""
+    source = f"def {name}(p):\n    pass\n\ndef f(path):\n    return path\n"
+    assert unused_names(ast.parse(source)) == ([name] if name.startswith("_") else [])
+    assert not any(name in m.description for m in mutations(SourceFile("m.py", source)))
+
+
 def test_a_name_read_elsewhere_gets_no_boost() -> None:
     """`Lookahead` called in another function: an ordinary callee of the module, not a lost use."""
     source = (

@@ -227,7 +227,8 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     own, callables = _callables(func, facts)
     # `next(...)`, `TypeError(...)`: builtins this module uses
     builtin_one = sorted((set(facts.one_arg) | set(facts.raised)) & BUILTIN_NAMES)
-    wrappers = list(dict.fromkeys(facts.unused + WRAPPERS + builtin_one + callables))
+    unused = [n for n in facts.unused if not destructive(n)]
+    wrappers = list(dict.fromkeys(unused + WRAPPERS + builtin_one + callables))
     bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
     called_ids = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
     attrs = [
@@ -262,7 +263,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
         bound=bound,
-        unused=facts.unused,
+        unused=unused,
         class_params=facts.class_params,
     )
 
