@@ -84,6 +84,8 @@ def test_a_twin_is_joined_as_the_condition_joins_its_clauses() -> None:
         ("def f(aidx, bidx):\n    if aidx > 0 and bidx > 0:\n        return 1\n", 2, "bidx > 0 and bidx > 0"),
         # a clause over two lines is left alone
         ("def f(aidx, bidx):\n    if (aidx\n            > 0):\n        return 1\n", 2, "bidx\n"),
+        # a comprehension's target is not a name to change
+        ("def f(items, limit):\n    if any(x > 0 for x in items):\n        return 1\n", 2, "for limit in"),
         # `None` is never swapped where nothing in the module is compared by identity
         ("def f(fields, other):\n    if fields is None:\n        return 1\n", 2, "fields is other"),
     ],

@@ -69,6 +69,8 @@ def _leaves(
     classes = _class_arguments(base)
     found: list[tuple[ast.expr, list[tuple[str, float]]]] = []
     for node in ast.walk(base):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            continue  # a comprehension's or walrus's target
         if isinstance(node, ast.Name) and id(node) in classes:
             found.append((node, [(n, LIKE) for n in TWIN_CLASSES.get(node.id, [])]))
         elif isinstance(node, ast.Name) and node.id in scope.names:
