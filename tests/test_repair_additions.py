@@ -805,7 +805,9 @@ def test_a_literal_index_a_slice_or_a_tuple_gets_no_wrapper(index: str) -> None:
         ),  # annotated
         ("def f(out, n=3):\n    for _ in n:\n        out.append(1)\n", True),  # an int default
         ("def f(xs, n):\n    for i in n:\n        xs[n - 1] = i\n", True),  # an index
-        ("def f(xs, n):\n    return [x for x in n if xs[n]]\n", True),  # in a comprehension
+        ("def f(xs, n):\n    return [x for x in n if xs[n - 1]]\n", True),  # in a comprehension
+        ("def f(df, cols):\n    for c in cols:\n        df[cols] = c\n", False),  # an index alone: a key
+        ("def f(out, chunk):\n    for c in out:\n        out += chunk\n", False),  # `+=` of no number
         ("def f(xs, flag=True):\n    for x in flag:\n        xs.append(x)\n", False),  # a bool is no count
         ("def f(items):\n    for i in items:\n        print(i)\n", False),  # never used as a number
     ],

@@ -36,7 +36,11 @@ def kind_of(value):
     return typ
 
 
-def check(entry, Request):
+class Request:
+    pass
+
+
+def check(entry):
     if {compare}:
         return {passed}, "x")
     return cls.__name__
@@ -94,6 +98,11 @@ def test_a_missing_type_is_made_where_a_class_is_meant(field: str, planted: str,
         "def f(x):\n    return x.__doc__\n",  # not an attribute only classes have
         "def f(a, b):\n    return a is b\n",  # identity of two instances
         "def f(value):\n    name = value\n    return name\n",  # a name that does not say class
+        "def f(guessed):\n    content_type = guessed\n    return content_type\n",  # `*_type` is text
+        "def f(result):\n    return result is NotImplemented\n",  # a protocol's answer, no class
+        "Undefined = object()\n\ndef f(x):\n    return x is Undefined\n",  # a sentinel, no class
+        "def f(func):\n    return func.__name__\n",  # a function has a name too
+        "class A:\n    def f(self, other):\n        self.__name__ = other\n",  # written, not read
         "def g(item):\n    return item\n\ndef f(x):\n    return g(x)\n",  # a parameter not for a class
     ],
 )
@@ -107,7 +116,16 @@ def test_no_type_where_nothing_says_a_class_is_meant(source: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "says"),
-    [("klass", True), ("typ", True), ("type_", True), ("base_cls", True), ("kind", False), ("entry", False)],
+    [
+        ("klass", True),
+        ("typ", True),
+        ("type_", True),
+        ("base_cls", True),
+        ("kind", False),
+        ("entry", False),
+        ("content_type", False),
+        ("type_name", False),
+    ],
 )
 def test_names_that_say_class(name: str, says: bool) -> None:
     assert names_a_class(name) is says

@@ -84,6 +84,9 @@ def test_a_twin_is_joined_as_the_condition_joins_its_clauses() -> None:
         ("def f(aidx, bidx):\n    if aidx > 0 and bidx > 0:\n        return 1\n", 2, "bidx > 0 and bidx > 0"),
         # a clause over two lines is left alone
         ("def f(aidx, bidx):\n    if (aidx\n            > 0):\n        return 1\n", 2, "bidx\n"),
+        # never a name the clause has already: `a == b or b == b` is always true
+        ("def f(a, b):\n    if a == b:\n        return 1\n", 2, "b == b"),
+        ("def f(a, b):\n    if a == b:\n        return 1\n", 2, "a == a"),
         # a comprehension's target is not a name to change
         ("def f(items, limit):\n    if any(x > 0 for x in items):\n        return 1\n", 2, "for limit in"),
         # `None` is never swapped where nothing in the module is compared by identity
@@ -92,7 +95,8 @@ def test_a_twin_is_joined_as_the_condition_joins_its_clauses() -> None:
 )
 def test_no_twin(source: str, line: int, absent: str) -> None:
     src = SourceFile("m.py", source)
-    assert not any(absent in m.description for m in mutations(src, [line]) if m.op == "add-clause")
+    lines = [line, line + 1]  # the clause's every line: a twin would be made there if at all
+    assert not any(absent in m.description for m in mutations(src, lines) if m.op == "add-clause")
 
 
 MODULE = """\

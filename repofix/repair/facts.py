@@ -104,29 +104,36 @@ MAX_UNUSED = 4  # more than this unused: a module that imports for others (a pac
 
 
 def unused_names(module: ast.Module) -> list[str]:
-    """What the module imports from another (not a module, not an UPPER_CASE constant), or binds
-    at its top level to a private undecorated function or class, and never reads (nor lists in `__all__`): a bug that dropped a name's only use leaves it
-    so (`raise DuplicateSectionError(name)` -> `raise name`; `Lookahead(term)` -> `term`), and
-    otherwise a linter would have flagged it. None when more than MAX_UNUSED are, and none imported
-    under `if TYPE_CHECKING:` (read in string annotations) or from `__future__`."""
+    """What the module imports at its top level from another (not a module of SYSTEM, not an
+    UPPER_CASE constant, not a re-export `import X as X`, not one whose name, or its alias, says it
+    deletes or runs something: `destructive`), or binds at its top level to a private undecorated
+    function or class, and never reads nor lists in `__all__` (assigned, annotated or added to): a
+    bug that dropped a name's only use leaves it so (`raise DuplicateSectionError(name)` ->
+    `raise name`; `Lookahead(term)` -> `term`), where a linter would have flagged it. None when
+    more than MAX_UNUSED are, and none imported under `if TYPE_CHECKING:` (read in string
+    annotations)."""
     read = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     read |= {
         n.value
         for node in module.body
-        if isinstance(node, ast.Assign) and any(dotted(t) == "__all__" for t in node.targets)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+        and any(dotted(t) == "__all__" for t in getattr(node, "targets", [getattr(node, "target", None)]))
+        and node.value is not None
         for n in ast.walk(node.value)
         if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
-    checking = {
-        id(i)
-        for node in module.body
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in dotted(node.test)
-        for i in ast.walk(node)
-    }
     bound: list[str] = []
-    for node in ast.walk(module):  # a module (`import os`) or a constant is never a missing call
-        if isinstance(node, ast.ImportFrom) and id(node) not in checking and node.module != "__future__":
-            bound += [a.asname or a.name for a in node.names if a.name != "*" and not a.name.isupper()]
+    for node in _top_level(module):  # a module (`import os`) or a constant is never a missing call
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] not in SYSTEM:
+            bound += [
+                a.asname or a.name
+                for a in node.names
+                if a.name != "*"
+                and not a.name.isupper()
+                and a.asname != a.name
+                and not destructive(a.name)
+                and not destructive(a.asname or a.name)
+            ]
     bound += [
         n.name
         for n in module.body
@@ -134,17 +141,67 @@ def unused_names(module: ast.Module) -> list[str]:
         and n.name.startswith("_")
         and not n.name.startswith("__")
         and not n.decorator_list
+        and not destructive(n.name)
     ]
     unused = [name for name in dict.fromkeys(bound) if name not in read]
     return unused if len(unused) <= MAX_UNUSED else []
 
 
-CLASS_WORDS = {"type", "typ", "tp", "cls", "klass", "class"}
+# modules whose names are never a lost call: they act on the system, or name types and futures
+SYSTEM = {
+    "os",
+    "shutil",
+    "subprocess",
+    "sys",
+    "signal",
+    "typing",
+    "typing_extensions",
+    "collections",
+    "__future__",
+}
+
+
+def _top_level(module: ast.Module) -> list[ast.stmt]:
+    """The module's own statements, also inside its `try`/`if` blocks (a fallback import), not those
+    of a function or class, nor under `if TYPE_CHECKING:`."""
+    found: list[ast.stmt] = []
+    todo: list[ast.stmt] = list(module.body)
+    while todo:
+        node = todo.pop(0)
+        found.append(node)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in dotted(node.test):
+            continue
+        if isinstance(node, (ast.If, ast.Try)):
+            todo += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
+    return found
+
+
+# a callable whose name says it deletes or stops something is never tried as a missing wrapper: a
+# candidate that removes a test or data file leaves the workspace damaged for every later candidate
+DESTRUCTIVE = {
+    "rm", "rmtree", "remove", "unlink", "delete", "del", "kill", "exit",
+    "shutdown", "terminate", "truncate", "wipe", "purge", "destroy",
+    "rmdir", "removedirs", "system", "popen", "spawn", "exec", "execv", "execvp", "execl",
+}  # fmt: skip
+
+
+def destructive(name: str) -> bool:
+    """Whether a word of `name` (snake_case or camelCase) is one of DESTRUCTIVE: `rm_rf`,
+    `removeTree`, `os.unlink`; not `delta` or `delimit`."""
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
+    return any(word.lower() in DESTRUCTIVE for word in words)
+
+
+CLASS_NAMES = {"type", "typ", "tp", "cls", "kls", "klass", "class"}  # the whole name
+CLASS_ENDS = {"cls", "kls", "klass", "class"}  # its last word: `base_cls`, not `content_type` (text)
 
 
 def names_a_class(name: str) -> bool:
-    """`klass`, `typ`, `type_`, `base_cls`: a name that says it holds a class, not an instance."""
-    return any(word in CLASS_WORDS for word in name.lower().split("_"))
+    """`klass`, `typ`, `type_`, `base_cls`: a name that says it holds a class, not an instance
+    (`content_type`, `mime_type`, `type_name` hold text)."""
+    words = [w for w in name.lower().split("_") if w]
+    return bool(words) and ("".join(words) in CLASS_NAMES or words[-1] in CLASS_ENDS)
 
 
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Warning")

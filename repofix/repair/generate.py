@@ -168,7 +168,7 @@ def mutations(
                 added = itertools.chain(
                     added,
                     siblings.mirror_clauses(src, node.test, families[id(func)]),
-                    twins.twin_clauses(src, node.test, scopes[id(func)]),
+                    twins.twin_clauses(src, node.test, scopes[id(func)], wanted),
                     guards.complete_guard(src, node.test, hands[id(func)]),
                 )
             found = itertools.chain(found, boost(func).all(src, added))

@@ -1,5 +1,5 @@
 """Operators for an instance used where its class is meant, a missing `type(...)`: a class's own
-attribute read from an instance (`self.__name__`), the instance called to make another
+attribute read from an instance (`self.__name__`, `x.__mro__`), the instance called to make another
 (`self()`), compared by identity with a class (`event is Request`, `self is type(other)`), bound
 to a name or passed to a parameter that says it holds a class (`typ = x`, `_shadowed_dict(klass)`
 given `entry`). Ten of the 172 missing wrappers planted in the fifteen held-aside sets were a
@@ -15,8 +15,11 @@ from repofix.repair.facts import names_a_class
 from repofix.repair.scope import Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
-# attributes a class has and its instances mostly do not
-CLASS_ATTRIBUTES = {"__name__", "__qualname__", "__mro__", "__bases__", "__subclasses__"}
+# attributes a class has and its instances do not; a function or a module has a name too, so that
+# one says a class is meant only when read from `self`
+CLASS_ATTRIBUTES = {"__mro__", "__bases__", "__subclasses__"}
+NAMES = {"__name__", "__qualname__"}
+BUILTIN_TYPES = {"int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "frozenset", "type"}
 SURE, LIKELY = 0.45, 0.35  # priors: `self.__name__` / `self()` is almost never meant; the rest less so
 
 
@@ -30,13 +33,17 @@ def type_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
 
 
 def _meant_classes(node: ast.AST, scope: Scope) -> list[tuple[ast.expr, float]]:
-    if isinstance(node, ast.Attribute) and node.attr in CLASS_ATTRIBUTES and _instance(node.value):
-        return [(node.value, SURE if _is_self(node.value) else LIKELY)]
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _instance(node.value):
+        if node.attr in NAMES and _is_self(node.value):
+            return [(node.value, SURE)]
+        return (
+            [(node.value, SURE if _is_self(node.value) else LIKELY)] if node.attr in CLASS_ATTRIBUTES else []
+        )
     if isinstance(node, ast.Call) and _is_self(node.func):
         return [(node.func, SURE)]
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
         left, right = node.left, node.comparators[0]
-        return [(a, LIKELY) for a, b in ((left, right), (right, left)) if _instance(a) and _a_class(b)]
+        return [(a, LIKELY) for a, b in ((left, right), (right, left)) if _instance(a) and _a_class(b, scope)]
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
         return [(node.value, LIKELY)] if names_a_class(node.targets[0].id) and _instance(node.value) else []
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -59,9 +66,13 @@ def _instance(value: ast.expr) -> bool:
     return False
 
 
-def _a_class(value: ast.expr) -> bool:
-    """A CapWords name (`Request`, `models.Response`) or a `type(...)` call."""
+def _a_class(value: ast.expr, scope: Scope) -> bool:
+    """A class the module defines or imports (`Request`; not `Undefined = object()`, not
+    `NotImplemented`), a builtin type, a CapWords attribute (`models.Response`), a `type(...)`."""
     if isinstance(value, ast.Call):
         return isinstance(value.func, ast.Name) and value.func.id == "type"
-    name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
-    return name[:1].isupper() and any(c.islower() for c in name)
+    if isinstance(value, ast.Name):
+        return value.id in scope.classes or value.id in BUILTIN_TYPES
+    return (
+        isinstance(value, ast.Attribute) and value.attr[:1].isupper() and any(c.islower() for c in value.attr)
+    )

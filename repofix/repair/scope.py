@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from repofix.repair.facts import UPDATES, ModuleFacts, dotted, module_facts
+from repofix.repair.facts import UPDATES, ModuleFacts, destructive, dotted, module_facts
 from repofix.repair.slices import taken
 
 T = TypeVar("T")
@@ -58,6 +57,8 @@ class Scope:
     bound: dict[str, int] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)  # names the module binds and never reads (facts)
     class_params: dict[str, list[int]] = field(default_factory=dict)  # see facts.ModuleFacts
+    # CapWords names the module binds to a class (defined or imported) and never assigns
+    classes: set[str] = field(default_factory=set)
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
@@ -106,21 +107,6 @@ def constructor(value: ast.expr) -> str | None:
     return None
 
 
-# a callable whose name says it deletes or stops something is never tried as a missing wrapper: a
-# candidate that removes a test or data file leaves the workspace damaged for every later candidate
-DESTRUCTIVE = {
-    "rm", "rmtree", "remove", "unlink", "delete", "del", "kill", "exit",
-    "shutdown", "terminate", "truncate", "wipe", "purge", "destroy",
-}  # fmt: skip
-
-
-def destructive(name: str) -> bool:
-    """Whether a word of `name` (snake_case or camelCase) is one of DESTRUCTIVE: `rm_rf`,
-    `removeTree`, `os.unlink`; not `delta` or `delimit`."""
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
-    return any(word.lower() in DESTRUCTIVE for word in words)
-
-
 def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
     """The function's parameter names in order; `*args` and `**kwargs` last, unless not asked for."""
     args = func.args
@@ -142,6 +128,38 @@ def _int_parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
         if (a.annotation is not None and dotted(a.annotation) == "int")
         or (isinstance(d, ast.Constant) and type(d.value) is int)
     ]
+
+
+def _counted(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Names the function uses as numbers for sure: a `range()` argument, an operand of arithmetic
+    or an ordering with a number (`n - 1`, `n > 0`), a target of `+= 1`. Not an index alone
+    (`df[cols]`, `d[key]`) nor a target of any `+=` (`out += chunk` grows a list)."""
+    found: dict[str, None] = {}
+    for node in ast.walk(func):
+        sides: list[ast.expr] = []
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range":
+            sides = list(node.args)
+        elif (
+            isinstance(node, ast.BinOp)
+            and _number(node.left)
+            or isinstance(node, ast.BinOp)
+            and _number(node.right)
+        ):
+            sides = [node.left, node.right]
+        elif isinstance(node, ast.AugAssign) and _number(node.value):
+            sides = [node.target]
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ORDERINGS) for op in node.ops):
+            operands = [node.left, *node.comparators]
+            sides = operands if any(_number(o) for o in operands) else []
+        found.update((n.id, None) for n in sides if isinstance(n, ast.Name))
+    return list(found)
+
+
+ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _number(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 def _is_instance_of_container(node: ast.Call) -> bool:
@@ -246,7 +264,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         tests=[n for n in names if n not in truthy],
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
-        numbers=[n for n in dict.fromkeys([*_int_parameters(func), *ints]) if n in local],
+        numbers=[n for n in dict.fromkeys([*_int_parameters(func), *_counted(func)]) if n in local],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
         containers=[n for n in dict.fromkeys(stored + params) if n in containers]
@@ -265,6 +283,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         bound=bound,
         unused=unused,
         class_params=facts.class_params,
+        classes={n for n in facts.truthy if n[:1].isupper() and any(c.islower() for c in n)},
     )
 
 

@@ -13,7 +13,7 @@ import ast
 import os
 from collections.abc import Iterator
 
-from repofix.repair.facts import module_facts
+from repofix.repair.facts import dotted, module_facts
 from repofix.repair.scope import Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
@@ -28,9 +28,11 @@ TWIN_CLASSES = {
 TYPE_TESTS = ("isinstance", "issubclass")
 
 
-def twin_clauses(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """Per one-line clause of `test`, its twins, joined as the condition joins its clauses (`and`
-    and `or` for a lone clause)."""
+def twin_clauses(
+    src: SourceFile, test: ast.expr, scope: Scope, wanted: set[int] | None = None
+) -> Iterator[Mutation]:
+    """Per one-line clause of `test` (on one of `wanted` lines, when given), its twins, joined as
+    the condition joins its clauses (`and` and `or` for a lone clause)."""
     clauses = test.values if isinstance(test, ast.BoolOp) else [test]
     joins = [" and ", " or "]
     if isinstance(test, ast.BoolOp):
@@ -41,15 +43,22 @@ def twin_clauses(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Muta
         base = (
             clause.operand if isinstance(clause, ast.UnaryOp) and isinstance(clause.op, ast.Not) else clause
         )
-        if clause.lineno != clause.end_lineno or not isinstance(
-            base, (ast.Compare, ast.Call, ast.Name, ast.Attribute)
+        if (
+            clause.lineno != clause.end_lineno
+            or (wanted is not None and clause.lineno not in wanted)
+            or not isinstance(base, (ast.Compare, ast.Call, ast.Name, ast.Attribute))
         ):
             continue
+        present = {n.id for n in ast.walk(clause) if isinstance(n, ast.Name)} | {
+            dotted(n) for n in ast.walk(clause) if isinstance(n, ast.Attribute)
+        }
         start, end = src.span(clause)
         text = src.segment(clause)
         for leaf, names in _leaves(base, scope, sentinels):
             first, last = src.span(leaf)
             for name, prior in names:
+                if name in present:  # `a == b or b == b`: always true, or always the clause itself
+                    continue
                 twin = (src.data[start:first] + name.encode() + src.data[last:end]).decode("utf-8")
                 if twin in texts:
                     continue
@@ -93,9 +102,18 @@ def _leaves(
 
 
 def _likest(name: str, others: list[str]) -> list[tuple[str, float]]:
-    """`others` with a prior each, those named like `name` first (their order kept otherwise)."""
-    like = [o for o in others if _alike(name.rsplit(".", 1)[-1], o.rsplit(".", 1)[-1])]
-    return [(o, LIKE) for o in like] + [(o, UNLIKE) for o in others if o not in like]
+    """At most MAX_TWINS of `others` with a prior each, those named like `name` first (their order
+    kept otherwise)."""
+    word = name.rsplit(".", 1)[-1]
+    like: list[str] = []
+    for other in others:
+        if _alike(word, other.rsplit(".", 1)[-1]):
+            like.append(other)
+            if len(like) == MAX_TWINS:
+                break
+    chosen = set(like)
+    unlike = [o for o in others if o not in chosen][: MAX_TWINS - len(like)]
+    return [(o, LIKE) for o in like] + [(o, UNLIKE) for o in unlike]
 
 
 def _alike(a: str, b: str) -> bool:
