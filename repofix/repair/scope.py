@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from repofix.repair.facts import UPDATES, ModuleFacts, destructive, dotted, module_facts
+from repofix.repair.numbers import numbers_of
 from repofix.repair.slices import taken
 
 T = TypeVar("T")
@@ -116,52 +117,6 @@ def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = Tru
     return names
 
 
-def _int_parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """Parameters annotated `int` or defaulting to an int literal (`newlines: int = 1`)."""
-    args = func.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
-    defaults += [*args.defaults, *args.kw_defaults]
-    return [
-        a.arg
-        for a, d in zip([*positional, *args.kwonlyargs], defaults, strict=True)
-        if (a.annotation is not None and dotted(a.annotation) == "int")
-        or (isinstance(d, ast.Constant) and type(d.value) is int)
-    ]
-
-
-def _counted(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """Names the function uses as numbers for sure: a `range()` argument, an operand of arithmetic
-    or an ordering with a number (`n - 1`, `n > 0`), a target of `+= 1`. Not an index alone
-    (`df[cols]`, `d[key]`) nor a target of any `+=` (`out += chunk` grows a list)."""
-    found: dict[str, None] = {}
-    for node in ast.walk(func):
-        sides: list[ast.expr] = []
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range":
-            sides = list(node.args)
-        elif (
-            isinstance(node, ast.BinOp)
-            and _number(node.left)
-            or isinstance(node, ast.BinOp)
-            and _number(node.right)
-        ):
-            sides = [node.left, node.right]
-        elif isinstance(node, ast.AugAssign) and _number(node.value):
-            sides = [node.target]
-        elif isinstance(node, ast.Compare) and any(isinstance(op, ORDERINGS) for op in node.ops):
-            operands = [node.left, *node.comparators]
-            sides = operands if any(_number(o) for o in operands) else []
-        found.update((n.id, None) for n in sides if isinstance(n, ast.Name))
-    return list(found)
-
-
-ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-
-
-def _number(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
-
-
 def _is_instance_of_container(node: ast.Call) -> bool:
     """`isinstance(x, list)` (or a tuple of such types) on a plain name."""
     if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
@@ -264,7 +219,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         tests=[n for n in names if n not in truthy],
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
-        numbers=[n for n in dict.fromkeys([*_int_parameters(func), *_counted(func)]) if n in local],
+        numbers=[n for n in numbers_of(func) if n in local],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
         containers=[n for n in dict.fromkeys(stored + params) if n in containers]

@@ -4,7 +4,7 @@ isinstance(value, staticmethod)`, `fields is None` -> `fields is _marker or fiel
 twin, `self.convert` -> `self.convert or self.strip`. In the fifteen held-aside sets, 10 of the
 154 planted missing clauses were such a twin and 9 of them were missed: the clauses made of names
 (additions.add_clause) and of the module's other conditions (clones) do not build them. The name
-put in is of the same kind as the one it replaces (a local for a local, an attribute of the same
+put in is of the same kind as the one it replaces (a name the function reads for another, an attribute of the same
 receiver, a class for a class, a sentinel for `None`), the likest named first."""
 
 from __future__ import annotations
