@@ -52,7 +52,8 @@ with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
     try:  # an engine older than raised_at does not weigh candidates by where errors were raised
         from repofix.repair.localize import raised_at
         raised = raised_at(runs, set(failing))
-        pool = CandidatePool(sources, suspects, budget.max_lines, raised)
+        ring = [budget.outer_lines] if hasattr(budget, "outer_lines") else []  # an engine before the ring
+        pool = CandidatePool(sources, suspects, budget.max_lines, raised, *ring)
     except ImportError:
         raised = set()
         pool = CandidatePool(sources, suspects, budget.max_lines)
@@ -85,7 +86,8 @@ def replay(bug: Bug, row: dict, cache: Path, cap: int) -> dict:
         folder = plant(bug, cache, Path(tmp) / "repo")
         sources = {p: SourceFile(p, (folder / p).read_text()) for p in sorted({s.path for s in suspects})}
         original = _original(bug, folder)
-    pool = CandidatePool(sources, suspects, Budget().max_lines, {tuple(r) for r in row.get("raised", [])})
+    budget, raised = Budget(), {tuple(r) for r in row.get("raised", [])}
+    pool = CandidatePool(sources, suspects, budget.max_lines, raised, budget.outer_lines)
     want, count, found = _key(original), 0, None
     for m in pool.valid(pool.singles(True)):
         count += 1

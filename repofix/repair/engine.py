@@ -141,12 +141,14 @@ def repair(
     result.suspects = rank(runs, set(failing))
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(sandbox, result.suspects, protected)
-    pool = CandidatePool(sources, result.suspects, budget.max_lines, raised_at(runs, set(failing)))
+    pool = CandidatePool(
+        sources, result.suspects, budget.max_lines, raised_at(runs, set(failing)), budget.outer_lines
+    )
     if not pool.lines:
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)
     timeout, full_timeout, failing = timeouts(runs, failing, run_seconds)
-    covering = covering_tests(runs, passing, pool.lines)
+    covering = covering_tests(runs, passing, pool.searched)
     singles = pool.singles(
         budget.ordered, generation_deadline(budget.max_seconds - (time.monotonic() - start))
     )

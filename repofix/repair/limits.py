@@ -18,6 +18,7 @@ class Budget:
     max_candidates: int = 5000  # candidates run against the tests (the seconds are the usual limit)
     max_seconds: float = 300.0  # wall time for the whole repair, coverage run included
     max_lines: int = 40  # most suspicious lines that get mutated
+    outer_lines: int = 80  # the next ones, whose comparisons and `and`/`or` are swapped (the outer ring)
     # candidates tried after the first plausible one, for a smaller one (300 found rivals more often
     # but also smaller wrong patches that outranked the right one: heldout7, see the README)
     extra_after_plausible: int = 10

@@ -188,8 +188,10 @@ class BuiltinModel:
         self.focus_split = 1 + len(self.queue)  # the targets the time left is shared among
         self.focus_share = max(0.0, self._left()) / self.focus_split  # making candidates spends it too
         self.focus_deadline = time.monotonic() + self.focus_share
-        self.pool = CandidatePool(self.sources, suspects, self.budget.max_lines, raised)
-        self.covering = covering_tests(self.runs, self.passing, self.pool.lines)
+        self.pool = CandidatePool(
+            self.sources, suspects, self.budget.max_lines, raised, self.budget.outer_lines
+        )
+        self.covering = covering_tests(self.runs, self.passing, self.pool.searched)
         singles = self.pool.singles(
             self.budget.ordered, generation_deadline(self.focus_deadline - time.monotonic())
         )

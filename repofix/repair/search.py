@@ -8,7 +8,7 @@ import dataclasses
 import hashlib
 from collections.abc import Iterable, Iterator
 
-from repofix.repair.generate import Deadline, function_pairs, functions, mutations, pairs
+from repofix.repair.generate import Deadline, function_pairs, functions, mutations, pairs, token_swaps
 from repofix.repair.localize import Suspect
 from repofix.repair.operators import constant_conditions
 from repofix.repair.source import UNPARSABLE, Edit, Mutation, SourceFile
@@ -70,6 +70,9 @@ def ranked(
 ORDERING = {"<", "<=", ">", ">="}
 EQUALITY = {"==", "!=", "is", "is not"}
 SILENCING = 0.2  # the prior's share left to a candidate that silences the error raised at its line
+# the outer ring's share of its swaps' priors: a swap there comes after the inner lines' own
+# swaps and other one-token slips, before what they add (a missing clause, a wrapper: <= 0.45)
+OUTER_WEIGHT = 0.6
 
 
 def doubts(
@@ -186,17 +189,24 @@ class CandidatePool:
         suspects: list[Suspect],
         max_lines: int,
         raised: set[tuple[str, int]] | None = None,
+        outer: int = 0,
     ):
+        """`max_lines` most suspicious lines get every operator; the `outer` next ones (the outer
+        ring) only the one-token swaps (generate.token_swaps), weighed by OUTER_WEIGHT."""
         self.sources = sources
         self.raised = raised or set()  # where the failing tests' errors were raised (localize.raised_at)
-        top = [s for s in suspects if s.path in sources][:max_lines]
-        self.scores = {(s.path, s.line): s.score for s in top}
+        ranked = [s for s in suspects if s.path in sources]
+        top, ring = ranked[:max_lines], ranked[max_lines : max_lines + outer]
+        self.scores = {(s.path, s.line): s.score for s in top + ring}
         self.lines: dict[str, set[int]] = {}
         for s in top:
             self.lines.setdefault(s.path, set()).add(s.line)
+        self.outer: dict[str, set[int]] = {}
+        for s in ring:
+            self.outer.setdefault(s.path, set()).add(s.line)
         # (file, block, digest of its tree): a digest, not the tree's dump, which in a function of
         # thousands of lines is a quarter megabyte a candidate
-        mutated = {p: sources[p] for p in sorted(self.lines)}  # not every file the tests ran
+        mutated = {p: sources[p] for p in sorted(self.searched)}  # not every file the tests ran
         self.seen: set[tuple[str, int, bytes]] = {(p, -1, _digest(src.tree)) for p, src in mutated.items()}
         # per (file, block), the conditions its value's kind decides there already: a candidate
         # may not add one, but one the code has (`assert (x, "msg")`) must not block the fix nearby
@@ -204,7 +214,7 @@ class CandidatePool:
         self.blocks: dict[str, list[tuple[int, int, bool]]] = {}
         for p, src in mutated.items():
             self.blocks[p] = []
-            for start, end, small in _blocks(src, self.lines.get(p, set())):
+            for start, end, small in _blocks(src, self.searched.get(p, set())):
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
                     tree = _parse_block(src.data[start:end])
                     dumped = _digest(tree)
@@ -217,6 +227,11 @@ class CandidatePool:
         self.invalid = 0  # do not parse
         self.deadline = Deadline()  # when making the single candidates stopped, if it was cut short
 
+    @property
+    def searched(self) -> dict[str, set[int]]:
+        """Every line a candidate may edit: the suspicious lines and the outer ring's."""
+        return {p: self.lines.get(p, set()) | self.outer.get(p, set()) for p in {*self.lines, *self.outer}}
+
     def singles(self, ordered: bool = True, stop_at: float | None = None) -> list[Mutation]:
         """The single candidates, made until `stop_at` (a `time.monotonic()` time) at the latest."""
         self.deadline = Deadline(stop_at)
@@ -225,6 +240,12 @@ class CandidatePool:
             for path, lines in sorted(self.lines.items())
             if not self.deadline.passed()
             for m in _mutations_of(self.sources[path], lines, self.deadline)
+        ]
+        found += [
+            self._weighed(m)
+            for path, lines in sorted(self.outer.items())
+            if not self.deadline.passed()
+            for m in token_swaps(self.sources[path], lines, OUTER_WEIGHT)
         ]
         if not ordered:  # the baseline: source order, the operators' own order within a line
             return sorted(found, key=lambda m: (m.path, m.line))
