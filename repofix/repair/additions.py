@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from repofix.repair import slices
 from repofix.repair.instances import type_of
+from repofix.repair.lazy import consume
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.wrappers import (
@@ -302,6 +303,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     if isinstance(node, ast.Call):
         yield from wrapper(src, node, scope)
     yield from type_of(src, node, scope)
+    yield from consume(src, node)
     if isinstance(node, ast.Compare):
         yield from wrap_operand(src, node, scope)
     yield from range_of(src, node, scope)
