@@ -817,3 +817,35 @@ def test_a_loop_over_a_number_gets_its_range(source: str, ranged: bool) -> None:
     made = [m for m in mutations(src, [2]) if m.description.endswith("in range()")]
     assert bool(made) is ranged
     assert all(m.prior == 0.4 for m in made)
+
+
+@pytest.mark.parametrize(
+    ("line", "guard", "prior"),
+    [
+        # the condition reads `self._values`: it is what guards it (textfsm's planted bug)
+        ("len(values) != len(self._values)", "self._values and len(values) != len(self._values)", 0.35),
+        (
+            "len(values) != len(self._values)",
+            "self._values is not None and len(values) != len(self._values)",
+            0.35,
+        ),
+        # an attribute the condition does not read: the usual low prior
+        ("len(values) != 3", "self._values and len(values) != 3", 0.2),
+    ],
+)
+def test_an_attribute_the_condition_reads_guards_it(line: str, guard: str, prior: float) -> None:
+    source = f"class T:\n    def f(self, values):\n        if {line}:\n            return self._values\n"
+    made = {
+        m.description: m.prior for m in mutations(SourceFile("m.py", source), [3]) if m.op == "add-clause"
+    }
+    assert made[f"condition '{line}' -> '{guard}'"] == pytest.approx(prior)
+
+
+def test_a_longer_attribute_is_not_read_as_the_one_it_starts_with() -> None:
+    source = (
+        "class T:\n    def f(self, v):\n        if v != self._values_seen:\n            return self._values\n"
+    )
+    made = {
+        m.description: m.prior for m in mutations(SourceFile("m.py", source), [3]) if m.op == "add-clause"
+    }
+    assert made["condition 'v != self._values_seen' -> 'self._values and v != self._values_seen'"] == 0.2

@@ -63,6 +63,14 @@ def twins(source: str, line: int) -> dict[str, float]:
             "if self.convert or self.strip:",
             0.2,
         ),
+        # another constant of the same class the module reads (cronsim's `CronSim.LAST_WEEKDAY`)
+        (
+            "class S:\n    LAST = -1\n    LAST_WEEKDAY = -2\n\n\n"
+            "def f(items, s):\n    if items == {S.LAST}:\n        return 1\n    return S.LAST_WEEKDAY\n",
+            7,
+            "if items == {S.LAST} or items == {S.LAST_WEEKDAY}:",
+            0.3,
+        ),
     ],
 )
 def test_a_twin_clause_with_one_name_changed(source: str, line: int, twin: str, prior: float) -> None:
@@ -144,3 +152,13 @@ def test_the_engine_repairs_a_missing_twin_clause(make_sandbox, tmp_path: Path) 
     assert result.status == "plausible", result.message
     fixed = "if isinstance(value, classmethod) or isinstance(value, staticmethod):"
     assert fixed in result.files["members.py"], result.patch_diff
+
+
+def test_a_constant_s_class_is_not_swapped_for_a_local() -> None:
+    source = (
+        "class S:\n    LAST = -1\n    LAST_WEEKDAY = -2\n\n\n"
+        "def f(items, s):\n    if items == {S.LAST}:\n        return 1\n    return S.LAST_WEEKDAY\n"
+    )
+    made = twins(source, 7)
+    assert "if items == {S.LAST} or items == {S.LAST_WEEKDAY}:" in made
+    assert not [t for t in made if "{s.LAST}" in t or "{items.LAST}" in t], sorted(made)

@@ -8,6 +8,7 @@ tried after them on the same line (the search ranks by suspiciousness x prior, t
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from repofix.repair import slices
@@ -175,10 +176,16 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
             yield src.mutation(
                 "add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near
             )
-    # an attribute the function reads: `x.indent is not None and T`, `T or item.isValue`
-    for value in (v for v in scope.values if "." in v and v not in text):
-        for new in (f"{value} is not None and {inner}", f"{inner} or {value}", f"{value} and {inner}"):
-            yield src.mutation("add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], 0.2)
+    # an attribute the function reads: `x.indent is not None and T`, `T or item.isValue`; one the
+    # condition reads guards it (`self._values and len(values) != len(self._values)`)
+    for value in (v for v in scope.values if "." in v):
+        if re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", text):
+            forms = [(f"{value} and {inner}", 0.35), (f"{value} is not None and {inner}", 0.35)]
+        else:
+            forms = [(f"{value} is not None and {inner}", 0.2), (f"{inner} or {value}", 0.2)]
+            forms += [(f"{value} and {inner}", 0.2)]
+        for new, prior in forms:
+            yield src.mutation("add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior)
 
 
 def off_by_one(

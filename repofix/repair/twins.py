@@ -5,11 +5,13 @@ twin, `self.convert` -> `self.convert or self.strip`. In the fifteen held-aside 
 154 planted missing clauses were such a twin and 9 of them were missed: the clauses made of names
 (additions.add_clause) and of the module's other conditions (clones) do not build them. The name
 put in is of the same kind as the one it replaces (a name the function reads for another, an attribute of the same
-receiver, a class for a class, a sentinel for `None`), the likest named first."""
+receiver, a constant of the same class or module for another: `CronSim.LAST` -> `CronSim.LAST_WEEKDAY`,
+a class for a class, a sentinel for `None`), the likest named first."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from collections.abc import Iterator
 
@@ -54,7 +56,7 @@ def twin_clauses(
         }
         start, end = src.span(clause)
         text = src.segment(clause)
-        for leaf, names in _leaves(base, scope, sentinels):
+        for leaf, names in _leaves(base, scope, sentinels, src.tree):
             first, last = src.span(leaf)
             for name, prior in names:
                 if name in present:  # `a == b or b == b`: always true, or always the clause itself
@@ -72,14 +74,22 @@ def twin_clauses(
 
 
 def _leaves(
-    base: ast.expr, scope: Scope, sentinels: list[str]
+    base: ast.expr, scope: Scope, sentinels: list[str], module: ast.Module
 ) -> list[tuple[ast.expr, list[tuple[str, float]]]]:
     """(part of the clause, the names that may take its place with their priors)."""
     classes = _class_arguments(base)
+    constants = _constants(module)
     found: list[tuple[ast.expr, list[tuple[str, float]]]] = []
+    # a class or module read for its constant (`CronSim.LAST`) is not a local to swap for another
+    held = {
+        id(node.value)
+        for node in ast.walk(base)
+        if isinstance(node, ast.Attribute)
+        and dotted(node) in constants.get(getattr(node.value, "id", ""), [])
+    }
     for node in ast.walk(base):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            continue  # a comprehension's or walrus's target
+        if isinstance(node, ast.Name) and (not isinstance(node.ctx, ast.Load) or id(node) in held):
+            continue  # a comprehension's or walrus's target, a constant's class
         if isinstance(node, ast.Name) and id(node) in classes:
             found.append((node, [(n, LIKE) for n in TWIN_CLASSES.get(node.id, [])]))
         elif isinstance(node, ast.Name) and node.id in scope.names:
@@ -88,6 +98,9 @@ def _leaves(
             found.append((node, [(n, LIKE) for n in sentinels if n != node.id]))
         elif isinstance(node, ast.Constant) and node.value is None and _compared_by_identity(base, node):
             found.append((node, [(n, LIKE) for n in sentinels]))
+        elif isinstance(node, ast.Attribute) and id(node.value) in held:
+            kin = constants[dotted(node).split(".")[0]]
+            found.append((node, _likest(dotted(node), [c for c in kin if c != dotted(node)])))
         elif (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
@@ -99,6 +112,24 @@ def _leaves(
                 (node, _likest(f"{receiver}{node.attr}", [v for v in others if v != receiver + node.attr]))
             )
     return [(leaf, names[:MAX_TWINS]) for leaf, names in found if names]
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached)
+def _constants(module: ast.Module) -> dict[str, list[str]]:
+    """Per class or module the module binds at its top level, the constants of it the module reads
+    (`CronSim.LAST`, `CronSim.LAST_WEEKDAY`: upper-case attributes, never called), in source order."""
+    bound = module_facts(module).names
+    found: dict[str, dict[str, None]] = {}
+    for node in ast.walk(module):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+            and node.attr.isupper()
+        ):
+            found.setdefault(node.value.id, {})[f"{node.value.id}.{node.attr}"] = None
+    return {receiver: list(names) for receiver, names in found.items()}
 
 
 def _likest(name: str, others: list[str]) -> list[tuple[str, float]]:
