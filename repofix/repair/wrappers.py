@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from repofix.repair.facts import message_words
+from repofix.repair.nearby import NEAR_PRIOR, near_callees
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
@@ -112,13 +113,15 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
         return  # a protocol's answer, meant only as it is: `str(NotImplemented)` makes `==` true
     start, end = src.span(value)
     text = src.segment(value)
+    near = near_callees(src, value)
     for name in scope.wrappers:
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
         if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
-        yield _wrap(src, value, name, UNUSED_PRIOR if name in scope.unused else 0.3 if likely else 0.25)
+        chance = UNUSED_PRIOR if name in scope.unused else 0.3 if likely else 0.25
+        yield _wrap(src, value, name, NEAR_PRIOR if name in near else chance)
     for bound in () if literal_or_text(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
@@ -189,9 +192,10 @@ def wrap_operand(src: SourceFile, node: ast.Compare, scope: Scope) -> Iterator[M
     for value in [node.left, *node.comparators]:
         if isinstance(value, (ast.Constant, ast.Starred)):
             continue
+        near = near_callees(src, value)
         for name in dict.fromkeys([*scope.own, *OPERAND_WRAPPERS]):
             if not (isinstance(value, ast.Call) and getattr(value.func, "id", None) == name):
-                yield _wrap(src, value, name, 0.25)
+                yield _wrap(src, value, name, NEAR_PRIOR if name in near else 0.25)
 
 
 def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:
