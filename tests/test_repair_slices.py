@@ -98,6 +98,23 @@ def test_the_bounds_are_the_function_s_slices_their_rests_then_its_affixes() -> 
     }
 
 
+@pytest.mark.parametrize(
+    ("body", "bounds"),
+    [
+        # bech32m: a head read on its own leaves the rest, `data[1:]`; a last item, `parts[:-1]`
+        ("    ver = data[0]\n    return convert(data, 5)\n", {"data": ["[1:]"]}),
+        ("    last = parts[-1]\n    return ','.join(parts)\n", {"parts": ["[:-1]"]}),
+        # another index says nothing of a rest; nor does a written head
+        ("    x = data[1] + data[i]\n    return data\n", {}),
+        ("    data[0] = 1\n    return data\n", {}),
+    ],
+)
+def test_an_index_read_on_its_own_leaves_the_rest(body: str, bounds: dict[str, list[str]]) -> None:
+    func = ast.parse(f"def f(data, parts, i):\n{body}").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert taken(func) == bounds
+
+
 TESTS = """\
 from hosts import unbracket
 

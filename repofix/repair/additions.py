@@ -235,7 +235,7 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
     text = src.atom(value)
     for sl, prior in (
         [(s, 0.35) for s in scope.slices.get(ast.unparse(value), [])]  # the function's own bounds
-        + [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2), ("[1:-1]", 0.2), ("[:]", 0.15), ("[::2]", 0.15)]
+        + [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2), ("[1:-1]", 0.25), ("[:]", 0.15), ("[::2]", 0.15)]
         + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]

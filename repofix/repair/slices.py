@@ -26,7 +26,8 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     """Per value (as text), the bounds the function has for it: each slice it takes and the rest
     that leaves (`data[:8]` gives `[:8]` and `[8:]`, `data[2:2 + n]` gives `[2:2 + n]` and `[:2]`:
     a header and its body are read with the same bounds), then what its literal prefix and suffix
-    tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both)."""
+    tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both), and the rest a head or last item read on its
+    own leaves (`data[0]` gives `[1:]`)."""
     found: dict[str, dict[str, None]] = {}
     prefix: dict[str, dict[int, None]] = {}  # value -> the lengths of the prefixes it is tested for
     suffix: dict[str, dict[int, None]] = {}
@@ -41,6 +42,11 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
                 made[f"[{upper}:]"] = None
             if lower and lower != "0":
                 made[f"[:{lower}]"] = None
+        rest = _rest_of_index(node)
+        if rest and isinstance(
+            node, ast.Subscript
+        ):  # `witver = data[0]` beside `convertbits(data, ...)`: the rest is `data[1:]`
+            found.setdefault(ast.unparse(node.value), {})[rest] = None
         affix = _affix(node)
         if affix is not None:
             value, method, size = affix
@@ -52,6 +58,20 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
         made.update((f"[{start}:]", None) for start in starts)
         made.update((f"[:-{stop}]", None) for stop in stops)
     return {value: list(made) for value, made in found.items()}
+
+
+def _rest_of_index(node: ast.AST) -> str:
+    """`x[0]` read -> `[1:]`, `x[-1]` -> `[:-1]`: a head or a last item read on its own leaves the
+    rest to be read; "" for anything else."""
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and isinstance(node.value, SLICEABLE)
+        and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
+    ):
+        return ""
+    index = ast.unparse(node.slice)
+    return {"0": "[1:]", "-1": "[:-1]"}.get(index, "")
 
 
 def _affix(node: ast.AST) -> tuple[str, str, int] | None:
