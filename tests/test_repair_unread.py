@@ -79,6 +79,16 @@ def encode(entries):
     return table
 """
 
+TO_STR = """\
+def to_str(value):
+    if isinstance(value, (list, tuple)):
+        result = []
+        for val in value:
+            pass
+        return result
+    return str(value)
+"""
+
 INDEX = """\
 def special_index(indices, obj, key):
     index = indices.setdefault(key, {})
@@ -94,8 +104,11 @@ def special_index(indices, obj, key):
         (ENCODE, ENCODE.replace("(varint(size))", "(varint(size))\n        table.extend(varint(depth))")),
         # an unread collection grown, with what its value makes it (`set()`: add), in place of a pass
         (INDEX, INDEX.replace("    pass", "    divs.add(obj)")),
+        # a collection the function grows, grown by the unread local through a call the function
+        # makes of a name (textfsm's planted `result.append(str(val))` beside `str(value)`)
+        (TO_STR, TO_STR.replace("            pass", "            result.append(str(val))")),
     ],
-    ids=["clone-with-the-unread-name", "grow-the-unread-collection"],
+    ids=["clone-with-the-unread-name", "grow-the-unread-collection", "grow-with-the-call-of-a-name"],
 )
 def test_statements_that_read_the_unread_local(buggy: str, fixed: str) -> None:
     assert_produces("use-unread", buggy, fixed)

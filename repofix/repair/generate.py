@@ -163,7 +163,7 @@ def mutations(
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
-                unread.for_node(src, node, parent, boost(func).unread, scopes[id(func)], reuses[id(func)]),
+                unread.for_node(src, node, parent, boost(func), scopes[id(func)], reuses[id(func)]),
             )
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 added = itertools.chain(

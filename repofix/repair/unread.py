@@ -13,12 +13,13 @@ import ast
 import dataclasses
 import functools
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from repofix.repair.additions import BLOCKS, added_after, starts_line
 from repofix.repair.clones import Reuse
+from repofix.repair.facts import destructive
 from repofix.repair.scope import MEMBER_METHODS, Scope, constructor
 from repofix.repair.source import Mutation, SourceFile
 
@@ -27,6 +28,7 @@ CAP = 0.9
 MAX_VALUES = 12  # arguments tried in an update of an unread collection
 MAX_NEAREST = 3  # unread locals a new statement may read: those bound nearest before it
 MAX_TEMPLATES = 16  # the function's update statements nearest the new one that it is made from
+MAX_WRAPS, MAX_GROWN = 4, 2  # `result.append(str(val))`: the callees tried, the collections grown
 # names through which a function reads its locals without naming them
 READS_ALL = {"locals", "vars", "dir", "eval", "exec"}
 DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -150,6 +152,7 @@ class Boost:
     def __init__(self, func: ast.FunctionDef | ast.AsyncFunctionDef):
         self.unread = unread(func)
         self.names = {u.name: u for u in self.unread}
+        self.wraps = _name_callees(func) if self.unread else []
         self.any = _pattern(tuple(self.names)) if self.names else None
 
     def all(self, src: SourceFile, found: Iterable[Mutation]) -> Iterator[Mutation]:
@@ -165,12 +168,30 @@ class Boost:
         return m
 
 
+def _name_callees(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """What `func` calls with one plain name (`str(value)`), builtins too, the most called first."""
+    called = Counter(
+        n.func.id
+        for n in ast.walk(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and len(n.args) == 1
+        and isinstance(n.args[0], ast.Name)
+        and not n.keywords
+        and not destructive(n.func.id)
+    )
+    return [name for name, _ in called.most_common(MAX_WRAPS)]
+
+
 def for_node(
-    src: SourceFile, node: ast.AST, parent: ast.AST, names: list[Unread], scope: Scope, reuse: Reuse
+    src: SourceFile, node: ast.AST, parent: ast.AST, boost: Boost, scope: Scope, reuse: Reuse
 ) -> Iterator[Mutation]:
     """A statement after `node` (in place of it when it is a `pass`) that reads an unread local:
-    an update statement with a name of its argument replaced by it, an update of it. Their priors
-    (0.35, 0.3) are doubled by the boost, as every one reads an unread local."""
+    an update statement with a name of its argument replaced by it, an update of it, a collection
+    the function grows grown by it through a call the function makes of a name (`result.append(
+    str(val))` beside `str(value)`). Their priors (0.35, 0.3) are doubled by the boost, as every
+    one reads an unread local."""
+    names = boost.unread
     if (
         not names
         or not isinstance(node, ast.stmt)
@@ -191,6 +212,9 @@ def for_node(
             for method in dict.fromkeys([*u.methods, *scope.updates]):
                 for value in values:
                     texts.setdefault(f"{u.name}.{method}({value})", 0.3)
+        for collection, method in scope.nearest(scope.grow, lambda g: g[0], node.lineno, MAX_GROWN):
+            for wrap in boost.wraps:
+                texts.setdefault(f"{collection}.{method}({wrap}({u.name}))", 0.3)
     for text, prior in texts.items():
         yield added_after(src, node, text, "use-unread", prior)
 
