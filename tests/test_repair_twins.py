@@ -12,6 +12,7 @@ import pytest
 from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
+from repofix.repair.twins import EQUATED
 from tests.test_repair_engine import project
 
 
@@ -152,6 +153,40 @@ def test_the_engine_repairs_a_missing_twin_clause(make_sandbox, tmp_path: Path) 
     assert result.status == "plausible", result.message
     fixed = "if isinstance(value, classmethod) or isinstance(value, staticmethod):"
     assert fixed in result.files["members.py"], result.patch_diff
+
+
+DTYPES = (
+    "def size(dtype):\n    if dtype == 'd':\n        return 8\n    elif dtype == 'i64':\n        return 4\n"
+    "    elif dtype == 's':\n        return 0\n    return {line}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "twin"),
+    [
+        # another literal the module tests the same value equal to (libconf's planted `dtype == 'i'`)
+        (DTYPES.format(line="1"), 4, "elif dtype == 'i64' or dtype == 'd':"),
+        (DTYPES.format(line="1"), 4, "elif dtype == 'i64' or dtype == 's':"),
+        # unequal to two literals: both must hold
+        ("def f(n):\n    if n != 32:\n        return 1\n    return n == 20\n", 2, "if n != 32 and n != 20:"),
+    ],
+)
+def test_a_twin_clause_with_another_literal(source: str, line: int, twin: str) -> None:
+    assert twins(source, line)[twin] == EQUATED
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "absent"),
+    [
+        # equal to two literals at once, or unequal to one or the other: never true, always true
+        (DTYPES.format(line="1"), 4, "elif dtype == 'i64' and dtype == 'd':"),
+        ("def f(n):\n    if n != 32:\n        return 1\n    return n == 20\n", 2, "if n != 32 or n != 20:"),
+        # a literal tested against another value is no twin of this one's
+        ("def f(n, m):\n    if n == 1:\n        return 1\n    return m == 2\n", 2, "if n == 1 or n == 2:"),
+    ],
+)
+def test_no_literal_twin_that_says_nothing(source: str, line: int, absent: str) -> None:
+    assert absent not in twins(source, line)
 
 
 def test_a_constant_s_class_is_not_swapped_for_a_local() -> None:

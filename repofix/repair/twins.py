@@ -6,6 +6,7 @@ twin, `self.convert` -> `self.convert or self.strip`. In the fifteen held-aside 
 (additions.add_clause) and of the module's other conditions (clones) do not build them. The name
 put in is of the same kind as the one it replaces (a name the function reads for another, an attribute of the same
 receiver, a constant of the same class or module for another: `CronSim.LAST` -> `CronSim.LAST_WEEKDAY`,
+a literal the module tests the same value equal to for another: `dtype == 'i64'` -> `... or dtype == 'i'`,
 a class for a class, a sentinel for `None`), the likest named first."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from repofix.repair.source import Edit, Mutation, SourceFile
 
 MAX_TWINS = 6  # names tried in place of one, the likest first
 LIKE, UNLIKE = 0.3, 0.2  # priors: a name sharing a word or a 3-letter end with the one replaced; any other
+EQUATED = 0.35  # a literal the module tests the same value equal to elsewhere, for the clause's own
 # builtin classes a type test is often made of in pairs
 TWIN_CLASSES = {
     "classmethod": ["staticmethod"], "staticmethod": ["classmethod"], "list": ["tuple"],
@@ -65,6 +67,8 @@ def twin_clauses(
                 if twin in texts:
                     continue
                 for join in joins:
+                    if _contradicts(base, leaf, join):  # `x == 'a' and x == 'b'` is never true
+                        continue
                     yield src.mutation(
                         "add-clause",
                         f"condition '{text}' -> '{text}{join}{twin}'",
@@ -98,6 +102,9 @@ def _leaves(
             found.append((node, [(n, LIKE) for n in sentinels if n != node.id]))
         elif isinstance(node, ast.Constant) and node.value is None and _compared_by_identity(base, node):
             found.append((node, [(n, LIKE) for n in sentinels]))
+        elif isinstance(node, ast.Constant) and (left := _equated(base, node)):
+            kin = [c for c in _equated_constants(module).get(left, []) if c != repr(node.value)]
+            found.append((node, [(c, EQUATED) for c in kin]))  # `dtype == 'i64'` -> `... or dtype == 'i'`
         elif isinstance(node, ast.Attribute) and id(node.value) in held:
             kin = constants[dotted(node).split(".")[0]]
             found.append((node, _likest(dotted(node), [c for c in kin if c != dotted(node)])))
@@ -112,6 +119,45 @@ def _leaves(
                 (node, _likest(f"{receiver}{node.attr}", [v for v in others if v != receiver + node.attr]))
             )
     return [(leaf, names[:MAX_TWINS]) for leaf, names in found if names]
+
+
+def _equated(base: ast.expr, node: ast.Constant) -> str:
+    """The text `node` is tested equal to in `base` (`dtype` in `dtype == 'i64'`), or ""."""
+    if not (
+        isinstance(base, ast.Compare)
+        and len(base.ops) == 1
+        and isinstance(base.ops[0], (ast.Eq, ast.NotEq))
+        and base.comparators[0] is node
+        and _plain(node)
+    ):
+        return ""
+    return ast.unparse(base.left)
+
+
+def _contradicts(base: ast.expr, leaf: ast.expr, join: str) -> bool:
+    """A value tested equal to two literals at once (`and`), or unequal to one or the other (`or`)."""
+    if not (isinstance(leaf, ast.Constant) and _equated(base, leaf)):
+        return False
+    equal = isinstance(base, ast.Compare) and isinstance(base.ops[0], ast.Eq)
+    return join.strip() == ("and" if equal else "or")
+
+
+def _plain(node: ast.expr) -> bool:
+    """A text, bytes or number literal (not a bool, not None)."""
+    return isinstance(node, ast.Constant) and type(node.value) in (str, bytes, int, float)
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached)
+def _equated_constants(module: ast.Module) -> dict[str, list[str]]:
+    """Per value the module tests equal to a literal (as text, `dtype`), those literals as written
+    (`'d'`, `'i'`, `'i64'`...), in source order: its twin is another of them."""
+    found: dict[str, dict[str, None]] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Compare) and isinstance(node.comparators[0], ast.Constant):
+            left = _equated(node, node.comparators[0])
+            if left:
+                found.setdefault(left, {})[repr(node.comparators[0].value)] = None
+    return {left: list(values) for left, values in found.items()}
 
 
 @functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached)
