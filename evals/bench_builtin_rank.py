@@ -87,7 +87,8 @@ def replay(bug: Bug, row: dict, cache: Path, cap: int) -> dict:
         sources = {p: SourceFile(p, (folder / p).read_text()) for p in sorted({s.path for s in suspects})}
         original = _original(bug, folder)
     budget, raised = Budget(), {tuple(r) for r in row.get("raised", [])}
-    pool = CandidatePool(sources, suspects, budget.max_lines, raised, budget.outer_lines)
+    ring = [budget.outer_lines] if hasattr(budget, "outer_lines") else []  # an engine before the ring
+    pool = CandidatePool(sources, suspects, budget.max_lines, raised, *ring)
     want, count, found = _key(original), 0, None
     for m in pool.valid(pool.singles(True)):
         count += 1
