@@ -186,16 +186,18 @@ def token_swaps(src: SourceFile, lines: Iterable[int], weight: float) -> list[Mu
     times `weight`: the outer ring's candidates (see CandidatePool). A planted `==` -> `!=` that all
     eleven failing tests run, as they run 80 other lines, ranked 77th (cronsim's `is_single`): a
     slip of one token is likely anywhere, and costs a few candidates a line, not hundreds."""
-    wanted = sorted(set(lines))
+    wanted = set(lines)
     out = []
-    for node, _, _ in _walk(src.tree, src.tree, None, wanted):
+    for node, _, _ in _walk(src.tree, src.tree, None, sorted(wanted)):
         if isinstance(node, ast.Compare):
             found: Iterable[Mutation] = ops.compare(src, node)
         elif isinstance(node, ast.BoolOp):
             found = (m for m in ops.boolop(src, node) if m.op == "boolean")
         else:
             continue
-        out += [dataclasses.replace(m, prior=m.prior * weight) for m in found if set(m.lines) & set(wanted)]
+        out += [
+            dataclasses.replace(m, prior=m.prior * weight) for m in found if not wanted.isdisjoint(m.lines)
+        ]
     return out
 
 

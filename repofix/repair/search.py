@@ -206,7 +206,8 @@ class CandidatePool:
             self.outer.setdefault(s.path, set()).add(s.line)
         # (file, block, digest of its tree): a digest, not the tree's dump, which in a function of
         # thousands of lines is a quarter megabyte a candidate
-        mutated = {p: sources[p] for p in sorted(self.searched)}  # not every file the tests ran
+        searched = self.searched
+        mutated = {p: sources[p] for p in sorted(searched)}  # not every file the tests ran
         self.seen: set[tuple[str, int, bytes]] = {(p, -1, _digest(src.tree)) for p, src in mutated.items()}
         # per (file, block), the conditions its value's kind decides there already: a candidate
         # may not add one, but one the code has (`assert (x, "msg")`) must not block the fix nearby
@@ -214,7 +215,7 @@ class CandidatePool:
         self.blocks: dict[str, list[tuple[int, int, bool]]] = {}
         for p, src in mutated.items():
             self.blocks[p] = []
-            for start, end, small in _blocks(src, self.searched.get(p, set())):
+            for start, end, small in _blocks(src, searched[p]):
                 try:  # a block that does not parse alone (odd indentation) is checked with its file
                     tree = _parse_block(src.data[start:end])
                     dumped = _digest(tree)

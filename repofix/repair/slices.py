@@ -42,11 +42,9 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
                 made[f"[{upper}:]"] = None
             if lower and lower != "0":
                 made[f"[:{lower}]"] = None
-        rest = _rest_of_index(node)
-        if rest and isinstance(
-            node, ast.Subscript
-        ):  # `witver = data[0]` beside `convertbits(data, ...)`: the rest is `data[1:]`
-            found.setdefault(ast.unparse(node.value), {})[rest] = None
+        rest = _rest_of_index(node)  # `witver = data[0]` beside `convertbits(data, ...)`: `data[1:]`
+        if rest is not None:
+            found.setdefault(rest[0], {})[rest[1]] = None
         affix = _affix(node)
         if affix is not None:
             value, method, size = affix
@@ -60,18 +58,20 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     return {value: list(made) for value, made in found.items()}
 
 
-def _rest_of_index(node: ast.AST) -> str:
-    """`x[0]` read -> `[1:]`, `x[-1]` -> `[:-1]`: a head or a last item read on its own leaves the
-    rest to be read; "" for anything else."""
+REST = {"0": "[1:]", "-1": "[:-1]"}  # a head or a last item read on its own leaves the rest to read
+
+
+def _rest_of_index(node: ast.AST) -> tuple[str, str] | None:
+    """`x[0]` read -> ("x", "[1:]"), `x[-1]` -> ("x", "[:-1]"); None for anything else."""
     if not (
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
         and isinstance(node.value, SLICEABLE)
         and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
     ):
-        return ""
-    index = ast.unparse(node.slice)
-    return {"0": "[1:]", "-1": "[:-1]"}.get(index, "")
+        return None
+    rest = REST.get(ast.unparse(node.slice))
+    return (ast.unparse(node.value), rest) if rest else None
 
 
 def _affix(node: ast.AST) -> tuple[str, str, int] | None:
