@@ -9,7 +9,20 @@ import itertools
 import time
 from collections.abc import Iterable, Iterator
 
-from repofix.repair import additions, calls, clones, guards, literals, offbyone, siblings, twins, unread
+from repofix.repair import (
+    additions,
+    calls,
+    clones,
+    echoes,
+    empty,
+    guards,
+    literals,
+    mirror,
+    offbyone,
+    siblings,
+    twins,
+    unread,
+)
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.scope import Scope, scope_of
@@ -135,6 +148,7 @@ def mutations(
     families: dict[int, siblings.Siblings] = {}
     hands: dict[int, guards.AtHand] = {}
     boosts: dict[int, unread.Boost] = {}
+    attrs = mirror.attributes(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
         if id(func) not in boosts:
@@ -164,13 +178,20 @@ def mutations(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
                 unread.for_node(src, node, parent, boost(func), scopes[id(func)], reuses[id(func)]),
+                mirror.mirror_statement(src, node, parent, scopes[id(func)], attrs),
+                mirror.like_its_mirror(src, node, parent, scopes[id(func)], attrs),
             )
+            if isinstance(node, ast.Pass):
+                added = itertools.chain(
+                    added, empty.fill(src, node, parent, func, scopes[id(func)], src.tree)
+                )
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 added = itertools.chain(
                     added,
                     siblings.mirror_clauses(src, node.test, families[id(func)]),
                     twins.twin_clauses(src, node.test, scopes[id(func)], wanted),
                     guards.complete_guard(src, node.test, hands[id(func)]),
+                    echoes.echo_clauses(src, node.test, set(scopes[id(func)].bound)),
                 )
             found = itertools.chain(found, boost(func).all(src, added))
         for m in found:

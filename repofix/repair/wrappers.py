@@ -15,7 +15,15 @@ from repofix.repair.nearby import NEAR_PRIOR, near_callees
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
-EXCEPTIONS = ("TypeError", "ValueError", "KeyError", "RuntimeError")
+EXCEPTIONS = (
+    "TypeError",
+    "ValueError",
+    "KeyError",
+    "RuntimeError",
+    "NotImplementedError",
+    "IndexError",
+    "AttributeError",
+)
 # a callable the module imports or defines privately and never uses (facts.unused_names): the call
 # a bug dropped is likelier than any builtin's
 UNUSED_PRIOR = 0.45

@@ -1,0 +1,230 @@
+"""A block that does nothing: a `pass` standing alone in a branch or a loop that the failing tests
+run. Such a block is a stub, or the one statement it held is missing, and the code around it says
+what that statement likely was, so a few candidates built from it go before the hundreds that
+add_statement and clone_update make of every collection and every name:
+
+- a branch of an `if`/`elif` chain whose other branches each call `out.append(v)`: the same call
+  with `v`, a part of `v` (`{True: cond}` -> `cond`), `None`, or a name this branch's own test
+  reads (`elif isinstance(node, Name)` -> `names.add(node)`);
+- `if x not in seen: pass`: `seen.append(x)`, `seen.add(x)`, the idiom the test sets up;
+- `if extra: pass`: `kwargs.update(extra)` (`extend`, `append`) on a local bound just before;
+- any of them: a collection the function grows (or pops from: a work list), grown by a name bound
+  on the lines nearest before the block;
+- a method whose whole body is `pass`: a container another method of its class makes
+  (`self.items = []`, `self.rows[-1]['tags'] = []`) grown by one of its parameters, the container
+  whose words the method's name shares first (`append_tag` -> `self.rows[-1]['tags']`).
+
+Inside a block of several statements a `pass` is a leftover, not a place where one is missing:
+those are left to the general operators."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from repofix.repair.scope import Scope, constructor
+from repofix.repair.source import Edit, Mutation, SourceFile
+
+SIBLING = 0.55  # another branch's call, with a value from this one
+IDIOM = 0.6  # `if x not in seen: seen.add(x)`
+NEAREST = 0.45  # a collection grown by a name bound nearest
+MAX_NEAREST = 4  # locals updated by a tested value: those bound nearest before the branch
+NEAREST_LINES = 3  # names bound on the nearest lines before the block grow each collection
+STUB = 0.5  # a method's parameter grows a container of its class that its name speaks of (0.4 if not)
+GROW_METHODS = ("append", "add")
+POPS = ("pop", "popleft")
+KINDS = {"list": "append", "set": "add", "deque": "append"}
+UPDATE_METHODS = ("update", "extend", "append")
+
+
+def fill(
+    src: SourceFile, node: ast.Pass, parent: ast.AST, func: ast.AST, scope: Scope, module: ast.Module
+) -> Iterator[Mutation]:
+    """Statements in place of a `pass` that stands alone in a branch, a loop or a method (`func`)."""
+    if not _alone(node, parent):
+        return
+    made: dict[str, float] = {}
+
+    def offer(text: str, prior: float) -> None:
+        made[text] = max(prior, made.get(text, 0.0))
+
+    if isinstance(parent, ast.If):
+        in_body = parent.body == [node]
+        for call, value in _sibling_calls(parent, func, in_body):
+            receiver = src.segment(call.func)
+            for text, prior in _variants(src, value, parent.test if in_body else None):
+                offer(f"{receiver}({text})", prior)
+        for text in _idiom(src, parent.test, in_body, scope):
+            offer(text, IDIOM)
+        if in_body:
+            for text in _use_tested(src, parent, scope):
+                offer(text, NEAREST)
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for text, prior in _stub(parent, module):
+            offer(text, prior)
+    else:
+        grown = dict.fromkeys([*scope.grow, *((c, "append") for c in _popped(func))])
+        for name in _nearest_names(scope, node):
+            for collection, method in grown:
+                if collection != name:
+                    offer(f"{collection}.{method}({name})", NEAREST)
+    start, end = src.span(node)
+    for text, prior in made.items():
+        yield src.mutation(
+            "fill-empty",
+            f"add '{text}' in place of 'pass' (line {node.lineno})",
+            [Edit(start, end, text)],
+            prior,
+        )
+
+
+def _alone(node: ast.Pass, parent: ast.AST) -> bool:
+    """`node` is all a branch's or loop's body (or `else`) holds, or all a function's besides its
+    docstring; not an `except` handler's (`except KeyError: pass` means to do nothing)."""
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body = parent.body[1:] if len(parent.body) == 2 and _docstring(parent.body[0]) else parent.body
+        return body == [node]
+    if not isinstance(parent, (ast.If, ast.For, ast.While)):
+        return False
+    return parent.body == [node] or parent.orelse == [node]
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _chain(top: ast.If, func: ast.AST) -> list[ast.If]:
+    """The `if`/`elif` chain `top` belongs to, first branch first."""
+    above = {id(n.orelse[0]): n for n in ast.walk(func) if isinstance(n, ast.If) and len(n.orelse) == 1}
+    first = top
+    while id(first) in above and isinstance(above[id(first)].orelse[0], ast.If):
+        first = above[id(first)]
+    chain = [first]
+    while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], ast.If):
+        chain.append(chain[-1].orelse[0])  # type: ignore[arg-type]
+    return chain
+
+
+def _sibling_calls(branch: ast.If, func: ast.AST, in_body: bool) -> Iterator[tuple[ast.Call, ast.expr]]:
+    """`(call, its one argument)` of each `receiver.method(value)` statement in the chain's other
+    branches (their own statements, not nested ones)."""
+    chain = _chain(branch, func)
+    blocks = [b.body for b in chain if not (in_body and b is branch)]
+    last = chain[-1].orelse
+    if last and not isinstance(last[0], ast.If) and not (not in_body and chain[-1] is branch):
+        blocks.append(last)
+    for block in blocks:
+        for stmt in block:
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and len(call.args) == 1
+                and not call.keywords
+                and not isinstance(call.args[0], ast.Starred)
+            ):
+                yield call, call.args[0]
+
+
+def _variants(src: SourceFile, value: ast.expr, test: ast.expr | None) -> Iterator[tuple[str, float]]:
+    """What this branch may pass where a sibling passes `value`: the names its own test reads
+    first, then `value`'s parts, `value` itself and `None`."""
+    if test is not None:
+        for name in dict.fromkeys(n.id for n in ast.walk(test) if isinstance(n, ast.Name)):
+            if name not in ("isinstance", "None", "True", "False") and not name[:1].isupper():
+                yield name, SIBLING
+    callees = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    for part in ast.walk(value):
+        if (
+            part is not value
+            and id(part) not in callees
+            and isinstance(part, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+        ):
+            yield src.segment(part), SIBLING - 0.05
+    yield src.segment(value), SIBLING - 0.1
+    yield "None", SIBLING - 0.1
+
+
+def _idiom(src: SourceFile, test: ast.expr, in_body: bool, scope: Scope) -> Iterator[str]:
+    """`if x not in seen:` (or the `else` of `if x in seen:`): `seen` grown by `x`, with the method
+    the function grows it by first."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return
+    wanted = ast.NotIn if in_body else ast.In
+    if not isinstance(test.ops[0], wanted):
+        return
+    item, collection = src.segment(test.left), src.segment(test.comparators[0])
+    known = [m for c, m in scope.grow if c == collection] + [m for c, m in scope.members if c == collection]
+    for method in dict.fromkeys([*known, *GROW_METHODS]):
+        yield f"{collection}.{method}({item})"
+
+
+def _use_tested(src: SourceFile, branch: ast.If, scope: Scope) -> Iterator[str]:
+    """`if extra:` (a name or attribute tested for truth): a local bound nearest before the branch,
+    updated, extended or grown by it."""
+    test = branch.test
+    if not isinstance(test, (ast.Name, ast.Attribute)):
+        return
+    tested = src.segment(test)
+    before = [
+        n for n, line in scope.bound.items() if line <= branch.lineno and n != tested and n in scope.names
+    ]
+    before.sort(key=lambda n: branch.lineno - scope.bound[n])
+    for local in before[:MAX_NEAREST]:
+        for method in UPDATE_METHODS:
+            yield f"{local}.{method}({tested})"
+
+
+def _nearest_names(scope: Scope, node: ast.Pass) -> list[str]:
+    """The names first bound on the NEAREST_LINES lines nearest before `node` (a loop's targets,
+    the last assignments)."""
+    before = [n for n in scope.names if scope.bound.get(n, node.lineno + 1) <= node.lineno]
+    lines = sorted({scope.bound[n] for n in before}, reverse=True)[:NEAREST_LINES]
+    return [n for n in before if scope.bound[n] in lines]
+
+
+def _popped(func: ast.AST) -> list[str]:
+    """Names the function pops from (`stack.pop()`): a work list, grown by what is still to do."""
+    return [
+        n.func.value.id
+        for n in ast.walk(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in POPS
+        and isinstance(n.func.value, ast.Name)
+    ]
+
+
+def _stub(method: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Iterator[tuple[str, float]]:
+    """A method that does nothing: each container another method of its class makes on its instance
+    (`self.x = []`, `self.rows[-1]['tags'] = set()`), grown by each of its parameters."""
+    owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and method in c.body), None)
+    params = [a.arg for a in [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]]
+    if owner is None or len(params) < 2:
+        return
+    me, rest = params[0], params[1:]
+    words = {w for w in method.name.lower().split("_") if len(w) >= 4}
+    for other in owner.body:
+        if not isinstance(other, (ast.FunctionDef, ast.AsyncFunctionDef)) or other is method:
+            continue
+        first = [a.arg for a in other.args.args[:1]]
+        for node in ast.walk(other):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            kind = constructor(node.value)
+            target = node.targets[0]
+            if kind not in KINDS or not isinstance(target, (ast.Attribute, ast.Subscript)):
+                continue
+            root: ast.expr = target
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if not (isinstance(root, ast.Name) and first == [root.id]):
+                continue
+            receiver = me + ast.unparse(target)[len(root.id) :]
+            prior = STUB if any(w in receiver.lower() for w in words) else STUB - 0.1
+            for param in rest:
+                yield f"{receiver}.{KINDS[kind]}({param})", prior

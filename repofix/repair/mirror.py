@@ -1,0 +1,180 @@
+"""A statement whose mirror image is missing: code that treats two things alike handles one and
+forgets the other (`items.extend(self[dom1 - dom2])` without `items.extend(other[dom2 - dom1])`).
+The candidate is the statement again after itself, every name of a pair it reads swapped for its
+partner: `self` <-> `other`, `left` <-> `right`, `x1` <-> `x2`, where both are in scope."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from repofix.repair.additions import BLOCKS, starts_line
+from repofix.repair.scope import Scope
+from repofix.repair.source import Edit, Mutation, SourceFile
+
+PRIOR = 0.4
+NEIGHBOUR = 0.45  # a statement made like its neighbour's mirror image
+# words that name the two sides of something; a name's pair is its word swapped (`left_x`)
+PAIRS = [
+    ("self", "other"),
+    ("left", "right"),
+    ("lo", "hi"),
+    ("low", "high"),
+    ("lower", "upper"),
+    ("start", "end"),
+    ("begin", "end"),
+    ("first", "second"),
+    ("src", "dst"),
+    ("source", "target"),
+    ("old", "new"),
+    ("before", "after"),
+    ("head", "tail"),
+    ("prefix", "suffix"),
+    ("width", "height"),
+    ("row", "col"),
+    ("x", "y"),
+    ("a", "b"),
+]
+PARTNER = {**dict(PAIRS), **{b: a for a, b in PAIRS}}
+NUMBERED = re.compile(r"^(.*?)([12])$")  # `dom1` <-> `dom2`, `i1` <-> `i2`
+MIRRORED = (ast.Expr, ast.Assign, ast.AugAssign)
+
+
+def partner(name: str) -> str | None:
+    """`dom1` -> `dom2`, `self` -> `other`, `left_edge` -> `right_edge`; None for a name of no pair."""
+    if name in PARTNER:
+        return PARTNER[name]
+    numbered = NUMBERED.match(name)
+    if numbered and numbered.group(1):
+        return numbered.group(1) + ("2" if numbered.group(2) == "1" else "1")
+    words = name.split("_")
+    for i, word in enumerate(words):
+        if word in PARTNER and len(words) > 1:
+            return "_".join([*words[:i], PARTNER[word], *words[i + 1 :]])
+    return None
+
+
+def mirrored(src: SourceFile, node: ast.AST, known: set[str] | dict[str, int], attrs: set[str]) -> str | None:
+    """`node`'s text with each name that has a partner in `known` swapped for it, and each
+    attribute that has a partner among `attrs` (`item.lower` -> `item.upper`); None when none has."""
+    swaps: list[tuple[int, int, str]] = []
+    for part in ast.walk(node):
+        if isinstance(part, ast.Name):
+            other = partner(part.id)
+            if other is not None and other in known:
+                swaps.append((*src.span(part), other))
+        elif isinstance(part, ast.Attribute):
+            other = partner(part.attr)
+            if other is not None and other in attrs:
+                end = src.span(part)[1]
+                swaps.append((end - len(part.attr.encode()), end, other))
+    if not swaps:
+        return None
+    start, end = src.span(node)  # type: ignore[arg-type]
+    raw = src.data[start:end]  # bytes: spans are byte offsets
+    for first, last, new in sorted(swaps, reverse=True):
+        raw = raw[: first - start] + new.encode() + raw[last - start :]
+    return raw.decode()
+
+
+def attributes(tree: ast.AST) -> set[str]:
+    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+
+
+def mirror_statement(
+    src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope, attrs: set[str]
+) -> Iterator[Mutation]:
+    """`node` again after itself, each name it reads that has a partner the function binds (or
+    takes as a parameter) swapped for it, each attribute for its partner the module reads."""
+    if not (isinstance(node, MIRRORED) and isinstance(parent, BLOCKS)) or node.end_lineno != node.lineno:
+        return
+    if not starts_line(src, node):
+        return
+    text = mirrored(src, node, scope.bound, attrs)
+    if text is None or text == src.segment(node):  # type: ignore[arg-type]
+        return
+    end = src.span(node)[1]  # type: ignore[arg-type]
+    yield src.mutation(
+        "mirror-statement",
+        f"add '{text}' after line {node.lineno}",  # type: ignore[attr-defined]
+        [Edit(end, end, f"\n{src.indent(node)}{text}")],  # type: ignore[arg-type]
+        PRIOR,
+    )
+
+
+def like_its_mirror(
+    src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope, attrs: set[str]
+) -> Iterator[Mutation]:
+    """A statement made like the mirror image of a neighbour (3 statements either side in its
+    block): `lower = item.lower` beside `upper = _convert(item.upper)` -> `lower =
+    _convert(item.lower)`; `if left:` beside `if callable(right):` -> `if callable(left):`. The
+    mirror must bind what the statement binds (an assignment), call what it calls (a call), and read
+    every name it reads: it adds to the statement, it does not replace it with another."""
+    block = _block_of(node, parent)
+    if block is None or node.lineno != node.end_lineno and not isinstance(node, ast.If):  # type: ignore[attr-defined]
+        return
+    at = block.index(node)  # type: ignore[arg-type]
+    for other in block[max(0, at - 3) : at + 4]:
+        if other is node or type(other) is not type(node):
+            continue
+        mine, theirs = _part(node), _part(other)
+        if mine is None or theirs is None or theirs.lineno != theirs.end_lineno:
+            continue
+        text = mirrored(src, theirs, scope.bound, attrs)
+        if text is None or text == src.segment(mine):
+            continue
+        try:
+            made = ast.parse(text, mode="eval" if isinstance(mine, ast.expr) else "exec")
+        except SyntaxError:
+            continue
+        if not _names(mine) <= _names(made) or not _same_frame(mine, made):
+            continue
+        start, end = src.span(mine)
+        yield src.mutation(
+            "mirror-neighbour",
+            f"'{src.segment(mine)}' -> '{text}', the mirror of line {other.lineno}",
+            [Edit(start, end, text)],
+            NEIGHBOUR,
+        )
+
+
+def _block_of(node: ast.AST, parent: ast.AST) -> list[ast.stmt] | None:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(parent, name, None)
+        if isinstance(block, list) and any(s is node for s in block):
+            return block
+    return None
+
+
+def _part(stmt: ast.stmt) -> ast.stmt | ast.expr | None:
+    """What a mirror may replace: a one-line assignment or call statement, or an `if`'s condition."""
+    if isinstance(stmt, ast.If):
+        return stmt.test
+    if isinstance(stmt, (ast.Assign, ast.Expr)) and stmt.lineno == stmt.end_lineno:
+        return stmt
+    return None
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The names and constants `node` reads: a mirror that drops one (`+ 1`) replaces, not adds."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        repr(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant)
+    }
+
+
+def _same_frame(mine: ast.AST, made: ast.AST) -> bool:
+    """An assignment's mirror binds the same targets; a call statement's calls the same callee."""
+    body = made.body if isinstance(made, ast.Expression) else made.body[0]  # type: ignore[attr-defined]
+    if isinstance(mine, ast.Assign):
+        return isinstance(body, ast.Assign) and [ast.dump(t) for t in body.targets] == [
+            ast.dump(t) for t in mine.targets
+        ]
+    if isinstance(mine, ast.Expr):
+        return (
+            isinstance(body, ast.Expr)
+            and isinstance(mine.value, ast.Call)
+            and isinstance(body.value, ast.Call)
+            and ast.dump(body.value.func) == ast.dump(mine.value.func)
+        )
+    return True  # a condition

@@ -1,0 +1,118 @@
+"""A `pass` alone in a branch, a loop or a method is filled first with statements the code around
+it suggests (repair/empty.py): another branch's call with this branch's value, the membership idiom,
+an update by the tested value, a work list grown, a container of the class grown by a parameter."""
+
+from __future__ import annotations
+
+import pytest
+
+from repofix.repair import empty
+from repofix.repair.generate import mutations
+from repofix.repair.source import SourceFile
+
+
+def filled(source: str, line: int) -> dict[str, float]:
+    return {
+        m.edits[0].text: m.prior
+        for m in mutations(SourceFile("m.py", source), [line])
+        if m.op == "fill-empty"
+    }
+
+
+CASES = [
+    # another branch's call, with a part of its value (fysom's `_c.append(cond)`)
+    (
+        "def f(conds):\n    c = []\n    for cond in conds:\n        if isinstance(cond, str):\n"
+        "            c.append({True: cond})\n        else:\n            pass\n    return c\n",
+        7,
+        "c.append(cond)",
+        empty.SIBLING - 0.05,
+    ),
+    # with None (Genshi's `strings.append(None)`)
+    (
+        "def f(args):\n    out = []\n    for a in args:\n        if isinstance(a, str):\n"
+        "            out.append(a)\n        elif isinstance(a, bytes):\n            out.append(a.decode())\n"
+        "        elif a:\n            pass\n    return out\n",
+        9,
+        "out.append(None)",
+        empty.SIBLING - 0.1,
+    ),
+    # with the name this branch's own test reads
+    (
+        "def f(nodes):\n    names = set()\n    for n in nodes:\n        if isinstance(n, str):\n"
+        "            pass\n        elif isinstance(n, tuple):\n            names.add(n[0])\n    return names\n",
+        5,
+        "names.add(n)",
+        empty.SIBLING,
+    ),
+    # the membership idiom (argh's `self.cli_arg_names.append(name)`)
+    (
+        "def f(self, other):\n    for name in other.names:\n        if name not in self.names:\n"
+        "            pass\n    return self\n",
+        4,
+        "self.names.append(name)",
+        empty.IDIOM,
+    ),
+    # and its `else`
+    (
+        "def f(seen, xs):\n    for x in xs:\n        if x in seen:\n            continue\n"
+        "        else:\n            pass\n    return seen\n",
+        6,
+        "seen.add(x)",
+        empty.IDIOM,
+    ),
+    # a tested value updates a local bound just before (argh's `func_parser_kwargs.update(func_kwargs)`)
+    (
+        "def f(funcs, extra):\n    for fn in funcs:\n        name, kwargs = meta(fn)\n        if extra:\n"
+        "            pass\n        add(name, **kwargs)\n",
+        5,
+        "kwargs.update(extra)",
+        empty.NEAREST,
+    ),
+    # a work list the function pops from (pathlib-abc's `stack.append(entry_path)`)
+    (
+        "def walk(stack):\n    while stack:\n        path = stack.pop()\n        for entry in scan(path):\n"
+        "            is_dir = entry.is_dir()\n            if is_dir:\n                pass\n            yield entry\n",
+        7,
+        "stack.append(entry)",
+        empty.NEAREST,
+    ),
+    # a method that does nothing: a container its class makes, named as the method is (podcastparser)
+    (
+        "class Handler:\n    def add_persons(self):\n        self.episodes[-1]['persons'] = []\n\n"
+        "    def add_tags(self):\n        self.tags = set()\n\n"
+        "    def append_person(self, value):\n        pass\n",
+        9,
+        "self.episodes[-1]['persons'].append(value)",
+        empty.STUB,
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "line", "text", "prior"), CASES)
+def test_an_empty_block_gets_what_its_surroundings_suggest(
+    source: str, line: int, text: str, prior: float
+) -> None:
+    made = filled(source, line)
+    assert made[text] == pytest.approx(prior)
+
+
+def test_a_method_grows_the_container_its_name_speaks_of_first() -> None:
+    made = filled(CASES[-1][0], 9)
+    assert made["self.episodes[-1]['persons'].append(value)"] > made["self.tags.add(value)"]
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        # a `pass` beside other statements is a leftover, not a missing statement
+        ("def f(xs, out):\n    for x in xs:\n        y = x\n        pass\n    return out\n", 4),
+        # `except ...: pass` means to do nothing
+        ("def f(d, out):\n    try:\n        out.append(d['k'])\n    except KeyError:\n        pass\n", 5),
+        # a class body, a module's statement: no function to take names from
+        ("class A:\n    pass\n", 2),
+        ("if True:\n    pass\n", 2),
+    ],
+)
+def test_no_fill_where_nothing_is_missing(source: str, line: int) -> None:
+    assert filled(source, line) == {}

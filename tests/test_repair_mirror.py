@@ -1,0 +1,119 @@
+"""A statement whose mirror image is missing (repair/mirror.py): the statement again after itself,
+each name of a pair swapped for its partner the function binds."""
+
+from __future__ import annotations
+
+import pytest
+
+from repofix.repair.generate import mutations
+from repofix.repair.mirror import NEIGHBOUR, PRIOR, partner
+from repofix.repair.source import SourceFile
+
+
+def mirrored(source: str, line: int) -> dict[str, float]:
+    return {
+        m.description: m.prior
+        for m in mutations(SourceFile("m.py", source), [line])
+        if m.op == "mirror-statement"
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "other"),
+    [("dom1", "dom2"), ("i2", "i1"), ("self", "other"), ("left_edge", "right_edge"), ("start", "end"),
+     ("x", "y"), ("total", None), ("1", None), ("items", None)],
+)  # fmt: skip
+def test_partner(name: str, other: str | None) -> None:
+    assert partner(name) == other
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "made"),
+    [
+        # python-intervals' `new_items.extend(other[dom2 - dom1].items())`
+        (
+            "class D:\n    def combine(self, other):\n        new = []\n"
+            "        dom1, dom2 = self.domain(), other.domain()\n"
+            "        new.extend(self[dom1 - dom2].items())\n        return D(new)\n",
+            5,
+            "add 'new.extend(other[dom2 - dom1].items())' after line 5",
+        ),
+        # spans are byte offsets: a non-ASCII text before a swapped name shifts nothing
+        (
+            "def f(left, right, out):\n    out.append(('é', left))\n    return out\n",
+            2,
+            "add 'out.append(('é', right))' after line 2",
+        ),
+        # an assignment: `width = clamp(left)` -> `height`... only names the function binds
+        (
+            "def box(left, right):\n    lo = clamp(left)\n    return lo\n",
+            2,
+            "add 'lo = clamp(right)' after line 2",
+        ),
+    ],
+)
+def test_the_mirror_image_is_added_after_the_statement(source: str, line: int, made: str) -> None:
+    assert mirrored(source, line) == {made: PRIOR}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # no partner in scope: `other` is not bound here
+        "class D:\n    def f(self):\n        self.items.clear()\n        return self\n",
+        # a statement of no pair
+        "def f(total, items):\n    total = sum(items)\n    return total\n",
+    ],
+)
+def test_no_mirror_without_a_pair(source: str) -> None:
+    line = 3 if source.startswith("class") else 2
+    assert mirrored(source, line) == {}
+
+
+def neighboured(source: str, line: int) -> dict[str, float]:
+    return {
+        m.edits[0].text: m.prior
+        for m in mutations(SourceFile("m.py", source), [line])
+        if m.op == "mirror-neighbour"
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "text"),
+    [
+        # python-intervals' `lower = _convert(item.lower)`: an attribute of the pair swapped too
+        (
+            "def f(items, _convert):\n    for item in items:\n        lower = item.lower\n"
+            "        upper = _convert(item.upper)\n        yield lower, upper\n",
+            3,
+            "lower = _convert(item.lower)",
+        ),
+        # a condition: `if left:` beside `if callable(right):`
+        (
+            "def f(self, left, right):\n    if left:\n        left = left(self.a)\n"
+            "    if callable(right):\n        right = right(self.b)\n    return left, right\n",
+            2,
+            "callable(left)",
+        ),
+    ],
+)
+def test_a_statement_is_made_like_its_neighbour_s_mirror(source: str, line: int, text: str) -> None:
+    assert neighboured(source, line) == {text: NEIGHBOUR}
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        # the mirror binds another target: not this statement's twin
+        ("def f(left, right):\n    p = g(left)\n    q = h(g(right))\n    return p, q\n", 2),
+        # it drops a constant the statement reads (`a` and `b` are a pair: `b = g(right)` mirrors
+        # to `a = g(left)`)
+        ("def f(left, right):\n    a = left + 1\n    b = g(right)\n    return a, b\n", 2),
+        # the mirror drops a name the statement reads: a replacement, not a completion
+        ("def f(left, right, k):\n    x = g(left, k)\n    x = g(right)\n    return x\n", 2),
+        # already alike
+        ("def f(left, right):\n    a = g(left)\n    a = g(right)\n    return a\n", 2),
+    ],
+)
+def test_no_mirror_neighbour_that_is_no_completion(source: str, line: int) -> None:
+    assert neighboured(source, line) == {}
