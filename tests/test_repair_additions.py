@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.generate import function_pairs, functions, mutations
+from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
+from repofix.repair.pairs import function_pairs, functions
 from repofix.repair.scope import MAX_MEMBERS, scope_of
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import Mutation, SourceFile

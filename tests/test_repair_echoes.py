@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from repofix.repair.echoes import RENAMED, SHAPED, VERBATIM
+from repofix.repair.echoes import MAX_ECHOES, RENAMED, SHAPED, VERBATIM
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
 
@@ -79,8 +79,19 @@ def test_the_other_half_is_joined(source: str, line: int, text: str, prior: floa
     ],
 )
 def test_no_echo_without_a_twin(source: str, line: int) -> None:
-    made = echoed(source, line)
-    assert "match is None or match(path_str, 0)" not in made
-    assert all("z" not in text for text in made)
-    if "match" not in source:
-        assert made == {}
+    assert echoed(source, line) == {}
+
+
+def test_a_yield_is_never_joined_bare() -> None:
+    source = (
+        "def f(a):\n    while (yield) or a:\n        pass\n\n\ndef g(a):\n    while (yield):\n        pass\n"
+    )
+    assert echoed(source, 7) == {}
+
+
+def test_a_condition_written_many_times_gets_a_few_echoes() -> None:
+    many = "".join(
+        f"def f{i}(x):\n    if x is None or x.k{i}(x):\n        return 1\n\n\n" for i in range(300)
+    )
+    source = many + "def g(x):\n    if x is None:\n        return 2\n"
+    assert len(echoed(source, 300 * 5 + 2)) == MAX_ECHOES

@@ -4,6 +4,8 @@ an update by the tested value, a work list grown, a container of the class grown
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from repofix.repair import empty
@@ -109,10 +111,89 @@ def test_a_method_grows_the_container_its_name_speaks_of_first() -> None:
         ("def f(xs, out):\n    for x in xs:\n        y = x\n        pass\n    return out\n", 4),
         # `except ...: pass` means to do nothing
         ("def f(d, out):\n    try:\n        out.append(d['k'])\n    except KeyError:\n        pass\n", 5),
-        # a class body, a module's statement: no function to take names from
-        ("class A:\n    pass\n", 2),
-        ("if True:\n    pass\n", 2),
+        # a `with` or a `try` that holds only `pass`: no branch, loop nor method
+        ("def f(lock, out):\n    with lock:\n        pass\n    return out\n", 3),
+        ("def f(out):\n    try:\n        pass\n    finally:\n        out.clear()\n", 3),
+        # a static or class method's first parameter is no instance: no `item.items.append(other)`
+        (
+            "class A:\n    def __init__(self):\n        self.items = []\n\n"
+            "    @staticmethod\n    def add_item(item, other):\n        pass\n",
+            7,
+        ),
+        (
+            "class A:\n    def __init__(self):\n        self.items = []\n\n"
+            "    @classmethod\n    def add_item(cls, item):\n        pass\n",
+            7,
+        ),
     ],
 )
 def test_no_fill_where_nothing_is_missing(source: str, line: int) -> None:
     assert filled(source, line) == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "absent"),
+    [
+        # a dict's `pop` is no work list
+        (
+            "def f(kwargs, xs):\n    opts = kwargs.pop('opts', None)\n    for x in xs:\n"
+            "        if x is not None:\n            pass\n    return opts\n",
+            5,
+            "kwargs.append(x)",
+        ),
+        # the test's callee and the receiver itself are no values
+        (
+            "def f(a, out):\n    if len(a) > 2:\n        pass\n    elif a:\n        out.append(a[0])\n",
+            3,
+            "out.append(len)",
+        ),
+        ("def f(x, seen):\n    if x not in seen:\n        pass\n    return seen\n", 3, "seen.add(seen)"),
+        # `x not in a | b` grows nothing
+        ("def f(x, a, b):\n    if x not in a | b:\n        pass\n    return a\n", 3, "a | b.add(x)"),
+        # a lambda's parameter is not this branch's name
+        (
+            "def f(xs, out):\n    for x in xs:\n        if x:\n            out.append(sorted(x, key=lambda q: q.k))\n"
+            "        else:\n            pass\n",
+            6,
+            "out.append(q)",
+        ),
+    ],
+)
+def test_no_fill_of_what_cannot_be_meant(source: str, line: int, absent: str) -> None:
+    assert absent not in filled(source, line)
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "text"),
+    [
+        # a receiver split over lines inside brackets is written on one
+        (
+            "def f(xs):\n    out = []\n    for x in xs:\n        if x:\n            (out\n"
+            "                .append(x))\n        else:\n            pass\n",
+            8,
+            "out.append(x)",
+        ),
+        # a moved `yield` keeps its parentheses
+        (
+            "def f(xs, out):\n    for x in xs:\n        if x:\n            out.append((yield x))\n"
+            "        else:\n            pass\n",
+            6,
+            "out.append((yield x))",
+        ),
+    ],
+)
+def test_a_fill_is_valid_code(source: str, line: int, text: str) -> None:
+    src = SourceFile("m.py", source)
+    made = [m for m in mutations(src, [line]) if m.op == "fill-empty"]
+    assert text in {m.edits[0].text for m in made}
+    for m in made:
+        ast.parse(src.apply(m.edits))
+
+
+def test_a_long_chain_or_a_large_class_gives_a_few_fills() -> None:
+    chain = "".join(f"    elif x == {i}:\n        out.append(x + {i})\n" for i in range(400))
+    source = f"def f(x, out):\n    if x is None:\n        pass\n{chain}"
+    assert len(filled(source, 3)) <= empty.MAX_SIBLING_CALLS * 4 + 2
+    members = "".join(f"        self.c{i} = []\n" for i in range(300))
+    source = f"class A:\n    def __init__(self):\n{members}\n    def stub(self, a, b, c):\n        pass\n"
+    assert len(filled(source, 305)) == empty.MAX_STUB * 3

@@ -3,6 +3,8 @@ each name of a pair swapped for its partner the function binds."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from repofix.repair.generate import mutations
@@ -21,7 +23,7 @@ def mirrored(source: str, line: int) -> dict[str, float]:
 @pytest.mark.parametrize(
     ("name", "other"),
     [("dom1", "dom2"), ("i2", "i1"), ("self", "other"), ("left_edge", "right_edge"), ("start", "end"),
-     ("x", "y"), ("total", None), ("1", None), ("items", None)],
+     ("end", "start"), ("begin", "end"), ("x", "y"), ("total", None), ("1", None), ("items", None)],
 )  # fmt: skip
 def test_partner(name: str, other: str | None) -> None:
     assert partner(name) == other
@@ -117,3 +119,33 @@ def test_a_statement_is_made_like_its_neighbour_s_mirror(source: str, line: int,
 )
 def test_no_mirror_neighbour_that_is_no_completion(source: str, line: int) -> None:
     assert neighboured(source, line) == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # an attribute written unnormalised (`x.\ufb01rst` is `x.first`): no crash, no cut character
+        "def f(x, out):\n    out.append(x.\ufb01rst)\n    out.append(x.second)\n    return out\n",
+        # a lambda's parameter is bound inside it: no half-swapped `lambda left: right + 1`
+        "def f(left, right):\n    key = lambda left: left + 1\n    return key\n",
+    ],
+)
+def test_odd_statements_mirror_to_valid_code_or_not_at_all(source: str) -> None:
+    src = SourceFile("m.py", source)
+    made = [m for m in mutations(src, [2]) if m.op.startswith("mirror")]
+    for m in made:
+        ast.parse(src.apply(m.edits))
+    assert all("lambda" not in m.edits[0].text for m in made)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a mirror without the lambda replaces the statement
+        "def f(left, right):\n    x = lambda: left\n    y = right\n    return x, y\n",
+        # nor without the `yield`
+        "def f(left, right):\n    if (yield left):\n        return 1\n    if right:\n        return 2\n",
+    ],
+)
+def test_no_mirror_neighbour_that_drops_a_kind_of_node(source: str) -> None:
+    assert neighboured(source, 2) == {}

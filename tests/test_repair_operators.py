@@ -7,8 +7,9 @@ import ast
 
 import pytest
 
-from repofix.repair.generate import mutations, pairs
+from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
+from repofix.repair.pairs import pairs
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
 

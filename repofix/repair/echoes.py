@@ -17,6 +17,9 @@ RENAMED = 0.45  # the other's clause, its locals renamed to this function's
 SHAPED = 0.4  # a clause the module tests that is built as the other's is
 VERBATIM = 0.35  # the other's clause as it is
 MAX_SHAPED = 8
+MAX_ECHOES = 8  # per condition, the likeliest: a module of 300 functions testing `x is None or ...`
+# clauses that do not join bare: `a and (b or c)`, `(yield) or a`
+UNJOINABLE = (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda, ast.Yield, ast.YieldFrom)
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ def _shape(node: ast.expr) -> str:
     return ast.dump(copy)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached); only copies are changed
 def conditions_of(tree: ast.Module) -> Conditions:
     echoes: dict[str, list[Echo]] = {}
     shapes: dict[str, list[str]] = {}
@@ -72,8 +75,11 @@ def conditions_of(tree: ast.Module) -> Conditions:
                 continue
             op = " and " if isinstance(test.op, ast.And) else " or "
             a, b = test.values
-            echoes.setdefault(ast.unparse(a), []).append(Echo(op, b, False, bound))
-            echoes.setdefault(ast.unparse(b), []).append(Echo(op, a, True, bound))
+            for half, other, first in ((a, b, False), (b, a, True)):
+                known = echoes.setdefault(ast.unparse(half), [])
+                # a nested function's conditions are walked with its outer one's too: kept once
+                if not any(e.clause is other for e in known):
+                    known.append(Echo(op, other, first, bound))
     return Conditions(echoes, shapes)
 
 
@@ -94,14 +100,14 @@ def _renamed(clause: ast.expr, theirs: frozenset[str], ours: set[str]) -> str | 
 def echo_clauses(src: SourceFile, test: ast.expr, ours: set[str]) -> Iterator[Mutation]:
     """`test` (a whole condition of one line) joined to the other half of each condition of the
     module it is a half of; `ours` the names the function binds."""
-    if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) or test.lineno != test.end_lineno:
+    if isinstance(test, UNJOINABLE) or test.lineno != test.end_lineno:
         return
     found = conditions_of(src.tree)
     text = src.segment(test)
     start, end = src.span(test)
     made: dict[str, float] = {}
     for echo in found.echoes.get(ast.unparse(test), []):
-        if isinstance(echo.clause, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)):
+        if isinstance(echo.clause, UNJOINABLE):
             continue  # `a and (b or c)`: kept to plain clauses, that join without parentheses
         verbatim = ast.unparse(echo.clause)
         renamed = _renamed(echo.clause, echo.locals, ours)
@@ -116,7 +122,7 @@ def echo_clauses(src: SourceFile, test: ast.expr, ours: set[str]) -> Iterator[Mu
                 continue
             joined = f"{clause}{echo.op}{text}" if echo.first else f"{text}{echo.op}{clause}"
             made[joined] = max(prior, made.get(joined, 0.0))
-    for joined, prior in made.items():
+    for joined, prior in sorted(made.items(), key=lambda m: -m[1])[:MAX_ECHOES]:
         yield src.mutation(
             "echo-clause", f"condition '{text}' -> '{joined}'", [Edit(start, end, joined)], prior
         )

@@ -20,6 +20,8 @@ those are left to the general operators."""
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
 from collections.abc import Iterator
 
 from repofix.repair.scope import Scope, constructor
@@ -34,7 +36,13 @@ STUB = 0.5  # a method's parameter grows a container of its class that its name 
 GROW_METHODS = ("append", "add")
 POPS = ("pop", "popleft")
 KINDS = {"list": "append", "set": "add", "deque": "append"}
+BUILTIN_NAMES = set(dir(builtins))
 UPDATE_METHODS = ("update", "extend", "append")
+# how many of each kind a `pass` gets, the likeliest first: a chain of 400 `elif`s that each
+# append, or a class of 300 containers, made thousands of candidates for one `pass`
+MAX_SIBLING_CALLS = 6  # from the branches nearest this one
+MAX_STUB = 6  # containers of the class, those sharing most words with the method's name first
+SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def fill(
@@ -51,8 +59,8 @@ def fill(
     if isinstance(parent, ast.If):
         in_body = parent.body == [node]
         for call, value in _sibling_calls(parent, func, in_body):
-            receiver = src.segment(call.func)
-            for text, prior in _variants(src, value, parent.test if in_body else None):
+            receiver = ast.unparse(call.func)  # not the source: it may span lines inside brackets
+            for text, prior in _variants(src, value, parent.test if in_body else None, call.func):
                 offer(f"{receiver}({text})", prior)
         for text in _idiom(src, parent.test, in_body, scope):
             offer(text, IDIOM)
@@ -97,15 +105,22 @@ def _docstring(stmt: ast.stmt) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=16)  # keyed by the function node itself (held while cached)
+def _elifs(func: ast.AST) -> dict[int, ast.If]:
+    """Per `elif` branch of `func` (by id), the branch above it: walked once per function, not once
+    per `pass`."""
+    return {id(n.orelse[0]): n for n in ast.walk(func) if isinstance(n, ast.If) and len(n.orelse) == 1}
+
+
 def _chain(top: ast.If, func: ast.AST) -> list[ast.If]:
     """The `if`/`elif` chain `top` belongs to, first branch first."""
-    above = {id(n.orelse[0]): n for n in ast.walk(func) if isinstance(n, ast.If) and len(n.orelse) == 1}
+    above = _elifs(func)
     first = top
     while id(first) in above and isinstance(above[id(first)].orelse[0], ast.If):
         first = above[id(first)]
     chain = [first]
     while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], ast.If):
-        chain.append(chain[-1].orelse[0])  # type: ignore[arg-type]
+        chain.append(chain[-1].orelse[0])
     return chain
 
 
@@ -113,11 +128,13 @@ def _sibling_calls(branch: ast.If, func: ast.AST, in_body: bool) -> Iterator[tup
     """`(call, its one argument)` of each `receiver.method(value)` statement in the chain's other
     branches (their own statements, not nested ones)."""
     chain = _chain(branch, func)
-    blocks = [b.body for b in chain if not (in_body and b is branch)]
+    at = next(i for i, b in enumerate(chain) if b is branch)
+    blocks = [(abs(i - at), b.body) for i, b in enumerate(chain) if not (in_body and b is branch)]
     last = chain[-1].orelse
     if last and not isinstance(last[0], ast.If) and not (not in_body and chain[-1] is branch):
-        blocks.append(last)
-    for block in blocks:
+        blocks.append((len(chain) - at, last))
+    made = 0
+    for _, block in sorted(blocks, key=lambda b: b[0]):  # the nearest branches first
         for stmt in block:
             call = stmt.value if isinstance(stmt, ast.Expr) else None
             if (
@@ -128,24 +145,36 @@ def _sibling_calls(branch: ast.If, func: ast.AST, in_body: bool) -> Iterator[tup
                 and not isinstance(call.args[0], ast.Starred)
             ):
                 yield call, call.args[0]
+                made += 1
+                if made >= MAX_SIBLING_CALLS:
+                    return
 
 
-def _variants(src: SourceFile, value: ast.expr, test: ast.expr | None) -> Iterator[tuple[str, float]]:
+def _variants(
+    src: SourceFile, value: ast.expr, test: ast.expr | None, receiver: ast.expr
+) -> Iterator[tuple[str, float]]:
     """What this branch may pass where a sibling passes `value`: the names its own test reads
-    first, then `value`'s parts, `value` itself and `None`."""
+    first (not a callee, a builtin, a class nor the receiver's own: `out.append(len)`,
+    `seen.add(seen)`), then `value`'s parts (none bound inside it: a lambda's or a
+    comprehension's), `value` itself and `None`."""
+    own = {n.id for n in ast.walk(receiver) if isinstance(n, ast.Name)}
     if test is not None:
-        for name in dict.fromkeys(n.id for n in ast.walk(test) if isinstance(n, ast.Name)):
-            if name not in ("isinstance", "None", "True", "False") and not name[:1].isupper():
-                yield name, SIBLING
-    callees = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
-    for part in ast.walk(value):
-        if (
-            part is not value
-            and id(part) not in callees
-            and isinstance(part, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+        called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+        for name in dict.fromkeys(
+            n.id for n in ast.walk(test) if isinstance(n, ast.Name) and id(n) not in called
         ):
-            yield src.segment(part), SIBLING - 0.05
-    yield src.segment(value), SIBLING - 0.1
+            if name not in BUILTIN_NAMES and name not in own and not name[:1].isupper():
+                yield name, SIBLING
+    if not any(isinstance(n, SCOPED) for n in ast.walk(value)):
+        callees = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+        for part in ast.walk(value):
+            if (
+                part is not value
+                and id(part) not in callees
+                and isinstance(part, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+            ):
+                yield ast.unparse(part), SIBLING - 0.05
+    yield ast.unparse(value), SIBLING - 0.1  # unparsed, a moved `(yield x)` keeps its parentheses
     yield "None", SIBLING - 0.1
 
 
@@ -157,7 +186,9 @@ def _idiom(src: SourceFile, test: ast.expr, in_body: bool, scope: Scope) -> Iter
     wanted = ast.NotIn if in_body else ast.In
     if not isinstance(test.ops[0], wanted):
         return
-    item, collection = src.segment(test.left), src.segment(test.comparators[0])
+    if not isinstance(test.comparators[0], (ast.Name, ast.Attribute, ast.Subscript)):
+        return  # `x not in a | b`: nothing to grow
+    item, collection = ast.unparse(test.left), ast.unparse(test.comparators[0])
     known = [m for c, m in scope.grow if c == collection] + [m for c, m in scope.members if c == collection]
     for method in dict.fromkeys([*known, *GROW_METHODS]):
         yield f"{collection}.{method}({item})"
@@ -188,7 +219,8 @@ def _nearest_names(scope: Scope, node: ast.Pass) -> list[str]:
 
 
 def _popped(func: ast.AST) -> list[str]:
-    """Names the function pops from (`stack.pop()`): a work list, grown by what is still to do."""
+    """Names the function pops from as a list (`stack.pop()`, `queue.popleft()`, `todo.pop(0)`):
+    a work list, grown by what is still to do; not a dict's `kwargs.pop('opts', None)`."""
     return [
         n.func.value.id
         for n in ast.walk(func)
@@ -196,6 +228,13 @@ def _popped(func: ast.AST) -> list[str]:
         and isinstance(n.func, ast.Attribute)
         and n.func.attr in POPS
         and isinstance(n.func.value, ast.Name)
+        and not n.keywords
+        and (
+            not n.args
+            or len(n.args) == 1
+            and isinstance(n.args[0], ast.Constant)
+            and type(n.args[0].value) is int
+        )
     ]
 
 
@@ -204,12 +243,17 @@ def _stub(method: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) ->
     (`self.x = []`, `self.rows[-1]['tags'] = set()`), grown by each of its parameters."""
     owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and method in c.body), None)
     params = [a.arg for a in [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]]
-    if owner is None or len(params) < 2:
+    if owner is None or len(params) < 2 or _unbound(method):
         return
     me, rest = params[0], params[1:]
     words = {w for w in method.name.lower().split("_") if len(w) >= 4}
+    found: dict[str, str] = {}  # receiver -> the method its kind grows by
     for other in owner.body:
-        if not isinstance(other, (ast.FunctionDef, ast.AsyncFunctionDef)) or other is method:
+        if (
+            not isinstance(other, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or other is method
+            or _unbound(other)
+        ):
             continue
         first = [a.arg for a in other.args.args[:1]]
         for node in ast.walk(other):
@@ -225,6 +269,15 @@ def _stub(method: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) ->
             if not (isinstance(root, ast.Name) and first == [root.id]):
                 continue
             receiver = me + ast.unparse(target)[len(root.id) :]
-            prior = STUB if any(w in receiver.lower() for w in words) else STUB - 0.1
-            for param in rest:
-                yield f"{receiver}.{KINDS[kind]}({param})", prior
+            found.setdefault(receiver, KINDS[kind])
+    shared = {r: sum(w in r.lower() for w in words) for r in found}
+    for receiver in sorted(found, key=lambda r: -shared[r])[:MAX_STUB]:
+        for param in rest:
+            yield f"{receiver}.{found[receiver]}({param})", STUB if shared[receiver] else STUB - 0.1
+
+
+def _unbound(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A static or class method: its first parameter is no instance."""
+    return any(
+        isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in method.decorator_list
+    )

@@ -36,9 +36,11 @@ PAIRS = [
     ("x", "y"),
     ("a", "b"),
 ]
-PARTNER = {**dict(PAIRS), **{b: a for a, b in PAIRS}}
+# `end` is the partner of `start` and of `begin`; `start`, listed first, is the one it swaps back to
+PARTNER = {**{b: a for a, b in reversed(PAIRS)}, **dict(PAIRS)}
 NUMBERED = re.compile(r"^(.*?)([12])$")  # `dom1` <-> `dom2`, `i1` <-> `i2`
 MIRRORED = (ast.Expr, ast.Assign, ast.AugAssign)
+SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def partner(name: str) -> str | None:
@@ -58,6 +60,8 @@ def partner(name: str) -> str | None:
 def mirrored(src: SourceFile, node: ast.AST, known: set[str] | dict[str, int], attrs: set[str]) -> str | None:
     """`node`'s text with each name that has a partner in `known` swapped for it, and each
     attribute that has a partner among `attrs` (`item.lower` -> `item.upper`); None when none has."""
+    if any(isinstance(n, SCOPED) for n in ast.walk(node)):
+        return None  # names a lambda or a comprehension binds: a swap would miss their binding
     swaps: list[tuple[int, int, str]] = []
     for part in ast.walk(node):
         if isinstance(part, ast.Name):
@@ -68,7 +72,10 @@ def mirrored(src: SourceFile, node: ast.AST, known: set[str] | dict[str, int], a
             other = partner(part.attr)
             if other is not None and other in attrs:
                 end = src.span(part)[1]
-                swaps.append((end - len(part.attr.encode()), end, other))
+                name = part.attr.encode()
+                if src.data[end - len(name) : end] != name:
+                    continue  # written unnormalised (`x.ﬁrst` is `x.first`): these bytes are not the name
+                swaps.append((end - len(name), end, other))
     if not swaps:
         return None
     start, end = src.span(node)  # type: ignore[arg-type]
@@ -92,13 +99,13 @@ def mirror_statement(
     if not starts_line(src, node):
         return
     text = mirrored(src, node, scope.bound, attrs)
-    if text is None or text == src.segment(node):  # type: ignore[arg-type]
+    if text is None or text == src.segment(node):
         return
-    end = src.span(node)[1]  # type: ignore[arg-type]
+    end = src.span(node)[1]
     yield src.mutation(
         "mirror-statement",
-        f"add '{text}' after line {node.lineno}",  # type: ignore[attr-defined]
-        [Edit(end, end, f"\n{src.indent(node)}{text}")],  # type: ignore[arg-type]
+        f"add '{text}' after line {node.lineno}",
+        [Edit(end, end, f"\n{src.indent(node)}{text}")],
         PRIOR,
     )
 
@@ -128,7 +135,7 @@ def like_its_mirror(
             made = ast.parse(text, mode="eval" if isinstance(mine, ast.expr) else "exec")
         except SyntaxError:
             continue
-        if not _names(mine) <= _names(made) or not _same_frame(mine, made):
+        if not (_names(mine) <= _names(made) and _kinds(mine) <= _kinds(made) and _same_frame(mine, made)):
             continue
         start, end = src.span(mine)
         yield src.mutation(
@@ -161,6 +168,12 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
         repr(n.value) for n in ast.walk(node) if isinstance(n, ast.Constant)
     }
+
+
+def _kinds(node: ast.AST) -> set[str]:
+    """The kinds of node `node` holds: a mirror without one of them (`lambda: right` -> `right`,
+    `(yield right)` -> `right`) replaces the statement rather than adds to it."""
+    return {type(n).__name__ for n in ast.walk(node)} - {"Module", "Expression", "Load", "Store"}
 
 
 def _same_frame(mine: ast.AST, made: ast.AST) -> bool:

@@ -8,9 +8,10 @@ import dataclasses
 import hashlib
 from collections.abc import Iterable, Iterator
 
-from repofix.repair.generate import Deadline, function_pairs, functions, mutations, pairs, token_swaps
+from repofix.repair.generate import Deadline, mutations, token_swaps
 from repofix.repair.localize import Suspect
 from repofix.repair.operators import constant_conditions
+from repofix.repair.pairs import function_pairs, functions, pairs
 from repofix.repair.source import UNPARSABLE, Edit, Mutation, SourceFile
 
 
