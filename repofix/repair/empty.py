@@ -25,7 +25,7 @@ import functools
 from collections.abc import Iterator
 
 from repofix.repair.scope import Scope, constructor
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
 SIBLING = 0.55  # another branch's call, with a value from this one
 IDIOM = 0.6  # `if x not in seen: seen.add(x)`
@@ -42,7 +42,6 @@ UPDATE_METHODS = ("update", "extend", "append")
 # append, or a class of 300 containers, made thousands of candidates for one `pass`
 MAX_SIBLING_CALLS = 6  # from the branches nearest this one
 MAX_STUB = 6  # containers of the class, those sharing most words with the method's name first
-SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def fill(

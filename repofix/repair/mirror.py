@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from repofix.repair.additions import BLOCKS, starts_line
 from repofix.repair.scope import Scope
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
 PRIOR = 0.4
 NEIGHBOUR = 0.45  # a statement made like its neighbour's mirror image
@@ -40,7 +40,6 @@ PAIRS = [
 PARTNER = {**{b: a for a, b in reversed(PAIRS)}, **dict(PAIRS)}
 NUMBERED = re.compile(r"^(.*?)([12])$")  # `dom1` <-> `dom2`, `i1` <-> `i2`
 MIRRORED = (ast.Expr, ast.Assign, ast.AugAssign)
-SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
 def partner(name: str) -> str | None:

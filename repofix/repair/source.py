@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 UNPARSABLE = (SyntaxError, ValueError, RecursionError)
 
 # Expressions that never need parentheses when moved somewhere else.
+# expressions that bind names of their own: a name read inside one may not be the function's
+SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 ATOMS = (
     ast.Name,
     ast.Constant,
