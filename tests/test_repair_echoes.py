@@ -50,10 +50,31 @@ class Podcast:
 """
 
 
+# the two functions nested in one that binds `match`: a name of their closure, not a local to rename
+NESTED = """\
+def selector(pattern):
+    match = compile(pattern)
+
+    def first(path):
+        path_str = str(path)
+        if match is None or match(path_str, 0):
+            return path
+
+    def second(entries):
+        for entry in entries:
+            entry_path_str = str(entry)
+            if match is None:
+                yield entry
+
+    return first, second
+"""
+
+
 @pytest.mark.parametrize(
     ("source", "line", "text", "prior"),
     [
         (GLOB, 10, "match is None or match(entry_path_str, 0)", RENAMED),
+        (NESTED, 12, "match is None or match(entry_path_str, 0)", RENAMED),
         (HANDLERS, 12, "not self.overwrite and handler.get_podcast_attr(self.key)", SHAPED),
         (HANDLERS, 12, "not self.overwrite and handler.get_episode_attr(self.key)", VERBATIM),
         # the half that comes second gets the first: `x is not None and x > 0` elsewhere

@@ -55,9 +55,11 @@ def _shape(node: ast.expr) -> str:
 def conditions_of(tree: ast.Module) -> Conditions:
     echoes: dict[str, list[Echo]] = {}
     shapes: dict[str, list[str]] = {}
-    for func in ast.walk(tree):
-        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    functions = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    # innermost first (the walk meets a nested function after its outer one): a condition is kept
+    # once, with the locals of the function it is in, not of one around it that binds the names
+    # it reads from its closure (`match`)
+    for func in reversed(functions):
         bound = frozenset(
             [a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)]
             + [n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
@@ -77,9 +79,10 @@ def conditions_of(tree: ast.Module) -> Conditions:
             a, b = test.values
             for half, other, first in ((a, b, False), (b, a, True)):
                 known = echoes.setdefault(ast.unparse(half), [])
-                # a nested function's conditions are walked with its outer one's too: kept once
                 if not any(e.clause is other for e in known):
                     known.append(Echo(op, other, first, bound))
+    for known in echoes.values():
+        known.sort(key=lambda e: (e.clause.lineno, e.clause.col_offset))  # in the module's order
     return Conditions(echoes, shapes)
 
 
