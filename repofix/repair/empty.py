@@ -20,11 +20,10 @@ those are left to the general operators."""
 from __future__ import annotations
 
 import ast
-import builtins
 import functools
 from collections.abc import Iterator
 
-from repofix.repair.scope import Scope, constructor
+from repofix.repair.scope import BUILTIN_NAMES, Scope, constructor
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
 SIBLING = 0.55  # another branch's call, with a value from this one
@@ -36,7 +35,6 @@ STUB = 0.5  # a method's parameter grows a container of its class that its name 
 GROW_METHODS = ("append", "add")
 POPS = ("pop", "popleft")
 KINDS = {"list": "append", "set": "add", "deque": "append"}
-BUILTIN_NAMES = set(dir(builtins))
 UPDATE_METHODS = ("update", "extend", "append")
 # how many of each kind a `pass` gets, the likeliest first: a chain of 400 `elif`s that each
 # append, or a class of 300 containers, made thousands of candidates for one `pass`
@@ -59,12 +57,12 @@ def fill(
         in_body = parent.body == [node]
         for call, value in _sibling_calls(parent, func, in_body):
             receiver = ast.unparse(call.func)  # not the source: it may span lines inside brackets
-            for text, prior in _variants(src, value, parent.test if in_body else None, call.func):
+            for text, prior in _variants(value, parent.test if in_body else None, call.func):
                 offer(f"{receiver}({text})", prior)
-        for text in _idiom(src, parent.test, in_body, scope):
+        for text in _idiom(parent.test, in_body, scope):
             offer(text, IDIOM)
         if in_body:
-            for text in _use_tested(src, parent, scope):
+            for text in _use_tested(parent, scope):
                 offer(text, NEAREST)
     if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for text, prior in _stub(parent, module):
@@ -149,9 +147,7 @@ def _sibling_calls(branch: ast.If, func: ast.AST, in_body: bool) -> Iterator[tup
                     return
 
 
-def _variants(
-    src: SourceFile, value: ast.expr, test: ast.expr | None, receiver: ast.expr
-) -> Iterator[tuple[str, float]]:
+def _variants(value: ast.expr, test: ast.expr | None, receiver: ast.expr) -> Iterator[tuple[str, float]]:
     """What this branch may pass where a sibling passes `value`: the names its own test reads
     first (not a callee, a builtin, a class nor the receiver's own: `out.append(len)`,
     `seen.add(seen)`), then `value`'s parts (none bound inside it: a lambda's or a
@@ -177,7 +173,7 @@ def _variants(
     yield "None", SIBLING - 0.1
 
 
-def _idiom(src: SourceFile, test: ast.expr, in_body: bool, scope: Scope) -> Iterator[str]:
+def _idiom(test: ast.expr, in_body: bool, scope: Scope) -> Iterator[str]:
     """`if x not in seen:` (or the `else` of `if x in seen:`): `seen` grown by `x`, with the method
     the function grows it by first."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
@@ -193,13 +189,13 @@ def _idiom(src: SourceFile, test: ast.expr, in_body: bool, scope: Scope) -> Iter
         yield f"{collection}.{method}({item})"
 
 
-def _use_tested(src: SourceFile, branch: ast.If, scope: Scope) -> Iterator[str]:
+def _use_tested(branch: ast.If, scope: Scope) -> Iterator[str]:
     """`if extra:` (a name or attribute tested for truth): a local bound nearest before the branch,
     updated, extended or grown by it."""
     test = branch.test
     if not isinstance(test, (ast.Name, ast.Attribute)):
         return
-    tested = src.segment(test)
+    tested = ast.unparse(test)  # not the source: it may span lines inside brackets
     before = [
         n for n, line in scope.bound.items() if line <= branch.lineno and n != tested and n in scope.names
     ]
