@@ -204,6 +204,36 @@ def test_an_added_slice_is_as_large_as_what_it_adds_so_it_beats_a_flipped_and() 
     assert src.apply(sliced.edits).endswith("for c in value[1:])\n")
 
 
+@pytest.mark.parametrize(
+    ("text", "likelier", "shorter"),
+    [
+        # python-gedcom's planted `tag != INDIVIDUAL` (heldout18): `<` passed its one test too, and
+        # won as a byte shorter than the likelier `==`
+        (
+            "def kind(tag):\n    if tag != 'INDI':\n        return 1\n    return 0\n",
+            "comparison != -> ==",
+            "comparison != -> <",
+        ),
+        ("def before(a, b):\n    return a < b\n", "comparison < -> <=", "comparison < -> >"),
+    ],
+)
+def test_an_operator_swapped_for_another_is_as_large_whatever_its_spelling(
+    text: str, likelier: str, shorter: str
+) -> None:
+    singles = CandidatePool({"m.py": SourceFile("m.py", text)}, [Suspect("m.py", 2, 1.0, 1, 0)], 10).singles()
+    first = next(m for m in singles if m.description == likelier)
+    second = next(m for m in singles if m.description == shorter)
+    assert first.prior >= second.prior and first.size == second.size == 4
+    assert best([second, first], {("m.py", 2): 1.0}) is first
+
+
+def test_an_arithmetic_operator_swapped_for_another_is_as_large_whatever_its_spelling() -> None:
+    text = "def half(n):\n    return n / 2\n"
+    singles = CandidatePool({"m.py": SourceFile("m.py", text)}, [Suspect("m.py", 2, 1.0, 1, 0)], 10).singles()
+    sizes = {m.description: m.size for m in singles if m.op == "arith"}
+    assert sizes["operator / -> //"] == sizes["operator / -> *"] == sizes["operator / -> **"] == 4
+
+
 SILENCED = (
     "class Bag:\n    def __len__(self):\n        return 3\n\n"
     "    def holds(self, items, n):\n        if self < n and items:\n            return False\n        return True\n"
