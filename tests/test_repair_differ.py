@@ -6,11 +6,15 @@ claimed."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import pytest
+
 from repofix.repair import Budget, repair
-from repofix.repair.checker import Checker
+from repofix.repair.checker import Checker, Verdict
 from repofix.repair.doubt import rivals
+from repofix.repair.limits import sort_passed
 from repofix.repair.search import best, doubts
 from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project
@@ -135,20 +139,20 @@ def test_patches_that_behave_alike_on_the_tests_share_a_digest_and_others_do_not
     assert (root / "sizes.py").read_text() == SIZES
 
 
-def test_when_the_tests_cannot_tell_the_plausible_patches_apart_none_is_claimed_if_asked(
+def test_when_the_tests_cannot_tell_the_plausible_patches_apart_none_is_claimed(
     make_sandbox, tmp_path: Path
 ) -> None:
     root = project(tmp_path, {"sizes.py": SIZES, "test_sizes.py": SIZES_TESTS})
     box = make_sandbox("none", source=root)
-    result = repair(box, budget=Budget(max_seconds=120, withhold_ambiguous=True))
+    result = repair(box, budget=Budget(max_seconds=120))  # withheld by default
     assert result.status == "ambiguous" and not result.fixed, result.message
     assert result.rivals and result.mutation not in result.rivals
     assert result.message.startswith("the tests cannot tell plausible patches apart: ")
     assert "none is claimed" in result.message
     assert result.patch_diff  # the best-ranked patch is still given, for review
     assert (root / "sizes.py").read_text() == SIZES
-    # by default the best is claimed, and its rivals are said as a doubt
-    claimed = repair(box, budget=Budget(max_seconds=120))
+    # not withheld, the best is claimed, and its rivals are said as a doubt
+    claimed = repair(box, budget=Budget(max_seconds=120, withhold_ambiguous=False))
     assert claimed.status == "plausible" and claimed.rivals, claimed.message
     assert "plausible patch(es) that behave otherwise on the tests pass them too (" in claimed.message
 
@@ -168,3 +172,64 @@ def test_patches_that_only_read_otherwise_are_no_rivals(make_sandbox, tmp_path: 
     assert result.status == "plausible", result.message
     assert len(result.plausible) > 1 and result.rivals == []
     assert "n == 0" in result.files["empty.py"] or "n < 1" in result.files["empty.py"]
+
+
+# fits() fails its test, and many one-token patches in width() or fits() pass it
+WIDTH = "def width(s):\n    return len(s) + 1\n\n\ndef fits(s, limit):\n    return width(s) <= limit\n"
+WIDTH_TESTS = (
+    "from sizes import fits\n\ndef test_fits():\n    assert fits('abc', 3)\n\n"
+    "def test_name():\n    assert fits.__name__ == 'fits'\n"
+)
+
+
+def verdicts(marks: str) -> list[Verdict]:
+    """One verdict per mark: `x` failed, `S` a plausible patch that settles the search, `R` a
+    plausible one that only removes code."""
+    src = SourceFile("m.py", "x = 1\n")
+    made = []
+    for i, mark in enumerate(marks):
+        op = "remove-statement" if mark == "R" else "constant"
+        patch = src.mutation(op, f"patch {i}", [Edit(4, 5, str(i + 2))], 0.5)
+        made.append(Verdict(patch, mark != "x", "failing", "", 0.0))
+    return made
+
+
+@pytest.mark.parametrize(
+    ("marks", "since", "choices", "scouts", "after"),
+    [
+        ("SxSxxS", None, [0, 2], [5], 5),  # the third comes 5 candidates after the first: a scout
+        ("RxSS", None, [0, 2, 3], [], 1),  # a removal settles nothing: the count starts at the S
+        ("RxxxxR", None, [0, 5], [], None),
+        ("xS", 2, [], [1], 4),  # the count goes on from the last call
+        ("S", 1, [0], [], 2),
+    ],
+)
+def test_plausible_patches_found_past_the_extra_candidates_are_scouts(
+    marks: str, since: int | None, choices: list[int], scouts: list[int], after: int | None
+) -> None:
+    made = verdicts(marks)
+    chosen, scouted, counted = sort_passed(made, since, 2)
+    assert chosen == [made[i].mutation for i in choices]
+    assert scouted == [made[i].mutation for i in scouts]
+    assert counted == after
+
+
+def test_a_rival_found_by_scouting_withholds_the_claim_and_is_never_chosen(
+    make_sandbox, tmp_path: Path
+) -> None:
+    # no extra candidate for the choice: the first plausible patch (`<=` -> `>=`) is the one given;
+    # the scouts find `constant 1 -> 0`, smaller and ranked before it had it been a choice, and
+    # patches that do otherwise on the tests, so the tests cannot tell and nothing is claimed
+    files = {"sizes.py": WIDTH, "test_sizes.py": WIDTH_TESTS}
+    box = make_sandbox("none", source=project(tmp_path, files))
+    budget = Budget(max_seconds=120, extra_after_plausible=0)
+    result = repair(box, budget=budget)
+    assert result.status == "ambiguous" and not result.fixed, result.message
+    assert result.mutation is result.plausible[0]
+    assert result.mutation.description == "comparison <= -> >="
+    assert "constant 1 -> 0" in {m.description for m in result.plausible[1:]}
+    assert result.rivals and result.mutation not in result.rivals
+    assert result.message.startswith("the tests cannot tell plausible patches apart: comparison <= -> >=")
+    # without scouts the first plausible patch is alone, and claimed
+    alone = repair(box, budget=dataclasses.replace(budget, scout_after_plausible=0))
+    assert alone.status == "plausible" and alone.plausible == [alone.mutation], alone.message

@@ -17,6 +17,7 @@ DIFFERED = 12  # plausible patches the differential check compares, the best-ran
 
 def differential(
     checker: Checker,
+    choices: list[Mutation],
     found: list[Mutation],
     failing: list[str],
     passing: list[str],
@@ -27,13 +28,24 @@ def differential(
 ) -> Differences:
     """The calls of the passing tests whose return value each plausible patch changes, and what each
     one's calls did on the tests, within what is left of the budget (empty when there is nothing
-    to compare or no time)."""
+    to compare or no time): the best-ranked `choices` (one of them is given) and the best-ranked
+    of the other plausible patches `found` (the scouts: rivals they may be)."""
     remaining = budget.max_seconds - (time.monotonic() - start)
     if not differential_due(budget, passing, remaining, timeout):
         return Differences()
     return checker.differ(
-        ranked(found, scores)[:DIFFERED], passing, timeout=timeout, seconds=remaining, failing=failing
+        compared(choices, found, scores), passing, timeout=timeout, seconds=remaining, failing=failing
     )
+
+
+def compared(
+    choices: list[Mutation], found: list[Mutation], scores: dict[tuple[str, int], float]
+) -> list[Mutation]:
+    """What the differential check compares (at most DIFFERED): the best-ranked choices, half of
+    them at most when scouts wait, then the best-ranked scouts."""
+    scouts = [m for m in found if m not in set(choices)]
+    first = ranked(choices, scores)[: DIFFERED - min(len(scouts), DIFFERED // 2)]
+    return first + ranked(scouts, scores)[: DIFFERED - len(first)]
 
 
 def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: list[str]) -> float:

@@ -24,6 +24,7 @@ from repofix.repair.limits import (
     more_to_try,
     nothing_fails,
     settled,
+    sort_passed,
     timeouts,
     tried_after,
     until,
@@ -153,13 +154,16 @@ def repair(
         budget.ordered, generation_deadline(budget.max_seconds - (time.monotonic() - start))
     )
     stages = pool.stream(singles, budget.pair_lines, budget.max_pairs)
-    found: list[Mutation] = []
+    found: list[Mutation] = []  # every plausible patch: the choices, then the scouts (limits.sort_passed)
+    choices: list[Mutation] = []
+    since: int | None = None  # candidates tried since the first plausible patch that settles the search
     pending: list[Mutation] = []  # taken from the stream but not yet tried
     # candidates whose failing tests timed out: often an endless loop, sometimes a stall of a busy
     # machine; they are tried once more (with the worker's retry) after the stream runs out
     stalled: list[Mutation] = []
     retry = False
-    extra_left, fallback_left = budget.extra_after_plausible, budget.search_after_removal
+    searched_after = budget.extra_after_plausible + budget.scout_after_plausible
+    extra_left, fallback_left = searched_after, budget.search_after_removal
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     expect = failing_seconds(runs, failing)
     while (
@@ -199,17 +203,21 @@ def repair(
         # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
         overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
         passed = [v.mutation for v in verdicts if v.ok]
-        extra_left -= tried_after(verdicts, found, lambda m: not m.removes_only)
+        chosen, scouted, since = sort_passed(verdicts, since, budget.extra_after_plausible)
+        extra_left = searched_after - (since or 0)
         fallback_left -= tried_after(verdicts, found, lambda m: True)
-        found += passed
+        choices += chosen
+        found += chosen + scouted
         if len(verdicts) < len(batch) and not settled(passed):
             break  # the worker ran out of time
         pending = batch[len(verdicts) :] + pending
     result.candidates_generated = pool.generated
     result.plausible = found
     if found:
-        differ = differential(checker, found, failing, passing, budget, full_timeout, start, pool.scores)
-        best = choose(found, pool.scores, changed=differ.changed)
+        differ = differential(
+            checker, choices, found, failing, passing, budget, full_timeout, start, pool.scores
+        )
+        best = choose(choices, pool.scores, changed=differ.changed)
         result.mutation, result.rivals = best, rivals(best, differ)
         result.patch_diff, result.files = diff(sources, best)
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
