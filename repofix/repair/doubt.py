@@ -43,7 +43,8 @@ def compared(
 ) -> list[Mutation]:
     """What the differential check compares (at most DIFFERED): the best-ranked choices, half of
     them at most when scouts wait, then the best-ranked scouts."""
-    scouts = [m for m in found if m not in set(choices)]
+    chosen = set(choices)
+    scouts = [m for m in found if m not in chosen]
     first = ranked(choices, scores)[: DIFFERED - min(len(scouts), DIFFERED // 2)]
     return first + ranked(scouts, scores)[: DIFFERED - len(first)]
 
