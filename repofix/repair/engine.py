@@ -162,7 +162,9 @@ def repair(
     # machine; they are tried once more (with the worker's retry) after the stream runs out
     stalled: list[Mutation] = []
     retry = False
-    searched_after = budget.extra_after_plausible + budget.scout_after_plausible
+    # scouts look for rivals, which only the differential check can tell: none without passing tests
+    scouts = budget.scout_after_plausible if budget.differential and passing else 0
+    searched_after = budget.extra_after_plausible + scouts
     extra_left, fallback_left = searched_after, budget.search_after_removal
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     expect = failing_seconds(runs, failing)
