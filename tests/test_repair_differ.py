@@ -224,7 +224,6 @@ def test_a_rival_found_by_scouting_withholds_the_claim_and_is_never_chosen(
     box = make_sandbox("none", source=project(tmp_path, files))
     budget = Budget(max_seconds=120, extra_after_plausible=0)
     result = repair(box, budget=budget)
-    ids = result.failing_tests
     assert result.status == "ambiguous" and not result.fixed, result.message
     assert result.mutation is result.plausible[0]
     assert result.mutation.description == "comparison <= -> >="
@@ -235,5 +234,5 @@ def test_a_rival_found_by_scouting_withholds_the_claim_and_is_never_chosen(
     alone = repair(box, budget=dataclasses.replace(budget, scout_after_plausible=0))
     assert alone.status == "plausible" and alone.plausible == [alone.mutation], alone.message
     # nor do they search without passing tests, where no rival can be told (HumanEvalFix's tasks)
-    unchecked = repair(box, [ids[0]], [], budget)
+    unchecked = repair(box, result.failing_tests, [], budget)
     assert unchecked.status == "plausible" and unchecked.plausible == [unchecked.mutation], unchecked.message

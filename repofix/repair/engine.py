@@ -163,8 +163,8 @@ def repair(
     stalled: list[Mutation] = []
     retry = False
     # scouts look for rivals, which only the differential check can tell: none without passing tests
-    scouts = budget.scout_after_plausible if budget.differential and passing else 0
-    searched_after = budget.extra_after_plausible + scouts
+    scouting = budget.scout_after_plausible if budget.differential and passing else 0
+    searched_after = budget.extra_after_plausible + scouting
     extra_left, fallback_left = searched_after, budget.search_after_removal
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     expect = failing_seconds(runs, failing)
@@ -204,13 +204,12 @@ def repair(
             result.candidates_tried += len(verdicts)
         # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
         overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
-        passed = [v.mutation for v in verdicts if v.ok]
         chosen, scouted, since = sort_passed(verdicts, since, budget.extra_after_plausible)
         extra_left = searched_after - (since or 0)
         fallback_left -= tried_after(verdicts, found, lambda m: True)
         choices += chosen
         found += chosen + scouted
-        if len(verdicts) < len(batch) and not settled(passed):
+        if len(verdicts) < len(batch) and not settled(chosen + scouted):
             break  # the worker ran out of time
         pending = batch[len(verdicts) :] + pending
     result.candidates_generated = pool.generated

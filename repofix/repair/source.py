@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 # hostile thousand-term line)
 UNPARSABLE = (SyntaxError, ValueError, RecursionError)
 
-# Expressions that never need parentheses when moved somewhere else.
-# expressions that bind names of their own: a name read inside one may not be the function's
+# Expressions that bind names of their own: a name read inside one may not be the function's.
 SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+
+# Expressions that never need parentheses when moved somewhere else.
 ATOMS = (
     ast.Name,
     ast.Constant,
