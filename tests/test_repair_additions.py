@@ -205,6 +205,14 @@ CASES = [
         "class Sized(int):\n    pass\n\n\ndef f(value):\n    return value\n\n\ndef g(x):\n    return Sized(x)\n",
         "class Sized(int):\n    pass\n\n\ndef f(value):\n    return Sized(value)\n\n\ndef g(x):\n    return Sized(x)\n",
     ),
+    # the value before a default lost its call: `get(key) or []` for `ensure(get(key)) or []`
+    (
+        "add-wrapper",
+        "def listed(x):\n    return [x]\n\n\ndef f(p):\n    return p.get('d') or []\n\n\n"
+        "def g(v):\n    return listed(v)\n",
+        "def listed(x):\n    return [x]\n\n\ndef f(p):\n    return listed(p.get('d')) or []\n\n\n"
+        "def g(v):\n    return listed(v)\n",
+    ),
     # a bare expression statement does nothing: the call of a nested helper was left out
     (
         "add-wrapper",

@@ -93,8 +93,13 @@ ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Po
 
 
 def _and_elements(value: ast.expr) -> list[ast.expr]:
-    """A tuple returned or unpacked, and each of its elements (`a, b = name, name[i + 1:]`)."""
-    return [value, *value.elts] if isinstance(value, ast.Tuple) else [value]
+    """A tuple returned or unpacked, and each of its elements (`a, b = name, name[i + 1:]`); a value
+    with a default, and each operand that is not a literal (`return ensure_list(get(key)) or []`)."""
+    if isinstance(value, ast.Tuple):
+        return [value, *value.elts]
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return [value, *(v for v in value.values if not isinstance(v, ast.Constant | ast.List | ast.Dict))]
+    return [value]
 
 
 def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation:
