@@ -72,6 +72,21 @@ def twins(source: str, line: int) -> dict[str, float]:
             "if items == {S.LAST} or items == {S.LAST_WEEKDAY}:",
             0.3,
         ),
+        # a bound checked at one end gets its other end: the partner, the comparison turned round
+        (
+            "MIN = 1\nMAX = 9\n\n\ndef f(value):\n    if value < MIN:\n        raise ValueError(value)\n"
+            "    return value\n",
+            6,
+            "if value < MIN or value > MAX:",
+            0.4,
+        ),
+        ("def f(x, lo, hi):\n    if lo <= x:\n        return 1\n", 2, "if lo <= x and hi >= x:", 0.4),
+        (
+            "def f(n, min_size, max_size):\n    if n >= min_size:\n        return 1\n",
+            2,
+            "if n >= min_size and n <= max_size:",
+            0.4,
+        ),
     ],
 )
 def test_a_twin_clause_with_one_name_changed(source: str, line: int, twin: str, prior: float) -> None:
@@ -98,6 +113,9 @@ def test_a_twin_is_joined_as_the_condition_joins_its_clauses() -> None:
         ("def f(a, b):\n    if a == b:\n        return 1\n", 2, "a == a"),
         # a comprehension's target is not a name to change
         ("def f(items, limit):\n    if any(x > 0 for x in items):\n        return 1\n", 2, "for limit in"),
+        # no other end without a name of a pair, nor for a partner that is not in scope
+        ("LIMIT = 9\n\n\ndef f(value):\n    if value < LIMIT:\n        return 1\n", 4, "value > "),
+        ("MIN = 1\n\n\ndef f(value):\n    if value < MIN:\n        return 1\n", 4, "MAX"),
         # `None` is never swapped where nothing in the module is compared by identity
         ("def f(fields, other):\n    if fields is None:\n        return 1\n", 2, "fields is other"),
     ],

@@ -22,6 +22,8 @@ PAIRS = [
     ("lo", "hi"),
     ("low", "high"),
     ("lower", "upper"),
+    ("min", "max"),
+    ("minimum", "maximum"),
     ("start", "end"),
     ("begin", "end"),
     ("first", "second"),
@@ -43,7 +45,11 @@ MIRRORED = (ast.Expr, ast.Assign, ast.AugAssign)
 
 
 def partner(name: str) -> str | None:
-    """`dom1` -> `dom2`, `self` -> `other`, `left_edge` -> `right_edge`; None for a name of no pair."""
+    """`dom1` -> `dom2`, `self` -> `other`, `left_edge` -> `right_edge`, `MIN_SIZE` -> `MAX_SIZE`;
+    None for a name of no pair."""
+    if name.isupper():  # a constant's words are upper-case
+        found = partner(name.lower())
+        return found.upper() if found is not None else None
     if name in PARTNER:
         return PARTNER[name]
     numbered = NUMBERED.match(name)

@@ -7,7 +7,9 @@ twin, `self.convert` -> `self.convert or self.strip`. In the fifteen held-aside 
 put in is of the same kind as the one it replaces (a name the function reads for another, an attribute of the same
 receiver, a constant of the same class or module for another: `CronSim.LAST` -> `CronSim.LAST_WEEKDAY`,
 a literal the module tests the same value equal to for another: `dtype == 'i64'` -> `... or dtype == 'i'`,
-a class for a class, a sentinel for `None`), the likest named first."""
+a class for a class, a sentinel for `None`), the likest named first. A bound checked at one end
+gets its other end: a name of a pair swapped for its partner and the comparison turned round
+(`value < MIN` -> `value < MIN or value > MAX`, roman-numerals')."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import os
 from collections.abc import Iterator
 
 from repofix.repair.facts import dotted, module_facts
+from repofix.repair.mirror import mirrored
 from repofix.repair.scope import Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
@@ -30,6 +33,8 @@ TWIN_CLASSES = {
     "float": ["int"], "set": ["frozenset"], "frozenset": ["set"], "dict": ["list"],
 }  # fmt: skip
 TYPE_TESTS = ("isinstance", "issubclass")
+TURNED = {ast.Lt: ">", ast.LtE: ">=", ast.Gt: "<", ast.GtE: "<="}
+OTHER_END = 0.4  # a partner is a strong hint: `MIN` names one end of what `MAX` ends
 
 
 def twin_clauses(
@@ -58,6 +63,16 @@ def twin_clauses(
         }
         start, end = src.span(clause)
         text = src.segment(clause)
+        other = (
+            _other_end(src, base, {*scope.bound, *module_facts(src.tree).names}) if base is clause else None
+        )
+        for join in joins if other is not None and other not in texts else []:
+            yield src.mutation(
+                "add-clause",
+                f"condition '{text}' -> '{text}{join}{other}'",
+                [Edit(end, end, join + other)],
+                OTHER_END,
+            )
         for leaf, names in _leaves(base, scope, sentinels, src.tree):
             first, last = src.span(leaf)
             for name, prior in names:
@@ -75,6 +90,21 @@ def twin_clauses(
                         [Edit(end, end, join + twin)],
                         prior,
                     )
+
+
+def _other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
+    """`value < MIN` -> `value > MAX`: an ordering with each name that has a partner in `known`
+    swapped for it (mirror.partner) and its operator turned round; None without such a name."""
+    if not (isinstance(base, ast.Compare) and len(base.ops) == 1 and type(base.ops[0]) in TURNED):
+        return None
+    left, right = base.left, base.comparators[0]
+    swapped = [mirrored(src, side, known, set()) for side in (left, right)]
+    if swapped == [None, None]:
+        return None
+    new_left, new_right = (
+        s if s is not None else src.segment(side) for s, side in zip(swapped, (left, right), strict=True)
+    )
+    return f"{new_left} {TURNED[type(base.ops[0])]} {new_right}"
 
 
 def _leaves(
