@@ -66,13 +66,14 @@ def twin_clauses(
         other = (
             _other_end(src, base, {*scope.bound, *module_facts(src.tree).names}) if base is clause else None
         )
-        for join in joins if other is not None and other not in texts else []:
-            yield src.mutation(
-                "add-clause",
-                f"condition '{text}' -> '{text}{join}{other}'",
-                [Edit(end, end, join + other)],
-                OTHER_END,
-            )
+        if other is not None and other not in texts:
+            for join in joins:
+                yield src.mutation(
+                    "add-clause",
+                    f"condition '{text}' -> '{text}{join}{other}'",
+                    [Edit(end, end, join + other)],
+                    OTHER_END,
+                )
         for leaf, names in _leaves(base, scope, sentinels, src.tree):
             first, last = src.span(leaf)
             for name, prior in names:
