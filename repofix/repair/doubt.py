@@ -39,14 +39,17 @@ def differential(
 
 
 def compared(
-    choices: list[Mutation], found: list[Mutation], scores: dict[tuple[str, int], float]
+    choices: list[Mutation],
+    found: list[Mutation],
+    scores: dict[tuple[str, int], float],
+    also: dict[Mutation, int] | None = None,
 ) -> list[Mutation]:
     """What the differential check compares (at most DIFFERED): the best-ranked choices, half of
     them at most when scouts wait, then the best-ranked scouts."""
     chosen = set(choices)
     scouts = [m for m in found if m not in chosen]
-    first = ranked(choices, scores)[: DIFFERED - min(len(scouts), DIFFERED // 2)]
-    return first + ranked(scouts, scores)[: DIFFERED - len(first)]
+    first = ranked(choices, scores, also)[: DIFFERED - min(len(scouts), DIFFERED // 2)]
+    return first + ranked(scouts, scores, also)[: DIFFERED - len(first)]
 
 
 def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: list[str]) -> float:

@@ -6,7 +6,9 @@ back, so the loop's checkpoints, guards, trajectory and delivery are exactly the
 1. `python`: run the coverage worker in the sandbox; the observation carries (compressed) the
    per-test spectra and the suspicious source files;
 2. `python`: try a batch of candidates with the check worker (repeated while the budget lasts);
-3. `edit`: the smallest plausible patch as a unified diff (the loop checkpoints and tests it);
+3. `edit`: the smallest plausible patch as a unified diff (the loop checkpoints and tests it),
+   unless the tests cannot tell it from a patch that does otherwise (its rivals, sought as
+   repair() seeks them: Budget.scout_after_plausible); that target is then given up, with why;
 4. back to 1 while a target test still fails; then `submit`.
 
 Only the task's target tests (`-k`, node ids: the goal the loop states) are repaired, one at a
@@ -32,13 +34,23 @@ from repofix.repair.checker import (
     differences,
     worker_source,
 )
-from repofix.repair.doubt import DIFFERED, differential_due, exit_deleted, rivals, uncorroborated_removal
+from repofix.repair.doubt import (
+    ambiguous,
+    compared,
+    differ_seconds,
+    differential_due,
+    exit_deleted,
+    rivals,
+    uncorroborated_removal,
+)
 from repofix.repair.engine import diff
 from repofix.repair.limits import (
     Budget,
     generation_deadline,
     give_up_reason,
+    more_to_try,
     settled,
+    sort_passed,
     stuck_reason,
     timeouts,
     tried_after,
@@ -46,7 +58,7 @@ from repofix.repair.limits import (
 )
 from repofix.repair.localize import RunRecord, raised_at, rank, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
-from repofix.repair.search import CandidatePool, best, doubts, ranked
+from repofix.repair.search import CandidatePool, best, doubts
 from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.testfiles import is_test_file
 
@@ -74,7 +86,10 @@ class BuiltinModel:
         self.pool: CandidatePool | None = None
         self.stream: Any = iter(())
         self.batch: list[Mutation] = []
-        self.found: list[Mutation] = []
+        self.found: list[Mutation] = []  # the focused target's plausible patches: choices, then scouts
+        self.choices: list[Mutation] = []  # those one of which is given (limits.sort_passed)
+        self.since: int | None = None  # candidates tried since the first that settles the search
+        self.searched_after = 0  # candidates tried past that one: the extra ones, then the scouts
         self.fallback_left = 0  # candidates left to look for more than a patch that removes code
         self.also: dict[Mutation, int] = {}
         self.focus_tried = 0
@@ -197,16 +212,20 @@ class BuiltinModel:
         )
         self.stream = self.pool.stream(singles, self.budget.pair_lines, self.budget.max_pairs)
         self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
-        self.found, self.also, self.focus_tried = [], {}, 0
+        self.found, self.choices, self.since, self.also, self.focus_tried = [], [], None, {}, 0
         self.fallback_left = self.budget.search_after_removal
+        # scouts look for rivals, which only the differential check can tell: none without passing tests
+        scouting = self.budget.scout_after_plausible if self.budget.differential and self.passing else 0
+        self.searched_after = self.budget.extra_after_plausible + scouting
 
     def _next_batch(self) -> ModelReply | None:
         """The next batch of the focused target's candidates to check; None when it has none left
         (it is then stuck, with the reason)."""
         remaining = min(self._left(), self.focus_deadline - time.monotonic())
-        limit = min(self.budget.batch, self.budget.max_candidates - self.tried)
-        if self.found:
-            limit = min(limit, self.fallback_left)
+        if self.found:  # the search for rivals leaves the differential check its time
+            remaining -= differ_seconds(len(self.found) + 1, self.run_seconds, self.budget, self.passing)
+        allowed = min(self.budget.batch, self.budget.max_candidates - self.tried)
+        limit = more_to_try(self.found, self._extra_left(), self.fallback_left, allowed)
         taken = until(self.stream, time.monotonic() + remaining)
         self.batch = list(itertools.islice(taken, max(0, limit))) if remaining > 0 else []
         remaining = min(
@@ -237,7 +256,7 @@ class BuiltinModel:
             "seconds": min(remaining, 120),
             "until": time.time() + min(remaining, 120),
             "stop_after": len(self.batch),
-            "extra": self.budget.extra_after_plausible,
+            "extra": self._extra_left(),
             "fallback": self.fallback_left,
             "slower": self.budget.slower,
             "hot": self.budget.hot,
@@ -254,14 +273,24 @@ class BuiltinModel:
             Verdict(self.batch[v["id"]], v["ok"], v["stage"], v["reason"], v["seconds"]) for v in verdicts
         ]
         self.fallback_left -= tried_after(checked, self.found, lambda m: True)
+        chosen, scouted, self.since = sort_passed(checked, self.since, self.budget.extra_after_plausible)
+        self.choices += chosen
+        self.found += chosen + scouted
         for v in verdicts:
             if v["ok"]:
-                self.found.append(self.batch[v["id"]])
                 self.also[self.batch[v["id"]]] = v.get("also", 0)
-        # only patches that remove code passed: look on for one that does more, while allowed
-        if not settled(self.found) and (not self.found or self.fallback_left > 0):
+        # only patches that remove code passed: look on for one that does more, while allowed; one
+        # that does more passed: look on for a smaller one, then for rivals
+        if settled(self.found):
+            searching = self._extra_left() > 0
+        else:
+            searching = not self.found or self.fallback_left > 0
+        if searching:
             return self._next_batch() or self._next_focus()
         return self._compare()
+
+    def _extra_left(self) -> int:
+        return self.searched_after - (self.since or 0)
 
     def _compare(self) -> ModelReply:
         remaining = self._left()
@@ -271,7 +300,7 @@ class BuiltinModel:
         # what each patch's calls did on the target and the passing tests
         self.phase = "differed"
         request = differ_request(self.passing, self.timeouts[1], remaining, [self.focus])
-        self.differed = ranked(self.found, self.pool.scores if self.pool else {}, self.also)[:DIFFERED]
+        self.differed = compared(self.choices, self.found, self.pool.scores if self.pool else {}, self.also)
         request["candidates"] = candidate_list(self.differed)
         return self._python(request, remaining + self.timeouts[1] + 30)
 
@@ -281,7 +310,7 @@ class BuiltinModel:
 
     def _deliver(self, differ: Differences) -> ModelReply:
         changed = differ.changed
-        chosen = best(self.found, self.pool.scores if self.pool else {}, self.also, changed)
+        chosen = best(self.choices, self.pool.scores if self.pool else {}, self.also, changed)
         why = (
             exit_deleted(chosen)
             if chosen.deletes_exit
@@ -290,7 +319,10 @@ class BuiltinModel:
         if why:  # given as the reason, not applied (a chain's next model takes over)
             self.stuck[self.focus] = why
             return self._next_focus()
-        others = rivals(chosen, differ)  # said as a doubt: the agent path always claims its best
+        others = rivals(chosen, differ)
+        if others and self.budget.withhold_ambiguous:  # the tests cannot tell: no claim, the reason
+            self.stuck[self.focus] = ambiguous(chosen, others)
+            return self._next_focus()
         patch, _ = diff(self.sources, chosen)
         fixed_too = self.also.get(chosen, 0)
         doubtful = doubts(chosen, self.found, changed.get(chosen, []), others)
