@@ -98,6 +98,32 @@ def test_repofix_fix_without_a_model_runs_the_check_too(tmp_path: Path) -> None:
     assert "none is claimed" in said[0] and "test_greet.py::test_greet: no plausible patch" in said[0]
 
 
+# scale() is fixed only by returning 4 for 2, and the passing test calls it with 2 alone: every
+# plausible patch does alike on the tests (no rival), and each changes what that test's calls return
+SCALE = "def scale(x):\n    return x * 3\n\n\ndef scaled(xs):\n    return [scale(x) for x in xs]\n"
+SCALE_TESTS = (
+    "from scale import scale, scaled\n\ndef test_scale():\n    assert scale(2) == 4\n\n"
+    "def test_scaled():\n    assert scaled([2]) != []\n"
+)
+
+
+def test_repofix_fix_delivers_a_patch_without_rivals_with_what_it_changes(tmp_path: Path) -> None:
+    # the agent path's differential check says what a delivered patch changes in the passing tests'
+    # calls; a second target it cannot repair makes it say what it did for the first
+    files = {
+        "scale.py": SCALE,
+        "test_scale.py": SCALE_TESTS,
+        "greet.py": "def greet(name):\n    return 'hello'\n",
+        "test_greet.py": "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n",
+    }
+    outcome = fix(make_repo(tmp_path, files), tmp_path)
+    said = [reply.content for reply in outcome["replies"] if reply.give_up]
+    assert said and said[0].startswith("gave up: repaired 1 target(s) ("), said
+    assert "constant 3 -> 2 at scale.py:2 for test_scale.py::test_scale" in said[0]
+    assert "it changes what 3 call(s) of the passing tests return (" in said[0]  # scale, scaled, the list's
+    assert "returned [6], now [4]" in said[0]
+
+
 # fits() fails its test; passing it takes a change in width() or in fits() itself, and the tests
 # cannot tell which: width("abc") returns 3 after the first, still 4 after the second
 SIZES = (
