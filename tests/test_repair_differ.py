@@ -78,19 +78,25 @@ COUNT_TESTS = (
 )
 
 
+# a second target the engine cannot repair: giving up on it, it says what it did for the first
+GREET = {
+    "greet.py": "def greet(name):\n    return 'hello'\n",
+    "test_greet.py": "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n",
+}
+
+
+def what_fix_said(tmp_path: Path, files: dict[str, str]) -> list[str]:
+    """What `repofix fix` (the built-in engine) gave up with on `files` and GREET."""
+    outcome = fix(make_repo(tmp_path, {**files, **GREET}), tmp_path)
+    return [reply.content for reply in outcome["replies"] if reply.give_up]
+
+
 def test_repofix_fix_without_a_model_runs_the_check_too(tmp_path: Path) -> None:
     # the agent path (repair/model.py) chose and reported its patches without the differential
     # check; a second target it cannot repair makes it say what it did for the first. The check
     # tells it that patches which do otherwise pass the tests too (`total` itself changed, not
     # `inc`), so since 36bfe95 it claims none of them, as repair() does, and says why
-    files = {
-        "counts.py": COUNTS,
-        "test_counts.py": COUNT_TESTS,
-        "greet.py": "def greet(name):\n    return 'hello'\n",
-        "test_greet.py": "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n",
-    }
-    outcome = fix(make_repo(tmp_path, files), tmp_path)
-    said = [reply.content for reply in outcome["replies"] if reply.give_up]
+    said = what_fix_said(tmp_path, {"counts.py": COUNTS, "test_counts.py": COUNT_TESTS})
     assert said and said[0].startswith(
         "gave up: test_counts.py::test_total: the tests cannot tell plausible patches apart: "
         "constant 1 -> 0 (counts.py:2) passes them, and so do"
@@ -110,14 +116,7 @@ SCALE_TESTS = (
 def test_repofix_fix_delivers_a_patch_without_rivals_with_what_it_changes(tmp_path: Path) -> None:
     # the agent path's differential check says what a delivered patch changes in the passing tests'
     # calls; a second target it cannot repair makes it say what it did for the first
-    files = {
-        "scale.py": SCALE,
-        "test_scale.py": SCALE_TESTS,
-        "greet.py": "def greet(name):\n    return 'hello'\n",
-        "test_greet.py": "from greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'Hello, Ann!'\n",
-    }
-    outcome = fix(make_repo(tmp_path, files), tmp_path)
-    said = [reply.content for reply in outcome["replies"] if reply.give_up]
+    said = what_fix_said(tmp_path, {"scale.py": SCALE, "test_scale.py": SCALE_TESTS})
     assert said and said[0].startswith("gave up: repaired 1 target(s) ("), said
     assert "constant 3 -> 2 at scale.py:2 for test_scale.py::test_scale" in said[0]
     assert "it changes what 3 call(s) of the passing tests return (" in said[0]  # scale, scaled, the list's
