@@ -18,7 +18,7 @@ from repofix.repair.limits import sort_passed
 from repofix.repair.search import best, doubts
 from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project
-from tests.test_repair_targets import fix, make_repo
+from tests.test_repair_targets import fix, git, make_repo
 
 CODE = "def scale(x, k):\n    return x * k\n\n\ndef area(w, h):\n    return scale(w, h) + 1\n\n\ndef double(x):\n    return scale(x, 2)\n"
 # the passing test runs scale() and double() but checks little of what they return (the failing
@@ -266,3 +266,16 @@ def test_a_rival_found_by_scouting_withholds_the_claim_and_is_never_chosen(
     # nor do they search without passing tests, where no rival can be told (HumanEvalFix's tasks)
     unchecked = repair(box, result.failing_tests, [], budget)
     assert unchecked.status == "plausible" and unchecked.plausible == [unchecked.mutation], unchecked.message
+
+
+def test_repofix_fix_gives_up_a_patch_the_tests_cannot_tell_from_its_rivals(tmp_path: Path) -> None:
+    # the same project through `repofix fix` (repair/model.py): it scouts and withholds as repair()
+    # does, so nothing is delivered and the reason says why
+    repo = make_repo(tmp_path, {"sizes.py": WIDTH, "test_sizes.py": WIDTH_TESTS})
+    outcome = fix(repo, tmp_path)
+    assert outcome["status"] != "done" and outcome["exit"] != 0
+    gave_up = [reply.content for reply in outcome["replies"] if reply.give_up]
+    assert gave_up and "the tests cannot tell plausible patches apart" in gave_up[0], gave_up
+    assert "none is claimed" in gave_up[0]
+    assert not git(repo, "branch", "--list", "repofix/*").split()
+    assert (repo / "sizes.py").read_text() == WIDTH

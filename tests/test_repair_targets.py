@@ -116,25 +116,6 @@ def test_giving_up_says_no_plausible_patch_among_n_candidates(tmp_path: Path) ->
     assert (repo / "greet.py").read_text() == files["greet.py"]
 
 
-def test_a_patch_the_tests_cannot_tell_from_its_rivals_is_not_delivered(tmp_path: Path) -> None:
-    # `width` is off by one, but `fits` can be made to pass as well, and the one passing test checks
-    # neither: the scouts find plausible patches that do otherwise on the tests, so nothing is
-    # claimed and the reason says so (repair() gives the same answer: test_repair_differ)
-    files = {
-        "sizes.py": "def width(s):\n    return len(s) + 1\n\n\ndef fits(s, limit):\n    return width(s) <= limit\n",
-        "test_sizes.py": "from sizes import fits\n\ndef test_fits():\n    assert fits('abc', 3)\n\n"
-        "def test_name():\n    assert fits.__name__ == 'fits'\n",
-    }
-    repo = make_repo(tmp_path, files)
-    outcome = fix(repo, tmp_path)
-    assert outcome["status"] != "done" and outcome["exit"] != 0
-    gave_up = [reply.content for reply in outcome["replies"] if reply.give_up]
-    assert gave_up and "the tests cannot tell plausible patches apart" in gave_up[0], gave_up
-    assert "none is claimed" in gave_up[0]
-    assert not git(repo, "branch", "--list", "repofix/*").split()
-    assert (repo / "sizes.py").read_text() == files["sizes.py"]
-
-
 @pytest.mark.parametrize(
     ("out_of_time", "share", "ending"),
     [

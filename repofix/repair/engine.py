@@ -23,6 +23,7 @@ from repofix.repair.limits import (
     give_up_reason,
     more_to_try,
     nothing_fails,
+    searched_after,
     settled,
     sort_passed,
     timeouts,
@@ -162,10 +163,8 @@ def repair(
     # machine; they are tried once more (with the worker's retry) after the stream runs out
     stalled: list[Mutation] = []
     retry = False
-    # scouts look for rivals, which only the differential check can tell: none without passing tests
-    scouting = budget.scout_after_plausible if budget.differential and passing else 0
-    searched_after = budget.extra_after_plausible + scouting
-    extra_left, fallback_left = searched_after, budget.search_after_removal
+    searched = searched_after(budget, passing)
+    extra_left, fallback_left = searched, budget.search_after_removal
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     expect = failing_seconds(runs, failing)
     while (
@@ -205,7 +204,7 @@ def repair(
         # the worker's start and warm-up (collecting a large suite) come before its own deadline checks
         overhead = max(overhead, time.monotonic() - called - sum(v.seconds for v in verdicts))
         chosen, scouted, since = sort_passed(verdicts, since, budget.extra_after_plausible)
-        extra_left = searched_after - (since or 0)
+        extra_left = searched - (since or 0)
         fallback_left -= tried_after(verdicts, found, lambda m: True)
         choices += chosen
         found += chosen + scouted

@@ -52,6 +52,14 @@ def settled(found: list[Mutation]) -> bool:
     return any(not m.removes_only for m in found)
 
 
+def searched_after(budget: Budget, passing: list[str]) -> int:
+    """Candidates tried past the first plausible patch that settles the search: the extra ones
+    (for a smaller patch), then the scouts (for rivals, which only the differential check can tell:
+    none without passing tests)."""
+    scouting = budget.scout_after_plausible if budget.differential and passing else 0
+    return budget.extra_after_plausible + scouting
+
+
 def more_to_try(found: list[Mutation], extra_left: int, fallback_left: int, allowed: int) -> int:
     """How many more candidates the search tries (at most `allowed`): any number until a patch
     passes; once a settled one passed, `extra_left` (for a smaller one); while only patches that

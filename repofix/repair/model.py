@@ -49,6 +49,7 @@ from repofix.repair.limits import (
     generation_deadline,
     give_up_reason,
     more_to_try,
+    searched_after,
     settled,
     sort_passed,
     stuck_reason,
@@ -214,9 +215,7 @@ class BuiltinModel:
         self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
         self.found, self.choices, self.since, self.also, self.focus_tried = [], [], None, {}, 0
         self.fallback_left = self.budget.search_after_removal
-        # scouts look for rivals, which only the differential check can tell: none without passing tests
-        scouting = self.budget.scout_after_plausible if self.budget.differential and self.passing else 0
-        self.searched_after = self.budget.extra_after_plausible + scouting
+        self.searched_after = searched_after(self.budget, self.passing)
 
     def _next_batch(self) -> ModelReply | None:
         """The next batch of the focused target's candidates to check; None when it has none left

@@ -48,6 +48,7 @@ def twin_clauses(
         joins = [" and " if isinstance(test.op, ast.And) else " or "]
     texts = {src.segment(c) for c in clauses}
     sentinels = module_facts(src.tree).sentinels
+    known = {*scope.bound, *module_facts(src.tree).names}  # what a partner may be (`MAX` for `MIN`)
     for clause in clauses:
         base = (
             clause.operand if isinstance(clause, ast.UnaryOp) and isinstance(clause.op, ast.Not) else clause
@@ -63,17 +64,10 @@ def twin_clauses(
         }
         start, end = src.span(clause)
         text = src.segment(clause)
-        other = (
-            _other_end(src, base, {*scope.bound, *module_facts(src.tree).names}) if base is clause else None
-        )
+        other = _other_end(src, base, known) if base is clause else None
         if other is not None and other not in texts:
             for join in joins:
-                yield src.mutation(
-                    "add-clause",
-                    f"condition '{text}' -> '{text}{join}{other}'",
-                    [Edit(end, end, join + other)],
-                    OTHER_END,
-                )
+                yield _joined(src, text, end, join + other, OTHER_END)
         for leaf, names in _leaves(base, scope, sentinels, src.tree):
             first, last = src.span(leaf)
             for name, prior in names:
@@ -85,12 +79,14 @@ def twin_clauses(
                 for join in joins:
                     if _contradicts(base, leaf, join):  # `x == 'a' and x == 'b'` is never true
                         continue
-                    yield src.mutation(
-                        "add-clause",
-                        f"condition '{text}' -> '{text}{join}{twin}'",
-                        [Edit(end, end, join + twin)],
-                        prior,
-                    )
+                    yield _joined(src, text, end, join + twin, prior)
+
+
+def _joined(src: SourceFile, text: str, end: int, added: str, prior: float) -> Mutation:
+    """The clause `text` (ending at byte `end`) with `added` (a join and a clause) after it."""
+    return src.mutation(
+        "add-clause", f"condition '{text}' -> '{text}{added}'", [Edit(end, end, added)], prior
+    )
 
 
 def _other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
@@ -98,14 +94,11 @@ def _other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
     swapped for it (mirror.partner) and its operator turned round; None without such a name."""
     if not (isinstance(base, ast.Compare) and len(base.ops) == 1 and type(base.ops[0]) in TURNED):
         return None
-    left, right = base.left, base.comparators[0]
-    swapped = [mirrored(src, side, known, set()) for side in (left, right)]
-    if swapped == [None, None]:
+    sides = [(mirrored(src, side, known, set()), side) for side in (base.left, base.comparators[0])]
+    if all(swapped is None for swapped, _ in sides):
         return None
-    new_left, new_right = (
-        s if s is not None else src.segment(side) for s, side in zip(swapped, (left, right), strict=True)
-    )
-    return f"{new_left} {TURNED[type(base.ops[0])]} {new_right}"
+    left, right = (swapped if swapped is not None else src.segment(side) for swapped, side in sides)
+    return f"{left} {TURNED[type(base.ops[0])]} {right}"
 
 
 def _leaves(
