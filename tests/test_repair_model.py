@@ -4,15 +4,21 @@ offline through the real agent loop and sandbox, and the result arrives as a bra
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from forging import forging_conftest
 
 from repofix.models.base import ModelReply
+from repofix.repair.doubt import differ_seconds
+from repofix.repair.generate import mutations
+from repofix.repair.limits import Budget, searched_after
 from repofix.repair.model import BuiltinModel, make_builtin_model
+from repofix.repair.source import SourceFile
 from tests.conftest import backend_params, require_backend
 
 CODE = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x < hi:\n        return hi\n    return x\n"
@@ -96,3 +102,24 @@ def test_a_forged_coverage_result_whose_sources_are_no_texts_is_a_clear_give_up(
     assert "Traceback" not in output
     assert not git(repo, "branch", "--list", "repofix/*").split()  # nothing delivered
     assert (repo / "clamp.py").read_text() == CODE
+
+
+@pytest.mark.parametrize("found", [0, 1])
+def test_the_check_s_seconds_leave_the_differential_check_its_time_once_a_patch_passed(found: int) -> None:
+    # the scouts search after a patch passed; the check worker's seconds must leave the comparison
+    # of the plausible patches its time, as repair() leaves it (the time left was given whole)
+    src = SourceFile("m.py", "def f(x):\n    return x + 1\n")
+    candidate = next(iter(mutations(src)))
+    model = BuiltinModel(Budget(max_seconds=100))
+    model.started = model.focus_deadline = time.monotonic()
+    model.focus_deadline += 100
+    model.focus, model.passing, model.run_seconds = "test_m.py::test_f", ["test_m.py::test_g"], 2.0
+    model.found, model.stream = [candidate] * found, iter([candidate])
+    model.searched_after = searched_after(model.budget, model.passing)  # as _focus_on sets it
+    reply = model._next_batch()
+    assert reply is not None and reply.tool_calls[0].name == "python"
+    assert '\\"mode\\": \\"check\\"' in reply.tool_calls[0].arguments["code"]  # a batch, not the comparison
+    seconds = float(re.search(r'\\"seconds\\": ([0-9.]+)', reply.tool_calls[0].arguments["code"])[1])
+    reserve = differ_seconds(found + 1, 2.0, model.budget, model.passing) if found else 0.0
+    assert reserve == (20.0 if found else 0.0)  # two runs of the original and one per patch, 5 s each
+    assert 100 - reserve - 5 < seconds <= 100 - reserve

@@ -220,16 +220,12 @@ class BuiltinModel:
     def _next_batch(self) -> ModelReply | None:
         """The next batch of the focused target's candidates to check; None when it has none left
         (it is then stuck, with the reason)."""
-        remaining = min(self._left(), self.focus_deadline - time.monotonic())
-        if self.found:  # the search for rivals leaves the differential check its time
-            remaining -= differ_seconds(len(self.found) + 1, self.run_seconds, self.budget, self.passing)
+        remaining = self._for_candidates()
         allowed = min(self.budget.batch, self.budget.max_candidates - self.tried)
         limit = more_to_try(self.found, self._extra_left(), self.fallback_left, allowed)
         taken = until(self.stream, time.monotonic() + remaining)
         self.batch = list(itertools.islice(taken, max(0, limit))) if remaining > 0 else []
-        remaining = min(
-            self._left(), self.focus_deadline - time.monotonic()
-        )  # making the batch took time too
+        remaining = self._for_candidates()  # making the batch took time too
         if remaining <= 0:
             self.batch = []
         if not self.batch and self.found:  # only patches that remove code passed: the best of them
@@ -262,6 +258,14 @@ class BuiltinModel:
             "candidates": candidate_list(self.batch, self.covering),
         }
         return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
+
+    def _for_candidates(self) -> float:
+        """Seconds the focused target's candidates may take now: its share of what is left, less
+        what the differential check needs once a patch passed (the search for rivals leaves it that)."""
+        remaining = min(self._left(), self.focus_deadline - time.monotonic())
+        if self.found:
+            remaining -= differ_seconds(len(self.found) + 1, self.run_seconds, self.budget, self.passing)
+        return remaining
 
     def _on_checked(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = marked_payload(messages) or {}
