@@ -32,9 +32,9 @@ TESTS = (
 def patches() -> tuple:
     src = SourceFile("shapes.py", CODE)
     start = CODE.index("x * k") + len("x * k")
-    wrong = src.mutation("off-by-one", "scale: x * k - 1", [Edit(start, start, " - 1")], 0.6)
-    plus = CODE.index(" + 1")
-    right = src.mutation("drop-operand", "drop '+ 1'", [Edit(plus, plus + 4, "")], 0.55)
+    wrong = src.mutation("off-by-one", "scale: x * k-1", [Edit(start, start, "-1")], 0.6)
+    one = CODE.index(" + 1") + len(" + ")  # `+ 0`: no removal (a dropped `+ 1` ranks last for that)
+    right = src.mutation("constant", "constant 1 -> 0", [Edit(one, one + 1, "0")], 0.55)
     return wrong, right
 
 
@@ -52,7 +52,7 @@ def test_a_patch_that_changes_what_the_passing_tests_calls_return_is_found_and_l
     assert (root / "shapes.py").read_text() == CODE  # the sandbox's files are left as found
     scores = {("shapes.py", 2): 1.0, ("shapes.py", 6): 1.0}
     assert best([wrong, right], scores, changed=changed) is right
-    assert best([wrong, right], scores) is wrong  # smaller: without the check it would win
+    assert best([wrong, right], scores) is wrong  # as small and likelier: without the check it would win
     assert doubts(wrong, [wrong], changed[wrong]) == [
         "it changes what 2 call(s) of the passing tests return (double(3) returned 6, now 5)"
     ]

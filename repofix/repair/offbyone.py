@@ -28,7 +28,7 @@ def subscript(src: SourceFile, node: ast.Subscript) -> Iterator[Mutation]:
                 yield from plus_minus_one(src, bound, 0.75, "slice bound")
                 start, end = src.span(bound)
                 yield src.mutation(
-                    "off-by-one", f"drop slice bound {src.segment(bound)}", [Edit(start, end, "")], 0.5
+                    "drop-bound", f"drop slice bound {src.segment(bound)}", [Edit(start, end, "")], 0.5
                 )
         if sl.lower is None and sl.upper is not None:
             start = src.span(sl)[0]
