@@ -439,6 +439,34 @@ CASES = [
         "class P:\n    def go(self):\n        if self.wrapped:\n            return 1\n        return 0\n",
         "class P:\n    def go(self):\n        if callable(self.wrapped):\n            return 1\n        return 0\n",
     ),
+    (  # a loop that unpacks an index and an item from a sequence as such (sqlparams')
+        "add-wrapper",
+        "def styles(given):\n    out = {}\n    for i, style in given:\n        out[i] = style\n    return out\n",
+        "def styles(given):\n    out = {}\n    for i, style in enumerate(given):\n        out[i] = style\n"
+        "    return out\n",
+    ),
+    (  # ... or a key and a value from a mapping
+        "add-wrapper",
+        "def pairs(table):\n    return [f'{k}={v}' for k, v in table]\n",
+        "def pairs(table):\n    return [f'{k}={v}' for k, v in table.items()]\n",
+    ),
+    (  # a recursive function that forgot to recurse on a part (python-toon's _count_leaves)
+        "add-wrapper",
+        "def leaves(fields):\n    return sum(1 if sub is None else sub for _, sub in fields)\n",
+        "def leaves(fields):\n    return sum(1 if sub is None else leaves(sub) for _, sub in fields)\n",
+    ),
+    (  # a method: it calls itself on its instance
+        "add-wrapper",
+        "class T:\n    def size(self, node):\n        total = 1\n        for child in node.children:\n"
+        "            total += child\n        return total\n",
+        "class T:\n    def size(self, node):\n        total = 1\n        for child in node.children:\n"
+        "            total += self.size(child)\n        return total\n",
+    ),
+    (  # a value formatted into an f-string lost its escaping (python-toon's quoted key)
+        "add-wrapper",
+        "def escape(s):\n    return s\n\n\ndef quoted(key):\n    return f'\"{key}\"'\n",
+        "def escape(s):\n    return s\n\n\ndef quoted(key):\n    return f'\"{escape(key)}\"'\n",
+    ),
 ]
 
 
@@ -858,3 +886,27 @@ def test_a_longer_attribute_is_not_read_as_the_one_it_starts_with() -> None:
         m.description: m.prior for m in mutations(SourceFile("m.py", source), [3]) if m.op == "add-clause"
     }
     assert made["condition 'v != self._values_seen' -> 'self._values and v != self._values_seen'"] == 0.2
+
+
+@pytest.mark.parametrize("shift", [0, 1, -1])
+def test_a_value_an_f_string_formats_is_mutated_only_where_its_position_is_its_text(shift: int) -> None:
+    """Before Python 3.12 a value inside an f-string that spans lines or joins literals may carry
+    positions that point elsewhere; the walk descends into it only when its text is the code."""
+    src = SourceFile("m.py", "def quoted(key):\n    return f'\"{key[1:]}\"'\n")
+    value = next(n for n in ast.walk(src.tree) if isinstance(n, ast.FormattedValue)).value
+    value.col_offset += shift
+    value.end_col_offset = (value.end_col_offset or 0) + shift
+    assert src.placed(value) is (shift == 0)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def walk(node, depth):\n    return [sub for sub in node]\n",  # two arguments: depth made up
+        "def walk(*nodes):\n    return [sub for sub in nodes]\n",
+        "def walk(node):\n    return sum(1 for sub in node if sub is not None)\n",  # compared only
+        "def walk(node):\n    return [walk(sub) for sub in node]\n",  # recurses already
+    ],
+)
+def test_no_recursion_is_added_where_it_needs_made_up_arguments_or_is_there(source: str) -> None:
+    assert not [m for m in mutations(SourceFile("m.py", source)) if m.description.startswith("recurse")]

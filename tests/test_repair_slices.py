@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.slices import taken
+from repofix.repair.slices import elsewhere, taken
 from tests.test_repair_additions import assert_produces, changed_line
 
 UNBRACKET = """\
@@ -28,6 +28,17 @@ def options(key):
     if key.startswith('no_'):
         node = {value}
         return node
+"""
+
+CONVERTERS = """\
+class Named:
+    def escape(self, escape):
+        return escape[self._start:]
+
+
+class Numeric:
+    def escape(self, escape):
+        return {value}
 """
 
 CASES = [
@@ -55,13 +66,17 @@ CASES = [
         "def is_ssh(key_str):\n    return 'ssh-' != key_str\n",
         "def is_ssh(key_str):\n    return 'ssh-' != key_str[:4]\n",
     ),
+    (  # sqlparams: a slice the module's other functions take of a value so named
+        CONVERTERS.format(value="escape"),
+        CONVERTERS.format(value="escape[self._start:]"),
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("buggy", "fixed"),
     CASES,
-    ids=["prefix", "long-prefix", "receiver-affixes", "receiver-rest", "compared", "left"],
+    ids=["prefix", "long-prefix", "receiver-affixes", "receiver-rest", "compared", "left", "elsewhere"],
 )
 def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None:
     assert_produces("add-slice", buggy, fixed)
@@ -82,6 +97,14 @@ def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None
 def test_nothing_is_sliced_without_a_bound_for_it(source: str, line: str) -> None:
     made = changed_line(source, line, lambda m: m.description.startswith(("receiver", "compared")))
     assert made == set()
+
+
+def test_the_module_s_bounds_of_a_value_so_named_are_taken_only_where_what_they_read_is_visible() -> None:
+    module = ast.parse(
+        "def a(data, n):\n    return data[n:], data[:2]\n\n\ndef b(data):\n    return data[:2], data[3:]\n"
+    )
+    assert elsewhere(module, {"data": ["[:2]"]}, {"data"}) == {"data": ["[:2]", "[3:]"]}  # `n` is a's
+    assert elsewhere(module, {}, {"data", "n"}) == {"data": ["[n:]", "[:2]", "[3:]"]}
 
 
 def test_the_bounds_are_the_function_s_slices_their_rests_then_its_affixes() -> None:

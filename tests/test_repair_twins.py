@@ -87,6 +87,14 @@ def twins(source: str, line: int) -> dict[str, float]:
             "if n >= min_size and n <= max_size:",
             0.4,
         ),
+        # a letter's other case: asked for either way (python-toon's exponent), unequal to both
+        (
+            'def f(text):\n    if "E" in text:\n        return 1\n',
+            2,
+            "if \"E\" in text or 'e' in text:",
+            EQUATED,
+        ),
+        ("def f(c):\n    if c != 'x':\n        return 1\n", 2, "if c != 'x' and c != 'X':", EQUATED),
     ],
 )
 def test_a_twin_clause_with_one_name_changed(source: str, line: int, twin: str, prior: float) -> None:
@@ -116,6 +124,10 @@ def test_a_twin_is_joined_as_the_condition_joins_its_clauses() -> None:
         # no other end without a name of a pair, nor for a partner that is not in scope
         ("LIMIT = 9\n\n\ndef f(value):\n    if value < LIMIT:\n        return 1\n", 4, "value > "),
         ("MIN = 1\n\n\ndef f(value):\n    if value < MIN:\n        return 1\n", 4, "MAX"),
+        # a letter's two cases are never asked for at once, nor a mixed-case or caseless text swapped
+        ('def f(text):\n    if "E" in text:\n        return 1\n', 2, "and 'e' in text"),
+        ('def f(text):\n    if "Ex" in text:\n        return 1\n', 2, "'eX'"),
+        ('def f(text):\n    if "." in text:\n        return 1\n', 2, "or '.' in text"),
         # `None` is never swapped where nothing in the module is compared by identity
         ("def f(fields, other):\n    if fields is None:\n        return 1\n", 2, "fields is other"),
     ],

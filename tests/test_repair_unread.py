@@ -44,6 +44,15 @@ def _unread_names(source: str) -> list[str]:
         ("def f(a):\n    def g():\n        tmp = []\n    return g\n", []),
         ("def f(a):\n    class C:\n        seen = set()\n    return C\n", []),
         ("def f(a):\n    g = lambda x: (y := x)\n    return g\n", []),
+        # a container of its own that is only filled is not read: what it holds goes nowhere
+        (
+            "def f(rows, n):\n    out = [None] * n\n    for i, row in enumerate(rows):\n        out[i] = row\n",
+            ["out"],
+        ),
+        ("def f(xs):\n    seen = set()\n    for x in xs:\n        seen.add(x)\n    return xs\n", ["seen"]),
+        ("def f(xs):\n    out = []\n    out.append(xs)\n    return out\n", []),
+        # filling a container bound from elsewhere fills its owner's
+        ("def f(self, k, v):\n    cache = self._cache\n    cache[k] = v\n    del cache[0]\n", []),
     ],
     ids=[
         "assigned",
@@ -62,6 +71,10 @@ def _unread_names(source: str) -> list[str]:
         "nested-def",
         "nested-class",
         "lambda",
+        "filled-only",
+        "grown-only",
+        "filled-then-read",
+        "filled-for-its-owner",
     ],
 )
 def test_which_locals_are_unread(source: str, names: list[str]) -> None:

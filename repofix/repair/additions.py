@@ -23,6 +23,7 @@ from repofix.repair.wrappers import (
     index_of,
     raise_value,
     range_of,
+    unpacked_loop,
     wrap_operand,
     wrap_targets,
     wrapper,
@@ -314,6 +315,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     if isinstance(node, ast.Compare):
         yield from wrap_operand(src, node, scope)
     yield from range_of(src, node, scope)
+    yield from unpacked_loop(src, node)
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)

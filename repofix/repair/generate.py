@@ -19,6 +19,7 @@ from repofix.repair import (
     literals,
     mirror,
     offbyone,
+    recursion,
     siblings,
     twins,
     unread,
@@ -92,11 +93,12 @@ def _node_mutations(
 
 
 def _walk(
-    node: ast.AST, parent: ast.AST, func: ast.AST | None, wanted: list[int] | None
+    src: SourceFile, node: ast.AST, parent: ast.AST, func: ast.AST | None, wanted: list[int] | None
 ) -> Iterator[tuple[ast.AST, ast.AST, ast.AST | None]]:
     """Every node in order, with its parent and function, but none of a subtree that holds none of
     the `wanted` lines (sorted): its nodes make no mutation of them, and a large module is walked
-    only where it is suspected."""
+    only where it is suspected. In an f-string, only the values it formats whose positions the
+    text confirms (`src.placed`), and not their format specs."""
     first = getattr(node, "lineno", None)
     if wanted is not None and first is not None:
         decorators = getattr(node, "decorator_list", None) or []  # above the `def` line, in the subtree
@@ -104,11 +106,15 @@ def _walk(
         if not _holds(wanted, first, getattr(node, "end_lineno", None) or first):
             return
     yield node, parent, func
-    if isinstance(node, ast.JoinedStr):  # positions inside f-strings are unreliable before 3.12
-        return
     inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+    if isinstance(node, ast.JoinedStr):  # positions inside f-strings are unreliable before 3.12
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue) and src.placed(part.value):
+                yield part, node, inner
+                yield from _walk(src, part.value, part, inner, wanted)
+        return
     for child in ast.iter_child_nodes(node):
-        yield from _walk(child, node, inner, wanted)
+        yield from _walk(src, child, node, inner, wanted)
 
 
 def _holds(wanted: list[int], first: int, last: int) -> bool:
@@ -136,7 +142,7 @@ def mutations(
     # the texts a `raise "..."` raises on these lines, known before any mutation is kept
     messages = sorted(
         src.span(node.exc)
-        for node, _, _ in _walk(src.tree, src.tree, None, ordered)
+        for node, _, _ in _walk(src, src.tree, src.tree, None, ordered)
         if isinstance(node, ast.Raise)
         and node.exc is not None
         and raises_text(node.exc)
@@ -147,6 +153,7 @@ def mutations(
     reuses: dict[int, clones.Reuse] = {}
     families: dict[int, siblings.Siblings] = {}
     hands: dict[int, guards.AtHand] = {}
+    recursions: dict[int, recursion.Recursion] = {}
     boosts: dict[int, unread.Boost] = {}
     attrs = mirror.attributes(src.tree)
 
@@ -155,7 +162,7 @@ def mutations(
             boosts[id(func)] = unread.Boost(func)  # type: ignore[arg-type]
         return boosts[id(func)]
 
-    for node, parent, func in _walk(src.tree, src.tree, None, ordered):
+    for node, parent, func in _walk(src, src.tree, src.tree, None, ordered):
         # a node's mutations edit its own lines; one without a position (an operator, the
         # arguments, a comprehension) stands where its parent does
         if not _touches(node if hasattr(node, "lineno") else parent, ordered):
@@ -174,12 +181,14 @@ def mutations(
                 reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
                 families[id(func)] = siblings.siblings_of(func, src.tree)  # type: ignore[arg-type]
                 hands[id(func)] = guards.at_hand(func, src.tree)  # type: ignore[arg-type]
+                recursions[id(func)] = recursion.recursion_of(func)  # type: ignore[arg-type]
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
                 unread.for_node(src, node, parent, boost(func), scopes[id(func)], reuses[id(func)]),
                 mirror.mirror_statement(src, node, parent, scopes[id(func)], attrs),
                 mirror.like_its_mirror(src, node, parent, scopes[id(func)], attrs),
+                recursion.recurse(src, node, parent, recursions[id(func)]),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(
@@ -209,7 +218,7 @@ def token_swaps(src: SourceFile, lines: Iterable[int], weight: float) -> list[Mu
     slip of one token is likely anywhere, and costs a few candidates a line, not hundreds."""
     wanted = set(lines)
     out = []
-    for node, _, _ in _walk(src.tree, src.tree, None, sorted(wanted)):
+    for node, _, _ in _walk(src, src.tree, src.tree, None, sorted(wanted)):
         if isinstance(node, ast.Compare):
             found: Iterable[Mutation] = ops.compare(src, node)
         elif isinstance(node, ast.BoolOp):

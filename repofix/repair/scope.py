@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from repofix.repair.facts import UPDATES, ModuleFacts, destructive, dotted, module_facts
 from repofix.repair.numbers import numbers_of
-from repofix.repair.slices import taken
+from repofix.repair.slices import elsewhere, taken
 
 T = TypeVar("T")
 BUILTIN_NAMES = set(dir(builtins))
@@ -232,7 +232,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         own=own,
         raised=list(dict.fromkeys([*facts.raised, *facts.exceptions])),
         messages=facts.messages,
-        slices=taken(func),
+        slices=elsewhere(module, taken(func), {*params, *stored, *facts.names, *BUILTIN_NAMES}),
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
         bound=bound,

@@ -4,7 +4,8 @@ additions.add_slice_or_operand covers (returned, assigned, passed):
 - bounds the function already has: the slices it takes of the same value and the rest each leaves
   (`data[8:]` beside `data[:8]`), and the prefix or suffix it tests the value for
   (`key.startswith('no_')` -> `key[3:]`, `host.startswith(b"[") and host.endswith(b"]")` ->
-  `host[1:-1]`, `values.startswith('VALUES')` -> `values[6:]`);
+  `host[1:-1]`, `values.startswith('VALUES')` -> `values[6:]`); then those the module's other
+  functions take of a value so named that read only what is visible here (`elsewhere`);
 - a method's receiver (`host.decode()` -> `host[1:-1].decode()`, `data.tobytes()` ->
   `data[8:].tobytes()`), with those bounds only: any value a method is called on would otherwise
   get every usual slice;
@@ -15,6 +16,7 @@ additions.add_slice_or_operand covers (returned, assigned, passed):
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 
 from repofix.repair.source import Edit, Mutation, SourceFile
@@ -56,6 +58,36 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
         made.update((f"[{start}:]", None) for start in starts)
         made.update((f"[:-{stop}]", None) for stop in stops)
     return {value: list(made) for value, made in found.items()}
+
+
+MAX_ELSEWHERE = 4  # bounds of the same value from the module's other functions
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached)
+def _module_slices(module: ast.Module) -> dict[str, dict[str, set[str]]]:
+    """Per value (as text), each slice the module's functions take of it, with the names its
+    bounds read."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and not node.slice.step:
+            lower, upper = (
+                ast.unparse(b) if b is not None else "" for b in (node.slice.lower, node.slice.upper)
+            )
+            reads = {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
+            found.setdefault(ast.unparse(node.value), {})[f"[{lower}:{upper}]"] = reads
+    return found
+
+
+def elsewhere(module: ast.Module, own: dict[str, list[str]], visible: set[str]) -> dict[str, list[str]]:
+    """`own` (a function's bounds, `taken`), each value's followed by the slices of a value of that
+    text the module takes elsewhere that read only `visible` names (sqlparams' seven converters
+    each `return escape[self._escape_start:]`; one lost its slice)."""
+    merged = {value: list(bounds) for value, bounds in own.items()}
+    for value, bounds in _module_slices(module).items():
+        mine = merged.setdefault(value, [])
+        added = [b for b, reads in bounds.items() if b not in mine and reads <= visible][:MAX_ELSEWHERE]
+        mine.extend(added)
+    return {value: bounds for value, bounds in merged.items() if bounds}
 
 
 REST = {"0": "[1:]", "-1": "[:-1]"}  # a head or a last item read on its own leaves the rest to read

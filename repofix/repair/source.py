@@ -119,6 +119,20 @@ class SourceFile:
         end = self.line_starts[node.end_lineno - 1] + node.end_col_offset
         return start, end
 
+    def placed(self, value: ast.expr) -> bool:
+        """Whether the text at each position in `value` is the code there: a value an f-string formats
+        has wrong positions before Python 3.12 when the f-string spans lines or joins literals."""
+        for node in ast.walk(value):
+            if not isinstance(node, ast.expr) or isinstance(node, ast.Slice):
+                continue  # a slice is no expression of its own: its bounds are checked
+            try:
+                here = ast.parse(f"({self.segment(node)})", mode="eval").body
+            except (SyntaxError, UnicodeDecodeError):
+                return False
+            if ast.dump(here) != ast.dump(node):
+                return False
+        return True
+
     def segment(self, node: ast.expr | ast.stmt) -> str:
         start, end = self.span(node)
         return self.data[start:end].decode("utf-8")

@@ -7,7 +7,8 @@ twin, `self.convert` -> `self.convert or self.strip`. In the fifteen held-aside 
 put in is of the same kind as the one it replaces (a name the function reads for another, an attribute of the same
 receiver, a constant of the same class or module for another: `CronSim.LAST` -> `CronSim.LAST_WEEKDAY`,
 a literal the module tests the same value equal to for another: `dtype == 'i64'` -> `... or dtype == 'i'`,
-a class for a class, a sentinel for `None`), the likest named first. A bound checked at one end
+a class for a class, a sentinel for `None`, a letter's other case: `"E" in text` -> `"e" in text or
+"E" in text`), the likest named first. A bound checked at one end
 gets its other end: a name of a pair swapped for its partner and the comparison turned round
 (`value < MIN` -> `value < MIN or value > MAX`, roman-numerals')."""
 
@@ -126,6 +127,11 @@ def _leaves(
             found.append((node, [(n, LIKE) for n in sentinels if n != node.id]))
         elif isinstance(node, ast.Constant) and node.value is None and _compared_by_identity(base, node):
             found.append((node, [(n, LIKE) for n in sentinels]))
+        elif isinstance(node, ast.Constant) and (cased := _cased(base, node)):
+            left = _equated(base, node)
+            kin = [c for c in _equated_constants(module).get(left, []) if c not in (repr(node.value), cased)]
+            # `"E" in text` -> `"E" in text or 'e' in text`, then the module's other literals
+            found.append((node, [(c, EQUATED) for c in [cased, *kin]]))
         elif isinstance(node, ast.Constant) and (left := _equated(base, node)):
             kin = [c for c in _equated_constants(module).get(left, []) if c != repr(node.value)]
             found.append((node, [(c, EQUATED) for c in kin]))  # `dtype == 'i64'` -> `... or dtype == 'i'`
@@ -159,11 +165,28 @@ def _equated(base: ast.expr, node: ast.Constant) -> str:
 
 
 def _contradicts(base: ast.expr, leaf: ast.expr, join: str) -> bool:
-    """A value tested equal to two literals at once (`and`), or unequal to one or the other (`or`)."""
-    if not (isinstance(leaf, ast.Constant) and _equated(base, leaf)):
+    """A value tested equal to two literals at once (`and`), or unequal to one or the other (`or`);
+    a letter's two cases asked for at once, or either one not (`"e" in t and "E" in t`)."""
+    if not (isinstance(leaf, ast.Constant) and (_equated(base, leaf) or _cased(base, leaf))):
         return False
-    equal = isinstance(base, ast.Compare) and isinstance(base.ops[0], ast.Eq)
+    equal = isinstance(base, ast.Compare) and isinstance(base.ops[0], (ast.Eq, ast.In))
     return join.strip() == ("and" if equal else "or")
+
+
+def _cased(base: ast.expr, node: ast.Constant) -> str:
+    """The literal in the other case (`'E'` for `'e'`), written as a literal, when `base` tests a
+    value equal to it or holding it, or it holding a value, and it is all of one case; or ""."""
+    if not (
+        isinstance(base, ast.Compare)
+        and len(base.ops) == 1
+        and isinstance(base.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+        and node in (base.left, base.comparators[0])
+        and isinstance(node.value, (str, bytes))
+    ):
+        return ""
+    value = node.value
+    one_case = value.isupper() or value.islower()
+    return repr(value.swapcase()) if one_case else ""
 
 
 def _plain(node: ast.expr) -> bool:

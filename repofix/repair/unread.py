@@ -32,6 +32,7 @@ MAX_WRAPS, MAX_GROWN = 4, 2  # `result.append(str(val))`: the callees tried, the
 # names through which a function reads its locals without naming them
 READS_ALL = {"locals", "vars", "dir", "eval", "exec"}
 DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+FILLS = {"append", "appendleft", "add", "extend", "insert", "update"}  # methods that only fill a container
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # names bound there are theirs
 
 
@@ -53,8 +54,12 @@ def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
     declared global or nonlocal, a parameter, or any in a function that reads its locals by name
     (`locals()`, `vars()`, `eval`)."""
     read: set[str] = set()
+    filling = _filling(func)
+    filled: set[str] = set()  # read only to be filled
     for node in ast.walk(func):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):  # `del x` reads it too
+        if isinstance(node, ast.Name) and id(node) in filling:
+            filled.add(node.id)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):  # `del x` reads it too
             read.add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             read.update(node.names)
@@ -62,6 +67,7 @@ def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
             return []
     bound: dict[str, Unread] = {}
     groups: list[list[str]] = []
+    shared: set[str] = set()  # bound once to a container that may be someone else's
     for node in _own(func):
         for target, value, at in _bindings(node):
             names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
@@ -71,16 +77,50 @@ def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
                 groups.append([n.id for n in names])
             methods = _grown_by(value) if len(names) == 1 and value is not None else ()
             collection = bool(methods) or (len(names) == 1 and isinstance(value, DISPLAYS))
+            if not (len(names) == 1 and value is not None and _fresh(value)):
+                shared.update(n.id for n in names)  # `cache = self._cache`: filled for its owner
             for n in names:
                 first = bound.get(n.id)
                 if first is None or at < first.bound_at:  # the walk is breadth first: keep the earliest
-                    bound[n.id] = Unread(n.id, at, collection, methods)
+                    # one only filled needs a read, not more of its filling
+                    bound[n.id] = Unread(n.id, at, collection and n.id not in filled, methods)
+    read |= filled & shared
     found = {name: u for name, u in bound.items() if name not in read and not name.startswith("_")}
     for group in groups:  # `for key, value in ...` reading one of them is no sign
         if not all(name in found for name in group):
             for name in group:
                 found.pop(name, None)
     return sorted(found.values(), key=lambda u: (u.bound_at, u.name))
+
+
+def _filling(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The ids of the names `func` reads only to fill what they hold: `out[i] = v`, `del out[i]`,
+    `out.append(v)`. A local read only so holds what no one reads (sqlparams' `out_params`, filled
+    item by item, lost the `many_out_params.append(out_params)` that passed it on)."""
+    found: set[int] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in FILLS
+            and isinstance(node.func.ctx, ast.Load)
+        ):
+            target = node.func.value
+        else:
+            continue
+        if isinstance(target, ast.Name):
+            found.add(id(target))
+    return found
+
+
+def _fresh(value: ast.expr) -> bool:
+    """`value` makes a container of its own: `[None] * size`, `{}`, `dict(base)`, `[x for x in xs]`."""
+    return any(
+        isinstance(n, DISPLAYS) or isinstance(n, ast.expr) and constructor(n) is not None
+        for n in ast.walk(value)
+    )
 
 
 def _own(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:

@@ -78,6 +78,8 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
         return [node.left, node.right]  # `a + b` -> `a + b[1:]`, `x - int(x)`, `10 ** len(digits)`
     if isinstance(node, ast.IfExp):
         return [node.body, node.orelse]  # `y if c else x` -> `y if c else abs(x)`
+    if isinstance(node, ast.FormattedValue):
+        return [node.value]  # `f'"{key}"'` -> `f'"{escape(key)}"'`
     return []
 
 
@@ -150,6 +152,24 @@ def range_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]
     no plain wrapper of the scope makes (`range` is not one: around anything else it is rarely meant)."""
     if isinstance(node, (ast.For, ast.comprehension)) and getattr(node.iter, "id", None) in scope.numbers:
         yield _wrap(src, node.iter, "range", 0.4)
+
+
+def unpacked_loop(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
+    """`for i, style in styles` -> `for i, style in enumerate(styles)` or `in styles.items()`: a loop
+    that unpacks two names from a plain value, which unpacks neither a sequence nor a mapping as such
+    (sqlparams' `enumerate(strip_comments)`). The wrappers a scope has hold neither."""
+    if not (
+        isinstance(node, (ast.For, ast.comprehension))
+        and isinstance(node.target, ast.Tuple)
+        and len(node.target.elts) == 2
+        and isinstance(node.iter, (ast.Name, ast.Attribute))
+    ):
+        return
+    text = src.segment(node.iter)
+    yield _wrap(src, node.iter, "enumerate", 0.35)
+    yield src.mutation(
+        "add-wrapper", f"{text} -> {text}.items()", [Edit(*src.span(node.iter), f"{text}.items()")], 0.3
+    )
 
 
 # `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
