@@ -19,6 +19,7 @@ from repofix.repair.generate import mutations
 from repofix.repair.limits import Budget, searched_after
 from repofix.repair.model import BuiltinModel, make_builtin_model
 from repofix.repair.source import SourceFile
+from repofix.repair.target import TargetSearch
 from tests.conftest import backend_params, require_backend
 
 CODE = "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x < hi:\n        return hi\n    return x\n"
@@ -111,11 +112,13 @@ def test_the_check_s_seconds_leave_the_differential_check_its_time_once_a_patch_
     src = SourceFile("m.py", "def f(x):\n    return x + 1\n")
     candidate = next(iter(mutations(src)))
     model = BuiltinModel(Budget(max_seconds=100))
-    model.started = model.focus_deadline = time.monotonic()
-    model.focus_deadline += 100
-    model.focus, model.passing, model.run_seconds = "test_m.py::test_f", ["test_m.py::test_g"], 2.0
-    model.found, model.stream = [candidate] * found, iter([candidate])
-    model.searched_after = searched_after(model.budget, model.passing)  # as _focus_on sets it
+    model.started = time.monotonic()
+    model.passing = ["test_m.py::test_g"]
+    model.search = TargetSearch(
+        "test_m.py::test_f", [], model.passing, model.budget, 2.0, model.started + 100, 100.0, 1,
+        stream=iter([candidate]), found=[candidate] * found,
+        searched_after=searched_after(model.budget, model.passing),  # as search_for sets it
+    )  # fmt: skip
     reply = model._next_batch()
     assert reply is not None and reply.tool_calls[0].name == "python"
     assert '\\"mode\\": \\"check\\"' in reply.tool_calls[0].arguments["code"]  # a batch, not the comparison

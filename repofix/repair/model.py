@@ -24,43 +24,22 @@ import time
 from typing import Any
 
 from repofix.models.base import ModelReply
-from repofix.repair.checker import (
-    Covering,
-    Differences,
-    Verdict,
-    candidate_list,
-    covering_tests,
-    differ_request,
-    differences,
-    worker_source,
-)
+from repofix.repair.checker import Differences, candidate_list, differ_request, differences, worker_source
 from repofix.repair.doubt import (
     ambiguous,
     compared,
-    differ_seconds,
     differential_due,
     exit_deleted,
     rivals,
     uncorroborated_removal,
 )
 from repofix.repair.engine import diff
-from repofix.repair.limits import (
-    Budget,
-    generation_deadline,
-    give_up_reason,
-    more_to_try,
-    searched_after,
-    settled,
-    sort_passed,
-    stuck_reason,
-    timeouts,
-    tried_after,
-    until,
-)
-from repofix.repair.localize import RunRecord, raised_at, rank, records
+from repofix.repair.limits import Budget, give_up_reason, more_to_try, stuck_reason, until
+from repofix.repair.localize import RunRecord, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
-from repofix.repair.search import CandidatePool, best, doubts
+from repofix.repair.search import best, doubts
 from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
+from repofix.repair.target import TargetSearch, search_for
 from repofix.testfiles import is_test_file
 
 
@@ -80,23 +59,9 @@ class BuiltinModel:
         self.runs: list[RunRecord] = []
         self.sources: dict[str, SourceFile] = {}
         self.queue: list[str] = []  # failing targets not yet worked on
-        self.focus = ""
-        self.others: list[str] = []  # the other failing targets: a patch that fixes them too ranks first
         self.passing: list[str] = []
-        self.covering: Covering = {}  # passing tests per suspicious line: run first for a candidate there
-        self.pool: CandidatePool | None = None
-        self.stream: Any = iter(())
-        self.batch: list[Mutation] = []
-        self.found: list[Mutation] = []  # the focused target's plausible patches: choices, then scouts
-        self.choices: list[Mutation] = []  # those one of which is given (limits.sort_passed)
-        self.since: int | None = None  # candidates tried since the first that settles the search
-        self.searched_after = 0  # candidates tried past that one: the extra ones, then the scouts
-        self.fallback_left = 0  # candidates left to look for more than a patch that removes code
-        self.also: dict[Mutation, int] = {}
-        self.focus_tried = 0
-        self.focus_deadline = 0.0
-        self.focus_share, self.focus_split = 0.0, 1  # seconds this target was given, of the time left
-        self.timeouts = (5.0, 30.0)
+        self.search: TargetSearch | None = None  # the target worked on now
+        self.differed: list[Mutation] = []  # the patches the differential check compares
         self.run_seconds = 0.0
         self.why = ""  # the reason it gave up, repeated if asked again
 
@@ -157,8 +122,8 @@ class BuiltinModel:
         failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
         wanted = set(self.targets)
         failing = [n for n in failed if not wanted or n in wanted]
-        if self.focus and self.focus in failing:  # the delivered edit did not hold in this run
-            self.stuck.setdefault(self.focus, "its repair did not hold when the tests ran again")
+        if self.search and self.search.focus in failing:  # the delivered edit did not hold in this run
+            self.stuck.setdefault(self.search.focus, "its repair did not hold when the tests ran again")
         self.passing = sorted(r.nodeid for r in self.runs if r.outcome == "passed")
         protected = {n.split("::")[0] for n in failed + self.passing}
         self.sources = {}
@@ -186,151 +151,111 @@ class BuiltinModel:
                     )
                 self.queue = []
                 break
-            self._focus_on(self.queue.pop(0))
+            focus = self.queue.pop(0)
+            self.search = search_for(
+                focus, self.targets, self.runs, self.sources, self.budget, self.passing,
+                self.run_seconds, self._left(), len(self.queue),
+            )  # fmt: skip
             reply = self._next_batch()
             if reply is not None:
                 return reply
         return self._give_up(self._reason())
 
-    def _focus_on(self, focus: str) -> None:
-        self.focus = focus
-        failing = [r.nodeid for r in self.runs if r.outcome == "failed"]
-        self.others = [n for n in failing if n != self.focus and (not self.targets or n in self.targets)]
-        # every failing target sharpens the ranking (one bug often fails several tests), but only
-        # lines the focused test runs can repair it
-        ran = next(r for r in self.runs if r.nodeid == self.focus).lines
-        suspects = [s for s in rank(self.runs, {self.focus, *self.others}) if s.line in ran.get(s.path, ())]
-        raised = raised_at(self.runs, {self.focus, *self.others})
-        self.focus_split = 1 + len(self.queue)  # the targets the time left is shared among
-        self.focus_share = max(0.0, self._left()) / self.focus_split  # making candidates spends it too
-        self.focus_deadline = time.monotonic() + self.focus_share
-        self.pool = CandidatePool(
-            self.sources, suspects, self.budget.max_lines, raised, self.budget.outer_lines
-        )
-        self.covering = covering_tests(self.runs, self.passing, self.pool.searched)
-        singles = self.pool.singles(
-            self.budget.ordered, generation_deadline(self.focus_deadline - time.monotonic())
-        )
-        self.stream = self.pool.stream(singles, self.budget.pair_lines, self.budget.max_pairs)
-        self.timeouts = timeouts(self.runs, [self.focus], self.run_seconds)[:2]
-        self.found, self.choices, self.since, self.also, self.focus_tried = [], [], None, {}, 0
-        self.fallback_left = self.budget.search_after_removal
-        self.searched_after = searched_after(self.budget, self.passing)
-
     def _next_batch(self) -> ModelReply | None:
         """The next batch of the focused target's candidates to check; None when it has none left
         (it is then stuck, with the reason)."""
-        remaining = self._for_candidates()
+        search = self._searching()
+        remaining = search.for_candidates(self._left())
         allowed = min(self.budget.batch, self.budget.max_candidates - self.tried)
-        limit = more_to_try(self.found, self._extra_left(), self.fallback_left, allowed)
-        taken = until(self.stream, time.monotonic() + remaining)
-        self.batch = list(itertools.islice(taken, max(0, limit))) if remaining > 0 else []
-        remaining = self._for_candidates()  # making the batch took time too
+        limit = more_to_try(search.found, search.extra_left(), search.fallback_left, allowed)
+        taken = until(search.stream, time.monotonic() + remaining)
+        search.batch = list(itertools.islice(taken, max(0, limit))) if remaining > 0 else []
+        remaining = search.for_candidates(self._left())  # making the batch took time too
         if remaining <= 0:
-            self.batch = []
-        if not self.batch and self.found:  # only patches that remove code passed: the best of them
+            search.batch = []
+        if not search.batch and search.found:  # only patches that remove code passed: the best of them
             return self._compare()
-        if not self.batch:
-            lines = sum(len(v) for v in self.pool.lines.values()) if self.pool else 0
+        if not search.batch:
+            pool = search.pool
+            lines = sum(len(v) for v in pool.lines.values()) if pool else 0
             # a share smaller than the time left ran out, not the whole budget: say which
-            share = self.focus_share if self._left() > 0 and self.focus_split > 1 else None
-            cut = bool(self.pool and self.pool.deadline.reached)
-            why = give_up_reason(self.focus_tried, lines, remaining <= 0, self.budget.max_seconds, share, cut)
+            share = search.share if self._left() > 0 and search.split > 1 else None
+            cut = bool(pool and pool.deadline.reached)
+            why = give_up_reason(search.tried, lines, remaining <= 0, self.budget.max_seconds, share, cut)
             if self.tried >= self.budget.max_candidates:
                 why += f"; the candidate limit ({self.budget.max_candidates}) was reached"
-            self.stuck[self.focus] = why
+            self.stuck[search.focus] = why
             return None
         self.phase = "checked"
         request = {
             "mode": "check",
-            "failing": [self.focus],
+            "failing": [search.focus],
             "passing": self.passing,
-            "also": self.others,
-            "timeout": self.timeouts[0],
-            "full_timeout": self.timeouts[1],
+            "also": search.others,
+            "timeout": search.timeouts[0],
+            "full_timeout": search.timeouts[1],
             "seconds": min(remaining, 120),
             "until": time.time() + min(remaining, 120),
-            "stop_after": len(self.batch),
-            "extra": self._extra_left(),
-            "fallback": self.fallback_left,
+            "stop_after": len(search.batch),
+            "extra": search.extra_left(),
+            "fallback": search.fallback_left,
             "slower": self.budget.slower,
             "hot": self.budget.hot,
-            "candidates": candidate_list(self.batch, self.covering),
+            "candidates": candidate_list(search.batch, search.covering),
         }
-        return self._python(request, min(remaining, 120) + self.timeouts[1] + 30)
+        return self._python(request, min(remaining, 120) + search.timeouts[1] + 30)
 
-    def _for_candidates(self) -> float:
-        """Seconds the focused target's candidates may take now: its share of what is left, less
-        what the differential check needs once a patch passed (the search for rivals leaves it that)."""
-        remaining = min(self._left(), self.focus_deadline - time.monotonic())
-        if self.found:
-            remaining -= differ_seconds(len(self.found) + 1, self.run_seconds, self.budget, self.passing)
-        return remaining
+    def _searching(self) -> TargetSearch:
+        assert self.search is not None, "a target is worked on only once its search has started"
+        return self.search
 
     def _on_checked(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = marked_payload(messages) or {}
         verdicts = [json.loads(x) for x in payload.get("stdout", "").splitlines() if x.startswith('{"id"')]
         self.tried += len(verdicts)
-        self.focus_tried += len(verdicts)
-        checked = [
-            Verdict(self.batch[v["id"]], v["ok"], v["stage"], v["reason"], v["seconds"]) for v in verdicts
-        ]
-        self.fallback_left -= tried_after(checked, self.found, lambda m: True)
-        chosen, scouted, self.since = sort_passed(checked, self.since, self.budget.extra_after_plausible)
-        self.choices += chosen
-        self.found += chosen + scouted
-        for v in verdicts:
-            if v["ok"]:
-                self.also[self.batch[v["id"]]] = v.get("also", 0)
-        # only patches that remove code passed: look on for one that does more, while allowed; one
-        # that does more passed: look on for a smaller one, then for rivals
-        if settled(self.found):
-            searching = self._extra_left() > 0
-        else:
-            searching = not self.found or self.fallback_left > 0
-        if searching:
+        if self._searching().take(verdicts):
             return self._next_batch() or self._next_focus()
         return self._compare()
 
-    def _extra_left(self) -> int:
-        return self.searched_after - (self.since or 0)
-
     def _compare(self) -> ModelReply:
+        search = self._searching()
         remaining = self._left()
-        if not differential_due(self.budget, self.passing, remaining, self.timeouts[1]):
+        if not differential_due(self.budget, self.passing, remaining, search.timeouts[1]):
             return self._deliver(Differences())
         # the differential check, as repair() runs it: what the passing tests' calls return, and
         # what each patch's calls did on the target and the passing tests
         self.phase = "differed"
-        request = differ_request(self.passing, self.timeouts[1], remaining, [self.focus])
-        self.differed = compared(self.choices, self.found, self.pool.scores if self.pool else {}, self.also)
+        request = differ_request(self.passing, search.timeouts[1], remaining, [search.focus])
+        scores = search.pool.scores if search.pool else {}
+        self.differed = compared(search.choices, search.found, scores, search.also)
         request["candidates"] = candidate_list(self.differed)
-        return self._python(request, remaining + self.timeouts[1] + 30)
+        return self._python(request, remaining + search.timeouts[1] + 30)
 
     def _on_differed(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = marked_payload(messages) or {}
         return self._deliver(differences(payload.get("stdout", ""), self.differed))
 
     def _deliver(self, differ: Differences) -> ModelReply:
+        search = self._searching()
         changed = differ.changed
-        chosen = best(self.choices, self.pool.scores if self.pool else {}, self.also, changed)
+        chosen = best(search.choices, search.pool.scores if search.pool else {}, search.also, changed)
         why = (
             exit_deleted(chosen)
             if chosen.deletes_exit
             else uncorroborated_removal(chosen, self.runs, self.passing)
         )
         if why:  # given as the reason, not applied (a chain's next model takes over)
-            self.stuck[self.focus] = why
+            self.stuck[search.focus] = why
             return self._next_focus()
         others = rivals(chosen, differ)
         if others and self.budget.withhold_ambiguous:  # the tests cannot tell: no claim, the reason
-            self.stuck[self.focus] = ambiguous(chosen, others)
+            self.stuck[search.focus] = ambiguous(chosen, others)
             return self._next_focus()
         patch, _ = diff(self.sources, chosen)
-        fixed_too = self.also.get(chosen, 0)
-        doubtful = doubts(chosen, self.found, changed.get(chosen, []), others)
+        fixed_too = search.also.get(chosen, 0)
+        doubtful = doubts(chosen, search.found, changed.get(chosen, []), others)
         self.repaired.append(
-            f"{chosen.description} at {chosen.path}:{chosen.line} for {self.focus}"
+            f"{chosen.description} at {chosen.path}:{chosen.line} for {search.focus}"
             + (f" (fixes {fixed_too} more failing test(s) too)" if fixed_too else "")
             + (f" (doubtful: {'; '.join(doubtful)})" if doubtful else "")
         )
