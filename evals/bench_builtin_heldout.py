@@ -350,8 +350,11 @@ def main() -> None:
     results = {
         name: load(args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl")) for name in engines
     }
+    # HumanEvalFix's rows only when the command runs it: a partial rerun (`--sets heldout`) would
+    # otherwise show the last whole run's rows as its own
+    hef_stride = args.hef_stride if "hef" in args.sets else 0
     hef_files = {name: args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl") for name in engines}
-    hef_results = {name: load(path) for name, path in hef_files.items() if path.exists()}
+    hef_results = {name: load(path) for name, path in hef_files.items() if hef_stride and path.exists()}
     named = "" if args.bug_set == "heldout" else f" `{args.bug_set}`"
     lines = [
         f"# Built-in repair engine: held-aside PyPI bugs and HumanEvalFix "
@@ -360,7 +363,7 @@ def main() -> None:
         f"Backend `{args.backend}`, budget {_budgets(args, results)} / {args.candidates} candidates per task, both "
         f"engines measured in the same run on the same machine. Held-aside set{named}: {len(bugs)} "
         f"bugs planted with seed {header['seed']} in {', '.join(header['projects'])} (how: "
-        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). " + _hef_rows(args.hef_stride),
+        f"evals/bench_builtin_bugs.py; the frozen list: {frozen.name}). " + _hef_rows(hef_stride),
         "",
         "| set | engine | tasks | resolved | of which unverified | plausible but wrong | "
         "ambiguous, not claimed (best patch right) | crashed | median s | max s |",
