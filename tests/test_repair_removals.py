@@ -1,7 +1,7 @@
 """A patch that only removes code (a statement, a condition, a call) or exits early passes tests that
 check little most easily: it does not end the search, it ranks after any patch that does more, and
-it is claimed, with its doubt, only when nothing else passes and the task has no passing test to
-speak for it. Through repair() and `repofix fix`."""
+it is claimed, with its doubt, only when nothing else passes in a one-test task (no other test to
+speak for it or against it). Through repair() and `repofix fix`."""
 
 from __future__ import annotations
 
@@ -162,28 +162,45 @@ def test_repofix_fix_applies_no_deleted_exit_and_says_why(tmp_path: Path) -> Non
 
 
 EVENS = "def evens(xs):\n    out = [x for x in xs if x % 2 == 0]\n    out.pop()\n    return out\n"
-EVENS_TESTS = (
-    "from ev import evens\n\n\ndef test_evens():\n    assert evens(range(5)) == [0, 2, 4]\n\n\n"
-    "def test_none():\n    assert evens(range(1, 4, 2)) == []\n"
+EVENS_TEST = "from ev import evens\n\n\ndef test_evens():\n    assert evens(range(5)) == [0, 2, 4]\n"
+EVENS_NONE = "\n\ndef test_none():\n    assert evens(range(1, 4, 2)) == []\n"
+
+
+@pytest.mark.parametrize(
+    ("tests", "claimed"),
+    [(EVENS_TEST, True), (EVENS_TEST + EVENS_NONE, False)],
+    ids=["one-test-task", "every-test-fails"],
 )
-
-
-def test_a_removal_is_claimed_with_its_doubt_when_nothing_else_passes(make_sandbox, tmp_path) -> None:
+def test_with_no_passing_test_a_removal_is_claimed_only_in_a_one_test_task(
+    tests: str, claimed: bool, make_sandbox, tmp_path
+) -> None:
+    """A one-test task (HumanEvalFix's kind) has nothing else to say what is meant: the removal is
+    claimed with its doubt. Where several tests all fail, none checks what the removed code did
+    (cnlunar's six, on the held-aside sets, took two dropped calls, both wrong): given, not claimed."""
     root = tmp_path / "repo"
     root.mkdir()
     (root / "ev.py").write_text(EVENS)
-    (root / "test_ev.py").write_text(EVENS_TESTS)
+    (root / "test_ev.py").write_text(tests)
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120, test_timeout=5))
-    assert result.status == "plausible" and result.mutation.description == "remove 'out.pop()'"
-    assert result.message.endswith("doubtful: it only removes code")
+    assert result.mutation is not None and result.mutation.description == "remove 'out.pop()'"
     assert result.candidates_tried > 100  # the search went on past it, for a patch that does more
+    if claimed:
+        assert result.status == "plausible", result.message
+        assert result.message.endswith("doubtful: it only removes code")
+    else:
+        assert result.status == "ambiguous" and not result.fixed, result.message
+        assert result.message == (
+            "the only plausible patch removes code, and all 2 tests failed before it: remove "
+            "'out.pop()' (ev.py:3); no passing test checks what it did, so it is not claimed"
+        )
+        assert "out.pop()" not in result.files["ev.py"]  # given for review
 
 
 # The bug: an extra `out.reverse()`. Patches that undo it elsewhere pass too (`list(xs)[::-1]`); with
 # no search after a removal, deleting it is the only plausible patch. A passing test that ran it and
 # passes without it does not check what it did; one that never ran it says nothing of it: either
 # way the removal is given for review, not claimed (right here; on the held-aside sets 6 of 7 such
-# claims were wrong). Without any passing test (EVENS above) it is claimed.
+# claims were wrong). In a one-test task (EVENS above) it is claimed.
 ORDER = (
     "def ordered(xs):\n    out = list(xs)\n    out.reverse()\n    return out\n\n\ndef one():\n    return 1\n"
 )

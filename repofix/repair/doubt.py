@@ -108,15 +108,23 @@ def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[
     way only the failing tests speak for it, and they cannot tell a deleted cause from a deleted
     symptom. Plausible patches that only delete are the commonest wrong ones of test-driven repair
     (Qi et al., "Kali", ISSTA 2015); on the held-aside sets, 6 of the 7 distinct ones claimed
-    (deleted exits aside) were wrong. With no passing test at all (a one-test task: the failing
-    test is the whole specification) it stays claimable."""
-    if not best.removes_only or not passing:
+    (deleted exits aside) were wrong. Only a one-test task (HumanEvalFix's kind: the failing test
+    is the whole specification) leaves it claimable; where several tests all fail, none checks
+    what the removed code did either (cnlunar's 6 failing tests took two dropped calls, both
+    wrong)."""
+    failed = sum(r.outcome != "passed" and r.outcome != "skipped" for r in runs)
+    if not best.removes_only or (not passing and failed <= 1):
         return ""
+    where = f"{best.description} ({best.path}:{best.line})"
+    if not passing:
+        return (
+            f"the only plausible patch removes code, and all {failed} tests failed before it: "
+            f"{where}; no passing test checks what it did, so it is not claimed"
+        )
     lines = set(best.lines or (best.line,))
     kept = set(passing)
     traced = [r for r in runs if r.nodeid in kept and r.traced]
     ran = [r.nodeid for r in traced if lines.intersection(r.lines.get(best.path, ()))]
-    where = f"{best.description} ({best.path}:{best.line})"
     if ran:
         return (
             f"the only plausible patch removes code that {len(ran)} passing test(s) ran ({ran[0]}) and "

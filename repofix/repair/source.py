@@ -45,8 +45,8 @@ class Edit:
 # operators that only delete behaviour (a statement, a condition, a call, an element, an operand, a
 # slice's bound, a unary operator) or exit early: tests that check little are satisfied by them most
 # easily, so they are a last resort. A dropped operand or slice bound was claimed on 4 bugs of the
-# held-aside sets, wrongly each time (HumanEvalFix's 4 right ones have no passing test to run what
-# they drop, so they stay claimable: doubt.uncorroborated_removal)
+# held-aside sets, wrongly each time (HumanEvalFix's 4 right ones are one-test tasks, where they stay
+# claimable: doubt.uncorroborated_removal)
 REMOVING = {
     "remove-statement",
     "remove-exit",
