@@ -53,6 +53,9 @@ def _unread_names(source: str) -> list[str]:
         ("def f(xs):\n    out = []\n    out.append(xs)\n    return out\n", []),
         # filling a container bound from elsewhere fills its owner's
         ("def f(self, k, v):\n    cache = self._cache\n    cache[k] = v\n    del cache[0]\n", []),
+        # an assert checks a local, it does not use it (gone under `python -O`)
+        ("def f(d, k):\n    entry = d.setdefault(k, [])\n    assert isinstance(entry, list)\n", ["entry"]),
+        ("def f(d, k):\n    entry = d.get(k)\n    assert entry\n    return entry\n", []),
     ],
     ids=[
         "assigned",
@@ -75,6 +78,8 @@ def _unread_names(source: str) -> list[str]:
         "grown-only",
         "filled-then-read",
         "filled-for-its-owner",
+        "only-asserted",
+        "asserted-then-read",
     ],
 )
 def test_which_locals_are_unread(source: str, names: list[str]) -> None:
@@ -102,6 +107,14 @@ def to_str(value):
     return str(value)
 """
 
+SETTER = """\
+def set_item(data, name, value):
+    key = name.lower()
+    entry = data.setdefault(key, [])
+    assert isinstance(entry, list)
+    pass
+"""
+
 INDEX = """\
 def special_index(indices, obj, key):
     index = indices.setdefault(key, {})
@@ -117,11 +130,18 @@ def special_index(indices, obj, key):
         (ENCODE, ENCODE.replace("(varint(size))", "(varint(size))\n        table.extend(varint(depth))")),
         # an unread collection grown, with what its value makes it (`set()`: add), in place of a pass
         (INDEX, INDEX.replace("    pass", "    divs.add(obj)")),
+        # read only by an assert: pyproject-metadata's planted `entry.append(value)`
+        (SETTER, SETTER.replace("    pass", "    entry.append(value)")),
         # a collection the function grows, grown by the unread local through a call the function
         # makes of a name (textfsm's planted `result.append(str(val))` beside `str(value)`)
         (TO_STR, TO_STR.replace("            pass", "            result.append(str(val))")),
     ],
-    ids=["clone-with-the-unread-name", "grow-the-unread-collection", "grow-with-the-call-of-a-name"],
+    ids=[
+        "clone-with-the-unread-name",
+        "grow-the-unread-collection",
+        "grow-the-asserted-collection",
+        "grow-with-the-call-of-a-name",
+    ],
 )
 def test_statements_that_read_the_unread_local(buggy: str, fixed: str) -> None:
     assert_produces("use-unread", buggy, fixed)

@@ -49,16 +49,20 @@ class Unread:
 def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
     """The locals `func` binds in its own body (not in a function, lambda or class nested in it) and
     never reads, there or in a nested one: simple targets of an assignment, a walrus, a `for` or a
-    `with ... as` (a tuple of them only when all its names are unread: `for i, child in ...`);
+    `with ... as` (a tuple of them only when all its names are unread: `for i, child in ...`); a
+    read in an `assert` is no read;
     never a comprehension's (`[0 for i in ...]` is common), one whose name starts with `_`, one
     declared global or nonlocal, a parameter, or any in a function that reads its locals by name
     (`locals()`, `vars()`, `eval`)."""
     read: set[str] = set()
     filling = _filling(func)
     filled: set[str] = set()  # read only to be filled
+    checked = _asserted(func)
     for node in ast.walk(func):
         if isinstance(node, ast.Name) and id(node) in filling:
             filled.add(node.id)
+        elif id(node) in checked:  # `assert isinstance(entry, list)` checks it, does not use it
+            continue
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):  # `del x` reads it too
             read.add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -113,6 +117,13 @@ def _filling(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
         if isinstance(target, ast.Name):
             found.add(id(target))
     return found
+
+
+def _asserted(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The ids of the names `func` reads in an `assert`: a check (gone under `python -O`), not a use.
+    pyproject-metadata's `entry = self.data.setdefault(key, [])`, asserted a list, lost the
+    `entry.append(value)` that was its only use."""
+    return {id(n) for a in ast.walk(func) if isinstance(a, ast.Assert) for n in ast.walk(a)}
 
 
 def _fresh(value: ast.expr) -> bool:
