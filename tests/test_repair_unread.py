@@ -53,9 +53,12 @@ def _unread_names(source: str) -> list[str]:
         ("def f(xs):\n    out = []\n    out.append(xs)\n    return out\n", []),
         # filling a container bound from elsewhere fills its owner's
         ("def f(self, k, v):\n    cache = self._cache\n    cache[k] = v\n    del cache[0]\n", []),
-        # an assert checks a local, it does not use it (gone under `python -O`)
+        ("def f(d, k, v):\n    entry = d.setdefault(k, [])\n    entry.append(v)\n", []),
+        # an assert of its type checks a local, it does not use it (gone under `python -O`); an
+        # assert of its value reads it, as a check computed for that assert
         ("def f(d, k):\n    entry = d.setdefault(k, [])\n    assert isinstance(entry, list)\n", ["entry"]),
-        ("def f(d, k):\n    entry = d.get(k)\n    assert entry\n    return entry\n", []),
+        ("def f(d, k):\n    entry = d.get(k)\n    assert isinstance(entry, list)\n    return entry\n", []),
+        ("def f(d, k):\n    last = d.get(k)\n    assert last != k, last\n", []),
     ],
     ids=[
         "assigned",
@@ -78,8 +81,10 @@ def _unread_names(source: str) -> list[str]:
         "grown-only",
         "filled-then-read",
         "filled-for-its-owner",
-        "only-asserted",
-        "asserted-then-read",
+        "filled-for-setdefaults-owner",
+        "only-type-asserted",
+        "type-asserted-then-read",
+        "value-asserted",
     ],
 )
 def test_which_locals_are_unread(source: str, names: list[str]) -> None:
