@@ -22,6 +22,7 @@ from repofix.repair import (
     recursion,
     siblings,
     twins,
+    unfilled,
     unread,
 )
 from repofix.repair import operators as ops
@@ -155,6 +156,7 @@ def mutations(
     hands: dict[int, guards.AtHand] = {}
     recursions: dict[int, recursion.Recursion] = {}
     boosts: dict[int, unread.Boost] = {}
+    fillables: dict[int, unfilled.Fillable] = {}
     attrs = mirror.attributes(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
@@ -182,6 +184,7 @@ def mutations(
                 families[id(func)] = siblings.siblings_of(func, src.tree)  # type: ignore[arg-type]
                 hands[id(func)] = guards.at_hand(func, src.tree)  # type: ignore[arg-type]
                 recursions[id(func)] = recursion.recursion_of(func)  # type: ignore[arg-type]
+                fillables[id(func)] = unfilled.Fillable(func)  # type: ignore[arg-type]
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
@@ -189,6 +192,7 @@ def mutations(
                 mirror.mirror_statement(src, node, parent, scopes[id(func)], attrs),
                 mirror.like_its_mirror(src, node, parent, scopes[id(func)], attrs),
                 recursion.recurse(src, node, parent, recursions[id(func)]),
+                unfilled.fills(src, node, fillables[id(func)], scopes[id(func)]),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(

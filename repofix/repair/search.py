@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 from collections.abc import Iterable, Iterator
 
+from repofix.repair import unfilled
 from repofix.repair.generate import Deadline, mutations, token_swaps
 from repofix.repair.localize import Suspect
 from repofix.repair.operators import constant_conditions
@@ -175,6 +176,19 @@ def _digest(tree: ast.AST) -> bytes:
     return hashlib.blake2b(ast.dump(tree).encode("utf-8"), digest_size=16).digest()
 
 
+def hinted(sources: dict[str, SourceFile], suspects: list[Suspect]) -> list[Suspect]:
+    """Of `suspects` (less suspicious than the lines searched), the unfilled.HINTED most suspicious
+    per file where a function's unfilled collection may be filled (unfilled.hinted_lines)."""
+    by_path: dict[str, list[Suspect]] = {}
+    for s in suspects:
+        by_path.setdefault(s.path, []).append(s)
+    found: list[Suspect] = []
+    for path, theirs in by_path.items():
+        lines = unfilled.hinted_lines(sources[path])
+        found += [s for s in theirs if s.line in lines][: unfilled.HINTED]
+    return found
+
+
 def _parse_block(data: bytes) -> ast.Module:
     """A block alone: an indented one (a method, a nested function) inside an `if True:`."""
     text = data.decode("utf-8")
@@ -197,7 +211,10 @@ class CandidatePool:
         self.sources = sources
         self.raised = raised or set()  # where the failing tests' errors were raised (localize.raised_at)
         ranked = [s for s in suspects if s.path in sources]
-        top, ring = ranked[:max_lines], ranked[max_lines : max_lines + outer]
+        top, rest = ranked[:max_lines], ranked[max_lines:]
+        top += hinted(sources, rest)  # where an unfilled collection's filling may be missing
+        rest = [s for s in rest if s not in top]
+        ring = rest[:outer]
         self.scores = {(s.path, s.line): s.score for s in top + ring}
         self.lines: dict[str, set[int]] = {}
         for s in top:

@@ -1,0 +1,149 @@
+"""Collections a function makes empty, reads and never fills (repair/unfilled.py) on their own minimal
+cases: which locals count, the filling built after a statement of a later loop, the lines searched
+for it beyond the suspicious ones, and the engine repairing such a missing statement end to end."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.localize import Suspect
+from repofix.repair.search import CandidatePool
+from repofix.repair.source import SourceFile
+from repofix.repair.unfilled import unfilled
+from tests.test_repair_additions import assert_produces
+
+
+def _names(body: str) -> list[str]:
+    func = ast.parse(f"def f(xs, d, g):\n{body}").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    return [u.name for u in unfilled(func)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ("    seen = []\n    for x in xs:\n        pass\n    return len(seen)\n", ["seen"]),
+        ("    seen = set()\n    for x in xs:\n        if x in seen:\n            return x\n", ["seen"]),
+        ("    out = []\n    return out\n", ["out"]),
+        ("    out: list[str] = []\n    return out\n", ["out"]),
+        # filled, or handed to what may fill it
+        ("    out = []\n    for x in xs:\n        out.append(x)\n    return out\n", []),
+        ("    out = []\n    out += xs\n    return out\n", []),
+        ("    out = [None]\n    out[0] = 1\n    return out\n", []),
+        ("    out = []\n    g(out)\n    return out\n", []),
+        ("    out = []\n    d.items = out\n    return out\n", []),
+        ("    out = []\n    out.reverse()\n    return out\n", []),
+        # not an empty list, set or deque made here; never read; bound otherwise too
+        ("    out = [1]\n    return out\n", []),
+        ("    out = {}\n    return out\n", []),
+        ("    out = []\n", []),
+        ("    out = []\n    out = list(xs)\n    return out\n", []),
+    ],
+    ids=[
+        "read-by-len",
+        "tested-for-membership",
+        "returned-empty",
+        "annotated",
+        "appended",
+        "augmented",
+        "item-stored",
+        "passed-on",
+        "stored-elsewhere",
+        "other-method",
+        "not-empty",
+        "dict",
+        "never-read",
+        "rebound",
+    ],
+)
+def test_which_collections_are_unfilled(body: str, names: list[str]) -> None:
+    assert _names(body) == names
+
+
+BUILD = """\
+def build(tokens, skip):
+    used = []
+    out = []
+    for token in tokens:
+        if token in skip:
+            pass
+            continue
+        out.append(token)
+    for word in used:
+        out.append(word)
+    return out
+"""
+
+
+def test_the_filling_of_an_unfilled_collection_is_tried_in_its_loop() -> None:
+    assert_produces(
+        "fill-unfilled", BUILD, BUILD.replace("            pass", "            used.append(token)")
+    )
+
+
+def _pool(source: str, ranked_lines: list[int], max_lines: int) -> CandidatePool:
+    src = SourceFile("m.py", source)
+    suspects = [Suspect("m.py", line, 1.0 - i / 100, 1, 1) for i, line in enumerate(ranked_lines)]
+    return CandidatePool({"m.py": src}, suspects, max_lines)
+
+
+def test_a_loop_line_where_the_filling_may_go_is_searched_beyond_the_suspicious_lines() -> None:
+    pool = _pool(BUILD, [10, 9, 4, 5, 6], max_lines=2)
+    assert pool.lines["m.py"] == {10, 9, 5, 6}  # 5 and 6: in a loop run after `used = []`
+    filled = BUILD.replace("    used = []", "    used = [0]")  # nothing unfilled: the suspicious lines only
+    assert _pool(filled, [10, 9, 4, 5, 6], max_lines=2).lines["m.py"] == {10, 9}
+
+
+# the failing test alone runs the `upper` line, the most suspicious one; the `pass` where the filling
+# is missing runs for a passing test too
+UPPER = """\
+def build(tokens, skip, upper=False):
+    used = []
+    out = []
+    for token in tokens:
+        if token in skip:
+            pass
+            continue
+        out.append(token)
+    if upper:
+        out = [t.upper() for t in out]
+    for word in used:
+        out.append(word)
+    return out
+"""
+UPPER_TESTS = """\
+from build import build
+
+
+def test_skipped_tokens_come_last():
+    assert build(["a", "and", "b"], {"and"}, upper=True) == ["A", "B", "and"]
+
+
+def test_first():
+    assert build(["a", "and"], {"and"})[0] == "a"
+
+
+def test_no_skip():
+    assert build(["a", "b"], set()) == ["a", "b"]
+"""
+
+
+def test_the_engine_fills_the_unfilled_collection_on_a_line_it_would_not_search(
+    make_sandbox, tmp_path: Path
+) -> None:
+    """One suspicious line searched (`upper`'s): the `pass` where the filling is missing is
+    searched only as a hinted line."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "build.py").write_text(UPPER)
+    (root / "test_build.py").write_text(UPPER_TESTS)
+    budget = Budget(max_seconds=240, test_timeout=2, max_lines=1)
+    result = repair(make_sandbox("none", source=root), budget=budget)
+    assert result.status == "plausible", result.message
+    assert "            used.append(token)\n            continue" in result.files["build.py"], (
+        result.patch_diff
+    )
