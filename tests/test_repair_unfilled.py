@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
+from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
-from repofix.repair.unfilled import unfilled
+from repofix.repair.unfilled import Fillable, unfilled
 from tests.test_repair_additions import assert_produces
 
 
@@ -42,6 +43,13 @@ def _names(body: str) -> list[str]:
         ("    out = {}\n    return out\n", []),
         ("    out = []\n", []),
         ("    out = []\n    out = list(xs)\n    return out\n", []),
+        # chosen as what is filled, handed to a method's call, read by name
+        ("    a = []\n    b = []\n    (a if xs else b).append(1)\n    return a, b\n", []),
+        ("    a = []\n    t = d or a\n    t.append(1)\n    return a\n", []),
+        ("    out = []\n    d.var.set(out)\n    return out\n", []),
+        ("    out = []\n    exec('out.append(1)')\n    return out\n", []),
+        ("    out = []\n    return ', '.join(out)\n", ["out"]),
+        ("    out = []\n    if g or out:\n        return 1\n", ["out"]),
     ],
     ids=[
         "read-by-len",
@@ -58,6 +66,12 @@ def _names(body: str) -> list[str]:
         "dict",
         "never-read",
         "rebound",
+        "chosen-by-if",
+        "chosen-by-or",
+        "passed-to-a-method",
+        "read-by-exec",
+        "joined",
+        "tested-in-an-or",
     ],
 )
 def test_which_collections_are_unfilled(body: str, names: list[str]) -> None:
@@ -83,6 +97,18 @@ def test_the_filling_of_an_unfilled_collection_is_tried_in_its_loop() -> None:
     assert_produces(
         "fill-unfilled", BUILD, BUILD.replace("            pass", "            used.append(token)")
     )
+
+
+def test_the_filling_is_tried_in_the_functions_own_loop_lines_with_its_own_names() -> None:
+    source = (
+        "def f(xs):\n    out = []\n    for x in xs:\n        def g(v):\n            return v\n"
+        "        pass\n    return out\n"
+    )
+    fillable = Fillable(ast.parse(source).body[0])  # type: ignore[arg-type]
+    assert fillable.lines == {4, 6}  # not the nested function's `return v`
+    filled = {m.description for m in mutations(SourceFile("m.py", source)) if m.op == "fill-unfilled"}
+    assert "add 'out.append(x)' in place of 'pass' (line 6)" in filled
+    assert not any("(v)" in d or "(g)" in d for d in filled)  # a nested function's names are not in scope
 
 
 def _pool(source: str, ranked_lines: list[int], max_lines: int) -> CandidatePool:

@@ -54,11 +54,13 @@ def _unread_names(source: str) -> list[str]:
         # filling a container bound from elsewhere fills its owner's
         ("def f(self, k, v):\n    cache = self._cache\n    cache[k] = v\n    del cache[0]\n", []),
         ("def f(d, k, v):\n    entry = d.setdefault(k, [])\n    entry.append(v)\n", []),
+        ("def f(d, k, v):\n    entry = d.get(k, [])\n    entry.append(v)\n", []),
         # an assert of its type checks a local, it does not use it (gone under `python -O`); an
         # assert of its value reads it, as a check computed for that assert
         ("def f(d, k):\n    entry = d.setdefault(k, [])\n    assert isinstance(entry, list)\n", ["entry"]),
         ("def f(d, k):\n    entry = d.get(k)\n    assert isinstance(entry, list)\n    return entry\n", []),
         ("def f(d, k):\n    last = d.get(k)\n    assert last != k, last\n", []),
+        ("def f(x, y):\n    kind = type(y)\n    assert isinstance(x, kind)\n", []),
     ],
     ids=[
         "assigned",
@@ -82,9 +84,11 @@ def _unread_names(source: str) -> list[str]:
         "filled-then-read",
         "filled-for-its-owner",
         "filled-for-setdefaults-owner",
+        "filled-for-gets-owner",
         "only-type-asserted",
         "type-asserted-then-read",
         "value-asserted",
+        "the-type-asserted-with",
     ],
 )
 def test_which_locals_are_unread(source: str, names: list[str]) -> None:

@@ -102,7 +102,9 @@ def differential_due(budget: Budget, passing: list[str], remaining: float, timeo
     return budget.differential and bool(passing) and remaining >= 2 * timeout
 
 
-def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[str]) -> str:
+def uncorroborated_removal(
+    best: Mutation, runs: list[RunRecord], passing: list[str], failing: list[str]
+) -> str:
     """Why a patch that only removes code is not claimed (empty: it may be): passing tests ran what
     it removes and pass without it too, so they do not check what it did, or none ran it; either
     way only the failing tests speak for it, and they cannot tell a deleted cause from a deleted
@@ -112,13 +114,12 @@ def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[
     is the whole specification) leaves it claimable; where several tests all fail, none checks
     what the removed code did either (cnlunar's 6 failing tests took two dropped calls, both
     wrong)."""
-    failed = sum(r.outcome != "passed" and r.outcome != "skipped" for r in runs)
-    if not best.removes_only or (not passing and failed <= 1):
+    if not best.removes_only or (not passing and len(failing) <= 1):
         return ""
     where = f"{best.description} ({best.path}:{best.line})"
     if not passing:
         return (
-            f"the only plausible patch removes code, and all {failed} tests failed before it: "
+            f"the only plausible patch removes code, and all {len(failing)} tests failed before it: "
             f"{where}; no passing test checks what it did, so it is not claimed"
         )
     lines = set(best.lines or (best.line,))

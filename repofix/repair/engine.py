@@ -223,7 +223,7 @@ def repair(
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         if best.deletes_exit:
             result.status, result.message = "ambiguous", exit_deleted(best)
-        elif uncorroborated := uncorroborated_removal(best, runs, passing):
+        elif uncorroborated := uncorroborated_removal(best, runs, passing, failing):
             result.status, result.message = "ambiguous", uncorroborated
         elif result.rivals and budget.withhold_ambiguous:
             result.status, result.message = "ambiguous", ambiguous(best, result.rivals)

@@ -60,6 +60,7 @@ class BuiltinModel:
         self.sources: dict[str, SourceFile] = {}
         self.queue: list[str] = []  # failing targets not yet worked on
         self.passing: list[str] = []
+        self.failing: list[str] = []  # the targets that failed in the last run
         self.search: TargetSearch | None = None  # the target worked on now
         self.differed: list[Mutation] = []  # the patches the differential check compares
         self.run_seconds = 0.0
@@ -121,7 +122,7 @@ class BuiltinModel:
             return self._give_up(f"the coverage run in the sandbox printed a malformed result: {error}")
         failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
         wanted = set(self.targets)
-        failing = [n for n in failed if not wanted or n in wanted]
+        failing = self.failing = [n for n in failed if not wanted or n in wanted]
         if self.search and self.search.focus in failing:  # the delivered edit did not hold in this run
             self.stuck.setdefault(self.search.focus, "its repair did not hold when the tests ran again")
         self.passing = sorted(r.nodeid for r in self.runs if r.outcome == "passed")
@@ -242,7 +243,7 @@ class BuiltinModel:
         why = (
             exit_deleted(chosen)
             if chosen.deletes_exit
-            else uncorroborated_removal(chosen, self.runs, self.passing)
+            else uncorroborated_removal(chosen, self.runs, self.passing, self.failing)
         )
         if why:  # given as the reason, not applied (a chain's next model takes over)
             self.stuck[search.focus] = why

@@ -206,15 +206,16 @@ class CandidatePool:
         raised: set[tuple[str, int]] | None = None,
         outer: int = 0,
     ):
-        """`max_lines` most suspicious lines get every operator; the `outer` next ones (the outer
-        ring) only the one-token swaps (generate.token_swaps), weighed by OUTER_WEIGHT."""
+        """`max_lines` most suspicious lines get every operator, and so do the lines below them where
+        an unfilled collection may be filled (`hinted`); the `outer` next ones (the outer ring) only
+        the one-token swaps (generate.token_swaps), weighed by OUTER_WEIGHT."""
         self.sources = sources
         self.raised = raised or set()  # where the failing tests' errors were raised (localize.raised_at)
         ranked = [s for s in suspects if s.path in sources]
         top, rest = ranked[:max_lines], ranked[max_lines:]
-        top += hinted(sources, rest)  # where an unfilled collection's filling may be missing
-        rest = [s for s in rest if s not in top]
-        ring = rest[:outer]
+        extra = hinted(sources, rest)  # where an unfilled collection's filling may be missing
+        taken = {(s.path, s.line) for s in extra}
+        top, ring = top + extra, [s for s in rest if (s.path, s.line) not in taken][:outer]
         self.scores = {(s.path, s.line): s.score for s in top + ring}
         self.lines: dict[str, set[int]] = {}
         for s in top:

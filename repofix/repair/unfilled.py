@@ -16,17 +16,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from repofix.repair.additions import added_after, starts_line
-from repofix.repair.scope import GROWS, Scope, constructor
+from repofix.repair.scope import GROWS, Scope, constructor, parameters
 from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.unread import READS_ALL, own_nodes
 
 PRIOR = 0.7  # as a boosted unread local's statement (unread.BOOST x 0.35): the sign is as rare
 MAX_VALUES = 8  # names tried as what is added, those bound nearest before the statement first
 HINTED = 8  # lines per file searched beyond the suspicious ones for a missing filling
-FILLS = {"append", "appendleft", "add", "extend", "extendleft", "insert", "update", "setdefault"}
-# builtins that only read a collection passed to them
+# builtins that only read a collection passed to them, and the methods that only read one
 READERS = {"len", "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate"}
-READERS |= {"any", "all", "sum", "min", "max", "zip", "bool", "join"}
-SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+READERS |= {"any", "all", "sum", "min", "max", "zip", "bool"}
+READ_METHODS = {"copy", "count", "index"}
+# where a name is handed on: stored, packed, or chosen (`(evens if even else odds).append(x)`)
+HANDED: tuple[type[ast.AST], ...] = (ast.AugAssign, ast.keyword, ast.Assign, ast.AnnAssign, ast.NamedExpr)
+HANDED += (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Starred, ast.IfExp, ast.BoolOp)
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,8 @@ class Unfilled:
 
 def unfilled(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unfilled]:
     """The locals of `func`'s own body bound only to a new empty list, set or deque (`[]`, `set()`),
-    read, and never filled or handed on: no method but a read is called on them, no item is stored
-    or deleted, no `+=`, never passed to a call but a builtin that only reads (`len`, `sorted`),
-    never stored elsewhere, returned or yielded only as they are; none in a function that reads its
-    locals by name or declares them global."""
+    read, and never filled or handed on (`_hands_on`); none in a function that reads its locals
+    by name (`locals()`, `eval`) or declares them global."""
     parents = {id(c): n for n in ast.walk(func) for c in ast.iter_child_nodes(n)}
     made: dict[str, tuple[int, str]] = {}
     spoiled: set[str] = set()  # bound otherwise, filled, or handed on
@@ -49,11 +50,7 @@ def unfilled(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unfilled]:
     for node in ast.walk(func):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             spoiled.update(node.names)
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in ("locals", "vars")
-        ):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in READS_ALL:
             return []
         if not isinstance(node, ast.Name):
             continue
@@ -64,16 +61,21 @@ def unfilled(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unfilled]:
                 spoiled.add(node.id)
             elif node.id not in made or node.lineno < made[node.id][0]:
                 made[node.id] = (node.lineno, grows)
-        elif _hands_on(node, parent):
+        elif _hands_on(node, parent) and not _tested(node, parents):
             spoiled.add(node.id)
         else:
             read.add(node.id)
-    own = {n.id for n in _own_names(func)}
+    own = _own_names(func)
     return [
         Unfilled(name, line, grows)
         for name, (line, grows) in sorted(made.items(), key=lambda item: item[1][0])
         if name in read and name in own and name not in spoiled
     ]
+
+
+def _own_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names `func`'s own body binds (not a nested function's or class's)."""
+    return {n.id for n in own_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _made(name: ast.Name, parent: ast.AST | None) -> str | None:
@@ -96,67 +98,57 @@ def _empty(value: ast.expr) -> str | None:
 
 
 def _hands_on(node: ast.Name, parent: ast.AST | None) -> bool:
-    """Whether this use of a name may fill what it holds, or lets someone else do so."""
-    if isinstance(parent, ast.Attribute):  # a method: only what reads is a read
-        return parent.attr in FILLS or not _reads(parent.attr)
+    """Whether this use of a name may fill what it holds, or lets someone else do so: a method but
+    a read called on it, an item stored or deleted, passed to a call but a builtin that only reads
+    (`len`, `sorted`) or `", ".join`, stored, packed or chosen elsewhere (HANDED)."""
+    if isinstance(parent, ast.Attribute):
+        return parent.attr not in READ_METHODS
     if isinstance(parent, ast.Subscript):
         return not isinstance(parent.ctx, ast.Load)
-    if isinstance(parent, ast.AugAssign):
-        return True
     if isinstance(parent, ast.Call):
         callee = parent.func
-        name = (
-            callee.id
-            if isinstance(callee, ast.Name)
-            else callee.attr
-            if isinstance(callee, ast.Attribute)
-            else ""
-        )
-        return node is not callee and name not in READERS
-    if isinstance(parent, ast.keyword):
-        return True
-    return isinstance(
-        parent,
-        (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Starred),
+        reads = isinstance(callee, ast.Name) and callee.id in READERS
+        return not (reads or isinstance(callee, ast.Attribute) and callee.attr == "join")
+    return isinstance(parent, HANDED)
+
+
+def _tested(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether `node` is only tested for truth through `a or b`, `a if c else b` and `not`: `if
+    in_part != "exponent" or exponent_digits:` reads what `t = cache or mine` hands on."""
+    child, parent = node, parents.get(id(node))
+    while isinstance(parent, (ast.BoolOp, ast.IfExp)) or (
+        isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
+    ):
+        child, parent = parent, parents.get(id(parent))
+    if child is node:
+        return False
+    return isinstance(parent, (ast.If, ast.While, ast.Assert, ast.comprehension)) and not (
+        isinstance(parent, ast.comprehension) and child in (parent.iter, parent.target)
     )
 
 
-def _reads(method: str) -> bool:
-    return method in ("copy", "count", "index", "keys", "values", "items", "get", "join")
-
-
-def _own_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.Name]:
-    """The names bound in `func`'s own body, not in a function, lambda or class nested in it."""
-    todo: list[ast.AST] = list(ast.iter_child_nodes(func))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            yield node
-        if not isinstance(node, SCOPES):
-            todo.extend(ast.iter_child_nodes(node))
-
-
-def in_loop(func: ast.AST, after: int) -> set[int]:
-    """The lines of the statements of `func`'s loops (its own, not a nested function's) that start
-    after line `after`: where a filling may be missing."""
-    lines: set[int] = set()
-    todo: list[ast.AST] = list(ast.iter_child_nodes(func))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, SCOPES):
-            continue
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.lineno > after:
-            lines.update(s.lineno for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node)
-        todo.extend(ast.iter_child_nodes(node))
-    return lines
+def in_loop(func: ast.FunctionDef | ast.AsyncFunctionDef, after: int) -> set[int]:
+    """The lines of the statements of `func`'s loops that start after line `after` (its own
+    statements: none of a function or class nested in it): where a filling may be missing."""
+    own = list(own_nodes(func))
+    kept = set(map(id, own))
+    loops = [n for n in own if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.lineno > after]
+    return {
+        s.lineno
+        for loop in loops
+        for s in ast.walk(loop)
+        if isinstance(s, ast.stmt) and s is not loop and id(s) in kept
+    }
 
 
 class Fillable:
-    """A function's unfilled collections, each with the lines where its filling may be missing."""
+    """A function's unfilled collections, each with the lines where its filling may be missing,
+    and the names it may be filled with (the function's own and its parameters)."""
 
     def __init__(self, func: ast.FunctionDef | ast.AsyncFunctionDef):
         self.where = {u: in_loop(func, u.line) for u in unfilled(func)}
-        self.lines = set().union(*self.where.values()) if self.where else set()
+        self.lines: set[int] = set().union(*self.where.values())
+        self.own = _own_names(func) | set(parameters(func))
 
 
 def hinted_lines(src: SourceFile) -> set[int]:
@@ -170,8 +162,8 @@ def hinted_lines(src: SourceFile) -> set[int]:
 
 def fills(src: SourceFile, node: ast.AST, fillable: Fillable, scope: Scope) -> Iterator[Mutation]:
     """After `node` (in place of it when it is a `pass`), a statement of a loop that runs after an
-    unfilled collection is made, that collection grown by a name bound before it, the nearest
-    first."""
+    unfilled collection is made, that collection grown by a name the function binds before it,
+    the nearest first."""
     if (
         not isinstance(node, ast.stmt)
         or node.lineno not in fillable.lines
@@ -182,7 +174,11 @@ def fills(src: SourceFile, node: ast.AST, fillable: Fillable, scope: Scope) -> I
     for u, lines in fillable.where.items():
         if node.lineno not in lines:
             continue
-        before = [n for n in scope.names if n != u.name and scope.bound.get(n, 0) <= node.lineno]
-        nearest = sorted(before, key=lambda n: node.lineno - scope.bound.get(n, 0))[:MAX_VALUES]
+        before = [
+            n
+            for n in scope.names
+            if n != u.name and n in fillable.own and scope.bound.get(n, node.lineno + 1) <= node.lineno
+        ]
+        nearest = sorted(before, key=lambda n: node.lineno - scope.bound[n])[:MAX_VALUES]
         for value in nearest:
             yield added_after(src, node, f"{u.name}.{u.method}({value})", "fill-unfilled", PRIOR)

@@ -72,7 +72,7 @@ def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
     bound: dict[str, Unread] = {}
     groups: list[list[str]] = []
     shared: set[str] = set()  # bound once to a container that may be someone else's
-    for node in _own(func):
+    for node in own_nodes(func):
         for target, value, at in _bindings(node):
             names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
             if not names or not all(isinstance(n, ast.Name) for n in names):
@@ -127,33 +127,30 @@ def _asserted(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     code computed for that check (with every assert no read, 7 more functions of the held-aside
     sets' projects held an unread local, against 1 more planted bug)."""
     return {
-        id(n)
+        id(test.args[0])
         for a in ast.walk(func)
         if isinstance(a, ast.Assert)
         for test in (a.test.values if isinstance(a.test, ast.BoolOp) else [a.test])
-        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-        for n in ast.walk(test)
+        if isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and test.args
+        and isinstance(test.args[0], ast.Name)
     }
 
 
 def _fresh(value: ast.expr) -> bool:
     """`value` makes a container of its own: `[None] * size`, `{}`, `dict(base)`, `[x for x in xs]`;
-    not `index.setdefault(key, [])`, which gives the one its owner keeps (taken as fresh, 9 functions
-    of the held-aside sets' projects that fill one, boltons' `cells` and pycountry's `divs` among
-    them, held an unread local; 1 planted bug's function did)."""
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "setdefault"
-    ):
-        return False
-    return any(
-        isinstance(n, DISPLAYS) or isinstance(n, ast.expr) and constructor(n) is not None
-        for n in ast.walk(value)
-    )
+    not `index.setdefault(key, [])`, `d.get(key, [])` or `d.get(key) or []`, which may give the
+    one its owner keeps (taken as fresh, 9 functions of the held-aside sets' projects that fill
+    one, boltons' `cells` and pycountry's `divs` among them, held an unread local; 1 planted
+    bug's function did)."""
+    if isinstance(value, ast.BinOp):
+        return _fresh(value.left) or _fresh(value.right)
+    return isinstance(value, DISPLAYS) or constructor(value) is not None
 
 
-def _own(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+def own_nodes(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
     """The nodes of `func`'s own scope: nothing inside a nested function, lambda or class."""
     todo: deque[ast.AST] = deque(ast.iter_child_nodes(func))
     while todo:
