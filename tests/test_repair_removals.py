@@ -82,8 +82,10 @@ def test_a_removal_ranks_after_any_patch_that_does_more_whatever_its_size() -> N
         ("def f(x):\n    return g(x)\n", "drop call g()"),
         ("def f(xs):\n    return xs[1:]\n", "drop slice bound 1"),
         ("def f(x):\n    return -x\n", "drop unary operator in '-x'"),
+        ("def f(l, other):\n    return l.intersection(set(other))\n", "l.intersection(set(other)) -> l"),
+        ("def f(l, other):\n    return l.intersection(set(other))\n", "set(other) -> other"),
     ],
-    ids=["operand", "call", "slice-bound", "unary"],
+    ids=["operand", "call", "slice-bound", "unary", "call-to-its-receiver", "call-to-its-argument"],
 )
 def test_a_dropped_operand_call_bound_or_unary_operator_only_removes_code(
     source: str, description: str

@@ -265,12 +265,17 @@ def literal(src: SourceFile, node: ast.expr) -> Iterator[Mutation]:
 
 
 def replace_with_name(src: SourceFile, node: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """An attribute or a call read where a plain name in scope was meant."""
+    """An attribute or a call read where a plain name in scope was meant. A name the expression
+    itself reads (`l` of `l.intersection(other)`, `x` of `set(x)`) only drops what is done to it:
+    a removal (cnlunar's planted missing `set(l)` took `l.intersection(set(removeList)) -> l`,
+    claimed and wrong)."""
     start, end = src.span(node)
     text = src.segment(node)
+    inside = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     for name in scope.names:
         if name != text:
-            yield src.mutation("to-name", f"{text} -> {name}", [Edit(start, end, name)], 0.3)
+            op = "unwrap-call" if name in inside else "to-name"
+            yield src.mutation(op, f"{text} -> {name}", [Edit(start, end, name)], 0.3)
 
 
 def assignment_target(src: SourceFile, node: ast.Assign | ast.AugAssign, scope: Scope) -> Iterator[Mutation]:
