@@ -126,21 +126,9 @@ def test_a_loop_line_where_the_filling_may_go_is_searched_beyond_the_suspicious_
 
 # the failing test alone runs the `upper` line, the most suspicious one; the `pass` where the filling
 # is missing runs for a passing test too
-UPPER = """\
-def build(tokens, skip, upper=False):
-    used = []
-    out = []
-    for token in tokens:
-        if token in skip:
-            pass
-            continue
-        out.append(token)
-    if upper:
-        out = [t.upper() for t in out]
-    for word in used:
-        out.append(word)
-    return out
-"""
+UPPER = BUILD.replace("(tokens, skip)", "(tokens, skip, upper=False)").replace(
+    "    for word", "    if upper:\n        out = [t.upper() for t in out]\n    for word"
+)
 UPPER_TESTS = """\
 from build import build
 
