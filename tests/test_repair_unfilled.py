@@ -14,7 +14,7 @@ from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
-from repofix.repair.unfilled import Fillable, unfilled
+from repofix.repair.unfilled import HINTED, Fillable, unfilled
 from tests.test_repair_additions import assert_produces
 
 
@@ -50,6 +50,7 @@ def _names(body: str) -> list[str]:
         ("    out = []\n    exec('out.append(1)')\n    return out\n", []),
         ("    out = []\n    return ', '.join(out)\n", ["out"]),
         ("    out = []\n    if g or out:\n        return 1\n", ["out"]),
+        ("    out = []\n    yield out\n", []),
     ],
     ids=[
         "read-by-len",
@@ -72,6 +73,7 @@ def _names(body: str) -> list[str]:
         "read-by-exec",
         "joined",
         "tested-in-an-or",
+        "yielded",
     ],
 )
 def test_which_collections_are_unfilled(body: str, names: list[str]) -> None:
@@ -144,6 +146,14 @@ def test_first():
 def test_no_skip():
     assert build(["a", "b"], set()) == ["a", "b"]
 """
+
+
+def test_at_most_hinted_lines_per_file_are_searched_beyond_the_suspicious_ones_the_likeliest_first() -> None:
+    body = "".join(f"        x{i} = x\n" for i in range(12))
+    source = f"def f(xs):\n    out = []\n    for x in xs:\n{body}    return len(out)\n"
+    lines = list(range(4, 16))  # the loop's 12 statements, the most suspicious first
+    pool = _pool(source, [16, *lines], max_lines=1)
+    assert pool.lines["m.py"] == {16, *lines[:HINTED]}
 
 
 def test_the_engine_fills_the_unfilled_collection_on_a_line_it_would_not_search(

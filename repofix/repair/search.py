@@ -184,7 +184,7 @@ def hinted(sources: dict[str, SourceFile], suspects: list[Suspect]) -> list[Susp
         by_path.setdefault(s.path, []).append(s)
     found: list[Suspect] = []
     for path, theirs in by_path.items():
-        lines = unfilled.hinted_lines(sources[path])
+        lines = unfilled.hinted_lines(sources[path], {s.line for s in theirs})
         found += [s for s in theirs if s.line in lines][: unfilled.HINTED]
     return found
 

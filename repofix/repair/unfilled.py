@@ -27,9 +27,9 @@ HINTED = 8  # lines per file searched beyond the suspicious ones for a missing f
 READERS = {"len", "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate"}
 READERS |= {"any", "all", "sum", "min", "max", "zip", "bool"}
 READ_METHODS = {"copy", "count", "index"}
-# where a name is handed on: stored, packed, or chosen (`(evens if even else odds).append(x)`)
+# where a name is handed on: stored, packed, yielded, or chosen (`(evens if c else odds).append(x)`)
 HANDED: tuple[type[ast.AST], ...] = (ast.AugAssign, ast.keyword, ast.Assign, ast.AnnAssign, ast.NamedExpr)
-HANDED += (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Starred, ast.IfExp, ast.BoolOp)
+HANDED += (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Starred, ast.IfExp, ast.BoolOp, ast.Yield)
 
 
 @dataclass(frozen=True)
@@ -151,13 +151,16 @@ class Fillable:
         self.own = _own_names(func) | set(parameters(func))
 
 
-def hinted_lines(src: SourceFile) -> set[int]:
-    """The lines of `src` where a function's unfilled collection may be filled."""
+def hinted_lines(src: SourceFile, near: set[int]) -> set[int]:
+    """The lines of `src` where a function's unfilled collection may be filled, in the functions
+    that hold one of the lines `near` (a large module's other functions are not looked at)."""
     found: set[int] = set()
     for func in ast.walk(src.tree):
-        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            func.lineno <= line <= (func.end_lineno or func.lineno) for line in near
+        ):
             found |= Fillable(func).lines
-    return found
+    return found & near
 
 
 def fills(src: SourceFile, node: ast.AST, fillable: Fillable, scope: Scope) -> Iterator[Mutation]:
