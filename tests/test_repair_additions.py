@@ -467,6 +467,33 @@ CASES = [
         "def escape(s):\n    return s\n\n\ndef quoted(key):\n    return f'\"{key}\"'\n",
         "def escape(s):\n    return s\n\n\ndef quoted(key):\n    return f'\"{escape(key)}\"'\n",
     ),
+    (  # a predicate dropped from an operand of `and`, under `not` (gpyrobotstxt's `ascii_is_alpha(c)`)
+        "add-wrapper",
+        "def alpha(x):\n    return x.isalpha()\n\n\ndef word(cs):\n    for c in cs:\n        if not c and c != '-':\n            return c\n",
+        "def alpha(x):\n    return x.isalpha()\n\n\ndef word(cs):\n    for c in cs:\n        if not alpha(c) and c != '-':\n            return c\n",
+    ),
+    (  # ... from what an assert tests (hangul's `assert is_hangul_alphabet(next_character), ...`)
+        "add-wrapper",
+        "def alpha(x):\n    return x.isalpha()\n\n\ndef check(c):\n    assert c, 'not a letter'\n    return c\n",
+        "def alpha(x):\n    return x.isalpha()\n\n\ndef check(c):\n    assert alpha(c), 'not a letter'\n    return c\n",
+    ),
+    (  # ... from a comprehension's filter
+        "add-wrapper",
+        "def alpha(x):\n    return x.isalpha()\n\n\ndef letters(cs):\n    return [c for c in cs if c]\n",
+        "def alpha(x):\n    return x.isalpha()\n\n\ndef letters(cs):\n    return [c for c in cs if alpha(c)]\n",
+    ),
+    (  # text has no such attribute: its loading call was dropped (pyunormalize's `_load_module`)
+        "add-wrapper",
+        "def _load(name):\n    return name\n\n\ndef table():\n    return 'tables'.TABLE\n",
+        "def _load(name):\n    return name\n\n\ndef table():\n    return _load('tables').TABLE\n",
+    ),
+    (  # a class made from one value, in its own method (language-tags' `Tag(record[...])`)
+        "add-wrapper",
+        "class Tag:\n    def __init__(self, tag):\n        self.data = tag\n\n"
+        "    def preferred(self):\n        return self.data['preferred']\n",
+        "class Tag:\n    def __init__(self, tag):\n        self.data = tag\n\n"
+        "    def preferred(self):\n        return Tag(self.data['preferred'])\n",
+    ),
 ]
 
 
@@ -801,11 +828,21 @@ def test_a_statement_added_where_a_pass_stands_takes_its_place(op: str, buggy: s
             "from collections import defaultdict\n\ndef f(k):\n    x = defaultdict(list)\n    pass\n    return x\n",
             "x.append(",
         ),
+        (  # text's own method: the text is meant (no `_load(', ')`)
+            "def _load(name):\n    return name\n\n\ndef f(xs):\n    return ', '.join(_load(xs))\n",
+            "_load(', ')",
+        ),
+        (  # a class made from two values is no wrapper
+            "class Pair:\n    def __init__(self, a, b):\n        self.a = a\n\n"
+            "    def left(self):\n        return self.a\n",
+            "Pair(self.a)",
+        ),
     ],
 )
 def test_the_wider_reach_leaves_out_what_cannot_work(source: str, never: str) -> None:
-    """A receiver that is a module, a whole `%` tuple in a call, a path copied by `shutil.copy` or a
-    `defaultdict(list)` taken for a copy of a local: candidates that only raise or mean nothing."""
+    """A receiver that is a module, a whole `%` tuple in a call, a path copied by `shutil.copy`, a
+    `defaultdict(list)` taken for a copy of a local, a call around text that has the method called on
+    it, a class made from two values around one: candidates that only raise or mean nothing."""
     src = SourceFile("m.py", source)
     made = [src.apply(m.edits) for m in mutations(src)]
     assert made and not [text for text in made if never in text], [text for text in made if never in text]

@@ -19,7 +19,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 @dataclass(frozen=True)
 class ModuleFacts:
     one_arg: list[str]  # names called with one argument and no keyword, the most called first
-    single: list[str]  # module functions taking exactly one argument (a wrapper though never called so)
+    single: list[str]  # module functions taking exactly one argument, classes made from one (`_made_of_one`)
     raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
     exceptions: list[str]  # exception classes the module defines, in source order
     # (class, the words of its message) for each `raise C("...")` whose arguments hold words
@@ -46,11 +46,14 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
     )
     single = sorted(
-        n.name
-        for n in module.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and len(n.args.args) - len(n.args.defaults) == 1
-        and n.args.args[0].arg not in ("self", "cls")
+        [
+            n.name
+            for n in module.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and len(n.args.args) - len(n.args.defaults) == 1
+            and n.args.args[0].arg not in ("self", "cls")
+        ]
+        + [n.name for n in module.body if isinstance(n, ast.ClassDef) and _made_of_one(n)]
     )
     raised = Counter(
         dotted(n.exc.func)
@@ -85,6 +88,17 @@ def module_facts(module: ast.Module) -> ModuleFacts:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         },
     )
+
+
+def _made_of_one(cls: ast.ClassDef) -> bool:
+    """A class made from one value: its own `__init__` takes one argument besides `self`
+    (`return Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a
+    function's)."""
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            args = node.args
+            return len(args.posonlyargs + args.args) - len(args.defaults) == 2 and not args.kwonlyargs
+    return False
 
 
 def _sentinels(module: ast.Module) -> list[str]:

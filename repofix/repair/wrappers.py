@@ -180,17 +180,26 @@ RECEIVER_WRAPPERS = ("str",)  # `name.lower()` -> `str(name).lower()`: a path or
 
 def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
     """Values whose missing call is not one of `wrap_targets`': a bare expression statement (it does
-    nothing, so a call is almost certainly missing), a condition, the receiver of a method call
-    (`value.setBitLength()` -> `SizedInteger(value).setBitLength()`); with callables to try besides
-    the scope's callees, and a prior."""
+    nothing, so a call is almost certainly missing), what a condition tests (of an `if`, `while`,
+    conditional expression, `assert` or comprehension filter: `condition_values`), text whose
+    attribute no text has, the receiver of a method call (`value.setBitLength()` ->
+    `SizedInteger(value).setBitLength()`); with callables to try besides the scope's callees, and a
+    prior."""
     if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
         return [(node.value, [], 0.45)]
-    if isinstance(node, (ast.If, ast.While, ast.IfExp)) and not isinstance(node.test, ast.Constant):
-        test = node.test
-        found = [(test, list(TEST_WRAPPERS), 0.25)]
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            found.append((test.operand, list(TEST_WRAPPERS), 0.25))  # `not xs` -> `not any(xs)`
-        return found
+    if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) and not isinstance(
+        node.test, ast.Constant
+    ):
+        return [(test, list(TEST_WRAPPERS), 0.25) for test in condition_values(node.test)]
+    if isinstance(node, ast.comprehension):
+        return [(test, list(TEST_WRAPPERS), 0.25) for cond in node.ifs for test in condition_values(cond)]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and not hasattr(str, node.attr)
+    ):
+        return [(node.value, [], 0.45)]  # `"tables".TABLE` fails for sure: `load("tables").TABLE`
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
@@ -200,6 +209,23 @@ def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[st
     ):
         return [(node.value, list(RECEIVER_WRAPPERS), 0.2)]
     return []
+
+
+def condition_values(test: ast.expr) -> list[ast.expr]:
+    """What a condition tests, and so what a dropped predicate left bare: the whole test, the value of
+    a `not`, and a plain value (a name, attribute or item) among the operands of an `and`/`or`,
+    bare or under `not` (`not ascii_is_alpha(c) and c != "-"` -> `not c and c != "-"`)."""
+    found = [test]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        found.append(test.operand)  # `not xs` -> `not any(xs)`
+    if isinstance(test, ast.BoolOp):
+        for value in test.values:
+            inner = (
+                value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) else value
+            )
+            if isinstance(inner, (ast.Name, ast.Attribute, ast.Subscript)):
+                found.append(inner)
+    return found
 
 
 def add_call(
