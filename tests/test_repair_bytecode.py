@@ -20,22 +20,25 @@ COMPILES = (
     "    return (folder / '__pycache__').is_dir()\n"
 )
 # where the program compiles: in a passing test; in the failing tests, plain functions (run
-# directly and hot) or with a fixture (run by pytest)
+# directly and hot) or with a fixture (run by pytest). test_mid fails too: with test_high alone,
+# `return x` -> `return hi` on another line passes as well, and one failing test cannot place the
+# bug (the patch would be given, not claimed: doubt.unplaced)
+MID = "\n\n\ndef test_mid():\n    assert clamp(5, 0, 10) == 5\n"
 WHERE = {
     "a passing test": (
         "from pkg.clamp import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\n"
         "def test_compiles(tmp_path):\n    assert compiled_beside(tmp_path)\n\n\n"
-        "def test_high():\n    assert clamp(50, 0, 10) == 10\n"
+        "def test_high():\n    assert clamp(50, 0, 10) == 10\n" + MID
     ),
     "the failing tests, run directly": (
         "from pkg.clamp import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\n"
         "def test_high():\n    assert compiled_beside(Path(tempfile.mkdtemp()))\n"
-        "    assert clamp(50, 0, 10) == 10\n"
+        "    assert clamp(50, 0, 10) == 10\n" + MID
     ),
     "the failing tests, run by pytest": (
         "from pkg.clamp import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n\n\n"
         "def test_high(tmp_path):\n    assert compiled_beside(tmp_path)\n"
-        "    assert clamp(50, 0, 10) == 10\n"
+        "    assert clamp(50, 0, 10) == 10\n" + MID
     ),
 }
 
@@ -46,4 +49,4 @@ def test_a_program_that_compiles_files_finds_them_where_the_baseline_did(
     backend: str, where: str, make_sandbox, tmp_path: Path
 ) -> None:
     result = repaired_clamp(make_sandbox, backend, tmp_path, COMPILES + "\n\n" + WHERE[where])
-    assert result.failing_tests == ["tests/test_clamp.py::test_high"]
+    assert result.failing_tests == ["tests/test_clamp.py::test_high", "tests/test_clamp.py::test_mid"]

@@ -117,15 +117,17 @@ def test_nothing_to_repair_when_everything_passes(make_sandbox, tmp_path: Path) 
 
 SPACED_TESTS = (
     "import pytest\n\nfrom pkg.clamp import clamp\n\n\n"
-    "@pytest.mark.parametrize('case', ['far above ten', 'just below zero'])\n"
-    "def test_words(case):\n    x = 50 if 'above' in case else -5\n    assert clamp(x, 0, 10) == (10 if x > 10 else 0)\n"
+    "@pytest.mark.parametrize('case', ['far above ten', 'far past ten', 'just below zero'])\n"
+    "def test_words(case):\n    x = 50 if 'far' in case else -5\n    assert clamp(x, 0, 10) == (10 if x > 10 else 0)\n"
 )
+# two failing: one failing test alone would not place the bug (`return x` -> `return hi` passes it too)
+FAR = ["tests/test_words.py::test_words[far above ten]", "tests/test_words.py::test_words[far past ten]"]
 
 
 @pytest.mark.parametrize(
     ("given", "status"),
     [
-        (["tests/test_words.py::test_words[far above ten]"], "plausible"),
+        (FAR, "plausible"),
         (["tests/test_words.py::test_words[far"], "no_failures"),  # as pytest's summary line cuts it
     ],
 )

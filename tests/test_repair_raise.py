@@ -43,7 +43,8 @@ def body(size, limit):
         raise LimitReached("{other}")
     return size
 """
-
+# two failing tests: with test_limit alone, patches on the other raises' lines pass too, and one
+# failing test cannot place the bug (the patch would be given, not claimed: doubt.unplaced)
 TESTS = """\
 import pytest
 from parser import ParserError, header, body
@@ -51,6 +52,10 @@ from parser import ParserError, header, body
 def test_limit():
     with pytest.raises(ParserError):
         header(b"a: " + b"x" * 10, 5)
+
+def test_limit_of_another():
+    with pytest.raises(ParserError):
+        header(b"b: " + b"y" * 20, 9)
 
 def test_header():
     assert header(b"a:b", 9) == [b"a", b"b"]

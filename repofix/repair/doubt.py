@@ -9,7 +9,7 @@ import time
 from repofix.repair.checker import Checker, Differences
 from repofix.repair.limits import Budget
 from repofix.repair.localize import RunRecord
-from repofix.repair.search import ranked
+from repofix.repair.search import other_places, ranked, shown_places
 from repofix.repair.source import Mutation
 
 DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
@@ -135,3 +135,54 @@ def uncorroborated_removal(
         f"the only plausible patch removes code that none of the {len(traced)} passing test(s) traced "
         f"ran: {where}; only the failing tests speak for it, so it is not claimed"
     )
+
+
+def unplaced(
+    best: Mutation,
+    found: list[Mutation],
+    passing: list[str],
+    failing: list[str],
+    changed: dict[Mutation, list[str]] | None = None,
+) -> str:
+    """Why a patch is not claimed when a single failing test is all that speaks for it and plausible
+    patches at other places pass the same tests, neither removals nor changing what the passing
+    tests' calls return (`changed`, the differential check) (empty: it may be): the one test cannot say where
+    the bug is, and the passing tests check none of those places. On the held-aside sets 6 of the
+    9 such patches claimed (not removals) were wrong (confusables' constants changed on another
+    line), against 5 of the 26 where two or more failing tests agreed. A one-test task
+    (HumanEvalFix's kind: no passing test; its test is the whole specification) leaves it
+    claimable: 43 right, none wrong."""
+    # a removal elsewhere is a last resort, claimed on its own by no test either (uncorroborated_removal);
+    # one that changes what the passing tests' calls return is told apart by them (`changed`)
+    changed = changed or {}
+    elsewhere = other_places(best, [m for m in found if not m.removes_only and not changed.get(m)])
+    if len(failing) != 1 or not passing or not elsewhere:
+        return ""
+    return (
+        f"the one failing test is all that speaks for {best.description} ({best.path}:{best.line}), and "
+        f"{len(elsewhere)} other place(s) give a plausible patch too ({shown_places(elsewhere)}); "
+        "no passing test tells them apart, so it is not claimed"
+    )
+
+
+def unclaimed(
+    best: Mutation,
+    found: list[Mutation],
+    others: list[Mutation],
+    runs: list[RunRecord],
+    passing: list[str],
+    failing: list[str],
+    changed: dict[Mutation, list[str]],
+    withhold_ambiguous: bool = True,
+) -> str:
+    """Why the best plausible patch is given for review and not claimed (empty: it is claimed), the
+    likeliest wrong first: it deletes an exit, it only removes code, or, unless told to claim what
+    the tests cannot tell (`withhold_ambiguous` off), rivals behave otherwise on the tests
+    (`others`) or one failing test cannot place it."""
+    if best.deletes_exit:
+        return exit_deleted(best)
+    if why := uncorroborated_removal(best, runs, passing, failing):
+        return why
+    if not withhold_ambiguous:
+        return ""
+    return ambiguous(best, others) if others else unplaced(best, found, passing, failing, changed)

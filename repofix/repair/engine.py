@@ -8,14 +8,7 @@ from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, covering_tests
-from repofix.repair.doubt import (
-    ambiguous,
-    differ_seconds,
-    differential,
-    exit_deleted,
-    rivals,
-    uncorroborated_removal,
-)
+from repofix.repair.doubt import differ_seconds, differential, rivals, unclaimed
 from repofix.repair.limits import (
     Budget,
     failing_seconds,
@@ -41,8 +34,9 @@ from repofix.testfiles import is_test_file
 @dataclass
 class RepairResult:
     # "plausible" (failing tests now pass, no passing test broke), "ambiguous" (the best-ranked
-    # plausible patch is given, not claimed: the tests cannot tell whether it is right, as it only
-    # deletes an exit, or with withhold_ambiguous, as patches that do otherwise pass them too),
+    # plausible patch is given, not claimed: the tests cannot tell whether it is right, as it
+    # deletes an exit or only removes code, patches that do otherwise pass them too (with
+    # withhold_ambiguous), or one failing test cannot place it: doubt.unclaimed),
     # "not_fixed", "no_failures"
     status: str
     patch_diff: str = ""
@@ -221,12 +215,11 @@ def repair(
         result.mutation, result.rivals = best, rivals(best, differ)
         result.patch_diff, result.files = diff(sources, best)
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
-        if best.deletes_exit:
-            result.status, result.message = "ambiguous", exit_deleted(best)
-        elif uncorroborated := uncorroborated_removal(best, runs, passing, failing):
-            result.status, result.message = "ambiguous", uncorroborated
-        elif result.rivals and budget.withhold_ambiguous:
-            result.status, result.message = "ambiguous", ambiguous(best, result.rivals)
+        why = unclaimed(
+            best, found, result.rivals, runs, passing, failing, differ.changed, budget.withhold_ambiguous
+        )
+        if why:
+            result.status, result.message = "ambiguous", why
         else:
             result.status = "plausible"
             result.message = f"{best.description} ({best.path}:{best.line})" + (

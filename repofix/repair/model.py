@@ -25,14 +25,7 @@ from typing import Any
 
 from repofix.models.base import ModelReply
 from repofix.repair.checker import Differences, candidate_list, differ_request, differences, worker_source
-from repofix.repair.doubt import (
-    ambiguous,
-    compared,
-    differential_due,
-    exit_deleted,
-    rivals,
-    uncorroborated_removal,
-)
+from repofix.repair.doubt import compared, differential_due, rivals, unclaimed
 from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, give_up_reason, more_to_try, stuck_reason, until
 from repofix.repair.localize import RunRecord, records
@@ -240,17 +233,20 @@ class BuiltinModel:
         search = self._searching()
         changed = differ.changed
         chosen = best(search.choices, search.pool.scores if search.pool else {}, search.also, changed)
-        why = (
-            exit_deleted(chosen)
-            if chosen.deletes_exit
-            else uncorroborated_removal(chosen, self.runs, self.passing, self.failing)
-        )
-        if why:  # given as the reason, not applied (a chain's next model takes over)
-            self.stuck[search.focus] = why
-            return self._next_focus()
         others = rivals(chosen, differ)
-        if others and self.budget.withhold_ambiguous:  # the tests cannot tell: no claim, the reason
-            self.stuck[search.focus] = ambiguous(chosen, others)
+        # a patch not claimed is given as the reason, not applied (a chain's next model takes over)
+        why = unclaimed(
+            chosen,
+            search.found,
+            others,
+            self.runs,
+            self.passing,
+            self.failing,
+            changed,
+            self.budget.withhold_ambiguous,
+        )
+        if why:
+            self.stuck[search.focus] = why
             return self._next_focus()
         patch, _ = diff(self.sources, chosen)
         fixed_too = search.also.get(chosen, 0)

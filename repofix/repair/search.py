@@ -97,11 +97,18 @@ def doubts(
         )
     if chosen.removes_only:
         why.append("it only removes code")
-    elsewhere = {(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)}
-    if elsewhere:
-        where = ", ".join(f"{p}:{n}" for p, n in sorted(elsewhere)[:3])
-        why.append(f"{len(elsewhere)} other place(s) give a plausible patch too ({where})")
+    if elsewhere := other_places(chosen, found):
+        why.append(f"{len(elsewhere)} other place(s) give a plausible patch too ({shown_places(elsewhere)})")
     return why
+
+
+def other_places(chosen: Mutation, found: list[Mutation]) -> list[tuple[str, int]]:
+    """The places (file, line) of the plausible patches found besides the chosen one's."""
+    return sorted({(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)})
+
+
+def shown_places(places: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{p}:{n}" for p, n in places[:3])
 
 
 STATEMENT_BLOCK = 30  # lines: a statement at most this long on a suspicious line is a block of its own

@@ -1,0 +1,88 @@
+"""A plausible patch that only one failing test speaks for, while plausible patches at other places
+pass the same tests, is given for review and not claimed when passing tests exist (they check none
+of those places); with two failing tests that agree, or in a one-test task (HumanEvalFix's kind),
+it is claimed with its doubt. Through repair() and `repofix fix`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.doubt import unclaimed
+from repofix.repair.source import Edit, SourceFile
+from tests.test_repair_removals import fix
+
+# The bug: 10 for 11, or 5 for 6; a test of price(1) alone cannot say which (16 either way).
+SHOP = 'def price(n):\n    base = n * 10\n    return base + 5\n\n\ndef name():\n    return "shop"\n'
+PRICE = "def test_price():\n    assert price(1) == 16\n\n\n"
+AGAIN = "def test_price_again():\n    assert price(1) + 0 == 16\n\n\n"
+NAME = 'def test_name():\n    assert name() == "shop"\n'
+
+
+def shop(root: Path, tests: str) -> Path:
+    root.mkdir()
+    (root / "shop.py").write_text(SHOP)
+    (root / "test_shop.py").write_text("from shop import name, price\n\n\n" + tests)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("tests", "claimed"),
+    [(PRICE + NAME, False), (PRICE + AGAIN + NAME, True), (PRICE, True)],
+    ids=["one-failing-test-beside-passing-ones", "two-failing-tests", "one-test-task"],
+)
+def test_one_failing_test_and_other_places_is_no_claim_beside_passing_tests(
+    tests: str, claimed: bool, make_sandbox, tmp_path: Path
+) -> None:
+    box = make_sandbox("none", source=shop(tmp_path / "repo", tests))
+    result = repair(box, budget=Budget(max_seconds=120, test_timeout=5))
+    assert {m.line for m in result.plausible} == {2, 3}, result.message  # both places pass
+    assert result.mutation is not None
+    if claimed:
+        assert result.status == "plausible" and result.fixed, result.message
+        assert "other place(s) give a plausible patch too" in result.message
+    else:
+        assert result.status == "ambiguous" and not result.fixed, result.message
+        assert result.message.startswith(
+            f"the one failing test is all that speaks for {result.mutation.description} "
+            f"(shop.py:{result.mutation.line}), and 1 other place(s) give a plausible patch too (shop.py:"
+        )
+        assert result.message.endswith("no passing test tells them apart, so it is not claimed")
+        assert result.files["shop.py"] != SHOP  # given for review
+
+
+def test_repofix_fix_applies_no_unplaced_patch_and_says_why(tmp_path: Path) -> None:
+    done, repo = fix(shop(tmp_path / "repo", PRICE + NAME), tmp_path)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "the one failing test is all that speaks for" in done.stdout + done.stderr
+    assert (repo / "shop.py").read_text() == SHOP
+
+
+def _constant(src: SourceFile, old: str, new: str):
+    start = src.data.index(old.encode())
+    return src.mutation("constant", f"constant {old} -> {new}", [Edit(start, start + len(old), new)], 0.5)
+
+
+@pytest.mark.parametrize(
+    ("failing", "passing", "other_place", "told_apart", "why"),
+    [
+        (["t::a"], ["t::b"], True, False, "the one failing test is all that speaks for"),
+        (["t::a"], ["t::b"], False, False, ""),  # the same line: no other place
+        (["t::a"], ["t::b"], True, True, ""),  # the other changes what a passing test's call returns
+        (["t::a", "t::c"], ["t::b"], True, False, ""),
+        (["t::a"], [], True, False, ""),
+    ],
+    ids=["unplaced", "one-place", "told-apart-by-a-passing-test", "two-failing", "one-test-task"],
+)
+def test_which_patches_are_unplaced(
+    failing: list[str], passing: list[str], other_place: bool, told_apart: bool, why: str
+) -> None:
+    src = SourceFile("shop.py", SHOP)
+    best = _constant(src, "10", "11")
+    other = _constant(src, "5", "6") if other_place else _constant(src, "n * 10", "n * 11")
+    assert (other.line != best.line) is other_place
+    changed = {other: ["price(2) returned 25, now 26"]} if told_apart else {}
+    reason = unclaimed(best, [best, other], [], [], passing, failing, changed)
+    assert reason.startswith(why) if why else reason == "", reason
