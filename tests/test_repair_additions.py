@@ -837,12 +837,17 @@ def test_a_statement_added_where_a_pass_stands_takes_its_place(op: str, buggy: s
             "    def left(self):\n        return self.a\n",
             "Pair(self.a)",
         ),
+        (  # an exception class made from one value is no wrapper (a raise gets its class)
+            "class Bad(ValueError):\n    def __init__(self, m):\n        self.m = m\n\n\ndef f(x):\n    return x + 1\n",
+            "Bad(x",
+        ),
     ],
 )
 def test_the_wider_reach_leaves_out_what_cannot_work(source: str, never: str) -> None:
     """A receiver that is a module, a whole `%` tuple in a call, a path copied by `shutil.copy`, a
     `defaultdict(list)` taken for a copy of a local, a call around text that has the method called on
-    it, a class made from two values around one: candidates that only raise or mean nothing."""
+    it, a class made from two values around one, an exception class around a value: candidates that
+    only raise or mean nothing."""
     src = SourceFile("m.py", source)
     made = [src.apply(m.edits) for m in mutations(src)]
     assert made and not [text for text in made if never in text], [text for text in made if never in text]

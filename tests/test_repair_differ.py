@@ -13,9 +13,9 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker, Verdict
-from repofix.repair.doubt import rivals
+from repofix.repair.doubt import doubts, rivals
 from repofix.repair.limits import sort_passed
-from repofix.repair.search import best, doubts
+from repofix.repair.search import best
 from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project
 from tests.test_repair_targets import fix, git, make_repo

@@ -6,8 +6,9 @@ import ast
 
 import pytest
 
+from repofix.repair.doubt import doubts
 from repofix.repair.localize import Suspect
-from repofix.repair.search import CandidatePool, best, doubts, order
+from repofix.repair.search import CandidatePool, best, order
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 SOURCE = "def f(a, b):\n    x = a + 1\n    if x < b:\n        return x\n    return b\n"

@@ -60,29 +60,58 @@ def test_repofix_fix_applies_no_unplaced_patch_and_says_why(tmp_path: Path) -> N
     assert (repo / "shop.py").read_text() == SHOP
 
 
-def _constant(src: SourceFile, old: str, new: str):
+def _mutation(src: SourceFile, op: str, old: str, new: str):
     start = src.data.index(old.encode())
-    return src.mutation("constant", f"constant {old} -> {new}", [Edit(start, start + len(old), new)], 0.5)
+    return src.mutation(op, f"constant {old} -> {new}", [Edit(start, start + len(old), new)], 0.5)
+
+
+OTHERS = {  # the other plausible patch, by what it is
+    "constant": ("constant", "5", "6"),  # line 3: another place
+    "same-line": ("constant", "n * 10", "n * 11"),  # line 2: the best patch's place
+    "removal": ("drop-operand", " + 5", ""),  # line 3, but only removes code: a last resort
+    "inserted-beside": ("add-statement", "    return base", "    base += 1\n    return base"),  # line 3
+}
 
 
 @pytest.mark.parametrize(
-    ("failing", "passing", "other_place", "told_apart", "why"),
+    ("backing", "passing", "other", "told_apart", "why"),
     [
-        (["t::a"], ["t::b"], True, False, "the one failing test is all that speaks for"),
-        (["t::a"], ["t::b"], False, False, ""),  # the same line: no other place
-        (["t::a"], ["t::b"], True, True, ""),  # the other changes what a passing test's call returns
-        (["t::a", "t::c"], ["t::b"], True, False, ""),
-        (["t::a"], [], True, False, ""),
+        (1, ["t::b"], "constant", False, "the one failing test is all that speaks for"),
+        (1, ["t::b"], "same-line", False, ""),
+        (1, ["t::b"], "removal", False, ""),
+        (1, ["t::b"], "inserted-beside", False, ""),  # a statement added next to the line: the same place
+        (1, ["t::b"], "constant", True, ""),  # the other changes what a passing test's call returns
+        (2, ["t::b"], "constant", False, ""),
+        (1, [], "constant", False, ""),
     ],
-    ids=["unplaced", "one-place", "told-apart-by-a-passing-test", "two-failing", "one-test-task"],
+    ids=[
+        "unplaced",
+        "one-place",
+        "a-removal-elsewhere",
+        "a-statement-inserted-beside",
+        "told-apart-by-a-passing-test",
+        "two-failing",
+        "one-test-task",
+    ],
 )
 def test_which_patches_are_unplaced(
-    failing: list[str], passing: list[str], other_place: bool, told_apart: bool, why: str
+    backing: int, passing: list[str], other: str, told_apart: bool, why: str
 ) -> None:
     src = SourceFile("shop.py", SHOP)
-    best = _constant(src, "10", "11")
-    other = _constant(src, "5", "6") if other_place else _constant(src, "n * 10", "n * 11")
-    assert (other.line != best.line) is other_place
-    changed = {other: ["price(2) returned 25, now 26"]} if told_apart else {}
-    reason = unclaimed(best, [best, other], [], [], passing, failing, changed)
+    best = _mutation(src, "constant", "10", "11")
+    alternative = _mutation(src, *OTHERS[other])
+    changed = {alternative: ["price(2) returned 25, now 26"]} if told_apart else {}
+    reason = unclaimed(best, [best, alternative], [], [], passing, backing, changed)
     assert reason.startswith(why) if why else reason == "", reason
+    # told to claim what the tests cannot tell, it claims this too
+    assert (
+        unclaimed(best, [best, alternative], [], [], passing, backing, changed, withhold_ambiguous=False)
+        == ""
+    )
+
+
+def test_rivals_are_said_before_one_test_cannot_place_a_patch() -> None:
+    src = SourceFile("shop.py", SHOP)
+    best, other = _mutation(src, "constant", "10", "11"), _mutation(src, "constant", "5", "6")
+    reason = unclaimed(best, [best, other], [other], [], ["t::b"], 1, {})
+    assert reason.startswith("the tests cannot tell plausible patches apart: constant 10 -> 11 (shop.py:2)")

@@ -14,12 +14,11 @@ from collections.abc import Iterator
 from repofix.repair import slices
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
+from repofix.repair.missing_calls import add_call, call_targets
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.wrappers import (
-    add_call,
     add_wrapper,
-    call_targets,
     index_of,
     raise_value,
     range_of,

@@ -9,7 +9,7 @@ import time
 from repofix.repair.checker import Checker, Differences
 from repofix.repair.limits import Budget
 from repofix.repair.localize import RunRecord
-from repofix.repair.search import other_places, ranked, shown_places
+from repofix.repair.search import ranked
 from repofix.repair.source import Mutation
 
 DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
@@ -102,9 +102,7 @@ def differential_due(budget: Budget, passing: list[str], remaining: float, timeo
     return budget.differential and bool(passing) and remaining >= 2 * timeout
 
 
-def uncorroborated_removal(
-    best: Mutation, runs: list[RunRecord], passing: list[str], failing: list[str]
-) -> str:
+def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[str], backing: int) -> str:
     """Why a patch that only removes code is not claimed (empty: it may be): passing tests ran what
     it removes and pass without it too, so they do not check what it did, or none ran it; either
     way only the failing tests speak for it, and they cannot tell a deleted cause from a deleted
@@ -113,13 +111,13 @@ def uncorroborated_removal(
     (deleted exits aside) were wrong. Only a one-test task (HumanEvalFix's kind: the failing test
     is the whole specification) leaves it claimable; where several tests all fail, none checks
     what the removed code did either (cnlunar's 6 failing tests took two dropped calls, both
-    wrong)."""
-    if not best.removes_only or (not passing and len(failing) <= 1):
+    wrong). `backing`: how many failing tests the patch makes pass."""
+    if not best.removes_only or (not passing and backing <= 1):
         return ""
     where = f"{best.description} ({best.path}:{best.line})"
     if not passing:
         return (
-            f"the only plausible patch removes code, and all {len(failing)} tests failed before it: "
+            f"the only plausible patch removes code, and all {backing} tests failed before it: "
             f"{where}; no passing test checks what it did, so it is not claimed"
         )
     lines = set(best.lines or (best.line,))
@@ -141,22 +139,26 @@ def unplaced(
     best: Mutation,
     found: list[Mutation],
     passing: list[str],
-    failing: list[str],
+    backing: int,
     changed: dict[Mutation, list[str]] | None = None,
 ) -> str:
-    """Why a patch is not claimed when a single failing test is all that speaks for it and plausible
-    patches at other places pass the same tests, neither removals nor changing what the passing
-    tests' calls return (`changed`, the differential check) (empty: it may be): the one test cannot say where
-    the bug is, and the passing tests check none of those places. On the held-aside sets 6 of the
+    """Why a patch is not claimed (empty: it may be) when a single failing test is all that speaks
+    for it (`backing`) and plausible patches at other places pass the same tests: a place is
+    another line (`_same_place`), and the patch there is no removal, has no more edits than this one, and does not change what
+    the passing tests' calls return (`changed`, the differential check: those tests tell it
+    apart). The one test cannot say where the bug is, and the passing tests check none of those
+    places. On the held-aside sets 6 of the
     9 such patches claimed (not removals) were wrong (confusables' constants changed on another
     line), against 5 of the 26 where two or more failing tests agreed. A one-test task
     (HumanEvalFix's kind: no passing test; its test is the whole specification) leaves it
     claimable: 43 right, none wrong."""
-    # a removal elsewhere is a last resort, claimed on its own by no test either (uncorroborated_removal);
-    # one that changes what the passing tests' calls return is told apart by them (`changed`)
+    # a removal elsewhere is a last resort, claimed on its own by no test either (uncorroborated_removal)
     changed = changed or {}
-    elsewhere = other_places(best, [m for m in found if not m.removes_only and not changed.get(m)])
-    if len(failing) != 1 or not passing or not elsewhere:
+    alike = [
+        m for m in found if not m.removes_only and not changed.get(m) and len(m.edits) <= len(best.edits)
+    ]
+    elsewhere = other_places(best, [m for m in alike if not _same_place(m, best)])
+    if backing != 1 or not passing or not elsewhere:
         return ""
     return (
         f"the one failing test is all that speaks for {best.description} ({best.path}:{best.line}), and "
@@ -165,13 +167,22 @@ def unplaced(
     )
 
 
+def _same_place(a: Mutation, b: Mutation) -> bool:
+    """The same line, or a statement inserted next to the other's line (`add 'x.append(t)' before
+    line 7` and the same statement in place of line 6's `pass`)."""
+    if a.path != b.path:
+        return False
+    inserted = any("\n" in e.text for e in (*a.edits, *b.edits))
+    return a.line == b.line or (inserted and abs(a.line - b.line) == 1)
+
+
 def unclaimed(
     best: Mutation,
     found: list[Mutation],
     others: list[Mutation],
     runs: list[RunRecord],
     passing: list[str],
-    failing: list[str],
+    backing: int,
     changed: dict[Mutation, list[str]],
     withhold_ambiguous: bool = True,
 ) -> str:
@@ -181,8 +192,42 @@ def unclaimed(
     (`others`) or one failing test cannot place it."""
     if best.deletes_exit:
         return exit_deleted(best)
-    if why := uncorroborated_removal(best, runs, passing, failing):
+    if why := uncorroborated_removal(best, runs, passing, backing):
         return why
     if not withhold_ambiguous:
         return ""
-    return ambiguous(best, others) if others else unplaced(best, found, passing, failing, changed)
+    return ambiguous(best, others) if others else unplaced(best, found, passing, backing, changed)
+
+
+def doubts(
+    chosen: Mutation,
+    found: list[Mutation],
+    changed: list[str] | None = None,
+    rivals: list[Mutation] | None = None,
+) -> list[str]:
+    """Why a plausible patch may be wrong though the tests pass, said with the patch: it changes
+    what calls of the passing tests return (the differential check), plausible patches that do
+    otherwise on the tests pass them too (`rivals`: the tests cannot tell), it only removes code,
+    or other plausible patches elsewhere pass the same tests."""
+    why = []
+    if changed:
+        why.append(f"it changes what {len(changed)} call(s) of the passing tests return ({changed[0]})")
+    if rivals:
+        shown = ", ".join(f"{m.description} ({m.path}:{m.line})" for m in rivals[:2])
+        why.append(
+            f"{len(rivals)} plausible patch(es) that behave otherwise on the tests pass them too ({shown})"
+        )
+    if chosen.removes_only:
+        why.append("it only removes code")
+    if elsewhere := other_places(chosen, found):
+        why.append(f"{len(elsewhere)} other place(s) give a plausible patch too ({shown_places(elsewhere)})")
+    return why
+
+
+def other_places(chosen: Mutation, found: list[Mutation]) -> list[tuple[str, int]]:
+    """The places (file, line) of the plausible patches found besides the chosen one's."""
+    return sorted({(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)})
+
+
+def shown_places(places: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{p}:{n}" for p, n in places[:3])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, covering_tests
-from repofix.repair.doubt import differ_seconds, differential, rivals, unclaimed
+from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
 from repofix.repair.limits import (
     Budget,
     failing_seconds,
@@ -24,7 +24,7 @@ from repofix.repair.limits import (
     until,
 )
 from repofix.repair.localize import RunRecord, Suspect, raised_at, rank
-from repofix.repair.search import CandidatePool, doubts
+from repofix.repair.search import CandidatePool
 from repofix.repair.search import best as choose
 from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.sandboxes.base import Sandbox
@@ -216,7 +216,7 @@ def repair(
         result.patch_diff, result.files = diff(sources, best)
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         why = unclaimed(
-            best, found, result.rivals, runs, passing, failing, differ.changed, budget.withhold_ambiguous
+            best, found, result.rivals, runs, passing, len(failing), differ.changed, budget.withhold_ambiguous
         )
         if why:
             result.status, result.message = "ambiguous", why

@@ -53,7 +53,11 @@ def module_facts(module: ast.Module) -> ModuleFacts:
             and len(n.args.args) - len(n.args.defaults) == 1
             and n.args.args[0].arg not in ("self", "cls")
         ]
-        + [n.name for n in module.body if isinstance(n, ast.ClassDef) and _made_of_one(n)]
+        + [
+            n.name
+            for n in module.body
+            if isinstance(n, ast.ClassDef) and _made_of_one(n) and n.name not in exception_classes(module)
+        ]
     )
     raised = Counter(
         dotted(n.exc.func)
@@ -93,12 +97,13 @@ def module_facts(module: ast.Module) -> ModuleFacts:
 def _made_of_one(cls: ast.ClassDef) -> bool:
     """A class made from one value: its own `__init__` takes one argument besides `self`
     (`return Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a
-    function's)."""
-    for node in cls.body:
-        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
-            args = node.args
-            return len(args.posonlyargs + args.args) - len(args.defaults) == 2 and not args.kwonlyargs
-    return False
+    function's). The last `__init__` is the one Python keeps; an exception class is no wrapper (a
+    raise gets its class: wrappers.raise_value)."""
+    inits = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+    if not inits:
+        return False
+    args = inits[-1].args
+    return len(args.posonlyargs + args.args) - len(args.defaults) == 2 and not args.kwonlyargs
 
 
 def _sentinels(module: ast.Module) -> list[str]:

@@ -7,8 +7,10 @@ back, so the loop's checkpoints, guards, trajectory and delivery are exactly the
    per-test spectra and the suspicious source files;
 2. `python`: try a batch of candidates with the check worker (repeated while the budget lasts);
 3. `edit`: the smallest plausible patch as a unified diff (the loop checkpoints and tests it),
-   unless the tests cannot tell it from a patch that does otherwise (its rivals, sought as
-   repair() seeks them: Budget.scout_after_plausible); that target is then given up, with why;
+   unless it is not claimed for a reason doubt.unclaimed gives (it deletes an exit or only
+   removes code; the tests cannot tell it from a patch that does otherwise, its rivals, sought as
+   repair() seeks them: Budget.scout_after_plausible; one failing test cannot place it); that
+   target is then given up, with why;
 4. back to 1 while a target test still fails; then `submit`.
 
 Only the task's target tests (`-k`, node ids: the goal the loop states) are repaired, one at a
@@ -25,12 +27,12 @@ from typing import Any
 
 from repofix.models.base import ModelReply
 from repofix.repair.checker import Differences, candidate_list, differ_request, differences, worker_source
-from repofix.repair.doubt import compared, differential_due, rivals, unclaimed
+from repofix.repair.doubt import compared, differential_due, doubts, rivals, unclaimed
 from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, give_up_reason, more_to_try, stuck_reason, until
 from repofix.repair.localize import RunRecord, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
-from repofix.repair.search import best, doubts
+from repofix.repair.search import best
 from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.repair.target import TargetSearch, search_for
 from repofix.testfiles import is_test_file
@@ -53,7 +55,6 @@ class BuiltinModel:
         self.sources: dict[str, SourceFile] = {}
         self.queue: list[str] = []  # failing targets not yet worked on
         self.passing: list[str] = []
-        self.failing: list[str] = []  # the targets that failed in the last run
         self.search: TargetSearch | None = None  # the target worked on now
         self.differed: list[Mutation] = []  # the patches the differential check compares
         self.run_seconds = 0.0
@@ -115,7 +116,7 @@ class BuiltinModel:
             return self._give_up(f"the coverage run in the sandbox printed a malformed result: {error}")
         failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
         wanted = set(self.targets)
-        failing = self.failing = [n for n in failed if not wanted or n in wanted]
+        failing = [n for n in failed if not wanted or n in wanted]
         if self.search and self.search.focus in failing:  # the delivered edit did not hold in this run
             self.stuck.setdefault(self.search.focus, "its repair did not hold when the tests ran again")
         self.passing = sorted(r.nodeid for r in self.runs if r.outcome == "passed")
@@ -241,7 +242,7 @@ class BuiltinModel:
             others,
             self.runs,
             self.passing,
-            self.failing,
+            1 + search.also.get(chosen, 0),  # the focus and the other failing tests it makes pass
             changed,
             self.budget.withhold_ambiguous,
         )

@@ -77,40 +77,6 @@ SILENCING = 0.2  # the prior's share left to a candidate that silences the error
 OUTER_WEIGHT = 0.6
 
 
-def doubts(
-    chosen: Mutation,
-    found: list[Mutation],
-    changed: list[str] | None = None,
-    rivals: list[Mutation] | None = None,
-) -> list[str]:
-    """Why a plausible patch may be wrong though the tests pass, said with the patch: it changes
-    what calls of the passing tests return (the differential check), plausible patches that do
-    otherwise on the tests pass them too (`rivals`: the tests cannot tell), it only removes code,
-    or other plausible patches elsewhere pass the same tests."""
-    why = []
-    if changed:
-        why.append(f"it changes what {len(changed)} call(s) of the passing tests return ({changed[0]})")
-    if rivals:
-        shown = ", ".join(f"{m.description} ({m.path}:{m.line})" for m in rivals[:2])
-        why.append(
-            f"{len(rivals)} plausible patch(es) that behave otherwise on the tests pass them too ({shown})"
-        )
-    if chosen.removes_only:
-        why.append("it only removes code")
-    if elsewhere := other_places(chosen, found):
-        why.append(f"{len(elsewhere)} other place(s) give a plausible patch too ({shown_places(elsewhere)})")
-    return why
-
-
-def other_places(chosen: Mutation, found: list[Mutation]) -> list[tuple[str, int]]:
-    """The places (file, line) of the plausible patches found besides the chosen one's."""
-    return sorted({(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)})
-
-
-def shown_places(places: list[tuple[str, int]]) -> str:
-    return ", ".join(f"{p}:{n}" for p, n in places[:3])
-
-
 STATEMENT_BLOCK = 30  # lines: a statement at most this long on a suspicious line is a block of its own
 
 

@@ -104,7 +104,7 @@ def _and_elements(value: ast.expr) -> list[ast.expr]:
     return [value]
 
 
-def _wrap(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation:
+def wrap_in(src: SourceFile, value: ast.expr, name: str, prior: float) -> Mutation:
     text = src.segment(value)
     return src.mutation(
         "add-wrapper", f"wrap {text} in {name}()", [Edit(*src.span(value), f"{name}({text})")], prior
@@ -136,7 +136,7 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
         chance = UNUSED_PRIOR if name in scope.unused else 0.3 if likely else 0.25
-        yield _wrap(src, value, name, NEAR_PRIOR if name in near else chance)
+        yield wrap_in(src, value, name, NEAR_PRIOR if name in near else chance)
     for bound in () if literal_or_text(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
@@ -151,7 +151,7 @@ def range_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]
     number (an index, a bound, a counter, a parameter annotated `int` or defaulting to one), which
     no plain wrapper of the scope makes (`range` is not one: around anything else it is rarely meant)."""
     if isinstance(node, (ast.For, ast.comprehension)) and getattr(node.iter, "id", None) in scope.numbers:
-        yield _wrap(src, node.iter, "range", 0.4)
+        yield wrap_in(src, node.iter, "range", 0.4)
 
 
 def unpacked_loop(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
@@ -166,80 +166,10 @@ def unpacked_loop(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
     ):
         return
     text = src.segment(node.iter)
-    yield _wrap(src, node.iter, "enumerate", 0.35)
+    yield wrap_in(src, node.iter, "enumerate", 0.35)
     yield src.mutation(
         "add-wrapper", f"{text} -> {text}.items()", [Edit(*src.span(node.iter), f"{text}.items()")], 0.3
     )
-
-
-# `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
-# callees follow
-TEST_WRAPPERS = ("any", "all", "len", "callable")
-RECEIVER_WRAPPERS = ("str",)  # `name.lower()` -> `str(name).lower()`: a path or a number given for text
-
-
-def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
-    """Values whose missing call is not one of `wrap_targets`': a bare expression statement (it does
-    nothing, so a call is almost certainly missing), what a condition tests (of an `if`, `while`,
-    conditional expression, `assert` or comprehension filter: `condition_values`), text whose
-    attribute no text has, the receiver of a method call (`value.setBitLength()` ->
-    `SizedInteger(value).setBitLength()`); with callables to try besides the scope's callees, and a
-    prior."""
-    if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
-        return [(node.value, [], 0.45)]
-    if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) and not isinstance(
-        node.test, ast.Constant
-    ):
-        return [(test, list(TEST_WRAPPERS), 0.25) for test in condition_values(node.test)]
-    if isinstance(node, ast.comprehension):
-        return [(test, list(TEST_WRAPPERS), 0.25) for cond in node.ifs for test in condition_values(cond)]
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-        and not hasattr(str, node.attr)
-    ):
-        return [(node.value, [], 0.45)]  # `"tables".TABLE` fails for sure: `load("tables").TABLE`
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id not in ("self", "cls")
-        and isinstance(parent, ast.Call)
-        and parent.func is node
-    ):
-        return [(node.value, list(RECEIVER_WRAPPERS), 0.2)]
-    return []
-
-
-def condition_values(test: ast.expr) -> list[ast.expr]:
-    """What a condition tests, and so what a dropped predicate left bare: the whole test, the value of
-    a `not`, and a plain value (a name, attribute or item) among the operands of an `and`/`or`,
-    bare or under `not` (`not ascii_is_alpha(c) and c != "-"` -> `not c and c != "-"`)."""
-    found = [test]
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        found.append(test.operand)  # `not xs` -> `not any(xs)`
-    if isinstance(test, ast.BoolOp):
-        for value in test.values:
-            inner = (
-                value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) else value
-            )
-            if isinstance(inner, (ast.Name, ast.Attribute, ast.Subscript)):
-                found.append(inner)
-    return found
-
-
-def add_call(
-    src: SourceFile, value: ast.expr, also: list[str], prior: float, scope: Scope
-) -> Iterator[Mutation]:
-    """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
-    module's."""
-    for name in dict.fromkeys([*scope.unused, *scope.own, *also, *scope.callees]):
-        if literal_or_text(value) and name in BUILTIN_NAMES:
-            continue
-        if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
-            continue  # `str(os).getcwd()`: a module, class or function of the module is never text
-        boost = 0.1 if name in scope.unused else 0.05 if name in scope.own else 0.0
-        yield _wrap(src, value, name, prior + boost)
 
 
 OPERAND_WRAPPERS = ("len", "int", "abs", "str", "type")  # `len(items) > 0`, `int(value) == 3`, `type(a) is B`
@@ -254,7 +184,7 @@ def wrap_operand(src: SourceFile, node: ast.Compare, scope: Scope) -> Iterator[M
         near = near_callees(src, value)
         for name in dict.fromkeys([*scope.own, *OPERAND_WRAPPERS]):
             if not (isinstance(value, ast.Call) and getattr(value.func, "id", None) == name):
-                yield _wrap(src, value, name, NEAR_PRIOR if name in near else 0.25)
+                yield wrap_in(src, value, name, NEAR_PRIOR if name in near else 0.25)
 
 
 def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Mutation]:

@@ -1,0 +1,84 @@
+"""Missing calls around values that are not `wrappers.wrap_targets`: a bare expression statement,
+what a condition tests, text with an attribute no text has, the receiver of a method call. Part
+of the additions (additions.for_node applies them)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from repofix.repair.scope import BUILTIN_NAMES, Scope
+from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.wrappers import literal_or_text, wrap_in
+
+# `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
+# callees follow
+TEST_WRAPPERS = ("any", "all", "len", "callable")
+RECEIVER_WRAPPERS = ("str",)  # `name.lower()` -> `str(name).lower()`: a path or a number given for text
+
+
+def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
+    """Values whose missing call is not one of `wrap_targets`': a bare expression statement (it does
+    nothing, so a call is almost certainly missing), what a condition tests (of an `if`, `while`,
+    conditional expression, `assert` or comprehension filter: `condition_values`), text whose
+    attribute no text has, the receiver of a method call (`value.setBitLength()` ->
+    `SizedInteger(value).setBitLength()`); with callables to try besides the scope's callees, and a
+    prior."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        return [(node.value, [], 0.45)]
+    if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) and not isinstance(
+        node.test, ast.Constant
+    ):
+        return [(test, list(TEST_WRAPPERS), 0.25) for test in condition_values(node.test)]
+    if isinstance(node, ast.comprehension):
+        tests = [
+            test for cond in node.ifs if not isinstance(cond, ast.Constant) for test in condition_values(cond)
+        ]
+        return [(test, list(TEST_WRAPPERS), 0.25) for test in tests]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and not hasattr(str, node.attr)
+    ):
+        return [(node.value, [], 0.45)]  # `"tables".TABLE` fails for sure: `load("tables").TABLE`
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id not in ("self", "cls")
+        and isinstance(parent, ast.Call)
+        and parent.func is node
+    ):
+        return [(node.value, list(RECEIVER_WRAPPERS), 0.2)]
+    return []
+
+
+def condition_values(test: ast.expr) -> list[ast.expr]:
+    """What a condition tests, and so what a dropped predicate left bare: the whole test, the value of
+    a `not`, and a plain value (a name, attribute or item) among the operands of an `and`/`or`,
+    bare or under `not` (`not ascii_is_alpha(c) and c != "-"` -> `not c and c != "-"`)."""
+    found = [test]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        found.append(test.operand)  # `not xs` -> `not any(xs)`
+    if isinstance(test, ast.BoolOp):
+        for value in test.values:
+            inner = (
+                value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not) else value
+            )
+            if isinstance(inner, (ast.Name, ast.Attribute, ast.Subscript)):
+                found.append(inner)
+    return found
+
+
+def add_call(
+    src: SourceFile, value: ast.expr, also: list[str], prior: float, scope: Scope
+) -> Iterator[Mutation]:
+    """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
+    module's."""
+    for name in dict.fromkeys([*scope.unused, *scope.own, *also, *scope.callees]):
+        if literal_or_text(value) and name in BUILTIN_NAMES:
+            continue
+        if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
+            continue  # `str(os).getcwd()`: a module, class or function of the module is never text
+        boost = 0.1 if name in scope.unused else 0.05 if name in scope.own else 0.0
+        yield wrap_in(src, value, name, prior + boost)
