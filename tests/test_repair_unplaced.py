@@ -11,7 +11,7 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.doubt import unclaimed
-from repofix.repair.source import Edit, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_removals import fix
 
 # The bug: 10 for 11, or 5 for 6; a test of price(1) alone cannot say which (16 either way).
@@ -60,9 +60,9 @@ def test_repofix_fix_applies_no_unplaced_patch_and_says_why(tmp_path: Path) -> N
     assert (repo / "shop.py").read_text() == SHOP
 
 
-def _mutation(src: SourceFile, op: str, old: str, new: str):
+def _mutation(src: SourceFile, op: str, old: str, new: str) -> Mutation:
     start = src.data.index(old.encode())
-    return src.mutation(op, f"constant {old} -> {new}", [Edit(start, start + len(old), new)], 0.5)
+    return src.mutation(op, f"{op} {old!r} -> {new!r}", [Edit(start, start + len(old), new)], 0.5)
 
 
 OTHERS = {  # the other plausible patch, by what it is
@@ -101,17 +101,19 @@ def test_which_patches_are_unplaced(
     best = _mutation(src, "constant", "10", "11")
     alternative = _mutation(src, *OTHERS[other])
     changed = {alternative: ["price(2) returned 25, now 26"]} if told_apart else {}
-    reason = unclaimed(best, [best, alternative], [], [], passing, backing, changed)
+    reason = unclaimed(best, [best, alternative], [], [], passing, backing=backing, changed=changed)
     assert reason.startswith(why) if why else reason == "", reason
     # told to claim what the tests cannot tell, it claims this too
-    assert (
-        unclaimed(best, [best, alternative], [], [], passing, backing, changed, withhold_ambiguous=False)
-        == ""
+    kept = unclaimed(
+        best, [best, alternative], [], [], passing, backing=backing, changed=changed, withhold_ambiguous=False
     )
+    assert kept == ""
 
 
 def test_rivals_are_said_before_one_test_cannot_place_a_patch() -> None:
     src = SourceFile("shop.py", SHOP)
     best, other = _mutation(src, "constant", "10", "11"), _mutation(src, "constant", "5", "6")
-    reason = unclaimed(best, [best, other], [other], [], ["t::b"], 1, {})
-    assert reason.startswith("the tests cannot tell plausible patches apart: constant 10 -> 11 (shop.py:2)")
+    reason = unclaimed(best, [best, other], [other], [], ["t::b"], backing=1, changed={})
+    assert reason.startswith(
+        "the tests cannot tell plausible patches apart: constant '10' -> '11' (shop.py:2)"
+    )

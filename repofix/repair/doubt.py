@@ -1,6 +1,7 @@
 """How sure the engine is of a plausible patch: the differential check (the passing tests traced
 on the original and on each plausible patch), the rivals it finds (patches the tests accept that
-behave otherwise) and the messages of a patch that is not claimed."""
+behave otherwise), why a patch is not claimed (`unclaimed`) and the doubts said with one that is
+(`doubts`)."""
 
 from __future__ import annotations
 
@@ -140,25 +141,25 @@ def unplaced(
     found: list[Mutation],
     passing: list[str],
     backing: int,
-    changed: dict[Mutation, list[str]] | None = None,
+    changed: dict[Mutation, list[str]],
 ) -> str:
     """Why a patch is not claimed (empty: it may be) when a single failing test is all that speaks
-    for it (`backing`) and plausible patches at other places pass the same tests: a place is
-    another line (`_same_place`), and the patch there is no removal, has no more edits than this one, and does not change what
-    the passing tests' calls return (`changed`, the differential check: those tests tell it
+    for it (`backing`) and plausible patches at other places pass the same tests. A place is
+    another line (`_same_place`); the patch there counts when it is no removal (a last resort,
+    claimed on its own by no test either), has no more edits than this one, and does not change
+    what the passing tests' calls return (`changed`, the differential check: those tests tell it
     apart). The one test cannot say where the bug is, and the passing tests check none of those
-    places. On the held-aside sets 6 of the
-    9 such patches claimed (not removals) were wrong (confusables' constants changed on another
-    line), against 5 of the 26 where two or more failing tests agreed. A one-test task
-    (HumanEvalFix's kind: no passing test; its test is the whole specification) leaves it
-    claimable: 43 right, none wrong."""
-    # a removal elsewhere is a last resort, claimed on its own by no test either (uncorroborated_removal)
-    changed = changed or {}
+    places. On the held-aside sets 6 of the 9 such patches claimed (not removals) were wrong
+    (confusables' constants changed on another line), against 5 of the 26 where two or more
+    failing tests agreed. A one-test task (HumanEvalFix's kind: no passing test; its test is the
+    whole specification) leaves it claimable: 43 right, none wrong."""
+    if backing != 1 or not passing:
+        return ""
     alike = [
         m for m in found if not m.removes_only and not changed.get(m) and len(m.edits) <= len(best.edits)
     ]
     elsewhere = other_places(best, [m for m in alike if not _same_place(m, best)])
-    if backing != 1 or not passing or not elsewhere:
+    if not elsewhere:
         return ""
     return (
         f"the one failing test is all that speaks for {best.description} ({best.path}:{best.line}), and "
@@ -182,6 +183,7 @@ def unclaimed(
     others: list[Mutation],
     runs: list[RunRecord],
     passing: list[str],
+    *,
     backing: int,
     changed: dict[Mutation, list[str]],
     withhold_ambiguous: bool = True,

@@ -216,7 +216,14 @@ def repair(
         result.patch_diff, result.files = diff(sources, best)
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         why = unclaimed(
-            best, found, result.rivals, runs, passing, len(failing), differ.changed, budget.withhold_ambiguous
+            best,
+            found,
+            result.rivals,
+            runs,
+            passing,
+            backing=len(failing),  # a candidate passes only when every failing test does
+            changed=differ.changed,
+            withhold_ambiguous=budget.withhold_ambiguous,
         )
         if why:
             result.status, result.message = "ambiguous", why

@@ -19,7 +19,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 @dataclass(frozen=True)
 class ModuleFacts:
     one_arg: list[str]  # names called with one argument and no keyword, the most called first
-    single: list[str]  # module functions taking exactly one argument, classes made from one (`_made_of_one`)
+    single: list[str]  # module functions taking exactly one argument, classes made from one (`_takes_one`)
     raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
     exceptions: list[str]  # exception classes the module defines, in source order
     # (class, the words of its message) for each `raise C("...")` whose arguments hold words
@@ -45,20 +45,9 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         for n in ast.walk(module)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and len(n.args) == 1 and not n.keywords
     )
-    single = sorted(
-        [
-            n.name
-            for n in module.body
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and len(n.args.args) - len(n.args.defaults) == 1
-            and n.args.args[0].arg not in ("self", "cls")
-        ]
-        + [
-            n.name
-            for n in module.body
-            if isinstance(n, ast.ClassDef) and _made_of_one(n) and n.name not in exception_classes(module)
-        ]
-    )
+    exceptions = exception_classes(module)
+    defined = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    single = sorted(n.name for n in defined if _takes_one(n, exceptions))
     raised = Counter(
         dotted(n.exc.func)
         for n in ast.walk(module)
@@ -76,7 +65,7 @@ def module_facts(module: ast.Module) -> ModuleFacts:
         one_arg=[n for n, _ in one_arg.most_common()],
         single=single,
         raised=[n for n, _ in raised.most_common()],
-        exceptions=exception_classes(module),
+        exceptions=exceptions,
         messages=[(name, words) for name, words in messages if words],
         update_methods=sorted({c.func.attr for c in statements}),  # type: ignore[attr-defined]
         names=_top_level_names(module),
@@ -94,16 +83,21 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     )
 
 
-def _made_of_one(cls: ast.ClassDef) -> bool:
-    """A class made from one value: its own `__init__` takes one argument besides `self`
-    (`return Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a
-    function's). The last `__init__` is the one Python keeps; an exception class is no wrapper (a
-    raise gets its class: wrappers.raise_value)."""
-    inits = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+def _takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, exceptions: list[str]) -> bool:
+    """A module function taking exactly one argument, or a class made from one value: its last
+    `__init__` (the one Python keeps) takes one argument besides `self` (`return
+    Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a function's);
+    not an exception class, which is no wrapper (a raise gets its class: wrappers.raise_value)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = node.args.args
+        return len(args) - len(node.args.defaults) == 1 and args[0].arg not in ("self", "cls")
+    if node.name in exceptions:
+        return False
+    inits = [n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
     if not inits:
         return False
-    args = inits[-1].args
-    return len(args.posonlyargs + args.args) - len(args.defaults) == 2 and not args.kwonlyargs
+    init = inits[-1].args
+    return len(init.posonlyargs + init.args) - len(init.defaults) == 2 and not init.kwonlyargs
 
 
 def _sentinels(module: ast.Module) -> list[str]:

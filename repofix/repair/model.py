@@ -242,9 +242,9 @@ class BuiltinModel:
             others,
             self.runs,
             self.passing,
-            1 + search.also.get(chosen, 0),  # the focus and the other failing tests it makes pass
-            changed,
-            self.budget.withhold_ambiguous,
+            backing=1 + search.also.get(chosen, 0),  # the focus and the other failing tests it fixes
+            changed=changed,
+            withhold_ambiguous=self.budget.withhold_ambiguous,
         )
         if why:
             self.stuck[search.focus] = why
