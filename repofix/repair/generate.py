@@ -15,6 +15,7 @@ from repofix.repair import (
     clones,
     echoes,
     empty,
+    growth,
     guards,
     literals,
     mirror,
@@ -157,6 +158,7 @@ def mutations(
     recursions: dict[int, recursion.Recursion] = {}
     boosts: dict[int, unread.Boost] = {}
     fillables: dict[int, unfilled.Fillable] = {}
+    growths: dict[int, growth.Growth] = {}
     attrs = mirror.attributes(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
@@ -185,6 +187,7 @@ def mutations(
                 hands[id(func)] = guards.at_hand(func, src.tree)  # type: ignore[arg-type]
                 recursions[id(func)] = recursion.recursion_of(func)  # type: ignore[arg-type]
                 fillables[id(func)] = unfilled.Fillable(func)  # type: ignore[arg-type]
+                growths[id(func)] = growth.growth_of(func, src.tree)  # type: ignore[arg-type]
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
@@ -193,6 +196,7 @@ def mutations(
                 mirror.like_its_mirror(src, node, parent, scopes[id(func)], attrs),
                 recursion.recurse(src, node, parent, recursions[id(func)]),
                 unfilled.fills(src, node, fillables[id(func)], scopes[id(func)]),
+                growth.grow(src, node, growths[id(func)], scopes[id(func)]),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(

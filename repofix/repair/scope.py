@@ -108,6 +108,17 @@ def constructor(value: ast.expr) -> str | None:
     return None
 
 
+def _defaulted(value: ast.expr) -> str | None:
+    """The kind of container `d.setdefault(key, [])` binds: the one stored when the key is new."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "setdefault"
+    ):
+        return constructor(value.args[1]) if len(value.args) == 2 else None
+    return None
+
+
 def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
     """The function's parameter names in order; `*args` and `**kwargs` last, unless not asked for."""
     args = func.args
@@ -166,7 +177,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             # `msg = "bad {}"`; `msg += ...` or any other binding makes it no longer sure text
             sure = isinstance(node, ast.Assign) and _text_literal(value)
             texts[targets[0].id] = texts.get(targets[0].id, True) and sure
-            kind = constructor(value)
+            kind = constructor(value) or _defaulted(value)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
         if (

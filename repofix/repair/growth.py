@@ -1,0 +1,133 @@
+"""What a missing growth adds when it is no bare name (those are additions.add_statement's):
+
+- what the function tests the collection for: `if id(current) in seen_ids:` with no
+  `seen_ids.add(id(current))` (the visited set that is checked and never filled);
+- the function's own result on a part of its input, in a function that returns the collection:
+  `l.extend(_flatten(item, escape))`, `result.extend(self._TextJustify(paragraph, col_size))`;
+- an object of one of the module's classes made from the locals its constructor's parameters are
+  named for: `records.append(NdefRecord(tnf, record_type, record_id, payload))`.
+
+Each is built from code the function already has, so a line gets a few candidates, not one per
+name in scope. In the held-aside sets' 189 planted missing statements, 23 add a call of names and
+3 a name tested for; none of these were made before."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from repofix.repair.additions import added_after, grown_at, starts_line
+from repofix.repair.scope import Scope
+from repofix.repair.source import Mutation, SourceFile
+
+TESTED = 0.45  # what a membership test asks for: the likeliest of all
+RECURSED = 0.4
+BUILT = 0.35  # as a name in scope (additions.add_statement)
+MEMBERS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Tuple)
+BY_MANY = {"append": "extend", "appendleft": "extendleft", "add": "update"}
+
+
+@dataclass
+class Growth:
+    """A function's values a missing growth may add, each as (text, names it reads)."""
+
+    tested: dict[str, list[tuple[str, set[str]]]] = field(default_factory=dict)  # collection -> members
+    recursed: list[tuple[str, set[str]]] = field(default_factory=list)
+    returned: set[str] = field(default_factory=set)  # the collections the function returns
+    built: list[tuple[str, set[str]]] = field(default_factory=list)
+
+
+def _reads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def growth_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Growth:
+    found = Growth()
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.In, ast.NotIn))
+            and isinstance(node.comparators[0], ast.Name)
+            and isinstance(node.left, MEMBERS)
+        ):
+            members = found.tested.setdefault(node.comparators[0].id, [])
+            text = ast.unparse(node.left)
+            if text not in (t for t, _ in members):
+                members.append((text, _reads(node.left)))
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+            found.returned.add(node.value.id)
+    found.recursed = _recursions(func)
+    found.built = _built(module)
+    return found
+
+
+def _recursions(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, set[str]]]:
+    """The function called on a name its loops bind, in place of one of its parameters."""
+    args = func.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        return []
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    method = positional[:1] in (["self"], ["cls"])
+    taken = positional[1:] if method else positional
+    callee = f"{positional[0]}.{func.name}" if method else func.name
+    parts = {
+        name.id
+        for node in ast.walk(func)
+        if isinstance(node, (ast.For, ast.AsyncFor))
+        for name in ast.walk(node.target)
+        if isinstance(name, ast.Name)
+    }
+    out = []
+    for i in range(len(taken)):
+        for part in sorted(parts - set(taken)):
+            called = [*taken[:i], part, *taken[i + 1 :]]
+            out.append((f"{callee}({', '.join(called)})", set(called)))
+    return out
+
+
+def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
+    """`Cls(a, b)` for each module class whose last `__init__` takes two or more positional
+    parameters besides `self`, none with a default, no others: the locals they are named for."""
+    out = []
+    for cls in module.body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        inits = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
+        if not inits:
+            continue
+        args = inits[-1].args
+        names = [a.arg for a in [*args.posonlyargs, *args.args]][1:]
+        if len(names) < 2 or args.defaults or args.vararg or args.kwarg or args.kwonlyargs:
+            continue
+        out.append((f"{cls.name}({', '.join(names)})", set(names)))
+    return out
+
+
+def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterator[Mutation]:
+    """After `node` (in place of it when it is a `pass`), a collection of the function grown by
+    what it is tested for, by the function's own result on a part, or by an object built from
+    locals; each only where every local it reads is bound before it."""
+    if (
+        not isinstance(node, ast.stmt)
+        or isinstance(node, (ast.Return, ast.Raise, ast.Continue, ast.Break))
+        or not starts_line(src, node)
+    ):
+        return
+
+    def readable(names: set[str]) -> bool:
+        return all(scope.bound.get(n, 0) <= node.lineno for n in names)
+
+    for collection, method in grown_at(scope, node):
+        for text, names in growth.tested.get(collection, []):
+            if collection not in names and readable(names):
+                yield added_after(src, node, f"{collection}.{method}({text})", "add-tested", TESTED)
+        if collection in growth.returned and method in BY_MANY:
+            for text, names in growth.recursed:
+                if readable(names):
+                    call = f"{collection}.{BY_MANY[method]}({text})"
+                    yield added_after(src, node, call, "add-recursion", RECURSED)
+        for text, names in growth.built:
+            if collection not in names and names <= set(scope.names) and readable(names):
+                yield added_after(src, node, f"{collection}.{method}({text})", "add-built", BUILT)

@@ -1,0 +1,183 @@
+"""A missing growth of what is no bare name (repair/growth.py), on its own minimal cases: what
+the collection is tested for, the function's own result on a part, an object built from the
+locals its constructor names, and a list bound by `setdefault`; what each leaves out; and the
+engine repairing one end to end."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from repofix.repair.generate import mutations
+from repofix.repair.source import SourceFile
+from tests.test_repair_additions import assert_engine_repairs, assert_produces
+
+CHAIN = """\
+def chain(obj):
+    seen_ids = set()
+    out = []
+    current = obj
+    while current is not None:
+        if id(current) in seen_ids:
+            break
+        out.append(current)
+        current = current.next
+    return out
+"""
+
+FLATTEN = """\
+def flatten(tree, depth):
+    out = []
+    for item in tree:
+        if isinstance(item, list):
+            pass
+        else:
+            out.append((item, depth))
+    return out
+"""
+
+RECORDS = """\
+class Record:
+    def __init__(self, kind, payload):
+        self.kind = kind
+        self.payload = payload
+
+
+def parse(data):
+    records = []
+    for i in range(0, len(data), 2):
+        kind = data[i]
+        payload = data[i + 1]
+        check(kind, payload)
+    return records
+"""
+
+BUCKETS = """\
+def insert(buckets, element):
+    bucket = buckets.setdefault(hash(element), [])
+    if element not in bucket:
+        pass
+    return buckets
+"""
+
+CASES = [
+    # (family, buggy, fixed)
+    (
+        "add-tested",
+        CHAIN,
+        CHAIN.replace(
+            "        out.append(current)\n",
+            "        out.append(current)\n        seen_ids.add(id(current))\n",
+        ),
+    ),
+    (
+        "add-recursion",
+        FLATTEN,
+        FLATTEN.replace("            pass\n", "            out.extend(flatten(item, depth))\n"),
+    ),
+    (
+        "add-built",
+        RECORDS,
+        RECORDS.replace(
+            "        check(kind, payload)\n",
+            "        check(kind, payload)\n        records.append(Record(kind, payload))\n",
+        ),
+    ),
+    ("add-statement", BUCKETS, BUCKETS.replace("        pass\n", "        bucket.append(element)\n")),
+]
+
+
+@pytest.mark.parametrize(("family", "buggy", "fixed"), CASES, ids=[c[0] for c in CASES])
+def test_each_growth_is_made(family: str, buggy: str, fixed: str) -> None:
+    assert_produces(family, buggy, fixed)
+
+
+def _added(source: str, line_text: str, op: str) -> set[str]:
+    """The statements `op` adds on the line that is `line_text`."""
+    src = SourceFile("m.py", source)
+    line = source.splitlines().index(line_text) + 1
+    out = set()
+    for m in mutations(src, [line]):
+        if m.op == op:
+            (edit,) = m.edits
+            out.add(edit.text.strip())
+    return out
+
+
+@pytest.mark.parametrize(
+    ("source", "line_text", "op", "never"),
+    [
+        # a member read before it is bound: `key` is bound after the statement
+        (
+            "def f(xs):\n    seen = set()\n    for x in xs:\n        x = x + 1\n        key = str(x)\n"
+            "        if key in seen:\n            continue\n    return seen\n",
+            "        x = x + 1",
+            "add-tested",
+            "seen.add(key)",
+        ),
+        # a dict is tested for its keys, not grown by them
+        (
+            "def f(xs):\n    seen = {}\n    for x in xs:\n        if x in seen:\n            continue\n"
+            "        y = x\n    return seen\n",
+            "        y = x",
+            "add-tested",
+            "seen.add(x)",
+        ),
+        # the function does not return the collection: its result is no part of it
+        (
+            FLATTEN.replace("    return out\n", "    return len(out)\n"),
+            "            pass",
+            "add-recursion",
+            "out.extend(flatten(item, depth))",
+        ),
+        # a constructor parameter with a default, or one no local is named for
+        (
+            RECORDS.replace("kind, payload):", "kind, payload=None):"),
+            "        check(kind, payload)",
+            "add-built",
+            "records.append(Record(kind, payload))",
+        ),
+        (
+            RECORDS.replace("payload = data[i + 1]", "body = data[i + 1]").replace(
+                "check(kind, payload)", "check(kind, body)"
+            ),
+            "        check(kind, body)",
+            "add-built",
+            "records.append(Record(kind, payload))",
+        ),
+    ],
+    ids=["bound-after", "dict", "not-returned", "default", "no-local"],
+)
+def test_a_growth_is_not_made_where_it_cannot_be_the_fix(
+    source: str, line_text: str, op: str, never: str
+) -> None:
+    ast.parse(source)
+    assert never not in _added(source, line_text, op)
+
+
+def test_the_positive_cases_are_made_by_the_operator_the_negatives_test() -> None:
+    """The negatives above look for what the operator does make in the case they change."""
+    assert "seen.add(key)" in _added(
+        "def f(xs):\n    seen = set()\n    for x in xs:\n        key = str(x)\n        x = x + 1\n"
+        "        if key in seen:\n            continue\n    return seen\n",
+        "        x = x + 1",
+        "add-tested",
+    )
+    assert "out.extend(flatten(item, depth))" in _added(FLATTEN, "            pass", "add-recursion")
+    assert "records.append(Record(kind, payload))" in _added(
+        RECORDS, "        check(kind, payload)", "add-built"
+    )
+
+
+def test_the_engine_adds_what_the_set_is_tested_for(make_sandbox, tmp_path: Path) -> None:
+    tests = (
+        "from chain import chain\n\n\nclass Node:\n    def __init__(self, next=None):\n        self.next = next\n\n\n"
+        "def test_cycle():\n    a = Node()\n    b = Node(a)\n    a.next = b\n    assert chain(a) == [a, b]\n\n\n"
+        "def test_line():\n    a = Node(Node(Node()))\n    assert len(chain(a)) == 3\n"
+    )
+    buggy = CHAIN.replace(
+        "    while current is not None:\n", "    while current is not None and len(out) < 50:\n"
+    )
+    assert_engine_repairs(make_sandbox, tmp_path, "chain", buggy, tests, "seen_ids.add(id(current))")
