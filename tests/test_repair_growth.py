@@ -62,8 +62,51 @@ def insert(buckets, element):
     return buckets
 """
 
+# branches that differ in what they compare differ so in what they grow (clones._analogues)
+TAGS = """\
+def tags(code, types):
+    out = []
+    if 'region' in types:
+        out.append(Tag(code, 'region'))
+    elif 'extlang' in types:
+        pass
+    return out
+"""
+SIGNS = """\
+def options(sign, no_neg_0):
+    kwargs = {}
+    if no_neg_0:
+        if sign == "+" or sign == " ":
+            pass
+        else:
+            kwargs.update(negative_zero_sign="")
+    return kwargs
+"""
+PARTS = """\
+def explain(self):
+    parts = []
+    if not self.day.star:
+        parts.append(self.day)
+    if not self.dow.star:
+        pass
+    return parts
+"""
+
+SWAPPED_SIGNS = SIGNS.replace(
+    "            pass\n", '            kwargs.update(negative_zero_sign="")\n', 1
+).replace(
+    '        else:\n            kwargs.update(negative_zero_sign="")\n', "        else:\n            pass\n"
+)
+
 CASES = [
     # (family, buggy, fixed)
+    ("clone-update", TAGS, TAGS.replace("        pass\n", "        out.append(Tag(code, 'extlang'))\n")),
+    (
+        "clone-update",
+        SIGNS,
+        SIGNS.replace("            pass\n", "            kwargs.update(negative_zero_sign=sign)\n"),
+    ),
+    ("clone-update", PARTS, PARTS.replace("        pass\n", "        parts.append(self.dow)\n")),
     (
         "add-tested",
         CHAIN,
@@ -89,7 +132,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("family", "buggy", "fixed"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("family", "buggy", "fixed"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
 def test_each_growth_is_made(family: str, buggy: str, fixed: str) -> None:
     assert_produces(family, buggy, fixed)
 
@@ -139,6 +184,15 @@ def _added(source: str, line_text: str, op: str) -> set[str]:
             "add-built",
             "records.append(Record(kind, payload))",
         ),
+        # a constant is replaced only by one of its class, or by what is compared with one
+        (
+            TAGS.replace("'extlang' in types", "len(types) > 2"),
+            "        pass",
+            "clone-update",
+            "out.append(Tag(code, 2))",
+        ),
+        # the `else` of an `if` does not compare what the `if` compares
+        (SWAPPED_SIGNS, "            pass", "clone-update", "kwargs.update(negative_zero_sign=sign)"),
         (
             RECORDS.replace("payload = data[i + 1]", "body = data[i + 1]").replace(
                 "check(kind, payload)", "check(kind, body)"
@@ -148,7 +202,7 @@ def _added(source: str, line_text: str, op: str) -> set[str]:
             "records.append(Record(kind, payload))",
         ),
     ],
-    ids=["bound-after", "dict", "not-returned", "default", "no-local"],
+    ids=["bound-after", "dict", "not-returned", "default", "int-for-text", "else-branch", "no-local"],
 )
 def test_a_growth_is_not_made_where_it_cannot_be_the_fix(
     source: str, line_text: str, op: str, never: str
@@ -169,6 +223,18 @@ def test_the_positive_cases_are_made_by_the_operator_the_negatives_test() -> Non
     assert "records.append(Record(kind, payload))" in _added(
         RECORDS, "        check(kind, payload)", "add-built"
     )
+    assert "seen.add(x)" in _added(
+        "def f(xs):\n    seen = set()\n    for x in xs:\n        if x in seen:\n            continue\n"
+        "        y = x\n    return seen\n",
+        "        y = x",
+        "add-tested",
+    )
+    assert "out.append(Tag(code, 2))" in _added(
+        TAGS.replace("'extlang' in types", "len(types) == 2").replace("'region')", "1)"),
+        "        pass",
+        "clone-update",
+    )
+    assert "kwargs.update(negative_zero_sign=sign)" in _added(SIGNS, "            pass", "clone-update")
 
 
 def test_the_engine_adds_what_the_set_is_tested_for(make_sandbox, tmp_path: Path) -> None:
