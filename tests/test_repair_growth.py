@@ -223,6 +223,12 @@ def test_the_positive_cases_are_made_by_the_operator_the_negatives_test() -> Non
     assert "records.append(Record(kind, payload))" in _added(
         RECORDS, "        check(kind, payload)", "add-built"
     )
+    assert "fields.add(65)" in _added(  # a constant tested for
+        "def f(xs):\n    fields = set()\n    for x in xs:\n        if 65 in fields:\n            break\n"
+        "        y = x\n    return fields\n",
+        "        y = x",
+        "add-tested",
+    )
     assert "seen.add(x)" in _added(
         "def f(xs):\n    seen = set()\n    for x in xs:\n        if x in seen:\n            continue\n"
         "        y = x\n    return seen\n",

@@ -8,8 +8,12 @@
   named for: `records.append(NdefRecord(tnf, record_type, record_id, payload))`.
 
 Each is built from code the function already has, so a line gets a few candidates, not one per
-name in scope. In the held-aside sets' 189 planted missing statements, 23 add a call of names and
-3 a name tested for; none of these were made before."""
+name in scope. Of the 189 planted missing statements of the held-aside sets heldout to heldout23,
+5 add what the collection is tested for, 4 the function's own result and 3 an object of a module
+class. Four of those 12 are made by these operators (`seen_ids.add(id(current))`, `fields.add(65)`,
+the `_TextJustify` and `NdefRecord` ones above); the others need what they do not build: a
+receiver that is an attribute (three), keyword arguments (two), a parameter named otherwise than
+the local passed, a method of another object, a recursion written on its `if`'s line."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from repofix.repair.source import Mutation, SourceFile
 TESTED = 0.45  # what a membership test asks for: the likeliest of all
 RECURSED = 0.4
 BUILT = 0.35  # as a name in scope (additions.add_statement)
-MEMBERS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Tuple)
+MEMBERS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Tuple, ast.Constant)
 BY_MANY = {"append": "extend", "appendleft": "extendleft", "add": "update"}
 
 
