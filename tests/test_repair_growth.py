@@ -6,11 +6,13 @@ engine repairing one end to end."""
 from __future__ import annotations
 
 import ast
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from repofix.repair.generate import mutations
+from repofix.repair.scope import scope_of
 from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_engine_repairs, assert_produces
 
@@ -62,7 +64,7 @@ def insert(buckets, element):
     return buckets
 """
 
-# branches that differ in what they compare differ so in what they grow (clones._analogues)
+# branches that differ in what they compare differ so in what they grow (analogues.py)
 TAGS = """\
 def tags(code, types):
     out = []
@@ -253,3 +255,94 @@ def test_the_engine_adds_what_the_set_is_tested_for(make_sandbox, tmp_path: Path
         "    while current is not None:\n", "    while current is not None and len(out) < 50:\n"
     )
     assert_engine_repairs(make_sandbox, tmp_path, "chain", buggy, tests, "seen_ids.add(id(current))")
+
+
+# what a reviewer found the first version made: names read where they are not bound, a recursion
+# that cannot be called so, clone parts that are targets or pieces of an f-string
+@pytest.mark.parametrize(
+    ("source", "line_text", "op", "never"),
+    [
+        (  # a comprehension's own name
+            "def f(xs):\n    seen = set()\n    found = [x for x in xs if x in seen]\n    y = 0\n    return found\n",
+            "    y = 0",
+            "add-tested",
+            "seen.add(x)",
+        ),
+        (  # a lambda's parameter
+            "def f(xs):\n    seen = set()\n    y = 0\n    key = lambda x: x in seen\n    return key\n",
+            "    y = 0",
+            "add-tested",
+            "seen.add(x)",
+        ),
+        (  # bound by `except ... as` further down
+            "def f(xs):\n    seen = set()\n    y = 0\n    try:\n        g()\n    except ValueError as err:\n"
+            "        if err.args in seen:\n            return seen\n    return seen\n",
+            "    y = 0",
+            "add-tested",
+            "seen.add(err.args)",
+        ),
+        (  # an async function's result is a coroutine
+            FLATTEN.replace("def flatten", "async def flatten"),
+            "            pass",
+            "add-recursion",
+            "out.extend(flatten(item, depth))",
+        ),
+        (  # a static method is no bare name
+            "class T:\n    @staticmethod\n" + textwrap.indent(FLATTEN, "    "),
+            "                pass",
+            "add-recursion",
+            "out.extend(flatten(item, depth))",
+        ),
+        (  # a loop over what no parameter holds
+            FLATTEN.replace("for item in tree:", "for item in range(3):"),
+            "            pass",
+            "add-recursion",
+            "out.extend(flatten(item, depth))",
+        ),
+        (  # a comprehension's target is no part to replace
+            "def f(self, ys):\n    out = []\n    if not self.flag.on:\n        out.append([y for y in ys])\n"
+            "    if not self.mode.on:\n        pass\n    return out\n",
+            "        pass",
+            "clone-update",
+            "out.append([y for self.mode in ys])",
+        ),
+        (  # an f-string's text pieces are not constants of their own
+            TAGS.replace("Tag(code, 'region')", 'f"tag-{code}-region"'),
+            "        pass",
+            "clone-update",
+            "out.append('extlang')",
+        ),
+        (  # a part that is no constant only by what is compared with none
+            "def f(arg_count, flag, values):\n    extras = []\n    if flag:\n        extras.extend(values)\n"
+            "    if arg_count == 0 and not flag:\n        pass\n    return extras\n",
+            "        pass",
+            "clone-update",
+            "extras.extend(arg_count)",
+        ),
+    ],
+    ids=[
+        "comprehension",
+        "lambda",
+        "except-as",
+        "async",
+        "staticmethod",
+        "no-parameter",
+        "target",
+        "f-string",
+        "compared",
+    ],
+)
+def test_what_a_review_found_is_not_made(source: str, line_text: str, op: str, never: str) -> None:
+    ast.parse(source)
+    assert never not in _added(source, line_text, op)
+
+
+def test_a_recursion_through_self_and_a_setdefault_of_a_dict() -> None:
+    method = "class T:\n" + textwrap.indent(FLATTEN.replace("(tree, depth)", "(self, tree, depth)"), "    ")
+    assert "out.extend(self.flatten(item, depth))" in _added(method, "                pass", "add-recursion")
+    tree = ast.parse(
+        "def f(d, k):\n    a = d.setdefault(k, {})\n    b = d.setdefault(k)\n    c = d.setdefault(k, set())\n"
+    )
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert scope_of(func, tree).grow == [("c", "add")]

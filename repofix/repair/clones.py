@@ -20,15 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.repair.additions import BLOCKS, starts_line
+from repofix.repair.analogues import PARTS, analogues, replaceable
+from repofix.repair.analogues import compared as analogue_values
 from repofix.repair.facts import conditions, enclosing, module_facts, updates
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
-PARTS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # what a clone may have replaced
 MAX_CONDITIONS = 32  # conditions tried as a new clause: the function's own, then the module's nearest
 MAX_ELSEWHERE = 16  # update statements of the rest of the module tried as a missing one, nearest first
-MAX_COMPARED = 4  # what the enclosing `if` compares, tried in place of a part of the function's own updates
-ANALOGUE = 0.35
 
 
 @dataclass
@@ -85,68 +84,6 @@ def _guard(node: ast.stmt, parent: ast.AST) -> ast.expr | None:
     return None
 
 
-def _constant(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) in (str, int)
-
-
-def _compared(node: ast.stmt, parent: ast.AST) -> list[tuple[ast.expr, type | None]]:
-    """What the `if` whose body holds `node` compares, when its test is no plain value (that is
-    _guard's): the operands of its comparisons under `not`, `and` and `or`, each with the class of
-    the constant it is compared with (a constant's own); an attribute it tests and its receiver
-    (`not self.dow.star`: `self.dow.star`, `self.dow`)."""
-    if not (isinstance(parent, ast.If) and node in parent.body) or isinstance(parent.test, PARTS):
-        return []
-    found: dict[str, tuple[ast.expr, type | None]] = {}
-    todo = [parent.test]
-    while todo:
-        test = todo.pop(0)
-        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            todo.append(test.operand)
-        elif isinstance(test, ast.BoolOp):
-            todo += test.values
-        elif isinstance(test, ast.Compare) and len(test.ops) == 1:
-            pair = (test.left, test.comparators[0])
-            for one, other in (pair, pair[::-1]):
-                if _constant(one):
-                    found.setdefault(ast.unparse(one), (one, type(one.value)))  # type: ignore[attr-defined]
-                elif isinstance(one, PARTS):
-                    kind = type(other.value) if _constant(other) else None  # type: ignore[attr-defined]
-                    found.setdefault(ast.unparse(one), (one, kind))
-        elif isinstance(test, ast.Attribute):
-            while isinstance(test, ast.Attribute):
-                found.setdefault(ast.unparse(test), (test, None))
-                test = test.value
-    return list(found.values())[:MAX_COMPARED]
-
-
-def _analogues(
-    src: SourceFile, call: ast.Call, compared: list[tuple[ast.expr, type | None]]
-) -> Iterator[tuple[str, float]]:
-    """The function's own update with one part replaced by what the enclosing `if` compares, a
-    constant by one of its class or by what is compared with one: branches that differ in what
-    they test differ so in what they do (`subtags.append(Subtag(code, 'region'))` under `elif
-    'extlang' in types` -> `Subtag(code, 'extlang')`; `kwargs.update(negative_zero_sign="")` under
-    `if sign == "+" or sign == " "` -> `negative_zero_sign=sign`; `parts.append(self.day)` under
-    `if not self.dow.star` -> `parts.append(self.dow)`)."""
-    callees = {id(n.func) for n in ast.walk(call) if isinstance(n, ast.Call)}
-    for arg in [*call.args, *(k.value for k in call.keywords)]:
-        for part in ast.walk(arg):
-            if not isinstance(part, ast.expr) or id(part) in callees:
-                continue
-            if isinstance(part, ast.Name) and part.id in ("self", "cls"):
-                continue
-            if _constant(part):
-                wanted = [e for e, kind in compared if kind is type(part.value)]  # type: ignore[attr-defined]
-            elif isinstance(part, PARTS):
-                wanted = [e for e, _ in compared if isinstance(e, PARTS)]
-            else:
-                continue
-            old = src.segment(part)
-            for new in dict.fromkeys(src.segment(e) for e in wanted):
-                if new != old:
-                    yield src.segment_with(call, part, new), ANALOGUE
-
-
 def _clones(
     src: SourceFile, call: ast.Call, guard: ast.expr | None, names: list[str]
 ) -> Iterator[tuple[str, float]]:
@@ -160,11 +97,9 @@ def _clones(
     if guard is None:
         return
     new = src.segment(guard)
-    callees = {id(n.func) for n in ast.walk(call) if isinstance(n, ast.Call)}
-    for arg in [*call.args, *(k.value for k in call.keywords)]:
-        for part in ast.walk(arg):
-            if isinstance(part, PARTS) and id(part) not in callees and src.segment(part) != new:
-                yield src.segment_with(call, part, new), 0.4
+    for part in replaceable(call):
+        if isinstance(part, PARTS) and src.segment(part) != new:
+            yield src.segment_with(call, part, new), 0.4
 
 
 def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse) -> Iterator[Mutation]:
@@ -185,7 +120,7 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     distinct: dict[str, ast.Call] = {}
     for call in reuse.updates:
         distinct.setdefault(src.segment(call), call)
-    compared = _compared(node, parent)
+    compared = analogue_values(node, parent)
     made = [_own_then_clones(src, call, guard, reuse.locals, compared) for call in distinct.values()]
     made += [_copy_then_clones(src, call, guard, reuse.locals) for call in reuse.elsewhere]
     for texts in made:
@@ -211,7 +146,7 @@ def _own_then_clones(
     clones as likely as before, then its analogues under the enclosing `if`."""
     yield src.segment(call), 0.3
     yield from _clones(src, call, guard, names)
-    yield from _analogues(src, call, compared)
+    yield from analogues(src, call, compared)
 
 
 def _copy_then_clones(

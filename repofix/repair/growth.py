@@ -22,14 +22,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.repair.additions import added_after, grown_at, starts_line
-from repofix.repair.scope import Scope
+from repofix.repair.facts import module_facts
+from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Mutation, SourceFile
 
-TESTED = 0.45  # what a membership test asks for: the likeliest of all
+TESTED = 0.45  # what a membership test asks for: the likeliest of the three
 RECURSED = 0.4
 BUILT = 0.35  # as a name in scope (additions.add_statement)
+# what a collection may be tested for; a call is called once more when added (`seen.add(key(x))`)
 MEMBERS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Tuple, ast.Constant)
 BY_MANY = {"append": "extend", "appendleft": "extendleft", "add": "update"}
+# scopes of their own: what they bind or test is not the function's (a comprehension's `x`)
+INNER: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+INNER += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 @dataclass
@@ -40,15 +45,27 @@ class Growth:
     recursed: list[tuple[str, set[str]]] = field(default_factory=list)
     returned: set[str] = field(default_factory=set)  # the collections the function returns
     built: list[tuple[str, set[str]]] = field(default_factory=list)
+    outer: set[str] = field(default_factory=set)  # what the module binds, and the builtins
 
 
 def _reads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _own(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
+    """The nodes of `func`'s own scope: none inside a nested function, lambda, class or comprehension."""
+    todo = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, INNER):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 def growth_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Growth:
-    found = Growth()
-    for node in ast.walk(func):
+    found = Growth(outer=module_facts(module).names | BUILTIN_NAMES)
+    own = list(_own(func))
+    for node in own:
         if (
             isinstance(node, ast.Compare)
             and len(node.ops) == 1
@@ -62,38 +79,46 @@ def growth_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) 
                 members.append((text, _reads(node.left)))
         elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
             found.returned.add(node.value.id)
-    found.recursed = _recursions(func)
+    found.recursed = _recursions(func, module, own)
     found.built = _built(module)
     return found
 
 
-def _recursions(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, set[str]]]:
-    """The function called on a name its loops bind, in place of one of its parameters."""
+def _recursions(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, own: list[ast.AST]
+) -> list[tuple[str, set[str]]]:
+    """The function called on a name a loop of its binds, in place of the parameter that loop walks
+    (`for item in tree:` -> `flatten(item, depth)`). Not an `async def` (its result is a coroutine),
+    nor a method but one called through `self`/`cls`."""
     args = func.args
-    if args.vararg or args.kwarg or args.kwonlyargs:
+    if isinstance(func, ast.AsyncFunctionDef) or args.vararg or args.kwarg or args.kwonlyargs:
         return []
     positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    method = positional[:1] in (["self"], ["cls"])
-    taken = positional[1:] if method else positional
-    callee = f"{positional[0]}.{func.name}" if method else func.name
-    parts = {
-        name.id
-        for node in ast.walk(func)
-        if isinstance(node, (ast.For, ast.AsyncFor))
-        for name in ast.walk(node.target)
-        if isinstance(name, ast.Name)
-    }
+    in_class = any(func in c.body for c in ast.walk(module) if isinstance(c, ast.ClassDef))
+    decorated = {d.id for d in func.decorator_list if isinstance(d, ast.Name)}
+    if in_class and (positional[:1] not in (["self"], ["cls"]) or "staticmethod" in decorated):
+        return []
+    taken = positional[1:] if in_class else positional
+    callee = f"{positional[0]}.{func.name}" if in_class else func.name
     out = []
-    for i in range(len(taken)):
-        for part in sorted(parts - set(taken)):
-            called = [*taken[:i], part, *taken[i + 1 :]]
-            out.append((f"{callee}({', '.join(called)})", set(called)))
-    return out
+    for loop in own:
+        if not isinstance(loop, ast.For):
+            continue
+        walked = _reads(loop.iter)
+        parts = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name) and n.id not in taken]
+        for i, param in enumerate(taken):
+            if param not in walked:
+                continue
+            for part in parts:
+                called = [*taken[:i], part, *taken[i + 1 :]]
+                out.append((f"{callee}({', '.join(called)})", set(called)))
+    return list({text: (text, names) for text, names in out}.values())
 
 
 def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
-    """`Cls(a, b)` for each module class whose last `__init__` takes two or more positional
-    parameters besides `self`, none with a default, no others: the locals they are named for."""
+    """`Cls(a, b)` for each module class whose last `__init__` written in its body (not one under
+    an `if` or a `try`) takes two or more positional parameters besides `self`, none with a
+    default, no others: the locals they are named for."""
     out = []
     for cls in module.body:
         if not isinstance(cls, ast.ClassDef):
@@ -112,7 +137,9 @@ def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
 def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterator[Mutation]:
     """After `node` (in place of it when it is a `pass`), a collection of the function grown by
     what it is tested for, by the function's own result on a part, or by an object built from
-    locals; each only where every local it reads is bound before it."""
+    locals; each only where every name it reads is readable there: a local of the function bound
+    before it, or else a name of the module or a builtin (a lambda's, an `except ... as`'s or a
+    nested scope's name is neither)."""
     if (
         not isinstance(node, ast.stmt)
         or isinstance(node, (ast.Return, ast.Raise, ast.Continue, ast.Break))
@@ -120,8 +147,11 @@ def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterat
     ):
         return
 
+    def local(name: str) -> bool:
+        return name in scope.bound and scope.bound[name] <= node.lineno
+
     def readable(names: set[str]) -> bool:
-        return all(scope.bound.get(n, 0) <= node.lineno for n in names)
+        return all(local(n) if n in scope.bound else n in growth.outer for n in names)
 
     for collection, method in grown_at(scope, node):
         for text, names in growth.tested.get(collection, []):
@@ -132,6 +162,6 @@ def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterat
                 if readable(names):
                     call = f"{collection}.{BY_MANY[method]}({text})"
                     yield added_after(src, node, call, "add-recursion", RECURSED)
-        for text, names in growth.built:
-            if collection not in names and names <= set(scope.names) and readable(names):
+        for text, names in growth.built:  # the constructor's parameters are all locals here
+            if collection not in names and all(map(local, names)):
                 yield added_after(src, node, f"{collection}.{method}({text})", "add-built", BUILT)
