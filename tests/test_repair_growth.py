@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair.generate import mutations
+from repofix.repair.growth import MAX_BUILT, MAX_EACH
 from repofix.repair.scope import scope_of
 from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_engine_repairs, assert_produces
@@ -346,3 +347,18 @@ def test_a_recursion_through_self_and_a_setdefault_of_a_dict() -> None:
     func = tree.body[0]
     assert isinstance(func, ast.FunctionDef)
     assert scope_of(func, tree).grow == [("c", "add")]
+
+
+def test_a_generated_module_gives_few_growths_a_line() -> None:
+    """300 classes made from `(a, b)` and 50 members tested for: at most MAX_BUILT objects and
+    MAX_EACH members per collection, those of most parameters first."""
+    classes = "".join(
+        f"class C{i}:\n    def __init__(self, a, b):\n        self.a = a\n\n\n" for i in range(300)
+    )
+    classes += "class Wide:\n    def __init__(self, a, b, xs):\n        self.a = a\n\n\n"
+    tests = "".join(f"        if (x, {i}) in seen:\n            continue\n" for i in range(50))
+    func = f"def f(xs, a, b):\n    seen = set()\n    for x in xs:\n{tests}        y = x\n    return seen\n"
+    source = classes + func
+    built = _added(source, "        y = x", "add-built")
+    assert len(built) == MAX_BUILT and "seen.add(Wide(a, b, xs))" in built
+    assert len(_added(source, "        y = x", "add-tested")) == MAX_EACH

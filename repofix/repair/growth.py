@@ -32,6 +32,12 @@ BUILT = 0.35  # as a name in scope (additions.add_statement)
 # what a collection may be tested for; a call is called once more when added (`seen.add(key(x))`)
 MEMBERS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Tuple, ast.Constant)
 BY_MANY = {"append": "extend", "appendleft": "extendleft", "add": "update"}
+# objects built per statement, those of most parameters first: a module of 3,000 classes of
+# `__init__(self, a, b)` made 12,000 candidates on one line of a function with `a` and `b`
+MAX_BUILT = 4
+MAX_EACH = (
+    8  # members tested for per collection, recursions per function: a generated function may hold hundreds
+)
 # scopes of their own: what they bind or test is not the function's (a comprehension's `x`)
 INNER: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 INNER += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -112,7 +118,7 @@ def _recursions(
             for part in parts:
                 called = [*taken[:i], part, *taken[i + 1 :]]
                 out.append((f"{callee}({', '.join(called)})", set(called)))
-    return list({text: (text, names) for text, names in out}.values())
+    return list({text: (text, names) for text, names in out}.values())[:MAX_EACH]
 
 
 def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
@@ -131,7 +137,7 @@ def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
         if len(names) < 2 or args.defaults or args.vararg or args.kwarg or args.kwonlyargs:
             continue
         out.append((f"{cls.name}({', '.join(names)})", set(names)))
-    return out
+    return sorted(out, key=lambda built: -len(built[1]))
 
 
 def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterator[Mutation]:
@@ -154,7 +160,7 @@ def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterat
         return all(local(n) if n in scope.bound else n in growth.outer for n in names)
 
     for collection, method in grown_at(scope, node):
-        for text, names in growth.tested.get(collection, []):
+        for text, names in growth.tested.get(collection, [])[:MAX_EACH]:
             if collection not in names and readable(names):
                 yield added_after(src, node, f"{collection}.{method}({text})", "add-tested", TESTED)
         if collection in growth.returned and method in BY_MANY:
@@ -162,6 +168,6 @@ def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterat
                 if readable(names):
                     call = f"{collection}.{BY_MANY[method]}({text})"
                     yield added_after(src, node, call, "add-recursion", RECURSED)
-        for text, names in growth.built:  # the constructor's parameters are all locals here
-            if collection not in names and all(map(local, names)):
-                yield added_after(src, node, f"{collection}.{method}({text})", "add-built", BUILT)
+        built = [text for text, names in growth.built if collection not in names and all(map(local, names))]
+        for text in built[:MAX_BUILT]:  # the constructor's parameters are all locals here
+            yield added_after(src, node, f"{collection}.{method}({text})", "add-built", BUILT)
