@@ -73,6 +73,34 @@ OTHERS = {  # the other plausible patch, by what it is
 }
 
 
+LOOP = "def walk(xs):\n    seen = set()\n    for x in xs:\n        pass\n\n        yield x\n        x.done()\n    return seen\n"
+
+
+@pytest.mark.parametrize(
+    ("other", "same"),
+    [
+        ("    seen.add(x)", True),  # the same statement two lines below, after the `yield`
+        ("    seen.add(xs)", False),  # another statement
+    ],
+    ids=["same-statement-nearby", "another-statement"],
+)
+def test_the_same_statement_added_a_few_lines_apart_is_one_place(other: str, same: bool) -> None:
+    src = SourceFile("walk.py", LOOP)
+    best = src.mutation(
+        "add-tested",
+        "add 'seen.add(x)' in place of 'pass' (line 4)",
+        [Edit(LOOP.index("pass"), LOOP.index("pass") + 4, "seen.add(x)")],
+        0.45,
+    )
+    at = LOOP.index("        yield x") + len("        yield x")
+    alternative = src.mutation(
+        "add-statement", f"add '{other.strip()}' after line 6", [Edit(at, at, f"\n    {other}")], 0.35
+    )
+    assert alternative.line - best.line == 2
+    reason = unclaimed(best, [best, alternative], [], [], ["t::b"], backing=1, changed={})
+    assert (reason == "") is same, reason
+
+
 @pytest.mark.parametrize(
     ("backing", "passing", "other", "told_apart", "why"),
     [

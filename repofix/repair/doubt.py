@@ -16,6 +16,9 @@ from repofix.repair.source import Mutation
 DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
 
 
+SAME_STATEMENT = 3  # lines: the same statement added this close to the patch's line is at its place
+
+
 def differential(
     checker: Checker,
     choices: list[Mutation],
@@ -169,12 +172,25 @@ def unplaced(
 
 
 def _same_place(a: Mutation, b: Mutation) -> bool:
-    """The same line, or a statement inserted next to the other's line (`add 'x.append(t)' before
-    line 7` and the same statement in place of line 6's `pass`)."""
+    """The same line, a statement inserted next to the other's line (`add 'x.append(t)' before
+    line 7` and the same statement in place of line 6's `pass`), or the same statement added a
+    few lines apart (`seen_ids.add(id(current))` in place of wrapt's `pass` and after the `yield`
+    two lines below: the fix is the statement, and where among those lines it goes the one test
+    cannot say either)."""
     if a.path != b.path:
         return False
     inserted = any("\n" in e.text for e in (*a.edits, *b.edits))
-    return a.line == b.line or (inserted and abs(a.line - b.line) == 1)
+    if a.line == b.line or (inserted and abs(a.line - b.line) == 1):
+        return True
+    added = _added_statement(a)
+    return added is not None and added == _added_statement(b) and abs(a.line - b.line) <= SAME_STATEMENT
+
+
+def _added_statement(m: Mutation) -> str | None:
+    """The statement a patch adds (`add '...' after line 7`, `... in place of 'pass'`), if that is all it does."""
+    if len(m.edits) != 1 or not m.description.startswith("add '"):
+        return None
+    return m.edits[0].text.strip()
 
 
 def unclaimed(
