@@ -35,9 +35,8 @@ BY_MANY = {"append": "extend", "appendleft": "extendleft", "add": "update"}
 # objects built per statement, those of most parameters first: a module of 3,000 classes of
 # `__init__(self, a, b)` made 12,000 candidates on one line of a function with `a` and `b`
 MAX_BUILT = 4
-MAX_EACH = (
-    8  # members tested for per collection, recursions per function: a generated function may hold hundreds
-)
+# members tested for per collection, recursions per function: a generated function may hold hundreds
+MAX_EACH = 8
 # scopes of their own: what they bind or test is not the function's (a comprehension's `x`)
 INNER: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 INNER += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
