@@ -20,6 +20,8 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class ModuleFacts:
     one_arg: list[str]  # names called with one argument and no keyword, the most called first
     single: list[str]  # module functions taking exactly one argument, classes made from one (`_takes_one`)
+    # of those, the name each gives its argument (`def validate(karyotype)`: "karyotype")
+    argument_names: dict[str, str]
     raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
     exceptions: list[str]  # exception classes the module defines, in source order
     # (class, the words of its message) for each `raise C("...")` whose arguments hold words
@@ -47,7 +49,7 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     )
     exceptions = exception_classes(module)
     defined = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    single = sorted(n.name for n in defined if _takes_one(n, exceptions))
+    takes_one = {n.name: n for n in defined if _takes_one(n, exceptions)}
     raised = Counter(
         dotted(n.exc.func)
         for n in ast.walk(module)
@@ -63,7 +65,8 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     statements = updates(module)
     return ModuleFacts(
         one_arg=[n for n, _ in one_arg.most_common()],
-        single=single,
+        single=sorted(takes_one),
+        argument_names={name: _argument_name(node) for name, node in takes_one.items()},
         raised=[n for n, _ in raised.most_common()],
         exceptions=exceptions,
         messages=[(name, words) for name, words in messages if words],
@@ -98,6 +101,14 @@ def _takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, exce
         return False
     init = inits[-1].args
     return len(init.posonlyargs + init.args) - len(init.defaults) == 2 and not init.kwonlyargs
+
+
+def _argument_name(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The name of the one argument a `_takes_one` function or class takes (a class: its `__init__`'s)."""
+    if isinstance(node, ast.ClassDef):
+        init = [n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"][-1]
+        return (init.args.posonlyargs + init.args.args)[1].arg
+    return node.args.args[0].arg
 
 
 def _sentinels(module: ast.Module) -> list[str]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Mutation, SourceFile
-from repofix.repair.wrappers import literal_or_text, wrap_in
+from repofix.repair.wrappers import NAMED_PRIOR, literal_or_text, named_for, wrap_in
 
 # `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
 # callees follow
@@ -75,10 +75,26 @@ def add_call(
 ) -> Iterator[Mutation]:
     """Wrap `value` in a call of the function's own callees (prior + 0.05), then `also` and the
     module's."""
+    named = named_for(value, scope)
     for name in dict.fromkeys([*scope.unused, *scope.own, *also, *scope.callees]):
         if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
         boost = 0.1 if name in scope.unused else 0.05 if name in scope.own else 0.0
-        yield wrap_in(src, value, name, prior + boost)
+        yield wrap_in(src, value, name, max(prior + boost, NAMED_PRIOR if name in named else 0.0))
+
+
+def named_receiver(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope) -> Iterator[Mutation]:
+    """`karyotype.valid` -> `validate_karyotype(karyotype).valid`: the receiver of an attribute read
+    (not a method called: `call_targets` has those) wrapped in a callable of the module whose one
+    argument bears its name; any other callable there would be a guess among many."""
+    if not (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Load)
+        and isinstance(node.value, ast.Name)
+        and not (isinstance(parent, ast.Call) and parent.func is node)
+    ):
+        return
+    for name in sorted(named_for(node.value, scope)):
+        yield wrap_in(src, node.value, name, NAMED_PRIOR)

@@ -58,6 +58,7 @@ class Scope:
     bound: dict[str, int] = field(default_factory=dict)
     unused: list[str] = field(default_factory=list)  # names the module binds and never reads (facts)
     class_params: dict[str, list[int]] = field(default_factory=dict)  # see facts.ModuleFacts
+    argument_names: dict[str, str] = field(default_factory=dict)  # see facts.ModuleFacts
     # CapWords names the module binds to a class (defined or imported) and never assigns
     classes: set[str] = field(default_factory=set)
 
@@ -249,8 +250,26 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         bound=bound,
         unused=unused,
         class_params=facts.class_params,
+        argument_names=_argument_names(func, facts.argument_names),
         classes={n for n in facts.truthy if n[:1].isupper() and any(c.islower() for c in n)},
     )
+
+
+def _argument_names(func: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[str, str]) -> dict[str, str]:
+    """The module's one-argument callables and the function's own nested ones (`def _add_key(fmtkey)`
+    inside it), each with the name of its argument; not the function itself, whose call on its own
+    argument would recurse for ever, nor one whose name says it deletes or runs something."""
+    nested = {
+        n.name: n.args.args[0].arg
+        for n in ast.walk(func)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and n is not func
+        and len(n.args.args) - len(n.args.defaults) == 1
+        and not n.args.posonlyargs
+    }
+    return {
+        name: arg for name, arg in {**module, **nested}.items() if name != func.name and not destructive(name)
+    }
 
 
 # per kind, the methods that grow it: by one item first, then by many (`self.tags.update(tags)`)

@@ -27,6 +27,9 @@ EXCEPTIONS = (
 # a callable the module imports or defines privately and never uses (facts.unused_names): the call
 # a bug dropped is likelier than any builtin's
 UNUSED_PRIOR = 0.45
+# a callable of the module whose one argument bears the value's name (`def validate(karyotype)`
+# around `karyotype`): a call a bug dropped, not a chance fit
+NAMED_PRIOR = 0.45
 
 
 def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]:
@@ -128,14 +131,14 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
         return  # a protocol's answer, meant only as it is: `str(NotImplemented)` makes `==` true
     start, end = src.span(value)
     text = src.segment(value)
-    near = near_callees(src, value)
-    for name in scope.wrappers:
+    near, named = near_callees(src, value), named_for(value, scope)
+    for name in dict.fromkeys([*scope.wrappers, *sorted(named)]):
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
         if literal_or_text(value) and name in BUILTIN_NAMES:
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
-        chance = UNUSED_PRIOR if name in scope.unused else 0.3 if likely else 0.25
+        chance = UNUSED_PRIOR if name in scope.unused or name in named else 0.3 if likely else 0.25
         yield wrap_in(src, value, name, NEAR_PRIOR if name in near else chance)
     for bound in () if literal_or_text(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
@@ -144,6 +147,13 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
             [Edit(start, end, f"max({text}, {bound})")],
             0.25,
         )
+
+
+def named_for(value: ast.expr, scope: Scope) -> set[str]:
+    """The module's one-argument callables whose argument bears the name of `value` (a name, or an
+    attribute's last part: `self.karyotype` too)."""
+    name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
+    return {callee for callee, argument in scope.argument_names.items() if name and argument == name}
 
 
 def range_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
