@@ -41,6 +41,12 @@ class Numeric:
         return {value}
 """
 
+FIND = """\
+def resolve(reference):
+    colon = reference.find(":")
+    return reference[:colon], {value}
+"""
+
 CASES = [
     (  # asteval: the prefix the function tests the key for, cut off (of two it tests)
         OPTIONS.format(value="key"),
@@ -70,13 +76,31 @@ CASES = [
         CONVERTERS.format(value="escape"),
         CONVERTERS.format(value="escape[self._start:]"),
     ),
+    (  # icfpy: what follows the separator the function finds (`reference[:colon]` is the rest)
+        FIND.format(value="reference"),
+        FIND.format(value="reference[colon + 1:]"),
+    ),
+    (  # gpyrobotstxt: a line up to the comment it finds
+        "def strip(line):\n    comment = line.find('#')\n    return line\n",
+        "def strip(line):\n    comment = line.find('#')\n    return line[:comment]\n",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("buggy", "fixed"),
     CASES,
-    ids=["prefix", "long-prefix", "receiver-affixes", "receiver-rest", "compared", "left", "elsewhere"],
+    ids=[
+        "prefix",
+        "long-prefix",
+        "receiver-affixes",
+        "receiver-rest",
+        "compared",
+        "left",
+        "elsewhere",
+        "after-found",
+        "before-found",
+    ],
 )
 def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None:
     assert_produces("add-slice", buggy, fixed)
@@ -119,6 +143,31 @@ def test_the_bounds_are_the_function_s_slices_their_rests_then_its_affixes() -> 
         "host": ["[1:-1]", "[1:]", "[:-1]"],
         "key": ["[:-3]"],  # `prefix` is no literal: no length to cut
     }
+
+
+@pytest.mark.parametrize(
+    ("body", "bounds"),
+    [
+        # what a literal one finds is cut off by its length; what a name finds, by one item or its length
+        (
+            "    at = text.rfind('::')\n    return text\n",
+            {"text": ["[:at]", "[at + 2:]", "[:at + 2]", "[at:]"]},
+        ),
+        (
+            "    i = data.index(sep)\n    return data\n",
+            {"data": ["[:i]", "[i + 1:]", "[:i + 1]", "[i + len(sep):]", "[:i + len(sep)]", "[i:]"]},
+        ),
+        # a count, or a find that is not bound to a name, is no place to split at
+        ("    n = data.count(sep)\n    return data\n", {}),
+        ("    if data.find(sep) > 0:\n        return data\n", {}),
+    ],
+)
+def test_a_value_splits_where_the_function_finds_something_in_it(
+    body: str, bounds: dict[str, list[str]]
+) -> None:
+    func = ast.parse(f"def f(data, text, sep):\n{body}").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert taken(func) == bounds
 
 
 @pytest.mark.parametrize(

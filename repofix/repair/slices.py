@@ -47,6 +47,8 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
         rest = _rest_of_index(node)  # `witver = data[0]` beside `convertbits(data, ...)`: `data[1:]`
         if rest is not None:
             found.setdefault(rest[0], {})[rest[1]] = None
+        for value, bounds in _found(node):  # `colon = reference.find(":")`: `reference[colon + 1:]`
+            found.setdefault(value, {}).update(dict.fromkeys(bounds))
         affix = _affix(node)
         if affix is not None:
             value, method, size = affix
@@ -104,6 +106,34 @@ def _rest_of_index(node: ast.AST) -> tuple[str, str] | None:
         return None
     rest = REST.get(ast.unparse(node.slice))
     return (ast.unparse(node.value), rest) if rest else None
+
+
+FINDS = ("find", "rfind", "index", "rindex")
+
+
+def _found(node: ast.AST) -> list[tuple[str, list[str]]]:
+    """`colon = reference.find(":")` -> [("reference", ["[:colon]", "[colon + 1:]", "[:colon + 1]",
+    "[colon:]"])]: a value split where the function finds something in it, before it or after it,
+    with or without what was found (its length: a literal's, else one item or `len(sep)`)."""
+    if not (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr in FINDS
+        and isinstance(node.value.func.value, SLICEABLE)
+        and node.value.args
+        and not isinstance(node.value.args[0], ast.Starred)
+    ):
+        return []
+    at, sought = node.targets[0].id, node.value.args[0]
+    literal = _literal(sought)
+    sizes = [str(len(literal))] if literal else ["1", f"len({ast.unparse(sought)})"]
+    bounds = [f"[:{at}]"]
+    for size in sizes:
+        bounds += [f"[{at} + {size}:]", f"[:{at} + {size}]"]
+    return [(ast.unparse(node.value.func.value), [*bounds, f"[{at}:]"])]
 
 
 def _affix(node: ast.AST) -> tuple[str, str, int] | None:
