@@ -129,6 +129,26 @@ def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = Tru
     return names
 
 
+def annotation_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The `id()`s of the names read in the function's annotations (its parameters', its return's,
+    its annotated bindings'; nested functions' too): a type is not a value the code computes with,
+    and typed code names one on every line (`ast: KaryotypeAST`, `-> Optional[Rule]`), so taken for
+    a local it made a candidate of each (`all_errors.append(KaryotypeAST)`, `x -> Optional`)."""
+    found = set()
+    for node in ast.walk(func):
+        annotations: list[ast.expr | None] = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+            annotations = [node.returns, *(a.annotation for a in every if a is not None)]
+        elif isinstance(node, ast.AnnAssign):
+            annotations = [node.annotation]
+        found.update(
+            id(n) for a in annotations if a is not None for n in ast.walk(a) if isinstance(n, ast.Name)
+        )
+    return found
+
+
 def _is_instance_of_container(node: ast.Call) -> bool:
     """`isinstance(x, list)` (or a tuple of such types) on a plain name."""
     if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
@@ -160,8 +180,9 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     texts: dict[str, bool] = {}  # local -> every binding of it is a string literal or an f-string
     bound = dict.fromkeys(parameters(func), func.lineno)
     ints: dict[str, None] = {}
+    typing = annotation_names(func)
     for node in ast.walk(func):
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name) and id(node) not in typing:
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
