@@ -134,7 +134,7 @@ def annotation_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     its annotated bindings'; nested functions' too): a type is not a value the code computes with,
     and typed code names one on every line (`ast: KaryotypeAST`, `-> Optional[Rule]`), so taken for
     a local it made a candidate of each (`all_errors.append(KaryotypeAST)`, `x -> Optional`)."""
-    found = set()
+    found: set[int] = set()
     for node in ast.walk(func):
         annotations: list[ast.expr | None] = []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
