@@ -46,7 +46,10 @@ from bench_builtin_rank import _key as key, _near as near
 budget = Budget()
 with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
     runs, failing, passing, _ = baseline(Checker(box), req["failing"], None, 300, budget.test_timeout)
-    suspects = rank(runs, set(failing))
+    try:  # as repair() ranks them (an engine before `together` has no such argument)
+        suspects = rank(runs, set(failing), together=True)
+    except TypeError:
+        suspects = rank(runs, set(failing))
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(box, suspects, protected)
     try:  # an engine older than raised_at does not weigh candidates by where errors were raised

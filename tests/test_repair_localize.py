@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from forging import forging_conftest
 
+from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker
 from repofix.repair.engine import baseline
 from repofix.repair.insandbox.subtrace import children_lines
@@ -356,3 +357,62 @@ def test_the_children_s_records_are_read_field_by_field(tmp_path: Path) -> None:
     )
     assert children_lines(str(records)) == {"/w/a.py": {1, 2, 5}, "/w/c.py": {3}}
     assert children_lines(str(tmp_path / "none.jsonl")) == {}  # no child Python ran
+
+
+def test_together_puts_the_lines_every_failing_test_ran_first() -> None:
+    """Ochiai ranks a line run by one failing test alone above the line both failing tests and a
+    few passing ones ran; one edit that must repair both can only lie on the latter."""
+    runs = [
+        RunRecord("t::a", "failed", {"m.py": [1, 2, 9]}),
+        RunRecord("t::b", "failed", {"m.py": [9]}),
+        RunRecord("t::c", "passed", {"m.py": [9]}),
+        RunRecord("t::d", "passed", {"m.py": [9]}),
+        RunRecord("t::e", "passed", {"m.py": [9]}),
+        # a failing test whose code ran in an untraced child recorded no source line: it does not
+        # keep every line from being one every failing test ran
+        RunRecord("t::f", "failed", {"tests/test_m.py": [4]}),
+    ]
+    failing = {"t::a", "t::b", "t::f"}
+    assert [s.line for s in rank(runs, failing)] == [1, 2, 9]
+    assert [s.line for s in rank(runs, failing, together=True)] == [9, 1, 2]
+
+
+# fifty lines only the first failing test runs, then the bug both failing tests and three passing ones run
+LONG = "def walk(x):\n" + "".join(f"    x = x + {i % 2}\n" for i in range(50)) + "    return x\n"
+BUMP = LONG + "\n\ndef bump(n):\n    return n + 2\n"
+BUMP_TESTS = """\
+from bump import bump, walk
+
+
+def test_walked():
+    assert bump(walk(0)) == 26
+
+
+def test_one():
+    assert bump(1) == 2
+
+
+def test_int_0():
+    assert isinstance(bump(0), int)
+
+
+def test_int_1():
+    assert isinstance(bump(1), int)
+
+
+def test_int_2():
+    assert isinstance(bump(2), int)
+"""
+
+
+def test_the_engine_searches_first_where_every_failing_test_ran(make_sandbox, tmp_path: Path) -> None:
+    """Ranked by Ochiai alone, `walk`'s fifty lines fill the forty searched before `bump`'s."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "bump.py").write_text(BUMP)
+    (root / "test_bump.py").write_text(BUMP_TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "    return n + 1\n" in result.files["bump.py"], result.patch_diff
+    # `def bump(n):` (its call event) and its return, before any of walk's
+    assert {(s.path, s.line) for s in result.suspects[:2]} == {("bump.py", 55), ("bump.py", 56)}

@@ -134,7 +134,7 @@ def repair(
     if not failing:
         result.status, result.message = "no_failures", nothing_fails(failing_tests or [], runs)
         return _done(result, start)
-    result.suspects = rank(runs, set(failing))
+    result.suspects = rank(runs, set(failing), together=True)  # one edit for every failing test
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(sandbox, result.suspects, protected)
     pool = CandidatePool(

@@ -76,19 +76,28 @@ def ochiai(ef: int, ep: int, total_failed: int) -> float:
     return ef / math.sqrt(total_failed * (ef + ep))
 
 
-def rank(runs: list[RunRecord], failing: set[str], tb_weight: float = 0.3) -> list[Suspect]:
+def rank(
+    runs: list[RunRecord], failing: set[str], tb_weight: float = 0.3, together: bool = False
+) -> list[Suspect]:
     """Lines of non-test files executed by at least one failing test, most suspicious first.
 
-    Ties (common with a single failing test) keep a deterministic order: traceback lines first,
-    then lines executed by fewer passing tests, then file and line number."""
+    `together`: the lines every failing test ran come first (those that ran a source line at all:
+    one whose code ran in an untraced child counts for none). A single edit that must make every
+    failing test pass lies on such a line, since a test that never runs a line cannot be changed
+    by it; Ochiai alone ranked a line every failing test and a few passing ones ran below a hundred
+    lines only some failing tests ran (icfpy's planted parser line 182nd, its missing `sb.append(c)`
+    146th). Ties (common with a single failing test) keep a deterministic order: traceback lines
+    first, then lines executed by fewer passing tests, then file and line number."""
     ef: dict[tuple[str, int], int] = {}
     ep: dict[tuple[str, int], int] = {}
     bonus: dict[tuple[str, int], float] = {}
     total_failed = 0
+    every = 0  # failing tests that ran a source line
     for run in runs:
         is_failing = run.nodeid in failing
         if is_failing:
             total_failed += 1
+            every += any(not is_test_file(path) and lines for path, lines in run.lines.items())
         counter = ef if is_failing else ep
         if not is_failing and run.outcome != "passed":
             continue
@@ -113,7 +122,7 @@ def rank(runs: list[RunRecord], failing: set[str], tb_weight: float = 0.3) -> li
         )
         for (path, line), count in ef.items()
     ]
-    suspects.sort(key=lambda s: (-s.score, s.ep, s.path, s.line))
+    suspects.sort(key=lambda s: (together and s.ef < every, -s.score, s.ep, s.path, s.line))
     return suspects
 
 
