@@ -30,7 +30,7 @@ from bench_builtin_sets import load_set  # noqa: E402
 from probes import run_probe  # noqa: E402
 
 PROBE = r"""
-import json, sys
+import inspect, json, sys
 from pathlib import Path
 req = json.loads(sys.stdin.read())
 sys.path.insert(0, req["root"])
@@ -46,10 +46,9 @@ from bench_builtin_rank import _key as key, _near as near
 budget = Budget()
 with open_sandbox(Path(req["dir"]), backend=req["backend"]) as box:
     runs, failing, passing, _ = baseline(Checker(box), req["failing"], None, 300, budget.test_timeout)
-    try:  # as repair() ranks them (an engine before `together` has no such argument)
-        suspects = rank(runs, set(failing), together=True)
-    except TypeError:
-        suspects = rank(runs, set(failing))
+    # as repair() ranks them (an engine before `together` has no such argument)
+    together = {"together": True} if "together" in inspect.signature(rank).parameters else {}
+    suspects = rank(runs, set(failing), **together)
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(box, suspects, protected)
     try:  # an engine older than raised_at does not weigh candidates by where errors were raised

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
+from repofix.repair import Budget, RepairResult, repair
 from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.pairs import function_pairs, functions
@@ -587,9 +587,9 @@ def test_the_engine_repairs_the_minimal_case(
 
 def assert_engine_repairs(
     make_sandbox, tmp_path: Path, module: str, code: str, tests: str, expected: str
-) -> None:
+) -> RepairResult:
     """The engine, through a real worker (the `none` backend), gives a plausible patch of
-    `module`.py holding `expected`, its tests in test_`module`.py."""
+    `module`.py holding `expected`, its tests in test_`module`.py; the result, for more to check."""
     root = tmp_path / "repo"
     root.mkdir()
     (root / f"{module}.py").write_text(code)
@@ -597,6 +597,7 @@ def assert_engine_repairs(
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert expected in result.files[f"{module}.py"], result.patch_diff
+    return result
 
 
 def test_a_callable_that_deletes_or_stops_is_never_tried_as_a_wrapper() -> None:

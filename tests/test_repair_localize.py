@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from forging import forging_conftest
 
-from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker
 from repofix.repair.engine import baseline
 from repofix.repair.insandbox.subtrace import children_lines
 from repofix.repair.localize import RunRecord, ochiai, raised_at, rank, records
 from repofix.testfiles import is_test_file
 from tests.conftest import backend_params
+from tests.test_repair_additions import assert_engine_repairs
 
 
 def test_ochiai_formula() -> None:
@@ -407,12 +407,6 @@ def test_int_2():
 
 def test_the_engine_searches_first_where_every_failing_test_ran(make_sandbox, tmp_path: Path) -> None:
     """Ranked by Ochiai alone, `walk`'s fifty lines fill the forty searched before `bump`'s."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "bump.py").write_text(BUMP)
-    (root / "test_bump.py").write_text(BUMP_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120, test_timeout=2))
-    assert result.status == "plausible", result.message
-    assert "    return n + 1\n" in result.files["bump.py"], result.patch_diff
+    result = assert_engine_repairs(make_sandbox, tmp_path, "bump", BUMP, BUMP_TESTS, "    return n + 1\n")
     # `def bump(n):` (its call event) and its return, before any of walk's
     assert {(s.path, s.line) for s in result.suspects[:2]} == {("bump.py", 55), ("bump.py", 56)}

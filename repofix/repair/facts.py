@@ -19,7 +19,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 @dataclass(frozen=True)
 class ModuleFacts:
     one_arg: list[str]  # names called with one argument and no keyword, the most called first
-    single: list[str]  # module functions taking exactly one argument, classes made from one (`_takes_one`)
+    single: list[str]  # module functions taking exactly one argument, classes made from one (`takes_one`)
     # of those, the name each gives its argument (`def validate(karyotype)`: "karyotype")
     argument_names: dict[str, str]
     raised: list[str]  # exception classes the module raises (`error.Bad` too), the most raised first
@@ -49,7 +49,7 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     )
     exceptions = exception_classes(module)
     defined = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-    takes_one = {n.name: n for n in defined if _takes_one(n, exceptions)}
+    one = {n.name: n for n in defined if takes_one(n, exceptions)}
     raised = Counter(
         dotted(n.exc.func)
         for n in ast.walk(module)
@@ -65,8 +65,8 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     statements = updates(module)
     return ModuleFacts(
         one_arg=[n for n, _ in one_arg.most_common()],
-        single=sorted(takes_one),
-        argument_names={name: _argument_name(node) for name, node in takes_one.items()},
+        single=sorted(one),
+        argument_names={name: argument_name(node) for name, node in one.items()},
         raised=[n for n, _ in raised.most_common()],
         exceptions=exceptions,
         messages=[(name, words) for name, words in messages if words],
@@ -86,7 +86,7 @@ def module_facts(module: ast.Module) -> ModuleFacts:
     )
 
 
-def _takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, exceptions: list[str]) -> bool:
+def takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, exceptions: list[str]) -> bool:
     """A module function taking exactly one argument, or a class made from one value: its last
     `__init__` (the one Python keeps) takes one argument besides `self` (`return
     Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a function's);
@@ -103,8 +103,8 @@ def _takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, exce
     return len(init.posonlyargs + init.args) - len(init.defaults) == 2 and not init.kwonlyargs
 
 
-def _argument_name(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
-    """The name of the one argument a `_takes_one` function or class takes (a class: its `__init__`'s)."""
+def argument_name(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The name of the one argument a `takes_one` function or class takes (a class: its `__init__`'s)."""
     if isinstance(node, ast.ClassDef):
         init = [n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"][-1]
         return (init.args.posonlyargs + init.args.args)[1].arg

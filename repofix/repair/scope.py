@@ -9,7 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from repofix.repair.facts import UPDATES, ModuleFacts, destructive, dotted, module_facts
+from repofix.repair.facts import (
+    UPDATES,
+    ModuleFacts,
+    argument_name,
+    destructive,
+    dotted,
+    module_facts,
+    takes_one,
+)
 from repofix.repair.numbers import numbers_of
 from repofix.repair.slices import elsewhere, taken
 
@@ -281,11 +289,11 @@ def _argument_names(func: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[s
     inside it), each with the name of its argument; not the function itself, whose call on its own
     argument would recurse for ever, nor one whose name says it deletes or runs something."""
     nested = {
-        n.name: n.args.args[0].arg
+        n.name: argument_name(n)
         for n in ast.walk(func)
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         and n is not func
-        and len(n.args.args) - len(n.args.defaults) == 1
+        and takes_one(n, [])
         and not n.args.posonlyargs
     }
     return {
