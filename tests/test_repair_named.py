@@ -8,7 +8,7 @@ import pytest
 
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
-from repofix.repair.wrappers import NAMED_PRIOR
+from repofix.repair.wrappers import MAX_NAMED, NAMED_PRIOR
 
 
 def wrapped(source: str, line: int) -> dict[str, float]:
@@ -106,3 +106,15 @@ def test_a_method_called_on_the_value_is_not_wrapped_by_name_twice() -> None:
     ]
     assert len(made) == 1
     assert max(m.prior for m in made) == NAMED_PRIOR
+
+
+def test_a_generated_module_cannot_flood_a_line_with_named_callables() -> None:
+    """3,000 `def fN(x)`: at most MAX_NAMED of them get the named prior around `x`, and only those
+    wrap the receiver of `x.y`; the rest stay the plain guesses any one-argument function is."""
+    source = (
+        "".join(f"def f{i}(x):\n    return x\n\n\n" for i in range(3000)) + "def g(x):\n    return x.y + x\n"
+    )
+    made = list(mutations(SourceFile("m.py", source), [source.count("\n")]))
+    named = [m for m in made if m.op == "add-wrapper" and m.prior == NAMED_PRIOR]
+    assert len(named) == 2 * MAX_NAMED  # around `x` and around the receiver of `x.y`
+    assert sum("wrap x in " in m.description for m in made) > 3000

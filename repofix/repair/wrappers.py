@@ -30,6 +30,9 @@ UNUSED_PRIOR = 0.45
 # a callable of the module whose one argument bears the value's name (`def validate(karyotype)`
 # around `karyotype`): a call a bug dropped, not a chance fit
 NAMED_PRIOR = 0.45
+# callables named for one value: a generated module of 3,000 `def fN(x)` made 6,000 candidates of
+# that prior on one line of a function reading `x` (the others stay the plain guesses they were)
+MAX_NAMED = 4
 
 
 def wrapper(src: SourceFile, node: ast.Call, scope: Scope) -> Iterator[Mutation]:
@@ -151,9 +154,10 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
 
 def named_for(value: ast.expr, scope: Scope) -> set[str]:
     """The module's one-argument callables whose argument bears the name of `value` (a name, or an
-    attribute's last part: `self.karyotype` too)."""
+    attribute's last part: `self.karyotype` too), MAX_NAMED of them at most, by name."""
     name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else ""
-    return {callee for callee, argument in scope.argument_names.items() if name and argument == name}
+    named = sorted(callee for callee, argument in scope.argument_names.items() if name and argument == name)
+    return set(named[:MAX_NAMED])
 
 
 def range_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
