@@ -5,8 +5,8 @@
   argument parts replaced by the enclosing `if`'s condition or by a local;
 - a missing clause that is a comparison, a call or an attribute (`time < curr.expires and ...`,
   `... and not isinstance(d, Mapping)`, `self.strip or ...`), taken from the conditions the module
-  tests elsewhere,
-  when every name it reads is in scope where it is added;
+  tests elsewhere or a sibling's test with the step its run of constants leaves out (`fn == 7`
+  beside `fn == 6` and `fn == 8`: stepped.py), when every name it reads is in scope where it is added;
 - a lookup a condition makes, guarded by its own key and container (`k not in a or a[k] != b[k]`).
 
 Real fixes mostly reuse code that is already there (the "redundancy assumption" of fix-pattern
@@ -25,6 +25,7 @@ from repofix.repair.analogues import compared as analogue_values
 from repofix.repair.facts import conditions, enclosing, module_facts, updates
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
+from repofix.repair.stepped import stepped
 
 MAX_CONDITIONS = 32  # conditions tried as a new clause: the function's own, then the module's nearest
 MAX_ELSEWHERE = 16  # update statements of the rest of the module tried as a missing one, nearest first
@@ -62,13 +63,18 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
         if text not in texts and _free_names(call) <= visible:
             elsewhere.setdefault(text, call)
     tested: dict[str, float] = {}
-    # the function's own conditions first, then the module's nearest the function first
+    # the function's own conditions first, then the steps their runs of constants leave out, then
+    # the module's nearest the function first
+    tests = [c for c in conditions(func) if "\n" not in src.segment(c) and _free_names(c) <= visible]
     nearest = sorted(facts.conditions, key=lambda c: abs(c.lineno - func.lineno))
-    for found, prior in ((conditions(func), 0.3), (nearest, 0.25)):
-        for cond in found:
-            text = src.segment(cond)
-            if "\n" not in text and _free_names(cond) <= visible and text not in tested:
-                tested[text] = prior
+    nearest = [c for c in nearest if "\n" not in src.segment(c) and _free_names(c) <= visible]
+    for found in (
+        [(src.segment(c), 0.3) for c in tests],
+        stepped(src, tests),
+        [(src.segment(c), 0.25) for c in nearest],
+    ):
+        for text, prior in found:
+            tested.setdefault(text, prior)
     return Reuse(
         own,
         list(tested.items())[:MAX_CONDITIONS],
