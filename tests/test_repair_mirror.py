@@ -4,12 +4,14 @@ each name of a pair swapped for its partner the function binds."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
 from repofix.repair.generate import mutations
-from repofix.repair.mirror import NEIGHBOUR, PRIOR, partner
+from repofix.repair.mirror import NEIGHBOUR, PRIOR, UPDATE, partner
 from repofix.repair.source import SourceFile
+from tests.test_repair_additions import assert_engine_repairs
 
 
 def mirrored(source: str, line: int) -> dict[str, float]:
@@ -149,3 +151,100 @@ def test_odd_statements_mirror_to_valid_code_or_not_at_all(source: str) -> None:
 )
 def test_no_mirror_neighbour_that_drops_a_kind_of_node(source: str) -> None:
     assert neighboured(source, 2) == {}
+
+
+TREE = """\
+class Tree:
+    def add(self, box, value):
+        if self.leaf:
+            self.value = value
+        elif self.cost(box) < 0:
+            self.left.add(box, value)
+        else:
+            pass
+        self.size += 1
+
+    def sides(self):
+        return self.left, self.right
+"""
+
+
+def updates_made(source: str, line: int) -> dict[str, float]:
+    return {
+        m.description: m.prior
+        for m in mutations(SourceFile("m.py", source), [line])
+        if m.op == "mirror-update" and f"at line {line}," in m.description
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "made"),
+    [
+        # in place of the `pass` of the branch beside the one that updates the other side
+        (TREE, 8, "add 'self.right.add(box, value)' at line 8, the mirror of line 6"),
+        # after a statement of another block: `s1` and `s2` are a pair the function binds
+        (
+            "def f(out, s1, s2, other):\n    if other in s1:\n        out.append(s1)\n"
+            "    elif other in s2:\n        s1 = s2\n",
+            5,
+            "add 'out.append(s2)' at line 5, the mirror of line 3",
+        ),
+    ],
+)
+def test_an_update_s_mirror_image_is_added_where_the_other_side_is_missing(
+    source: str, line: int, made: str
+) -> None:
+    assert updates_made(source, line) == {made: UPDATE}
+    src = SourceFile("m.py", source)
+    mutation = next(m for m in mutations(src, [line]) if m.description == made)
+    ast.parse(src.apply(mutation.edits))  # it compiles where it is put
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        # the mirror is made already: adding it again is a copy (clone-update's)
+        (TREE.replace("            pass\n", "            self.right.add(box, value)\n"), 8),
+        # no pair: `lft` is no word of one
+        (TREE.replace("self.left", "self.lft"), 8),
+        # right after the statement it mirrors: mirror_statement's, not this one's
+        (TREE, 6),
+        # a `return` or a `raise` is never followed by new code
+        (TREE.replace("            pass\n", "            return\n"), 8),
+    ],
+)
+def test_no_mirror_of_an_update_where_it_is_not_missing(source: str, line: int) -> None:
+    assert updates_made(source, line) == {}
+
+
+SPLIT = """\
+class Split:
+    def __init__(self):
+        self.left, self.right = [], []
+
+    def add(self, value, pivot):
+        if value < pivot:
+            self.left.append(value)
+        else:
+            pass
+        return self
+"""
+
+SPLIT_TESTS = """\
+from split import Split
+
+
+def test_small_values_go_left():
+    assert Split().add(1, 5).add(2, 5).left == [1, 2]
+
+
+def test_large_values_go_right():
+    s = Split().add(7, 5).add(1, 5).add(9, 5)
+    assert (s.left, s.right) == ([1], [7, 9])
+"""
+
+
+def test_the_engine_adds_the_missing_side_of_an_update(make_sandbox, tmp_path: Path) -> None:
+    assert_engine_repairs(
+        make_sandbox, tmp_path, "split", SPLIT, SPLIT_TESTS, "            self.right.append(value)\n"
+    )

@@ -15,6 +15,7 @@ from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
 PRIOR = 0.4
 NEIGHBOUR = 0.45  # a statement made like its neighbour's mirror image
+UPDATE = 0.35  # an update statement's mirror image added elsewhere in its function (a copy is 0.3)
 # words that name the two sides of something; a name's pair is its word swapped (`left_x`)
 PAIRS = [
     ("self", "other"),
@@ -113,6 +114,42 @@ def mirror_statement(
         [Edit(end, end, f"\n{src.indent(node)}{text}")],
         PRIOR,
     )
+
+
+def mirror_of_an_update(
+    src: SourceFile, node: ast.AST, parent: ast.AST, updates: list[ast.Call], scope: Scope, attrs: set[str]
+) -> Iterator[Mutation]:
+    """An update statement of the function (`self.left.add(aabb, value)`, `ret_addrs.append(s1)`)
+    as its mirror image, added after `node` or in place of it when it is a `pass`: the branch
+    beside the one that updates one side forgot the other (`else: self.right.add(aabb, value)`).
+    A mirror the function already makes is a copy, clones.clone_update's to try; one right after
+    the statement it mirrors is mirror_statement's."""
+    if not (isinstance(node, ast.stmt) and isinstance(parent, BLOCKS)) or isinstance(
+        node, ast.Return | ast.Raise
+    ):
+        return
+    if not starts_line(src, node):
+        return
+    made = {src.segment(call) for call in updates}
+    seen: set[str] = set()
+    for call in updates:
+        if call.lineno != call.end_lineno or call.lineno == node.lineno:
+            continue
+        text = mirrored(src, call, scope.bound, attrs)
+        if text is None or text in made or text in seen:
+            continue
+        seen.add(text)
+        if isinstance(node, ast.Pass):
+            edit = Edit(*src.span(node), text)
+        else:
+            end = src.span(node)[1]
+            edit = Edit(end, end, f"\n{src.indent(node)}{text}")
+        yield src.mutation(
+            "mirror-update",
+            f"add '{text}' at line {node.lineno}, the mirror of line {call.lineno}",
+            [edit],
+            UPDATE,
+        )
 
 
 def like_its_mirror(
