@@ -15,7 +15,22 @@ def _rel(path, root):
     return rel.replace(os.sep, "/")
 
 
-PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "--no-header"]
+# the warm-up imported pytest's plugins (hypothesis's) before a child's pytest starts, and pytest
+# warns at its start that it cannot rewrite their asserts: a project that makes every warning an
+# error (`filterwarnings = error`) then saw every run end before its tests, each candidate rejected
+IMPORTED_BEFORE = "ignore:Module already imported so cannot be rewritten"
+PYTEST_ARGS = [
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:xdist",
+    "-p",
+    "no:randomly",
+    "--no-header",
+    "-W",
+    IMPORTED_BEFORE,
+]
 
 
 def _quiet():

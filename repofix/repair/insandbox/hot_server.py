@@ -3,7 +3,12 @@ function that runs meanwhile, indexes the live functions of its modules and clas
 each candidate it is sent in a forked child that compiles the changed `def` alone and gives its
 live functions the new code. A function is never patched so when it, or code inside it, ran while
 the workspace was imported (what it made then would stay as it was), nor when its closure would
-not fit, nor when it is not a plain `def` of the module or of its classes."""
+not fit, nor when it is not a plain `def` of the module or of its classes.
+
+The child calls plain test functions directly; tests that take fixtures (or are a class's, or
+parametrized with objects) it runs as items of the session that collected them, which the server
+serves from inside (`pytest_runtestloop`): a new pytest session's start and collection in every
+child took most of a candidate's time (icfpy: 107 ms a rejection, 36 ms so)."""
 
 import __future__
 
@@ -14,9 +19,9 @@ import os
 import sys
 import types
 
-from repofix.repair.insandbox.children import _apply, _direct_body, _in_child, _pytest_body
+from repofix.repair.insandbox.children import _apply, _BareReports, _direct_body, _in_child, _pytest_body
 from repofix.repair.insandbox.collect import _ours
-from repofix.repair.insandbox.common import PYTEST_ARGS
+from repofix.repair.insandbox.common import PYTEST_ARGS, _bytecode_off
 
 HOT_UNSUPPORTED = 111  # a hot child's exit code: this candidate cannot be patched so
 _HOT_FUTURES = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
@@ -30,18 +35,60 @@ def _hot_serve(tests, plain, requests, replies):
     def note(frame, event, arg):  # every function that runs while the workspace is imported
         called.add(frame.f_code)
 
+    class _Serve:
+        """Serves from inside the session that collected the failing tests: a child then runs
+        those items as pytest runs them (_session_body), without a new session's start and
+        collection, most of a hot candidate's time when the tests take fixtures."""
+
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtestloop(self, session):
+            sys.settrace(None)
+            whole = not session.testsfailed and len(session.items) == len(set(tests))
+            # a collection error or a test not found: each child runs pytest afresh, which says so
+            _serve(called, requests, replies, _session_body(session) if whole else _pytest_body(tests))
+            return True
+
     sys.settrace(note)
     try:
-        pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests))
+        if plain:  # plain functions, called directly
+            pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests))
+        else:
+            pytest.main(PYTEST_ARGS + list(tests), plugins=[_Serve(), _BareReports()])
     finally:
         sys.settrace(None)
+    if plain:
+        _serve(called, requests, replies, _direct_body(plain))
+
+
+def _session_body(session):
+    """In a hot child: the session's items run as `pytest -x` runs them (setup, call, teardown,
+    each item told the next), the exit code 1 when one failed, as pytest.main's would be."""
+
+    def body():
+        _bytecode_off()
+        items = session.items
+        for i, item in enumerate(items):
+            try:
+                item.ihook.pytest_runtest_protocol(
+                    item=item, nextitem=items[i + 1] if i + 1 < len(items) else None
+                )
+            except Exception:  # pytest's runner catches what a test raises: this is no verdict of the tests
+                return HOT_UNSUPPORTED  # so the candidate is tried the usual way
+            if session.testsfailed or session.shouldfail or session.shouldstop:
+                return 1
+        return 0
+
+    return body
+
+
+def _serve(called, requests, replies, body):
+    """Index the live functions, then answer candidates until the requests end."""
     functions = _hot_functions(os.path.realpath(os.getcwd()))
     # as in the warm-up: what the workspace made lives as long as this server; frozen, a child's
     # garbage collector does not walk it (and copy its pages) again
     gc.collect()
     gc.freeze()
     sources, defs = {}, {}  # path -> the original's bytes, its defs
-    body = _direct_body(plain) if plain else _pytest_body(tests)
     replies.write(json.dumps({"ready": True}) + "\n")
     replies.flush()
     for line in requests:
