@@ -10,6 +10,7 @@ from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
 from repofix.repair.limits import (
+    GROWTH,
     Budget,
     failing_seconds,
     generation_deadline,
@@ -161,10 +162,12 @@ def repair(
     extra_left, fallback_left = searched, budget.search_after_removal
     overhead = 0.0  # seconds a worker call takes besides its candidates, measured on each call
     expect = failing_seconds(runs, failing)
+    calls = 0
     while (
         left := more_to_try(found, extra_left, fallback_left, budget.max_candidates - result.candidates_tried)
     ) > 0:
-        limit = min(budget.batch, left)
+        # each worker call takes twice the candidates of the one before: a call costs a start
+        limit = min(budget.batch << min(calls, GROWTH), left)
         taken = until(stages, start + budget.max_seconds)
         batch = pending[:limit] + list(itertools.islice(taken, max(0, limit - len(pending))))
         pending = pending[limit:]
@@ -175,7 +178,7 @@ def repair(
             remaining -= differ_seconds(len(found) + 1, run_seconds, budget, passing)
         if not batch or remaining <= overhead:  # a call that could not finish its warm-up in time
             break
-        called = time.monotonic()
+        called, calls = time.monotonic(), calls + 1
         verdicts = checker.check(
             batch,
             failing,

@@ -12,6 +12,8 @@ from repofix.repair.checker import Verdict
 from repofix.repair.localize import RunRecord
 from repofix.repair.source import Mutation
 
+GROWTH = 3  # each worker call takes twice the candidates of the one before, up to 8 x Budget.batch
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -30,7 +32,7 @@ class Budget:
     search_after_removal: int = 1000
     pair_lines: int = 8  # when no single mutation works: pairs on the top lines...
     max_pairs: int = 2000  # ...at most this many
-    batch: int = 150  # candidates per worker call
+    batch: int = 150  # candidates of the first worker call (see GROWTH)
     test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
     traced: int | None = 500  # passing tests traced for localization (evenly spaced); None: every one
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
