@@ -13,6 +13,7 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.checker import Checker, covering_tests
+from repofix.repair.limits import batch_size
 from repofix.repair.source import Edit, SourceFile
 from tests.conftest import backend_params
 from tests.test_repair_engine import project, pycache_folders
@@ -167,3 +168,11 @@ def test_a_test_that_reads_an_inner_pytest_report_sees_it_whole(make_sandbox, tm
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=120))
     assert result.status == "plausible", result.message
     assert result.files["total.py"].splitlines()[1] in TOTAL_FIXED
+
+
+@pytest.mark.parametrize(("calls", "size"), [(0, 150), (1, 300), (2, 600), (3, 1200), (4, 1200), (40, 1200)])
+def test_each_worker_call_takes_twice_the_candidates_up_to_eight_times_the_first(
+    calls: int, size: int
+) -> None:
+    assert batch_size(Budget(), calls) == size
+    assert batch_size(Budget(batch=10), calls) == size // 15

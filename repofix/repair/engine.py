@@ -10,8 +10,8 @@ from repofix.difftext import unified_diff
 from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
 from repofix.repair.limits import (
-    GROWTH,
     Budget,
+    batch_size,
     failing_seconds,
     generation_deadline,
     give_up_reason,
@@ -166,8 +166,7 @@ def repair(
     while (
         left := more_to_try(found, extra_left, fallback_left, budget.max_candidates - result.candidates_tried)
     ) > 0:
-        # each worker call takes twice the candidates of the one before: a call costs a start
-        limit = min(budget.batch << min(calls, GROWTH), left)
+        limit = min(batch_size(budget, calls), left)
         taken = until(stages, start + budget.max_seconds)
         batch = pending[:limit] + list(itertools.islice(taken, max(0, limit - len(pending))))
         pending = pending[limit:]

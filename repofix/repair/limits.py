@@ -50,6 +50,13 @@ class Budget:
     withhold_ambiguous: bool = True
 
 
+def batch_size(budget: Budget, calls: int) -> int:
+    """Candidates for a worker call after `calls` earlier ones: twice the last call's, from
+    `budget.batch` up to 2 ** GROWTH times it. A call costs a start (the worker's warm-up, the hot
+    server's collection: 2-3 s on a project of some size) where a rejection takes tens of ms."""
+    return budget.batch << min(calls, GROWTH)
+
+
 def settled(found: list[Mutation]) -> bool:
     """A plausible patch that does more than remove code or exit early was found."""
     return any(not m.removes_only for m in found)

@@ -29,7 +29,7 @@ from repofix.models.base import ModelReply
 from repofix.repair.checker import Differences, candidate_list, differ_request, differences, worker_source
 from repofix.repair.doubt import compared, differential_due, doubts, rivals, unclaimed
 from repofix.repair.engine import diff
-from repofix.repair.limits import Budget, give_up_reason, more_to_try, stuck_reason, until
+from repofix.repair.limits import Budget, batch_size, give_up_reason, more_to_try, stuck_reason, until
 from repofix.repair.localize import RunRecord, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.search import best
@@ -161,7 +161,7 @@ class BuiltinModel:
         (it is then stuck, with the reason)."""
         search = self._searching()
         remaining = search.for_candidates(self._left())
-        allowed = min(self.budget.batch, self.budget.max_candidates - self.tried)
+        allowed = min(batch_size(self.budget, search.calls), self.budget.max_candidates - self.tried)
         limit = more_to_try(search.found, search.extra_left(), search.fallback_left, allowed)
         taken = until(search.stream, time.monotonic() + remaining)
         search.batch = list(itertools.islice(taken, max(0, limit))) if remaining > 0 else []
@@ -182,6 +182,7 @@ class BuiltinModel:
             self.stuck[search.focus] = why
             return None
         self.phase = "checked"
+        search.calls += 1
         request = {
             "mode": "check",
             "failing": [search.focus],

@@ -42,6 +42,7 @@ class TargetSearch:
     searched_after: int = 0  # candidates searched past the settling patch: extra ones, then scouts
     fallback_left: int = 0  # candidates left to look for more than a patch that removes code
     batch: list[Mutation] = field(default_factory=list)
+    calls: int = 0  # worker calls made for it: each takes more candidates (limits.batch_size)
     found: list[Mutation] = field(default_factory=list)  # its plausible patches: choices, then scouts
     choices: list[Mutation] = field(default_factory=list)  # those one of which is given (sort_passed)
     since: int | None = None  # candidates tried since the first that settles the search
