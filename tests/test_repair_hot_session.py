@@ -123,3 +123,129 @@ def test_the_engine_repairs_a_project_that_makes_every_warning_an_error(make_san
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "return x * 2" in result.files["m.py"], result.patch_diff
+
+
+def checked(make_sandbox, tmp_path: Path, files: dict[str, str], tests: list[str], *changes: tuple) -> list:
+    """(ok, hot) of each candidate (old, new) of m.py's MODULE, tried in order until one passes;
+    m.py left as found."""
+    root = project(tmp_path, {"m.py": MODULE, **files})
+    src = SourceFile("m.py", MODULE)
+    candidates = [
+        src.mutation("test", f"#{i}", [edit(MODULE, *change)], 0.5) for i, change in enumerate(changes)
+    ]
+    box = make_sandbox("none", source=root)
+    verdicts = Checker(box).check(
+        candidates, tests, [], timeout=10.0, full_timeout=20.0, seconds=120, stop_after=1, retry=False
+    )  # fmt: skip
+    assert box.read_files(["m.py"])["m.py"] == MODULE.encode()
+    return [(v.ok, v.hot) for v in verdicts]
+
+
+SESSION_FOLDER = """\
+import os
+import shutil
+
+import pytest
+
+from m import double
+
+WORK = os.path.join(os.path.dirname(__file__), "work")
+
+
+@pytest.fixture(scope="session")
+def work():
+    os.mkdir(WORK)  # fails when a run before left it behind
+    yield WORK
+    shutil.rmtree(WORK)
+
+
+def test_a(work):
+    assert double(4) == 8
+
+
+def test_b(work):
+    assert double(1) == 2
+"""
+
+ONCE_A_SESSION = {
+    # a folder made anew at each session's start, which a test then fills
+    "sessionstart": (
+        "import os, shutil\n\nOUT = os.path.join(os.path.dirname(__file__), 'out')\n\n\n"
+        "def pytest_sessionstart(session):\n    shutil.rmtree(OUT, ignore_errors=True)\n    os.makedirs(OUT)\n",
+        "import os\n\nimport pytest\n\nfrom m import double\n\n\n@pytest.fixture\ndef out():\n"
+        "    return os.path.join(os.path.dirname(__file__), 'out')\n\n\n"
+        "def test_a(out):\n    open(os.path.join(out, 'result.txt'), 'x').close()\n    assert double(4) == 8\n",
+    ),
+    # a loop of the project's own that readies what its tests need
+    "runtestloop": (
+        "import os\n\n\ndef pytest_runtestloop(session):\n    os.environ['DB_READY'] = '1'\n",
+        "import os\n\nimport pytest\n\nfrom m import double\n\n\n@pytest.fixture\ndef db():\n"
+        "    assert os.environ.get('DB_READY') == '1'\n\n\n"
+        "def test_a(db):\n    assert double(4) == 8\n",
+    ),
+}
+
+
+def test_a_failed_item_s_fixtures_are_torn_down_in_the_child(make_sandbox, tmp_path: Path) -> None:
+    # the session fixture's folder, left by a rejected candidate's child, failed the fix's run
+    found = checked(
+        make_sandbox,
+        tmp_path,
+        {"test_m.py": SESSION_FOLDER},
+        ["test_m.py::test_a", "test_m.py::test_b"],
+        WRONG,
+        RIGHT,
+    )
+    assert found == [(False, True), (True, False)]
+    assert not (tmp_path / "repo" / "work").exists()
+
+
+@pytest.mark.parametrize("hook", sorted(ONCE_A_SESSION))
+def test_a_hook_of_the_project_run_once_a_session_runs_for_every_candidate(
+    make_sandbox, tmp_path: Path, hook: str
+) -> None:
+    conftest, tests = ONCE_A_SESSION[hook]
+    found = checked(
+        make_sandbox,
+        tmp_path,
+        {"conftest.py": conftest, "test_m.py": tests},
+        ["test_m.py::test_a"],
+        WRONG,
+        ("x * 3", "x * 5"),
+        RIGHT,
+    )
+    assert found == [(False, True), (False, True), (True, False)]
+
+
+def test_a_session_clock_starts_with_each_candidate(make_sandbox, tmp_path: Path) -> None:
+    # pytest-timeout's session_timeout: the server's session is as old as the server
+    pytest.importorskip("pytest_timeout")
+    ini = "[pytest]\nsession_timeout = 2\n"
+    slow = ("x * 3", "__import__('time').sleep(2.5) or x * 4")
+    found = checked(
+        make_sandbox,
+        tmp_path,
+        {"test_m.py": TESTS, "conftest.py": CONFTEST, "pytest.ini": ini},
+        ["test_m.py::test_double"],
+        slow,
+        RIGHT,
+    )
+    assert found[-1] == (True, False)
+
+
+def test_a_test_sees_every_conftest_s_wrapper_as_under_pytest(make_sandbox, tmp_path: Path) -> None:
+    # a protocol wrapper in a/conftest.py seeds what b's test reads: pytest calls every conftest's
+    seeding = (
+        "import os\n\nimport pytest\n\n\n@pytest.hookimpl(wrapper=True)\n"
+        "def pytest_runtest_protocol(item, nextitem):\n    os.environ['SEEDED'] = '1'\n    return (yield)\n"
+    )
+    files = {
+        "a/conftest.py": seeding,
+        "a/test_a.py": "from m import double\n\n\ndef test_one(tmp_path):\n    assert double(4) == 8\n",
+        "b/test_b.py": "import os\n\nfrom m import double\n\n\ndef test_two(tmp_path):\n    assert os.environ.get('SEEDED') == '1'\n    assert double(1) == 2\n",
+        "conftest.py": "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n",
+    }
+    found = checked(
+        make_sandbox, tmp_path, files, ["b/test_b.py::test_two", "a/test_a.py::test_one"], WRONG, RIGHT
+    )
+    assert found == [(False, True), (True, False)]

@@ -28,6 +28,7 @@ WORKER_PARTS = (
     "children.py",
     "collect.py",
     "ids.py",
+    "hot_session.py",
     "hot_server.py",
     "hot.py",
     "check.py",

@@ -21,9 +21,13 @@ import types
 
 from repofix.repair.insandbox.children import _apply, _BareReports, _direct_body, _in_child, _pytest_body
 from repofix.repair.insandbox.collect import _ours
-from repofix.repair.insandbox.common import PYTEST_ARGS, _bytecode_off
+from repofix.repair.insandbox.common import PYTEST_ARGS
+from repofix.repair.insandbox.hot_session import (
+    HOT_UNSUPPORTED,
+    _session_body,
+    _session_serves,
+)
 
-HOT_UNSUPPORTED = 111  # a hot child's exit code: this candidate cannot be patched so
 _HOT_FUTURES = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
 
 
@@ -43,9 +47,8 @@ def _hot_serve(tests, plain, requests, replies):
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtestloop(self, session):
             sys.settrace(None)
-            whole = not session.testsfailed and len(session.items) == len(set(tests))
-            # a collection error or a test not found: each child runs pytest afresh, which says so
-            _serve(called, requests, replies, _session_body(session) if whole else _pytest_body(tests))
+            body = _session_body(session) if _session_serves(session, tests) else _pytest_body(tests)
+            _serve(called, requests, replies, body)
             return True
 
     sys.settrace(note)
@@ -58,27 +61,6 @@ def _hot_serve(tests, plain, requests, replies):
         sys.settrace(None)
     if plain:
         _serve(called, requests, replies, _direct_body(plain))
-
-
-def _session_body(session):
-    """In a hot child: the session's items run as `pytest -x` runs them (setup, call, teardown,
-    each item told the next), the exit code 1 when one failed, as pytest.main's would be."""
-
-    def body():
-        _bytecode_off()
-        items = session.items
-        for i, item in enumerate(items):
-            try:
-                item.ihook.pytest_runtest_protocol(
-                    item=item, nextitem=items[i + 1] if i + 1 < len(items) else None
-                )
-            except Exception:  # pytest's runner catches what a test raises: this is no verdict of the tests
-                return HOT_UNSUPPORTED  # so the candidate is tried the usual way
-            if session.testsfailed or session.shouldfail or session.shouldstop:
-                return 1
-        return 0
-
-    return body
 
 
 def _serve(called, requests, replies, body):
