@@ -63,11 +63,14 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
         if text not in texts and _free_names(call) <= visible:
             elsewhere.setdefault(text, call)
     tested: dict[str, float] = {}
+
     # the function's own conditions first, then the steps their runs of constants leave out, then
     # the module's nearest the function first
-    tests = [c for c in conditions(func) if "\n" not in src.segment(c) and _free_names(c) <= visible]
-    nearest = sorted(facts.conditions, key=lambda c: abs(c.lineno - func.lineno))
-    nearest = [c for c in nearest if "\n" not in src.segment(c) and _free_names(c) <= visible]
+    def usable(cond: ast.expr) -> bool:  # one line, every name it reads visible here
+        return "\n" not in src.segment(cond) and _free_names(cond) <= visible
+
+    tests = [c for c in conditions(func) if usable(c)]
+    nearest = [c for c in sorted(facts.conditions, key=lambda c: abs(c.lineno - func.lineno)) if usable(c)]
     for found in (
         [(src.segment(c), 0.3) for c in tests],
         stepped(src, tests),
