@@ -155,8 +155,8 @@ def sweep(delay: float = 0.0) -> list[str]:
                 subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
                 removed += [f"container {i}" for i in ids]
         for scratch in cleanup.scratch_root().iterdir():
-            held = scratch / "owner.pid"
-            if held.is_file() and held.read_text().strip() == owner:
+            held = cleanup.folder_owner(scratch)
+            if held is not None and held.strip() == owner:
                 shutil.rmtree(scratch, ignore_errors=True)
                 removed.append(f"scratch {scratch}")
         marker.unlink(missing_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -25,6 +26,7 @@ LABEL = "org.repofix.sandbox"  # on every container and volume repofix creates
 _live: weakref.WeakSet = weakref.WeakSet()
 _installed = False
 _reaped = False
+_OWNER_IN_NAME = re.compile(r"-(\d+)\.(\d+)\.[a-z0-9_]+$")  # prefix-PID.START.random (mkdtemp's)
 
 
 def scratch_root() -> Path:
@@ -39,9 +41,27 @@ def new_scratch(prefix: str) -> Path:
     if not _reaped:  # the first sandbox of a repofix process clears what killed runs left
         _reaped = True
         reap_dead_scratch()
-    path = Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_root()))
-    (path / "owner.pid").write_text(owner_id())
+    owner = owner_id()
+    # The owner is in the name, so the folder is never ownerless: a kill between making it and writing
+    # `owner.pid` used to leave a folder a reaper had to spare for a minute, as one being made.
+    pid, start = owner.split()
+    path = Path(tempfile.mkdtemp(prefix=f"{prefix}{pid}.{start}.", dir=scratch_root()))
+    (path / "owner.pid").write_text(owner)
     return path
+
+
+def folder_owner(folder: Path) -> str | None:
+    """The owner of a scratch folder: its `owner.pid`, else the one its name carries (an older
+    repofix's folders have only the file); None for a folder being made by an older repofix. An empty
+    file is one being written: the name decides."""
+    try:
+        written = (folder / "owner.pid").read_text()
+    except FileNotFoundError:
+        written = ""
+    if written.strip():
+        return written
+    named = _OWNER_IN_NAME.search(folder.name)
+    return f"{named[1]} {named[2]}" if named else None
 
 
 @contextlib.contextmanager
@@ -134,17 +154,17 @@ def _pid_alive(pid: int) -> bool:
 
 
 def reap_dead_scratch(dry_run: bool = False) -> list[str]:
-    """Remove (or, dry, list) the scratch folders whose owner is gone. A folder without an owner file
-    yet is one being created: left alone for a minute."""
+    """Remove (or, dry, list) the scratch folders whose owner is gone. A folder with no owner (neither
+    file nor name) is an older repofix's being made: left alone for a minute."""
     removed: list[str] = []
     root = config.scratch_dir()
     if not root.is_dir():
         return removed
     for folder in root.iterdir():
-        owner_file = folder / "owner.pid"
         try:
-            if owner_file.exists():
-                if owner_alive(owner_file.read_text()):
+            owner = folder_owner(folder)
+            if owner is not None:
+                if owner_alive(owner):
                     continue
             elif time.time() - folder.stat().st_mtime < 60:
                 continue
