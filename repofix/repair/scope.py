@@ -18,6 +18,7 @@ from repofix.repair.facts import (
     module_facts,
     takes_one,
 )
+from repofix.repair.fields import declared_containers
 from repofix.repair.numbers import numbers_of
 from repofix.repair.slices import elsewhere, taken
 
@@ -309,8 +310,8 @@ MEMBER_METHODS = {
 
 def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[tuple[str, str]]:
     """Per instance attribute a method of `func`'s class binds to a container (`self.x = []`,
-    `self.x = dict()`), the attribute as `func` names it and the method that grows it; those `func`
-    mentions first, MAX_MEMBERS at most."""
+    `self.x = dict()`) or its body declares as one (fields.py), the attribute as `func` names it
+    and the method that grows it; those `func` mentions first, MAX_MEMBERS at most."""
     own = parameters(func, varargs=False)
     owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and func in c.body), None)
     bound = {dotted(d) for d in func.decorator_list} & {"staticmethod", "classmethod"}
@@ -332,6 +333,8 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
                     and first == [target.value.id]  # `self.x = []` on the method's own instance
                 ):
                     found.setdefault(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])  # type: ignore[index]
+    for attribute, kind in declared_containers(owner).items():  # a dataclass's `tags: list = field(...)`
+        found.setdefault(f"{own[0]}.{attribute}", MEMBER_METHODS[kind])
     # the ones `func` itself mentions first: a class of hundreds of them must not flood the search
     mentioned = {f"{own[0]}.{n.attr}" for n in ast.walk(func) if isinstance(n, ast.Attribute)}
     chosen = sorted(found, key=lambda m: m not in mentioned)[:MAX_MEMBERS]
