@@ -12,7 +12,7 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.slices import elsewhere, taken
-from tests.test_repair_additions import assert_produces, changed_line
+from tests.test_repair_additions import assert_engine_repairs, assert_produces, changed_line
 
 UNBRACKET = """\
 def unbracket(host):
@@ -185,6 +185,57 @@ def test_an_index_read_on_its_own_leaves_the_rest(body: str, bounds: dict[str, l
     func = ast.parse(f"def f(data, parts, i):\n{body}").body[0]
     assert isinstance(func, ast.FunctionDef)
     assert taken(func) == bounds
+
+
+@pytest.mark.parametrize(
+    ("body", "bounds"),
+    [
+        # past a bound that is a name, the rest may start after the item it indexes (a delimiter's)
+        (
+            "    meta = lines[1:end]\n    return lines\n",
+            {"lines": ["[1:end]", "[end:]", "[end + 1:]", "[:1]"]},
+        ),
+        # a constant bound, or a sum, is where the rest starts
+        ("    head = data[:8]\n    return data\n", {"data": ["[:8]", "[8:]"]}),
+        ("    head = data[:n + 2]\n    return data\n", {"data": ["[:n + 2]", "[n + 2:]"]}),
+    ],
+)
+def test_the_rest_past_a_bound_that_is_a_name(body: str, bounds: dict[str, list[str]]) -> None:
+    func = ast.parse(f"def f(data, lines, n, end):\n{body}").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert taken(func) == bounds
+
+
+FRONT = """\
+def split(text):
+    lines = text.split("\\n")
+    end = None
+    for i in range(1, len(lines)):
+        if lines[i] == "---":
+            end = i
+            break
+    meta = {}
+    for line in lines[1:end]:
+        key, _, value = line.partition(":")
+        meta[key] = value.strip()
+    return meta, "\\n".join(lines)
+"""
+FRONT_TESTS = """\
+from front import split
+
+
+def test_the_body_follows_the_closing_line():
+    assert split("---\\ntitle: A\\n---\\nbody") == ({"title": "A"}, "body")
+
+
+def test_two_lines_of_meta():
+    assert split("---\\na: 1\\nb: 2\\n---\\nx\\ny")[1] == "x\\ny"
+"""
+
+
+def test_the_engine_repairs_the_rest_past_a_delimiter(make_sandbox, tmp_path: Path) -> None:
+    expected = '    return meta, "\\n".join(lines[end + 1:])\n'
+    assert_engine_repairs(make_sandbox, tmp_path, "front", FRONT, FRONT_TESTS, expected)
 
 
 TESTS = """\

@@ -27,7 +27,8 @@ SLICEABLE = (ast.Name, ast.Attribute)  # a value read by name: `host`, `self._da
 def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     """Per value (as text), the bounds the function has for it: each slice it takes and the rest
     that leaves (`data[:8]` gives `[:8]` and `[8:]`, `data[2:2 + n]` gives `[2:2 + n]` and `[:2]`:
-    a header and its body are read with the same bounds), then what its literal prefix and suffix
+    a header and its body are read with the same bounds; past a bound that is a name, the rest may
+    start after the item it indexes: `lines[1:end]` gives `[end + 1:]` too), then what its literal prefix and suffix
     tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both), and the rest a head or last item read on its
     own leaves (`data[0]` gives `[1:]`)."""
     found: dict[str, dict[str, None]] = {}
@@ -42,6 +43,8 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
             made[f"[{lower}:{upper}]"] = None
             if upper:
                 made[f"[{upper}:]"] = None
+            if isinstance(node.slice.upper, ast.Name):  # `lines[1:end]`, `end` a delimiter's index:
+                made[f"[{upper} + 1:]"] = None  # what follows the delimiter is `lines[end + 1:]`
             if lower and lower != "0":
                 made[f"[:{lower}]"] = None
         rest = _rest_of_index(node)  # `witver = data[0]` beside `convertbits(data, ...)`: `data[1:]`
