@@ -57,3 +57,22 @@ def test_the_name_names_the_owner_when_the_file_does_not(tmp_path, monkeypatch, 
     assert cleanup.folder_owner(mine) == cleanup.owner_id()
     assert cleanup.reap_dead_scratch() == [f"scratch {orphan}"]
     assert mine.exists() and not orphan.exists()
+
+
+def test_a_stray_file_in_the_scratch_root_names_no_owner_and_stops_no_sweep(tmp_path, monkeypatch):
+    from repofix.evaluation import ray_node
+
+    monkeypatch.setenv("REPOFIX_SCRATCH", str(tmp_path / "scratch"))
+    monkeypatch.setenv("REPOFIX_RAY_STATE", str(tmp_path / "state"))
+    dead = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True).stdout.strip()
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / f"{os.uname().nodename}-{dead}").write_text(f"{dead} 111")  # a dead worker
+    (tmp_path / "scratch").mkdir()
+    stray = (
+        tmp_path / "scratch" / "notes.txt"
+    )  # not a folder: reading its owner.pid raised NotADirectoryError
+    stray.write_text("x")
+    assert cleanup.folder_owner(stray) is None
+    assert cleanup.reap_dead_scratch() == []  # younger than a minute, owned by no one: left alone
+    assert ray_node.sweep() == []  # the dead worker's sweep reads every entry of the scratch root
+    assert stray.exists()

@@ -28,9 +28,9 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     """Per value (as text), the bounds the function has for it: each slice it takes and the rest
     that leaves (`data[:8]` gives `[:8]` and `[8:]`, `data[2:2 + n]` gives `[2:2 + n]` and `[:2]`:
     a header and its body are read with the same bounds; past a bound that is a name, the rest may
-    start after the item it indexes: `lines[1:end]` gives `[end + 1:]` too), then what its literal prefix and suffix
-    tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both), and the rest a head or last item read on its
-    own leaves (`data[0]` gives `[1:]`)."""
+    start after the item it indexes: `lines[1:end]` gives `[end + 1:]` too), then what its literal
+    prefix and suffix tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both), and the rest a head or
+    last item read on its own leaves (`data[0]` gives `[1:]`)."""
     found: dict[str, dict[str, None]] = {}
     prefix: dict[str, dict[int, None]] = {}  # value -> the lengths of the prefixes it is tested for
     suffix: dict[str, dict[int, None]] = {}

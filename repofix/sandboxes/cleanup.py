@@ -46,7 +46,7 @@ def new_scratch(prefix: str) -> Path:
     # `owner.pid` used to leave a folder a reaper had to spare for a minute, as one being made.
     pid, start = owner.split()
     path = Path(tempfile.mkdtemp(prefix=f"{prefix}{pid}.{start}.", dir=scratch_root()))
-    (path / "owner.pid").write_text(owner)
+    (path / "owner.pid").write_text(owner)  # still read by an older repofix sharing the scratch root
     return path
 
 
@@ -56,7 +56,7 @@ def folder_owner(folder: Path) -> str | None:
     file is one being written: the name decides."""
     try:
         written = (folder / "owner.pid").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none yet, or a stray file in the scratch root
         written = ""
     if written.strip():
         return written
