@@ -90,25 +90,35 @@ def takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, excep
     """A module function taking exactly one argument, or a class made from one value: its last
     `__init__` (the one Python keeps) takes one argument besides `self` (`return
     Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a function's);
-    not an exception class, which is no wrapper (a raise gets its class: wrappers.raise_value)."""
+    not an exception class, which is no wrapper (a raise gets its class: wrappers.raise_value).
+    A positional-only parameter counts (`def f(x, /)`); a keyword-only one without a default
+    does not allow the call at all (`def f(x, *, key)`)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        args = node.args.args
-        return len(args) - len(node.args.defaults) == 1 and args[0].arg not in ("self", "cls")
+        positional = _positional(node.args)
+        return _one_required(node.args, 0) and positional[0].arg not in ("self", "cls")
     if node.name in exceptions:
         return False
     inits = [n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
-    if not inits:
-        return False
-    init = inits[-1].args
-    return len(init.posonlyargs + init.args) - len(init.defaults) == 2 and not init.kwonlyargs
+    return bool(inits) and _one_required(inits[-1].args, 1)
 
 
 def argument_name(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
     """The name of the one argument a `takes_one` function or class takes (a class: its `__init__`'s)."""
     if isinstance(node, ast.ClassDef):
         init = [n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"][-1]
-        return (init.args.posonlyargs + init.args.args)[1].arg
-    return node.args.args[0].arg
+        return _positional(init.args)[1].arg
+    return _positional(node.args)[0].arg
+
+
+def _positional(args: ast.arguments) -> list[ast.arg]:
+    return args.posonlyargs + args.args
+
+
+def _one_required(args: ast.arguments, bound: int) -> bool:
+    """Whether a call with one positional argument fills every parameter without a default, after
+    the `bound` ones a method's call fills itself (`self`)."""
+    required = len(_positional(args)) - len(args.defaults)
+    return required == bound + 1 and all(d is not None for d in args.kw_defaults)
 
 
 def _sentinels(module: ast.Module) -> list[str]:
