@@ -68,3 +68,35 @@ def test_accepted_red_tests_are_the_reference_for_implement(tmp_path):
     assert tree.not_counted == ["tests/test_wrap.py"]
     ws.store.commit_files({"tests/test_wrap.py": None})  # 3: deleted
     assert verification_tree(ws, 3, reference=1).files["tests/test_wrap.py"].data == red.encode()
+
+
+def test_what_pytest_loads_before_any_test_is_the_users(tmp_path):
+    """Files pytest itself reads or imports before a test runs: a new module shadowing pytest or
+    the standard library at the top level, plugin metadata, pytest.toml, bytecode. A module of the
+    same kind that the user's tree already has is the project's own, and the model's edit counts."""
+    repo = clamp_repo(tmp_path / "repo")
+    (repo / "calendar.py").write_text("WEEK = 7\n")  # the project's own, shadowing the stdlib
+    (repo / "pkg" / "__init__.py").write_text("")
+    ws = Workspace.create(repo, home=tmp_path / "home", rev=None)
+    ws.store.commit_files(
+        {
+            "pkg/mathx.py": entry("def clamp(x, lo, hi):\n    return x\n"),
+            "pytest.py": entry("import sys\n"),
+            "inspect.py": entry("import sys\n"),
+            "pkg/inspect.py": entry("X = 1\n"),  # pkg.inspect: shadows nothing
+            "helpers.py": entry("X = 1\n"),
+            "calendar.py": entry("WEEK = 8\n"),
+            "pytest.toml": entry('[pytest]\naddopts = ["-p", "flip"]\n'),
+            "flip-1.0.dist-info/entry_points.txt": entry("[pytest11]\nflip = flip\n"),
+            "pkg/__pycache__/mathx.cpython-311.pyc": entry("forged"),
+        }
+    )
+    tree = verification_tree(ws, 1)
+    assert tree.not_counted == [
+        "flip-1.0.dist-info/entry_points.txt",
+        "inspect.py",
+        "pkg/__pycache__/mathx.cpython-311.pyc",
+        "pytest.py",
+        "pytest.toml",
+    ]
+    assert sorted(tree.files) == ["calendar.py", "helpers.py", "pkg/inspect.py", "pkg/mathx.py"]

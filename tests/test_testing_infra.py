@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from repofix.testing.infra import is_infra_file, is_protected, pytest_settings, splice
+from repofix.testing.infra import is_infra_file, is_protected, pytest_settings, shadows_runner, splice
 
 PYPROJECT = b"""[project]
 name = "pkg"
@@ -28,12 +28,44 @@ line-length = 100
         ("sitecustomize.py", True),
         ("src/usercustomize.py", True),
         ("evil.pth", True),
+        ("pytest.toml", True),  # pytest 9
+        ("sub/.pytest.toml", True),
+        ("flip-1.0.dist-info/entry_points.txt", True),  # declares plugins pytest loads by itself
+        ("src/pkg.egg-info/entry_points.txt", True),
+        ("inspect.pyc", True),  # bytecode: a hash-based .pyc runs without a look at its source
+        ("pkg/__pycache__/mod.cpython-311.pyc", True),
         ("pkg/mod.py", False),
         ("tests/test_a.py", False),
+        ("pkg/dist-info.py", False),
+        ("pytest.toml.md", False),
     ],
 )
 def test_infra_files(path, infra):
     assert is_infra_file(path) is infra
+
+
+@pytest.mark.parametrize(
+    ("path", "shadows"),
+    [
+        ("pytest.py", True),
+        ("pytest/__init__.py", True),
+        ("_pytest/__init__.py", True),
+        ("pluggy/__init__.py", True),
+        ("pytest_cov.py", True),  # an installed plugin's module
+        ("inspect.py", True),  # the standard library: pytest imports it
+        ("json/__init__.py", True),
+        ("tests/inspect.py", True),  # tests/ holds no __init__.py: pytest puts it on sys.path
+        ("inspect.cpython-311-x86_64-linux-gnu.so", True),
+        ("pkg/inspect.py", False),  # pkg.inspect, inside a package
+        ("pkg/json/__init__.py", False),
+        ("pluggy/hooks.py", False),  # a folder without __init__.py shadows nothing
+        ("mathx.py", False),
+        ("pkg/__init__.py", False),
+        ("README.md", False),
+    ],
+)
+def test_modules_that_shadow_the_test_runner(path, shadows):
+    assert shadows_runner(path, {"pkg", "pkg/json"}) is shadows
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,14 @@ from repofix.config import Settings
 from repofix.sandboxes import Limits, open_sandbox
 from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.testing import TestRun, Verdict, run_tests
-from repofix.testing.infra import has_sections, is_protected, pytest_settings, splice
+from repofix.testing.infra import (
+    has_sections,
+    is_protected,
+    module_name,
+    pytest_settings,
+    shadows_runner,
+    splice,
+)
 from repofix.workspace import Workspace
 from repofix.workspace.git import diff_tree, git, read_blobs
 from repofix.workspace.restore import _write_incremental
@@ -74,10 +81,12 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
     if ref != start:
         paths |= {row[0] for row in diff_tree(repo, start, ref)}
     at_start, at_ref, at_candidate = (entries_at(repo, c, paths) for c in (start, ref, candidate))
+    packages = _packages(repo, candidate, paths)
     tree = VerificationTree()
     for path in sorted(paths):
         wanted, ours = at_candidate.get(path), at_ref.get(path)
-        if is_protected(path):
+        # a module the reference lacks that pytest itself would import in place of its own: left out
+        if is_protected(path) or (ours is None and shadows_runner(path, packages)):
             target = ours
         elif has_sections(path) and pytest_settings(path, wanted.data if wanted else None) != pytest_settings(
             path, ours.data if ours else None
@@ -94,6 +103,13 @@ def verification_tree(workspace: Workspace, n: int, reference: int = 0) -> Verif
         if target != at_start.get(path):
             tree.files[path] = target
     return tree
+
+
+def _packages(repo: Path, commit: str, paths: set[str]) -> set[str]:
+    """The folders of `paths`' modules that are regular packages (hold an `__init__.py`) in `commit`."""
+    folders = {found[0] for found in map(module_name, paths) if found and found[0]}
+    inits = entries_at(repo, commit, {f"{folder}/__init__.py" for folder in folders})
+    return {path.rsplit("/", 1)[0] for path in inits}
 
 
 def verify_checkpoint(

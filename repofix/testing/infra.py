@@ -2,10 +2,17 @@
 never uses the model's version of them: they come from the reference tree (the user's baseline,
 plus accepted red tests), as SWE-bench restores test files before grading.
 
-- whole files: every `conftest.py`, `pytest.ini` / `.pytest.ini`, `sitecustomize.py`,
-  `usercustomize.py`, `*.pth`, and every test file. A test file the reference lacks is left out:
-  the verdict judges the reference's tests only, and a new test module's import-time code runs in
-  pytest's process, where it could rewrite other tests' reports;
+- whole files: every `conftest.py`, `pytest.ini` / `.pytest.ini` / `pytest.toml` /
+  `.pytest.toml` (pytest 9 reads the last two), `sitecustomize.py`, `usercustomize.py`, `*.pth`,
+  and every test file. A test file the reference lacks is left out: the verdict judges the
+  reference's tests only, and a new test module's import-time code runs in pytest's process, where
+  it could rewrite other tests' reports;
+- what pytest loads before any test: packaging metadata (`*.dist-info/`, `*.egg-info/`, whose
+  `entry_points.txt` declares plugins pytest loads by itself from anything on `sys.path`) and
+  bytecode (`*.pyc`, `__pycache__/`; a hash-based `.pyc` is run without a look at its source);
+- a module the reference lacks that would shadow pytest's own imports (`shadows_runner`): `python -m
+  pytest` puts the workspace first on `sys.path`, so a new `pytest.py`, `pluggy/__init__.py` or
+  `inspect.py` there would be imported instead of the real one, by pytest itself;
 - sections: pytest's section of `pyproject.toml` (`[tool.pytest...]`), `setup.cfg` (`[tool:pytest]`)
   and `tox.ini` (`[pytest]`); the rest of those files (dependencies, metadata) stays the model's.
 """
@@ -24,7 +31,35 @@ else:  # Python 3.10: the same parser, from PyPI (a dependency there only)
 
 from repofix.testfiles import is_test_file
 
-WHOLE_FILES = {"conftest.py", "pytest.ini", ".pytest.ini", "sitecustomize.py", "usercustomize.py"}
+WHOLE_FILES = {
+    "conftest.py",
+    "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
+    "sitecustomize.py",
+    "usercustomize.py",
+}
+METADATA_DIRS = (".dist-info", ".egg-info")  # entry_points.txt there declares pytest plugins
+BYTECODE = (".pyc", ".pyo")
+# What `python -m pytest` imports besides the standard library: pytest and what it depends on
+# (pytest 7 to 9), and the plugins a sandbox may hold (`pytest_*`, `xdist`)
+RUNNER_MODULES = frozenset(
+    {
+        "pytest",
+        "_pytest",
+        "py",
+        "pluggy",
+        "iniconfig",
+        "packaging",
+        "exceptiongroup",
+        "tomli",
+        "pygments",
+        "xdist",
+    }
+)
+# a module file's name: `x.py`, `x.pyc`, `x.so`, `x.cpython-311-x86_64-linux-gnu.so`, `x.pyd`
+_MODULE_FILE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.[^./]*)?\.(?:py|pyc|pyo|pyw|so|pyd)$")
 SECTIONS = {
     "pyproject.toml": ("tool.pytest",),
     "setup.cfg": ("tool:pytest", "pytest"),
@@ -40,7 +75,36 @@ def _name(path: str) -> str:
 def is_infra_file(path: str) -> bool:
     """A file that only configures or hooks into the test run: never taken from the model."""
     name = _name(path)
-    return name in WHOLE_FILES or name.endswith(".pth")
+    folders = path.split("/")[:-1]
+    return (
+        name in WHOLE_FILES
+        or name.endswith((".pth", *BYTECODE))
+        or "__pycache__" in folders
+        or any(folder.endswith(METADATA_DIRS) for folder in folders)
+    )
+
+
+def module_name(path: str) -> tuple[str, str] | None:
+    """(the folder, the name) of the module a file defines when its folder is on `sys.path`:
+    `pkg/x.py` -> ("pkg", "x"), `x/__init__.py` -> ("", "x"); None for other files."""
+    folder, _, name = path.rpartition("/")
+    if name == "__init__.py" and folder:
+        folder, _, name = folder.rpartition("/")
+        return folder, name
+    match = _MODULE_FILE.match(name)
+    return (folder, match.group(1)) if match and name != "__init__.py" else None
+
+
+def shadows_runner(path: str, packages: set[str]) -> bool:
+    """Whether this file would be imported in place of a module of the standard library or of
+    pytest's own: a top-level module (its folder is no package of `packages`, the folders holding
+    an `__init__.py`) of that name. A folder with no `__init__.py` shadows nothing: a regular
+    package or module found later on `sys.path` wins over a namespace package."""
+    found = module_name(path)
+    if found is None or found[0] in packages:
+        return False
+    name = found[1]
+    return name in sys.stdlib_module_names or name in RUNNER_MODULES or name.startswith("pytest_")
 
 
 def is_protected(path: str) -> bool:
