@@ -11,6 +11,7 @@ import os
 import shlex
 import socket
 import subprocess
+import sys
 import threading
 import uuid
 import warnings
@@ -433,3 +434,20 @@ def test_a_failing_step_that_ran_is_built_once(tmp_path: Path):
     require_backend("docker")
     code, builds, log = build_twice_at_most(tmp_path, "RUN exit 3", fail_first=False)
     assert code != 0 and builds == ["build"] and "building once more" not in log
+
+
+def test_a_build_whose_output_cannot_be_shown_is_ended_not_left_running(tmp_path):
+    """The build's output loop raising (the log's disk full, Ctrl-C) kills and reaps the build."""
+    from repofix.evaluation.images import _build_once
+
+    pid_file = tmp_path / "pid"
+    build = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); print('[build_base] step', flush=True); time.sleep(120)"
+
+    def show(line: str) -> None:
+        raise KeyboardInterrupt  # what a Ctrl-C during the build does here
+
+    with open(tmp_path / "build.log", "w") as log, pytest.raises(KeyboardInterrupt):
+        _build_once([sys.executable, "-c", build], log, show, None)
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # killed and reaped: not even a zombie left
+        os.kill(pid, 0)

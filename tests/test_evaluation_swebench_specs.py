@@ -215,6 +215,7 @@ def test_without_a_package_that_has_the_specs_the_task_says_so(clone, monkeypatc
     [note] = derived.notes
     assert note.startswith("no environment derived: swebench 5.0.2 has no per-version install specifications")
     assert f"set {SPECS_PYTHON}=" in note
+    swebench_specs._readers.pop(str(fake)).close()  # its reader of a fake interpreter: not for later tests
 
 
 def test_a_requirement_file_the_repository_lacks_is_an_environment_failure(clone):

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ NAME = f"swebench-specs-{VERSION}"
 
 
 @pytest.fixture
-def cache(monkeypatch, tmp_path) -> Path:
+def cache(monkeypatch, tmp_path) -> Iterator[Path]:
     """A fresh user cache folder, no specs interpreter named, nothing remembered by this process."""
     user_pip_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pip"
     monkeypatch.setenv("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR") or str(user_pip_cache))
@@ -39,7 +40,8 @@ def cache(monkeypatch, tmp_path) -> Path:
     for name in ("_readers", "_cache", "_unavailable"):
         monkeypatch.setattr(swebench_specs, name, {})
     monkeypatch.setattr(swebench_specs, "_made_failure", [])
-    return tmp_path / "cache" / "repofix"
+    yield tmp_path / "cache" / "repofix"
+    swebench_specs.close_readers()  # this test's readers, before monkeypatch puts the module's back
 
 
 def _ensure_in_a_process(env: dict[str, str]) -> subprocess.Popen:
@@ -54,6 +56,7 @@ def _ensure_in_a_process(env: dict[str, str]) -> subprocess.Popen:
 
 
 @pytest.mark.network
+@pytest.mark.timeout(1200)  # above the 900 s each making may take: its own timeout says so first
 def test_made_once_on_first_need_by_two_evaluations_then_reused(cache, tmp_path):
     require_pypi()
     # What a broken earlier attempt left: a venv at the place without the ready mark (its Python
@@ -63,7 +66,13 @@ def test_made_once_on_first_need_by_two_evaluations_then_reused(cache, tmp_path)
     (cache / NAME / "bin" / "python").symlink_to("/nowhere/python3")
     (cache / f".{NAME}.build-killed" / "lib").mkdir(parents=True)
     two = [_ensure_in_a_process(dict(os.environ)) for _ in range(2)]
-    outputs = [process.communicate(timeout=900)[0] for process in two]
+    try:
+        outputs = [process.communicate(timeout=900)[0] for process in two]
+    finally:  # a timeout: neither is left running
+        for process in two:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
     assert [process.returncode for process in two] == [0, 0], outputs
     python = cache / NAME / "bin" / "python"
     assert all(f"python: {python}\n" in output for output in outputs), outputs

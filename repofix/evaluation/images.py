@@ -286,6 +286,10 @@ def _build_once(
     finally:
         timed_out = not watchdog.is_alive() and code != 0
         watchdog.cancel()
+        if code is None:  # the loop raised (the log's disk is full, Ctrl-C): end the build, never drop it
+            process.kill()
+            process.wait()
+        process.stdout.close()
     return code, timed_out, refused
 
 

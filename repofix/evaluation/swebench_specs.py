@@ -15,6 +15,7 @@ clone at the same commit (read with hardened git, as data; nothing of it runs on
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -194,6 +195,18 @@ _unavailable: dict[str, str] = {}  # interpreter -> why it has no specs (asked o
 _lock = threading.Lock()
 _making = threading.Lock()
 _made_failure: list[str] = []  # why the cache's venv could not be made (pip is not retried per task)
+
+
+def close_readers() -> None:
+    """Stop every reader and let go of its pipes: at exit, and for a caller that swaps `_readers`
+    (a reader dropped while it runs is killed by nobody and warns when it is collected)."""
+    with _lock:
+        for reader in _readers.values():
+            reader.close()
+        _readers.clear()
+
+
+atexit.register(close_readers)
 
 
 def official_for(task: Task, repo: Path) -> Official:
