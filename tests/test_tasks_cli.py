@@ -102,3 +102,25 @@ def test_import_humanevalfix_writes_loadable_tiny_repositories(tmp_path: Path, r
 def test_schema_prints_json():
     result = invoke("tasks", "schema")
     assert json.loads(result.output)["title"] == "repofix task spec"
+
+
+@pytest.mark.parametrize("name", ["spec.yaml", "rows.jsonl", "rows.json", "HumanEvalFix.jsonl"])
+@pytest.mark.parametrize("command", [["tasks", "validate"], ["eval", "run", "--gold"]])
+def test_a_file_that_is_not_utf8_text_is_named_without_a_traceback(
+    tmp_path: Path, name: str, command: list[str]
+):
+    bad = tmp_path / name
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    result = CliRunner().invoke(main, [*command, str(bad)])
+    assert result.exit_code == 2, result.output
+    assert f"{name}: not UTF-8 text (byte 0 is 0xff)" in result.output
+    assert not isinstance(result.exception, UnicodeDecodeError) and "Traceback" not in result.output
+
+
+def test_a_predictions_file_that_is_not_utf8_text_is_named_without_a_traceback(tmp_path: Path):
+    spec = Path(__file__).resolve().parents[1] / "task_specs" / "humanevalfix.yaml"
+    predictions = tmp_path / "preds.jsonl"
+    predictions.write_bytes(b'{"instance_id": "t", "model_patch": "\xff"}\n')
+    result = CliRunner().invoke(main, ["eval", "run", str(spec), "--predictions", str(predictions)])
+    assert result.exit_code == 2, result.output
+    assert "preds.jsonl: not UTF-8 text (byte" in result.output and "Traceback" not in result.output

@@ -53,6 +53,22 @@ def display_path(path: Path) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
+def unreadable(error: OSError | UnicodeDecodeError) -> str:
+    """Why a task file cannot be read, in a few words: the system's reason, or the first byte
+    that is not UTF-8 (a binary file, another encoding)."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {error.start} is {error.object[error.start]:#04x})"
+    return f"cannot read: {error.strerror or error}"
+
+
+def read_task_file(path: Path) -> str:
+    """A task file's text; raises TasksError naming the file and why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise TasksError(f"{display_path(path)}: {unreadable(error)}") from None
+
+
 def explain_error(error: Any, model: type[BaseModel] = Task) -> tuple[str | None, str]:
     """(field path, message a user can act on) for one pydantic error."""
     loc = [part for part in error["loc"] if part not in ("function-after", "function-before")]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from repofix.difftext import unified_diff
-from repofix.tasks.errors import display_path
+from repofix.tasks.errors import display_path, read_task_file
 from repofix.tasks.model import Task, TasksError
 
 Visibility = Literal["hidden", "visible"]
@@ -112,10 +112,7 @@ def row_to_task(row: dict[str, Any], *, tests: Visibility = "hidden") -> Task:
 def read_humanevalfix(path: Path, *, tests: Visibility = "hidden") -> list[Task]:
     """All rows of a HumanEvalPack JSONL file as Tasks."""
     shown = display_path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise TasksError(f"{shown}: cannot read: {error.strerror or error}") from error
+    lines = read_task_file(path).splitlines()
     tasks = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from repofix.atomic import write_atomic
-from repofix.tasks.errors import display_path
+from repofix.tasks.errors import display_path, read_task_file
 from repofix.tasks.model import TasksError
 
 
@@ -55,10 +55,7 @@ def _parse(where: str, row: Any) -> Prediction:
 def read_predictions(path: Path) -> list[Prediction]:
     """Predictions from a file; raises TasksError naming the line and field, or a repeated id."""
     shown = display_path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise TasksError(f"{shown}: cannot read: {error.strerror or error}") from error
+    text = read_task_file(path)
     rows: list[tuple[str, Any]] = []
     stripped = text.lstrip()
     if path.suffix == ".json" or stripped.startswith("["):

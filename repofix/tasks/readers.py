@@ -29,13 +29,14 @@ def sniff_format(path: Path) -> str:
     """The format of a rows file: HumanEvalFix JSONL is recognised by its fields, anything else is SWE-bench."""
     if path.suffix != ".jsonl":
         return "swebench"
-    with path.open(encoding="utf-8") as stream:
-        for line in stream:
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    return "swebench"
-                humanevalfix = isinstance(row, dict) and "buggy_solution" in row and "instance_id" not in row
-                return "humanevalfix" if humanevalfix else "swebench"
-    return "swebench"
+    try:
+        with path.open(encoding="utf-8") as stream:
+            first = next((line for line in stream if line.strip()), "")
+    except (OSError, UnicodeDecodeError):
+        return "swebench"  # whose reader says why the file cannot be read
+    try:
+        row = json.loads(first) if first else None
+    except json.JSONDecodeError:
+        return "swebench"
+    humanevalfix = isinstance(row, dict) and "buggy_solution" in row and "instance_id" not in row
+    return "humanevalfix" if humanevalfix else "swebench"

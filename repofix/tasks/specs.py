@@ -17,7 +17,7 @@ import yaml
 from pydantic import ValidationError
 
 from repofix.tasks.checks import task_problems
-from repofix.tasks.errors import SpecError, SpecIssue, add_unique, display_path, explain_error
+from repofix.tasks.errors import SpecError, SpecIssue, add_unique, display_path, explain_error, unreadable
 from repofix.tasks.model import ImportOverrides, ImportSource, Task, TasksError
 from repofix.tasks.readers import read_rows
 
@@ -40,8 +40,8 @@ def load_spec_file(path: Path, *, check: bool = True) -> tuple[list[Task], list[
     shown = display_path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        return [], [SpecIssue(shown, None, None, f"cannot read: {error.strerror or error}")]
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [SpecIssue(shown, None, None, unreadable(error))]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from repofix.atomic import write_atomic
-from repofix.tasks.errors import SpecError, SpecIssue, display_path, explain_error
+from repofix.tasks.errors import SpecError, SpecIssue, display_path, explain_error, read_task_file
 from repofix.tasks.model import Task, TasksError
 
 # Row fields that map onto Task fields; everything else goes to Task.extra.
@@ -51,10 +51,7 @@ def read_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         for number, row in enumerate(parquet.read_table(path).to_pylist(), start=1):
             yield f"{shown}: row {number}", row
         return
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise TasksError(f"{shown}: cannot read: {error.strerror or error}") from error
+    text = read_task_file(path)
     if path.suffix == ".json" or text.lstrip().startswith("["):
         try:
             rows = json.loads(text)
