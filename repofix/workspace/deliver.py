@@ -155,6 +155,35 @@ def _commit_for_user(
     return commit, snapshot
 
 
+# Fewer objects than this are written loose, more as one pack (git's own fetch.unpackLimit default).
+_UNPACK_LIMIT = 100
+
+
+def _send_objects(ws: Workspace, user: Path, commit: str, earlier: str | None) -> None:
+    """Copy into the user's repository the objects of `commit` it lacks, without a transport: a pack made
+    in the run's clone, read by `unpack-objects`/`index-pack`. A fetch would read the user's (untrusted)
+    config and could run its `core.alternateRefsCommand` or, via `url.*.insteadOf`, its credential
+    helper; these two read objects only. Left out: what the user's repository already holds, the HEAD the
+    run started from and this run's earlier delivery (each only if it is there: a gc may have pruned it)."""
+    repo = ws.folder.repo
+    have = [
+        rev
+        for rev in (ws.source.head, earlier)
+        if rev
+        and git_ok(repo, "cat-file", "-e", f"{rev}^{{commit}}")
+        and git_ok(user, "cat-file", "-e", f"{rev}^{{commit}}")
+    ]
+    revs = "".join(f"{line}\n" for line in (commit, *(f"^{rev}" for rev in have)))
+    pack = git(repo, "pack-objects", "--revs", "--stdout", "-q", input=revs.encode())
+    count = int.from_bytes(pack[8:12], "big")  # the pack header: "PACK", version, object count
+    if count >= _UNPACK_LIMIT:
+        git(user, "index-pack", "--stdin", input=pack)
+    elif count:
+        git(user, "unpack-objects", "-q", input=pack)
+    if not git_ok(user, "cat-file", "-e", f"{commit}^{{commit}}"):
+        raise GitError(f"delivering to {user}: commit {commit} is missing there after copying its objects")
+
+
 def deliver(
     ws: Workspace,
     n: int | None = None,
@@ -186,16 +215,7 @@ def deliver(
         commit, snapshot = _commit_for_user(ws, best.commit, message, parent=earlier[1] if earlier else None)
         git(ws.folder.repo, "update-ref", f"refs/repofix-deliver/{ws.run_id}", commit)
         # The objects only (no ref of the user's changes here), then one atomic ref update.
-        git(
-            user,
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--",
-            str(ws.folder.repo),
-            f"refs/repofix-deliver/{ws.run_id}",
-        )
+        _send_objects(ws, user, commit, earlier[1] if earlier else None)
         if earlier is None:
             branch = _reserve_branch(user, f"{_branch_prefix(user)}{slugify(task)}", commit)
         else:  # the same branch again; the expected old value makes a concurrent change fail, not vanish

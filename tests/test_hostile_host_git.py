@@ -1,0 +1,164 @@
+"""Hostile git configuration in the user's checkout, through the real `repofix fix` command with scripted
+models: settings in its `.git/config` (a command to list alternate refs, URL rewriting towards a credential
+helper, `core.worktree`) and a nested `.git` file pointing at another repository on the host. Nothing
+configured there may run on the host, and no other folder may be taken for the user's repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+from agent_helpers import DIRECT_FIX, clamp_repo, git, make_repo, script
+from conftest import require_backend
+
+from repofix.workspace import FileEntry, Workspace
+from repofix.workspace.deliver import deliver
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
+
+
+def repofix(*args: str, home: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
+    clean.update(REPOFIX_HOME=str(home), PYTHONPATH=str(ROOT), **(env or {}))
+    return subprocess.run([*CLI, *args], env=clean, capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+def marker_script(path: Path, marker: Path, *, reads: bool = True) -> str:
+    """A program that records that it ran (and with what), for a config setting to name; it reads its
+    input to the end unless `reads` is False (a proxy's input never ends)."""
+    path.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\n' + ("cat >/dev/null\n" if reads else ""))
+    path.chmod(0o755)
+    return str(path)
+
+
+class _AskForPassword(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # every request wants credentials: git then asks its credential helpers
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="repofix-test"')
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def password_server() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), _AskForPassword)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("attack", ["alternate refs command", "url rewrite to a credential helper"])
+def test_delivery_runs_nothing_the_checkouts_git_config_names(tmp_path, attack, password_server):
+    """The checkout borrows objects from another repository (`objects/info/alternates`) and names a
+    `core.alternateRefsCommand`; or its `url.*.insteadOf` turns the run folder's path into an http URL that
+    asks for a password, and it names a `credential.helper`. Delivery by `git fetch` ran each; now nothing
+    runs and the branch arrives whole. (Host-side only: the sandbox backend does not matter here.)"""
+    require_backend("bwrap")
+    marker = tmp_path / "MARKER"
+    evil = marker_script(tmp_path / "evil.sh", marker)
+    repo = clamp_repo(tmp_path / "repo")
+    home = tmp_path / "home"
+    if attack == "alternate refs command":
+        other = make_repo(tmp_path / "other", {"o.txt": "other\n"})
+        (repo / ".git" / "objects" / "info" / "alternates").write_text(f"{other / '.git' / 'objects'}\n")
+        git(repo, "config", "core.alternateRefsCommand", evil)
+    else:
+        git(repo, "config", f"url.{password_server}/x.insteadOf", f"{home}/")
+        git(repo, "config", "credential.helper", f"!{evil}")
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", "--json", home=home)
+    assert not marker.exists(), marker.read_text()
+    assert result.returncode == 0, result.stderr
+    branch = json.loads(result.stdout)["branch"]
+    assert "x > hi" in git(repo, "show", f"{branch}:pkg/mathx.py")
+    git(repo, "fsck", "--no-dangling", "--connectivity-only")
+
+
+def hardened_git(repo: Path, *args: str, home: Path) -> subprocess.CompletedProcess:
+    """A git command as repofix builds it (gitsafe), in a fresh process whose global git config is
+    `home`'s: the credential helpers given back are read once per process."""
+    run = "import subprocess, sys; from repofix.gitsafe import argv, git_env; "
+    run += "sys.exit(subprocess.run(argv(sys.argv[1], sys.argv[2:]), env=git_env(), timeout=60).returncode)"
+    env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-c", run, str(repo), *args], env=env, capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(
+    "setting", ["core.alternateRefsCommand", "credential.helper", "core.gitProxy", "gpg.program"]
+)
+def test_hardened_git_runs_no_program_the_repositorys_config_names(tmp_path, setting, password_server):
+    """Each setting names a program in the repository's own config, and a command that would use it runs
+    through gitsafe: the program never runs. The credential helper of your own global config still does."""
+    marker, yours = tmp_path / "MARKER", tmp_path / "YOURS"
+    evil = marker_script(tmp_path / "evil.sh", marker, reads=setting != "core.gitProxy")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[credential]\n\thelper = !{marker_script(tmp_path / 'y.sh', yours)}\n")
+    repo = clamp_repo(tmp_path / "repo")
+    git(repo, "config", setting, evil if setting != "credential.helper" else f"!{evil}")
+    if setting == "core.alternateRefsCommand":
+        other = make_repo(tmp_path / "other", {"o.txt": "other\n"})
+        (repo / ".git" / "objects" / "info" / "alternates").write_text(f"{other / '.git' / 'objects'}\n")
+        args: tuple[str, ...] = ("fetch", "--quiet", "--", str(other), "HEAD")
+    elif setting == "credential.helper":
+        args = ("ls-remote", "--", f"{password_server}/private.git")
+    elif setting == "core.gitProxy":
+        args = ("ls-remote", "--", "git://127.0.0.1:1/x")
+    else:
+        git(repo, "config", "commit.gpgSign", "true")
+        args = (
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        )
+    result = hardened_git(repo, *args, home=home)
+    assert not marker.exists(), marker.read_text()
+    if setting == "credential.helper":
+        assert " get" in yours.read_text(), result.stderr  # yours was asked, the repository's was not
+    else:
+        assert result.returncode == 0 or setting == "core.gitProxy", result.stderr
+
+
+def _objects(repo: Path) -> int:
+    counts = dict(line.split(": ") for line in git(repo, "count-objects", "-v").splitlines())
+    return int(counts["count"]) + int(counts["in-pack"])
+
+
+@pytest.mark.parametrize("files", [1, 150])
+def test_delivery_copies_only_the_objects_the_repository_lacks(tmp_path, files):
+    """Without a fetch the objects still arrive whole: loose for a small change, one pack for a big one;
+    the user's own history is never copied again, and a follow-up sends only what is new on top of it."""
+    repo = clamp_repo(tmp_path / "repo")
+    ws = Workspace.create(repo, home=tmp_path / "home", label="many")
+    before = _objects(repo)
+    ws.store.commit_files(
+        {f"new/f{i}.txt": FileEntry(0o100644, f"{i}\n".encode()) for i in range(files)}, step=1
+    )
+    first = deliver(ws, task="add files")
+    assert _objects(repo) - before == files + 3  # the blobs, `new/`, the root tree and the commit
+    assert len(git(repo, "ls-tree", "-r", "--name-only", first.branch or "").split()) == files + 3
+    ws.store.commit_files({"new/f0.txt": FileEntry(0o100644, b"changed\n")}, step=2)
+    again = deliver(ws, task="add files")
+    assert again.branch == first.branch and _objects(repo) - before == files + 3 + 4
+    git(repo, "fsck", "--no-dangling")
