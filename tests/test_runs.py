@@ -78,13 +78,17 @@ def test_checkpoint_commands(tmp_path, make_sandbox):
     assert restored.exit_code == 0 and "#2" in restored.output
     assert Workspace.open(ws.run_id, home).current().tree == ws.store.get(0).tree
     missing = runner.invoke(main, ["diff", ws.run_id, "9", "--home", str(home)])
-    assert missing.exit_code == 1 and "no checkpoint 9" in missing.output
+    assert (
+        missing.exit_code == 2
+        and missing.output.startswith("repofix: run ")
+        and "no checkpoint 9" in missing.output
+    )
     store = Workspace.open(ws.run_id, home).store  # checkpoints 0, 1 and the restore's 2
     assert store.get(-1).n == 2 and store.get(-3).n == 0
     with pytest.raises(WorkspaceError, match="no checkpoint -4"):  # counting back past the first one
         store.get(-4)
     nothing = runner.invoke(main, ["undo", "--home", str(home)])
-    assert nothing.exit_code == 1 and "nothing to undo" in nothing.output
+    assert nothing.exit_code == 1 and "repofix: nothing to undo" in nothing.output
 
 
 # The child makes checkpoints of large files as fast as it can and reports each one it finished.
@@ -146,3 +150,12 @@ def test_kill_9_mid_checkpoint_then_resume(tmp_path, delay):
         {"after.txt": FileEntry(0o100644, b"resumed\n")}, step=point.checkpoint + 1
     )
     assert following.n == point.checkpoint + 1
+
+
+@pytest.mark.parametrize("command", [["show"], ["resume"], ["restore", "3"], ["diff"], ["checkpoints"]])
+def test_an_unknown_run_is_refused_alike_by_every_command(tmp_path, command):
+    result = CliRunner().invoke(
+        main, [command[0], "nosuchrun", *command[1:]], env={"REPOFIX_HOME": str(tmp_path)}
+    )
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("repofix: no run 'nosuchrun' under"), result.output

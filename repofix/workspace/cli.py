@@ -5,9 +5,11 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
+from repofix.exitcodes import EXIT_NOT_DONE, EXIT_USAGE
 from repofix.safetext import visible
 from repofix.workspace.apply import undo_apply
 from repofix.workspace.errors import WorkspaceError
@@ -18,11 +20,17 @@ _home = click.option(
 )
 
 
+def _refuse(error: Exception, code: int = EXIT_USAGE) -> NoReturn:
+    """Said as every repofix command says it: a wrong run or checkpoint exits 2 (the input is wrong)."""
+    click.echo(visible(f"repofix: {error}"), err=True)
+    sys.exit(code)
+
+
 def _open(run: str, home: str | None):
     try:
         return Workspace.open(run, home)
     except LookupError as exc:  # RunNotFound, or a run that never got a workspace
-        raise click.ClickException(visible(str(exc))) from exc
+        _refuse(exc)
 
 
 @click.command()
@@ -58,7 +66,7 @@ def diff(run: str, n: int | None, start: int | None, home: str | None) -> None:
         new = ws.current() if n is None else ws.store.get(n)
         old = ws.source.base if start is None else ws.store.get(start).commit
     except WorkspaceError as exc:
-        raise click.ClickException(visible(str(exc))) from exc
+        _refuse(exc)
     text = ws.store.diff(old, new.commit)
     # On a terminal the model's bytes are shown escaped; piped (to `git apply`) the patch stays exact.
     sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
@@ -74,7 +82,7 @@ def restore(run: str, n: int, home: str | None) -> None:
     try:
         result = ws.restore(None, n, reason="requested from the command line")
     except WorkspaceError as exc:
-        raise click.ClickException(visible(str(exc))) from exc
+        _refuse(exc)
     click.echo(
         f"run {ws.run_id}: checkpoint #{result.checkpoint.n} now holds the files of #{n} "
         f"({len(result.undone)} file(s) differ from before)"
@@ -95,7 +103,7 @@ def undo(repo: str, home: str | None) -> None:
     try:
         run_id, files = undo_apply(home, repo)
     except WorkspaceError as exc:
-        raise click.ClickException(visible(str(exc))) from exc
+        _refuse(exc, EXIT_NOT_DONE)  # nothing undone (or rolled back): as before, 1
     click.echo(
         visible(f"undid the apply of run {run_id} in {Path(repo).resolve()}: {len(files)} file(s) restored")
     )
