@@ -20,6 +20,8 @@ from conftest import require_backend
 
 from repofix.workspace import FileEntry, Workspace
 from repofix.workspace.deliver import deliver
+from repofix.workspace.errors import UnsafeRepository
+from repofix.workspace.git import checkout_top
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
@@ -162,3 +164,41 @@ def test_delivery_copies_only_the_objects_the_repository_lacks(tmp_path, files):
     again = deliver(ws, task="add files")
     assert again.branch == first.branch and _objects(repo) - before == files + 3 + 4
     git(repo, "fsck", "--no-dangling")
+
+
+def test_a_checkout_whose_config_names_another_working_tree_is_refused(tmp_path):
+    """`core.worktree` in the checkout's config made another repository on the host the user's: its files
+    went into the sandbox (the model read them) and the branch was delivered there. Now acquisition stops
+    with one line (exit 2) and nothing of the other repository is touched."""
+    require_backend("bwrap")
+    other = make_repo(tmp_path / "other", {"private.txt": "PRIVATE host data\n"})
+    repo = clamp_repo(tmp_path / "repo")
+    git(repo, "config", "core.worktree", str(other))
+    home = tmp_path / "home"
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home)
+    assert result.returncode == 2, result.stderr
+    assert f"make {other} the working tree" in result.stderr and "core.worktree" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert git(other, "branch", "--format=%(refname:short)").split() == ["main"]
+    assert not any((home / "runs").glob("*/state.json"))
+
+
+def test_the_working_tree_is_where_git_found_the_repository(tmp_path):
+    """A subfolder, a linked worktree and a submodule's checkout keep their own top; a `core.worktree`
+    naming another folder (even an ancestor, such as your home) is refused; a plain folder has none."""
+    repo = make_repo(tmp_path / "repo", {"src/a.py": "a\n"})
+    assert checkout_top(repo / "src") == repo.resolve()
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
+    assert checkout_top(tmp_path / "linked") == (tmp_path / "linked").resolve()
+    lib = make_repo(tmp_path / "lib", {"l.py": "l\n"})
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    assert (repo / "lib" / ".git").is_file() and checkout_top(repo / "lib") == (repo / "lib").resolve()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert checkout_top(plain) is None
+    for elsewhere in (lib, tmp_path):
+        git(repo, "config", "core.worktree", str(elsewhere))
+        with pytest.raises(UnsafeRepository, match="core.worktree"):
+            checkout_top(repo)
+

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repofix.workspace.errors import GitError, SourceNotFound, UnknownRevision
-from repofix.workspace.git import IDENTITY, git, git_ok, neutral_filters, neutralize_attributes
+from repofix.workspace.git import (
+    IDENTITY,
+    checkout_top,
+    git,
+    git_ok,
+    neutral_filters,
+    neutralize_attributes,
+)
 from repofix.workspace.submodules import flatten_submodules
 
 _SHORTHAND = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?(?:@(?P<rev>.+))?$")
@@ -117,9 +124,9 @@ def acquire_into(
         path = path.resolve()
         if not path.is_dir():
             raise SourceNotFound(f"{path} is a file; give the repository's folder")
-        top = git(path, "rev-parse", "--show-toplevel", ok=(0, 128)).decode().strip()
-        if top:
-            return _from_checkout(Path(top), store, rev, local_submodules)
+        top = checkout_top(path)
+        if top is not None:
+            return _from_checkout(top, store, rev, local_submodules)
         if rev:
             raise UnknownRevision(f"{path} is not a git repository, so revision {rev!r} cannot be used")
         git(None, "init", "--quiet", "--", str(store))

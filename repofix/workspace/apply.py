@@ -17,7 +17,7 @@ from repofix.runs.folder import repofix_home
 from repofix.runs.state import read_json
 from repofix.safetext import visible_path
 from repofix.workspace.errors import ApplyRefused, GitError, WorkspaceError
-from repofix.workspace.git import diff_tree, git, read_blobs
+from repofix.workspace.git import checkout_top, diff_tree, read_blobs
 from repofix.workspace.paths import path_problem
 from repofix.workspace.store import blob_id
 from repofix.workspace.workspace import Workspace
@@ -26,13 +26,14 @@ Change = tuple[str, bytes | None, int | None]  # path, new content (None: delete
 
 
 def repo_root(path: Path | str) -> Path:
-    """The top of the git checkout holding `path`, else the folder itself (a plain folder)."""
+    """The top of the git checkout holding `path`, else the folder itself (a plain folder); a checkout
+    whose config names another working tree is refused (`checkout_top`)."""
     folder = Path(path).expanduser().resolve()
     try:
-        top = git(folder, "rev-parse", "--show-toplevel", ok=(0, 128)).decode().strip()
+        top = checkout_top(folder)
     except GitError:
-        top = ""
-    return Path(top).resolve() if top else folder
+        top = None
+    return top or folder
 
 
 def _pointer(home: Path | str | None, root: Path) -> Path:

@@ -19,6 +19,10 @@ class SubmoduleError(WorkspaceError):
     """A submodule of the repository could not be fetched."""
 
 
+class UnsafeRepository(WorkspaceError):
+    """The repository's own git files point repofix outside the folder the user named."""
+
+
 class GitError(WorkspaceError):
     """A git command failed; the message carries its stderr."""
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from repofix.gitsafe import argv, git_env
-from repofix.workspace.errors import GitError
+from repofix.workspace.errors import GitError, UnsafeRepository
 
 # Identity for commits repofix makes in its own store; never read from the user's config.
 IDENTITY = {
@@ -47,6 +47,40 @@ def git_ok(repo: Path | str | None, *args: str, env: Mapping[str, str] | None = 
     """True when the git command exits 0 (for questions such as 'does this commit exist')."""
     proc = subprocess.run(argv(repo, args), capture_output=True, env=git_env(env))
     return proc.returncode == 0
+
+
+def checkout_top(folder: Path) -> Path | None:
+    """The top of the git working tree holding `folder` (None: it is in none). Refused unless that top is
+    `folder` or an ancestor of it and holds the `.git` git found: `core.worktree` in the checkout's config
+    (untrusted) would otherwise make any folder on the host the user's repository, to copy into the
+    sandbox and deliver to. `-c core.worktree=` does not undo it: git reads it from the repository's own
+    config file while it sets the repository up, before any `-c`."""
+    folder = Path(folder).resolve()
+    out = git(folder, "rev-parse", "--show-toplevel", ok=(0, 128)).decode("utf-8", "surrogateescape")
+    if not out.strip():
+        return None
+    top = Path(out.rstrip("\n")).resolve()
+    found = Path(
+        git(folder, "rev-parse", "--absolute-git-dir").decode("utf-8", "surrogateescape").rstrip("\n")
+    )
+    if not (folder.is_relative_to(top) and _dot_git(top) == found.resolve()):
+        raise UnsafeRepository(
+            f"{folder}: its git settings (core.worktree) make {top} the working tree, not the folder "
+            f"holding its .git; repofix works only in the folder you named (remove core.worktree there)"
+        )
+    return top
+
+
+def _dot_git(top: Path) -> Path | None:
+    """The git directory `top/.git` stands for: the folder itself, or the one its `gitdir:` file names."""
+    dot = top / ".git"
+    if dot.is_dir():
+        return dot.resolve()
+    if not dot.is_file():
+        return None
+    with dot.open("rb") as handle:  # git refuses a .git file over 1 MiB
+        text = handle.read(1 << 20).decode("utf-8", "surrogateescape")
+    return (top / text[len("gitdir: ") :].rstrip("\r\n")).resolve() if text.startswith("gitdir: ") else None
 
 
 # In the run's own clone, $GIT_DIR/info/attributes outranks the repository's .gitattributes: no filter,
