@@ -20,7 +20,7 @@ from conftest import require_backend
 
 from repofix.workspace import FileEntry, Workspace
 from repofix.workspace.deliver import deliver
-from repofix.workspace.errors import UnsafeRepository
+from repofix.workspace.errors import SubmoduleError, UnsafeRepository
 from repofix.workspace.git import checkout_top
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,3 +202,38 @@ def test_the_working_tree_is_where_git_found_the_repository(tmp_path):
         with pytest.raises(UnsafeRepository, match="core.worktree"):
             checkout_top(repo)
 
+
+def test_a_nested_git_file_naming_another_repository_is_refused(tmp_path):
+    """An untracked `sub/.git` file saying `gitdir: <another repository on the host>`: `git add -A` records
+    `sub` as a submodule, and it was fetched from that folder, so the model read the other repository's
+    private file in the sandbox. Now acquisition stops naming the folder, before any sandbox exists."""
+    require_backend("bwrap")
+    other = make_repo(tmp_path / "other", {"private.txt": "PRIVATE host data\n"})
+    repo = clamp_repo(tmp_path / "repo")
+    (repo / "sub").mkdir()
+    (repo / "sub" / ".git").write_text(f"gitdir: {other / '.git'}\n")
+    home = tmp_path / "home"
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home)
+    assert result.returncode == 2, result.stderr
+    assert f"your folder {repo / 'sub'} is a repository kept outside your checkout" in result.stderr
+    assert "Traceback" not in result.stderr and not any((home / "runs").glob("*/trajectory.json"))
+
+
+def test_nested_repositories_inside_the_checkout_are_inlined_and_ones_kept_elsewhere_are_not(tmp_path):
+    """A submodule checked out by git (its git directory in the checkout's .git/modules) and an untracked
+    clone inside the checkout are inlined as before; a nested repository whose `.git` folder takes its
+    objects and refs from another repository (`commondir`) is refused like a `.git` file naming it."""
+    other = make_repo(tmp_path / "other", {"private.txt": "PRIVATE host data\n"})
+    lib = make_repo(tmp_path / "lib", {"l.py": "l\n"})
+    repo = clamp_repo(tmp_path / "repo")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    git(repo, "-c", "user.email=dev@example.com", "-c", "user.name=Dev", "commit", "-qm", "lib")
+    make_repo(repo / "clone", {"c.py": "c\n"})  # untracked, its own .git folder
+    ws = Workspace.create(repo, home=tmp_path / "home")
+    tree = git(ws.folder.repo, "ls-tree", "-r", "--name-only", ws.source.base).split()
+    assert "vendor/lib/l.py" in tree and "clone/c.py" in tree
+    make_repo(repo / "borrow", {"b.txt": "b\n"})
+    (repo / "borrow" / ".git" / "commondir").write_text(f"{other / '.git'}\n")
+    with pytest.raises(SubmoduleError, match=f"your folder {repo / 'borrow'} is a repository kept outside"):
+        Workspace.create(repo, home=tmp_path / "home2")

@@ -53,15 +53,30 @@ def _modules(store: Path, commit: str) -> dict[str, str]:
     }
 
 
+def _git_dirs(folder: Path) -> list[Path]:
+    """The git directory and common directory git uses in `folder` (none when it finds no repository)."""
+    out = git(folder, "rev-parse", "--absolute-git-dir", "--git-common-dir", ok=(0, 128))
+    return [(folder / line).resolve() for line in out.decode("utf-8", "surrogateescape").splitlines() if line]
+
+
 def _candidates(
-    path: str, url: str | None, user_repo: Path | None, allow_local: bool
+    path: str, url: str | None, user_repo: Path | None, allow_local: bool, mine: list[Path]
 ) -> tuple[list[str], list[str]]:
-    """(places to fetch from, reasons some were refused)."""
+    """(places to fetch from, reasons some were refused). `mine`: the folders a nested repository's git
+    directory may lie in (the user's checkout and its git directories, where `git submodule` keeps them)."""
     found, refused = [], []
     if user_repo is not None:  # the user's own checkout of the submodule, if it lies inside their tree
         inner = (user_repo / path).resolve()
         if inner.is_relative_to(user_repo.resolve()) and inner != user_repo.resolve() and inner.is_dir():
-            found.append(str(inner))
+            # A `.git` file there (an untracked one too: `git add -A` records it as a submodule) can name any
+            # repository on the host; fetching from the folder would copy that one into the sandbox.
+            away = [d for d in _git_dirs(inner) if not any(d.is_relative_to(m) for m in mine)]
+            if away:
+                refused.append(
+                    f"your folder {inner} is a repository kept outside your checkout, in {away[0]}"
+                )
+            else:
+                found.append(str(inner))
     if url:
         if user_repo is not None and url.startswith(("./", "../")):
             url = str((user_repo / url).resolve())
@@ -83,12 +98,13 @@ def flatten_submodules(store: Path, commit: str, user_repo: Path | None, allow_l
     if not entries:
         return commit
     urls = _modules(store, commit)
+    mine = [user_repo.resolve(), *_git_dirs(user_repo)] if user_repo is not None else []
     with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **IDENTITY}
         git(store, "read-tree", commit, env=env)
         for meta, path in entries:
             sha = meta.split()[2]
-            candidates, refused = _candidates(path, urls.get(path), user_repo, allow_local)
+            candidates, refused = _candidates(path, urls.get(path), user_repo, allow_local, mine)
             fetched = any(git_ok(store, "fetch", "--quiet", "--no-tags", "--", c, sha) for c in candidates)
             if not fetched and not git_ok(store, "cat-file", "-e", f"{sha}^{{tree}}"):
                 where = "; ".join(refused) or (
