@@ -86,6 +86,25 @@ def test_no_pre_check_where_no_key_is_read_from_the_environment(tmp_path, no_key
     check_credentials(model)  # does not raise
 
 
+@pytest.mark.parametrize("model", ["foo", "nosuchprovider/xyz", "builtin,gtp4o"])
+def test_a_model_name_no_provider_serves_stops_before_anything_starts(tmp_path, model):
+    repo = clamp_repo(tmp_path / "repo")
+    home = tmp_path / "home"
+    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home)
+    assert result.returncode == 2, result.stderr[-2000:]
+    unknown = model.split(",")[-1]
+    assert result.stderr.startswith(
+        f"repofix: {unknown}: LiteLLM cannot tell which provider serves this model"
+    )
+    assert "Nothing was started" in result.stderr and "Traceback" not in result.stderr
+    assert "Provider List" not in result.stdout + result.stderr  # LiteLLM's own banner stays quiet
+    assert not (home / "runs").exists() or not list((home / "runs").iterdir())  # no run, no sandbox
+
+
+def test_an_unknown_name_with_an_endpoint_is_left_to_the_server(no_keys):
+    check_credentials(make_model("my-local-coder", api_base="http://127.0.0.1:9/v1"))  # does not raise
+
+
 def test_key_set_passes_the_pre_check(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-set-but-never-sent")
     check_credentials(make_model("openai/gpt-4o"))

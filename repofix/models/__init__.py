@@ -118,9 +118,18 @@ def make_model(
 
 
 def check_credentials(model: Model) -> None:
-    """Before anything starts: raise ModelAuthError naming the environment variables LiteLLM reads a
-    model's key from when none is set (every LiteLLM model of a chain is checked)."""
+    """Before anything starts: raise ModelError when LiteLLM cannot route a model's name, and
+    ModelAuthError naming the environment variables LiteLLM reads a model's key from when none is
+    set (every LiteLLM model of a chain is checked)."""
     for part in getattr(model, "models", None) or [model]:
+        unknown = getattr(part, "unknown_provider", None)
+        why = unknown() if callable(unknown) else None
+        if why:
+            raise ModelError(
+                f"{part.name}: LiteLLM cannot tell which provider serves this model ({why}). Name it "
+                "provider/model (openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3), use builtin or "
+                "scripted:FILE, or give --api-base for an OpenAI-compatible server. Nothing was started."
+            )
         missing = getattr(part, "missing_credentials", None)
         keys = missing() if callable(missing) else []
         if keys:

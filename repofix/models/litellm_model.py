@@ -102,6 +102,18 @@ class LiteLLMModel:
         found = litellm.validate_environment(model=self.name)
         return [] if found.get("keys_in_environment") else list(found.get("missing_keys") or [])
 
+    def unknown_provider(self) -> str | None:
+        """Why LiteLLM cannot tell which provider serves this name (None when it can, or when
+        --api-base names the server): said before anything starts, not after the sandbox's setup."""
+        if self.api_base:
+            return None
+        litellm = import_litellm()
+        try:
+            litellm.get_llm_provider(self.name)
+        except Exception as error:  # LiteLLM's BadRequestError: "LLM Provider NOT provided..."
+            return str(error).splitlines()[0].removeprefix("litellm.BadRequestError: ")[:200]
+        return None
+
     def uses_native_tools(self) -> bool:
         if self.native_tools is not None:
             return self.native_tools
