@@ -55,6 +55,9 @@ def free_base_port(tries: int = 50) -> int:
     raise RuntimeError("no free block of ports for a local Ray cluster on 127.0.0.2-5")
 
 
+STARTUP_TIMEOUT = "The current node timed out during startup"  # ray/_private/node.py
+
+
 class LocalRayCluster:
     def __init__(self, folder: Path, base_port: int | None = None, cpus: int = 1):
         base_port = base_port or free_base_port()
@@ -147,7 +150,14 @@ class LocalRayCluster:
                 f"127.0.0.{2 + node}",
                 *common,
             ]
-        done = subprocess.run(command, env=self.env(node), capture_output=True, text=True, timeout=180)
+        for attempt in range(3):
+            done = subprocess.run(command, env=self.env(node), capture_output=True, text=True, timeout=180)
+            # Ray waits a fixed 30 s for a new node to register with the GCS; on a machine loaded by
+            # other work it can miss that by a little: the node's processes go, and it starts again
+            if done.returncode == 0 or STARTUP_TIMEOUT not in done.stderr + done.stdout or attempt == 2:
+                break
+            self.kill_node(node)
+            time.sleep(2.0)
         if done.returncode != 0:
             raise RuntimeError(
                 f"ray start failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
