@@ -217,6 +217,7 @@ def test_a_nested_git_file_naming_another_repository_is_refused(tmp_path):
     result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home)
     assert result.returncode == 2, result.stderr
     assert f"your folder {repo / 'sub'} is a repository kept outside your checkout" in result.stderr
+    assert "remove that folder's .git file" in result.stderr and "submodule update" not in result.stderr
     assert "Traceback" not in result.stderr and not any((home / "runs").glob("*/trajectory.json"))
 
 

@@ -112,10 +112,13 @@ def flatten_submodules(store: Path, commit: str, user_repo: Path | None, allow_l
                     if candidates
                     else "has no url in .gitmodules"
                 )
-                raise SubmoduleError(
-                    f"submodule {path} at {sha[:12]}: {where}; run `git submodule update "
-                    f"--init` in your checkout or fix its URL"
+                away = any(reason.startswith("your folder ") for reason in refused)
+                advice = (
+                    "remove that folder's .git file, or keep the repository inside your checkout"
+                    if away
+                    else "run `git submodule update --init` in your checkout or fix its URL"
                 )
+                raise SubmoduleError(f"submodule {path} at {sha[:12]}: {where}; {advice}")
             git(store, "rm", "--cached", "-q", "--", path, env=env)
             git(store, "read-tree", f"--prefix={path}/", f"{sha}^{{tree}}", env=env)
         tree = git(store, "write-tree", env=env).decode().strip()
