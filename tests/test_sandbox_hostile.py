@@ -9,6 +9,7 @@ import pytest
 from conftest import TEST_LIMITS, backend_params
 
 from repofix.sandboxes import RunnerDied
+from repofix.sandboxes.base import Limits
 
 ISOLATING = backend_params(("docker", "bwrap"))
 
@@ -64,6 +65,23 @@ def test_filling_the_disk_stops_at_the_limit(make_sandbox, backend, where):
     assert size <= 64 * 1024 * 1024
     box.run(f"rm -f {where}")
     still_usable(box)
+
+
+@pytest.mark.parametrize("backend", ISOLATING)
+def test_full_folders_are_a_full_disk_not_an_oom_kill(make_sandbox, backend):
+    """Folders as large as the memory limit (the defaults: a 4 GiB workspace, 4 GiB of memory): filled,
+    they say "No space left on device", the runner lives on, and the memory limit is still there to use."""
+    from repofix.sandboxes import limits
+
+    if backend == "bwrap" and not limits.can_limit():
+        pytest.skip("bwrap limits memory through cgroups, which need root here")
+    box = make_sandbox(backend, limits=Limits(memory_mb=128, workspace_mb=128, tmp_mb=64, home_mb=64))
+    for where in ("/workspace/big", "/tmp/big", "/home/sandbox/big", "/dev/shm/big"):
+        result = box.run(f"dd if=/dev/zero of={where} bs=1M count=1000", timeout=60)
+        assert "No space left" in result.stderr and not result.oom_killed
+    allocated = box.run("python3 -c 'b = bytearray(64 << 20); print(len(b))'", timeout=60)
+    assert allocated.ok and allocated.stdout.strip() == str(64 << 20)
+    assert box.run("echo still-alive", timeout=30).stdout.strip() == "still-alive"  # no restart needed
 
 
 @pytest.mark.parametrize("backend", ISOLATING)

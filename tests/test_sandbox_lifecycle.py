@@ -24,8 +24,10 @@ warnings.simplefilter("ignore")
 from repofix.sandboxes import open_sandbox
 box = open_sandbox(sys.argv[1], backend=sys.argv[2])
 box.run("sleep 1000 &")
+cgroup = getattr(box, "cgroup", None)
 print(json.dumps({"scratch": str(getattr(box, "scratch", "")),
-                  "container": getattr(getattr(box, "container", None), "name", None)}), flush=True)
+                  "container": getattr(getattr(box, "container", None), "name", None),
+                  "cgroups": [str(folder) for folder in cgroup.dirs] if cgroup else []}), flush=True)
 if sys.argv[3] == "busy":  # killed while a command (and a background child of it) runs
     box.run("sleep 1000 & sleep 1000", timeout=900)
 time.sleep(600)
@@ -95,11 +97,15 @@ def test_kill_9_of_the_owner_leaves_nothing(tree, backend, moment, tmp_path):
     assert wait_until(
         lambda: not sandbox_processes(info["scratch"]) and not container_exists(info["container"])
     )
-    # The scratch folder is what remains; the next repofix to start a sandbox removes it (its owner is dead).
-    assert Path(info["scratch"]).exists()
+    # The scratch folder (and bwrap's cgroups, when it could make them) is what remains; the next repofix
+    # to start a sandbox removes them at once (their owner is dead), not only `sandbox prune` a minute on.
+    left = [Path(info["scratch"]), *map(Path, info["cgroups"])]
+    assert all(path.exists() for path in left)
+    if backend == "bwrap" and os.geteuid() == 0:
+        assert info["cgroups"]  # root: bwrap limits memory and pids through cgroups
     env = dict(os.environ, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
     subprocess.run([sys.executable, "-c", NEXT_RUN, backend], env=env, check=True, timeout=120)
-    assert not Path(info["scratch"]).exists()
+    assert not any(path.exists() for path in left)
 
 
 BOTH = """
@@ -340,3 +346,34 @@ def test_sandbox_build_reports_a_missing_base_image():
     )
     assert result.exit_code == 2
     assert "docker build failed" in result.output
+
+
+def test_cgroups_of_dead_owners_go_with_their_processes_and_the_rest_stay():
+    from repofix.sandboxes import cleanup, limits
+    from repofix.sandboxes.base import Limits
+
+    if not limits.can_limit():
+        pytest.skip("bwrap's cgroups need root and a cgroup filesystem")
+    dead = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True).stdout.strip()
+    tag = random.SystemRandom().randrange(16**11, 16**12)
+    groups = {
+        "dead": limits.CgroupLimits(f"{dead}.12345.{tag:x}", Limits()),
+        "reused pid": limits.CgroupLimits(f"{os.getpid()}.1.{tag:x}", Limits()),  # a live pid, not its start
+        "mine": limits.CgroupLimits(f"{cleanup.owner_id().replace(' ', '.')}.{tag:x}", Limits()),
+        "older repofix's, young": limits.CgroupLimits(f"{tag:x}", Limits()),
+    }
+    stray = subprocess.Popen(["sleep", "1000"])  # left in the dead owner's cgroup: killed with it
+    try:
+        for path in groups["dead"].procs_files:
+            Path(path).write_text(str(stray.pid))
+        dry = limits.prune_cgroups(dry_run=True, owner_alive=cleanup.owner_alive)
+        assert {f"cgroup {folder}" for folder in groups["dead"].dirs + groups["reused pid"].dirs} <= set(dry)
+        assert all(folder.exists() for group in groups.values() for folder in group.dirs)
+        limits.prune_cgroups(owner_alive=cleanup.owner_alive)
+        assert stray.wait(timeout=30) == -signal.SIGKILL
+        gone = {name: not any(folder.exists() for folder in group.dirs) for name, group in groups.items()}
+        assert gone == {"dead": True, "reused pid": True, "mine": False, "older repofix's, young": False}
+    finally:
+        stray.kill()
+        for group in groups.values():
+            group.remove()

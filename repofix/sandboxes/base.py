@@ -14,6 +14,11 @@ class SandboxError(RuntimeError):
     """The sandbox could not be created or used; the message says what to do."""
 
 
+class TreeTooBig(SandboxError):
+    """The files to copy in are more than the sandbox's workspace holds: nothing was copied. A resume
+    keeps the run's recorded limits, so a new run with a bigger `limits.workspace_mb` is the way on."""
+
+
 class RunnerDied(SandboxError):
     """The in-sandbox session runner died (for example killed by the OOM killer).
     `Sandbox.restart()` starts a fresh one; shell and Python session state are lost."""
@@ -29,6 +34,9 @@ class MalformedReply(RunnerDied):
     payload size, a missing or mistyped field. Nothing of it was used; the runner was killed."""
 
 
+SHM_MB = 64  # /dev/shm, as Docker sizes it
+
+
 @dataclass(frozen=True)
 class Limits:
     """Hard limits of one sandbox. Sizes are in MiB."""
@@ -41,6 +49,13 @@ class Limits:
     home_mb: int = 1024  # size of the sandbox user's home (pip caches, venvs)
     output_bytes: int = 256 * 1024  # per stream: head and tail are kept, the middle counted
     timeout: float = 600.0  # default per-command timeout in seconds
+
+    @property
+    def charged_mb(self) -> int:
+        """The memory limit to set: tmpfs pages are charged to the sandbox's memory, so the folders' sizes
+        (and the 64 MiB /dev/shm both backends give) come on top of `memory_mb`. Filling a folder then
+        ends in "No space left on device", never in an OOM kill of whatever runs."""
+        return self.memory_mb + self.workspace_mb + self.tmp_mb + self.home_mb + SHM_MB
 
 
 @dataclass

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from repofix.sandboxes import interpreter
+from repofix.sandboxes.base import SHM_MB
 
 if TYPE_CHECKING:
     from repofix.sandboxes.bwrap import BwrapSandbox
@@ -97,7 +98,7 @@ def bwrap_args(box: BwrapSandbox, network: bool, home_writable: bool) -> list[st
         "--dev",
         "/dev",
         "--size",
-        str(64 << 20),
+        str(SHM_MB << 20),
         "--perms",
         "1777",
         "--tmpfs",

@@ -1,8 +1,9 @@
 """Nothing outlives repofix: live sandboxes are closed on exit and on SIGTERM/SIGHUP; after a kill -9
 each backend's sandbox ends itself (bwrap dies with its parent, a container's keep-alive with
-repofix's attach socket); `reap_dead_scratch()` (run when a repofix process starts its first sandbox) removes the scratch
-folders of dead owners, and `prune()` what a host reboot left behind (found by label or by dead
-owner, an owner being a pid and its start time, so a reused pid is not mistaken for it)."""
+repofix's attach socket); `reap_dead_scratch()` and `limits.prune_cgroups()` (run when a repofix
+process starts its first sandbox) remove the scratch folders and bwrap's cgroups of dead owners, and
+`prune()` what a host reboot left behind (found by label or by dead owner, an owner being a pid and
+its start time, so a reused pid is not mistaken for it)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ def new_scratch(prefix: str) -> Path:
     if not _reaped:  # the first sandbox of a repofix process clears what killed runs left
         _reaped = True
         reap_dead_scratch()
+        limits.prune_cgroups(owner_alive=owner_alive)  # bwrap's, named after their owner
     owner = owner_id()
     # The owner is in the name, so the folder is never ownerless: a kill between making it and writing
     # `owner.pid` used to leave a folder a reaper had to spare for a minute, as one being made.
@@ -228,5 +230,5 @@ def prune(docker_client=None, dry_run: bool = False) -> list[str]:
                 volume.remove(force=True)
             removed.append(f"volume {volume.name}")
     removed += reap_dead_scratch(dry_run)
-    removed += limits.prune_cgroups(dry_run=dry_run)
+    removed += limits.prune_cgroups(dry_run=dry_run, owner_alive=owner_alive)
     return removed

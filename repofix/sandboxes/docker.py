@@ -28,7 +28,7 @@ from typing import Any
 
 from repofix import config
 from repofix.sandboxes import cleanup, docker_net
-from repofix.sandboxes.base import WORKDIR, CommandResult, Limits, SandboxError
+from repofix.sandboxes.base import SHM_MB, WORKDIR, CommandResult, Limits, SandboxError
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 from repofix.sandboxes.notices import say_once
 
@@ -194,8 +194,9 @@ class DockerSandbox(RunnerSandbox):
                 },
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
-                mem_limit=f"{lim.memory_mb}m",
-                memswap_limit=f"{lim.memory_mb}m",
+                mem_limit=f"{lim.charged_mb}m",
+                memswap_limit=f"{lim.charged_mb}m",
+                shm_size=f"{SHM_MB}m",
                 nano_cpus=int(lim.cpus * 1e9),
                 pids_limit=lim.pids,
                 environment={k: v for k, v in BASE_ENV.items() if k != "PATH"},

@@ -6,12 +6,15 @@ isolates files, network and processes but cannot cap memory or pids, and says so
 from __future__ import annotations
 
 import os
+import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from repofix.sandboxes.base import Limits
 
 ROOT = Path("/sys/fs/cgroup")
+_OWNER_IN_NAME = re.compile(r"(\d+)\.(\d+)\.[0-9a-f]+")  # PID.START.id, as bwrap names them
 
 
 def cgroup_version() -> int | None:
@@ -32,7 +35,7 @@ class CgroupLimits:
 
     def __init__(self, name: str, limits: Limits):
         self.dirs: list[Path] = []
-        mem = limits.memory_mb * 1024 * 1024
+        mem = limits.charged_mb * 1024 * 1024  # the tmpfs folders' pages are charged here too
         if cgroup_version() == 2:
             parent = ROOT / "repofix"
             parent.mkdir(exist_ok=True)
@@ -88,23 +91,34 @@ def _kill_and_remove(folder: Path) -> None:
         pass
 
 
-def prune_cgroups(min_age: float = 60.0, dry_run: bool = False) -> list[str]:
-    """Remove repofix cgroups whose processes are all gone (left by a crashed run). Young ones are
-    kept: a sandbox that is starting has created its cgroup but not joined it yet."""
+def prune_cgroups(
+    min_age: float = 60.0, dry_run: bool = False, owner_alive: Callable[[str], bool] | None = None
+) -> list[str]:
+    """Remove repofix cgroups left by a killed run. A cgroup named after its owner (`PID.START.id`) goes
+    as soon as `owner_alive` says that owner is gone, with any process still in it; one without an
+    owner in its name (an older repofix's) only once empty and a minute old: a sandbox that is
+    starting has created its cgroup but not joined it yet."""
     removed = []
     for parent in (ROOT / "repofix", ROOT / "memory" / "repofix", ROOT / "pids" / "repofix"):
         if not parent.is_dir() or not os.access(parent, os.W_OK):
             continue
         for group in parent.iterdir():
-            if not group.is_dir() or time.time() - group.stat().st_mtime < min_age:
+            owner = _OWNER_IN_NAME.fullmatch(group.name)
+            try:
+                if owner is not None and owner_alive is not None:
+                    if owner_alive(f"{owner[1]} {owner[2]}"):
+                        continue
+                elif (
+                    not group.is_dir()
+                    or time.time() - group.stat().st_mtime < min_age
+                    or (group / "cgroup.procs").read_text().split()
+                ):
+                    continue
+            except FileNotFoundError:  # removed meanwhile by another repofix
                 continue
-            if not (group / "cgroup.procs").read_text().split():
-                if dry_run:
-                    removed.append(f"cgroup {group}")
+            if not dry_run:
+                _kill_and_remove(group)
+                if group.exists():  # EBUSY: a process joined it after all; it is in use
                     continue
-                try:
-                    group.rmdir()
-                except OSError:  # EBUSY: a process joined it after all; it is in use
-                    continue
-                removed.append(f"cgroup {group}")
+            removed.append(f"cgroup {group}")
     return removed
