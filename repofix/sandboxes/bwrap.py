@@ -84,7 +84,7 @@ class BwrapSandbox(RunnerSandbox):
                 made = userns.create()
                 self._userns_fd = fcntl.fcntl(made, fcntl.F_DUPFD_CLOEXEC, 10)  # clear of the shell's fds
                 os.close(made)
-            if cgroups.can_limit():  # named after its owner: the next repofix removes it if this one is killed
+            if cgroups.can_limit():  # named after its owner: the next repofix removes it if it is killed
                 owner = cleanup.owner_id().replace(" ", ".")
                 self.cgroup = cgroups.CgroupLimits(f"{owner}.{self.id}", self.limits)
         except BaseException:
