@@ -11,12 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agent_helpers import RIGHT_FIX, WRONG_FIX, act, clamp_repo, script
+from agent_helpers import DIRECT_FIX, RIGHT_FIX, WRONG_FIX, act, clamp_repo, script
 from conftest import require_backend
 from test_agent_resume import alive, sleeping_tree, wait_for
 from test_lifecycle_resume import CLI, ROOT, env_for, repofix
 
 from repofix.runs.listing import list_runs
+from repofix.workspace.git import IDENTITY
 
 pytestmark = pytest.mark.bwrap
 
@@ -62,6 +63,33 @@ def test_a_full_disk_is_a_message_and_the_run_resumes(tmp_path, small_home):
     assert "no space left" in message and str(small_home) in message and f"repofix resume {run_id}" in message
     # The half-written checkpoint is dropped on resume, which frees the space; another model finishes.
     resumed = repofix(env, "resume", run_id, "-m", script(tmp_path / "r.yaml", [RIGHT_FIX]), "--json")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "done"
+
+
+def test_a_full_scratch_disk_names_the_scratch_folder_not_the_run_folder(tmp_path, small_home):
+    """The copy of the repository on its way into the sandbox is written under REPOFIX_SCRATCH (or
+    $TMPDIR): when that device is full, the message names it and says how to move it, not the run folder
+    (on another device, with room)."""
+    require_backend("bwrap")
+    repo, env = clamp_repo(tmp_path / "repo"), env_for(tmp_path / "runs", REPOFIX_SCRATCH=str(small_home))
+    (repo / "data.bin").write_bytes(os.urandom(4_000_000))  # committed: more than the scratch disk holds
+    subprocess.run(["git", "-C", str(repo), "add", "data.bin"], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "commit", "-qm", "data"], check=True, env=dict(os.environ, **IDENTITY)
+    )
+    first = repofix(
+        env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]), "--sandbox", "bwrap"
+    )
+    assert first.returncode == 2 and "Traceback" not in first.stderr, first.stderr
+    (message,) = [line for line in first.stderr.splitlines() if line.startswith("repofix:")]
+    run_id = one_interrupted_run(tmp_path / "runs")
+    assert f" {small_home} (copying the repository on its way into the sandbox" in message
+    assert "REPOFIX_SCRATCH" in message
+    assert str(tmp_path / "runs") not in message.partition("; the run is saved")[0]
+    assert f"repofix resume {run_id}" in message
+    roomy = dict(env, REPOFIX_SCRATCH=str(tmp_path / "scratch"))
+    resumed = repofix(roomy, "resume", run_id, "-m", script(tmp_path / "r.yaml", [DIRECT_FIX]), "--json")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "done"
 

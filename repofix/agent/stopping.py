@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from repofix.config import SettingsError
+from repofix.config import SettingsError, scratch_dir
 from repofix.exitcodes import EXIT_USAGE
 from repofix.models import ModelError
 from repofix.runs import runs_dir
@@ -63,18 +63,29 @@ class Tracker:
         self.display.close()
 
 
-DISK_FULL = ("No space left on device", "Out of diskspace", "Disk quota exceeded")
-
-
 def one_line(error: Exception, tracker: Tracker | None) -> str:
-    """A git failure carries git's whole stderr; a full disk says so, with the run folder, in one line."""
-    text = str(error)
+    """A git failure carries git's whole stderr; a full disk (or a write that failed) says so in one line,
+    with the folder whose device it is and what to do."""
     if not isinstance(error, GitError):
-        return text
-    if any(sign in text for sign in DISK_FULL):
-        where = runs_dir() / tracker.run_id if tracker is not None and tracker.run_id else runs_dir()
-        return f"no space left on the device holding {where} (git could not write a checkpoint)"
-    return text.strip().splitlines()[0]
+        return str(error)
+    if error.write_failed:
+        where, what = _written(error, tracker)
+        said = "no space left on the device holding" if error.disk_full else "git could not write under"
+        return f"{said} {where} ({what})"
+    return str(error).strip().splitlines()[0]
+
+
+def _written(error: GitError, tracker: Tracker | None) -> tuple[Path, str]:
+    """Where git was writing and what: the run folder (a checkpoint) or the scratch folder (the copy of
+    the repository on its way into a sandbox, in $TMPDIR, often another device)."""
+    run = runs_dir() / tracker.run_id if tracker is not None and tracker.run_id else runs_dir()
+    where = error.repo or run
+    if where.is_relative_to(scratch_dir()) or str(scratch_dir()) in str(error):
+        hint = "make room there, or point REPOFIX_SCRATCH or TMPDIR at a folder with room"
+        return scratch_dir(), f"copying the repository on its way into the sandbox; {hint}"
+    if where.is_relative_to(runs_dir()):
+        return run, "writing a checkpoint"
+    return where, "the folder git ran in"
 
 
 def go_on(tracker: Tracker | None) -> str:

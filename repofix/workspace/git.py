@@ -36,10 +36,10 @@ def git(
             argv(repo, args), input=input, capture_output=True, env=git_env(env), timeout=timeout
         )
     except subprocess.TimeoutExpired as exc:
-        raise GitError(f"git {' '.join(args[:2])} timed out after {timeout}s") from exc
+        raise GitError(f"git {' '.join(args[:2])} timed out after {timeout}s", repo) from exc
     if proc.returncode not in ok:
         message = proc.stderr.decode(errors="replace").strip()
-        raise GitError(f"git {' '.join(args)} failed ({proc.returncode}): {message}")
+        raise GitError(f"git {' '.join(args)} failed ({proc.returncode}): {message}", repo)
     return proc.stdout
 
 
