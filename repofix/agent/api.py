@@ -19,7 +19,7 @@ from repofix.agent.trajectory import Trajectory
 from repofix.config import Settings, load_settings
 from repofix.models import check_credentials, describe_missing_model, make_model
 from repofix.runs import runs_dir
-from repofix.sandboxes import Limits, SandboxError, choose_backend, interpreter, open_sandbox
+from repofix.sandboxes import Limits, SandboxError, TreeTooBig, choose_backend, interpreter, open_sandbox
 from repofix.sandboxes.cleanup import owned_tempdir
 from repofix.workspace import Workspace
 from repofix.workspace.errors import GitError
@@ -160,11 +160,12 @@ def stops_recorded(workspace, trajectory: Trajectory) -> Iterator[contextlib.Exi
 def mark_stopped(workspace, trajectory: Trajectory, error: BaseException) -> None:
     """Record why a run stopped early. A signal or a resource failure (full disk, read-only folder, no
     sandbox engine, a git write that failed) leaves it `interrupted`, to be resumed; anything else is an
-    `error`. A full disk may refuse this record too: the error that stopped the run is the one to report,
-    not this one."""
-    resumable = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError)) or (
+    `error`, as is a tree too big for the sandbox (a resume keeps the run's limits). A full disk may
+    refuse this record too: the error that stopped the run is the one to report, not this one."""
+    resource = isinstance(error, (KeyboardInterrupt, SystemExit, OSError, SandboxError)) or (
         isinstance(error, GitError) and error.write_failed
     )
+    resumable = resource and not isinstance(error, TreeTooBig)
     status = "interrupted" if resumable else ERROR
     with contextlib.suppress(OSError):
         trajectory.save(status=status, reason=type(error).__name__, error=str(error))

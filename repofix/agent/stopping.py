@@ -18,7 +18,7 @@ from repofix.exitcodes import EXIT_USAGE
 from repofix.models import ModelError
 from repofix.runs import runs_dir
 from repofix.safetext import visible
-from repofix.sandboxes import SandboxError
+from repofix.sandboxes import SandboxError, TreeTooBig
 from repofix.workspace.errors import GitError, WorkspaceError
 
 
@@ -117,9 +117,8 @@ def guarded(action, *setup_errors, tracker: Tracker | None = None):
     except (*setup_errors, SettingsError, ModelError, SandboxError, WorkspaceError, LookupError) as error:
         if tracker:
             tracker.close()
-        started = (
-            tracker is not None and tracker.started
-        )  # a refusal before the run began has nothing to resume
+        # Nothing to resume: a refusal before the run began, or a tree too big for the run's own limits.
+        started = tracker is not None and tracker.started and not isinstance(error, TreeTooBig)
         fail(one_line(error, tracker) + (go_on(tracker) if started else ""))
 
 

@@ -21,6 +21,7 @@ from repofix.sandboxes.base import (
     RunnerDied,
     Sandbox,
     SandboxError,
+    TreeTooBig,
 )
 from repofix.sandboxes.bwrap import BwrapSandbox
 from repofix.sandboxes.docker import DockerSandbox
@@ -40,6 +41,7 @@ __all__ = [
     "RunnerDied",
     "Sandbox",
     "SandboxError",
+    "TreeTooBig",
     "choose_backend",
     "open_sandbox",
 ]

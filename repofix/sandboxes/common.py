@@ -4,13 +4,24 @@ the minimal environment, tree copying, and registration for cleanup."""
 from __future__ import annotations
 
 import io
+import math
 import os
+import stat
 import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from repofix.safetext import visible_path
 from repofix.sandboxes import cleanup
-from repofix.sandboxes.base import WORKDIR, Changes, CommandResult, Limits, RunnerDied, SandboxError
+from repofix.sandboxes.base import (
+    WORKDIR,
+    Changes,
+    CommandResult,
+    Limits,
+    RunnerDied,
+    SandboxError,
+    TreeTooBig,
+)
 from repofix.sandboxes.session import RunnerClient
 
 # The only environment a sandbox gets: nothing of the host's (API keys, tokens) ever enters.
@@ -50,6 +61,42 @@ def tar_directory(source: Path) -> bytes:
     return buffer.getvalue()
 
 
+def file_sizes(source: Path) -> list[tuple[str, int]]:
+    """(relative path, size) of the regular files under `source`, biggest first; symlinks are not
+    followed (the tar holds the link, not what it points to)."""
+    sizes = []
+    for folder, _dirs, files in os.walk(source):
+        for name in files:
+            path = Path(folder, name)
+            try:
+                info = path.lstat()
+            except FileNotFoundError:  # vanished meanwhile: the tar leaves it out too
+                continue
+            if stat.S_ISREG(info.st_mode):
+                sizes.append((path.relative_to(source).as_posix(), info.st_size))
+    return sorted(sizes, key=lambda item: (-item[1], item[0]))
+
+
+def too_big_for(workspace_mb: int, backend: str, sizes: list[tuple[str, int]]) -> str:
+    """What the user reads when a tree is more than the sandbox's workspace: the sizes, the setting."""
+    total = sum(size for _, size in sizes)
+    need = math.ceil(total / 2**20)
+    suggest = math.ceil(need * 1.5 / 1024) * 1024  # whole GiB, with room to work in
+    big = [(name, size) for name, size in sizes[:3] if size >= 2**20]
+    largest = (
+        "largest: " + ", ".join(f"{visible_path(name)} ({size / 2**20:.1f} MiB)" for name, size in big)
+        if big
+        else f"{len(sizes)} files, none of 1 MiB"
+    )
+    return (
+        f"the files to copy into the {backend} sandbox take {total / 2**20:.1f} MiB, more than its "
+        f"{workspace_mb} MiB workspace ({largest}); nothing was copied. Give the run a workspace "
+        f"over {need} MiB with the setting limits.workspace_mb, e.g. REPOFIX_LIMITS_WORKSPACE_MB={suggest} "
+        f"(or workspace_mb = {suggest} under [limits] in your config file), or make the repository "
+        "smaller (remove or ignore the big files); then start the run again"
+    )
+
+
 def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:
     info.uid = info.gid = 0
     info.uname = info.gname = ""
@@ -62,6 +109,7 @@ class RunnerSandbox:
 
     backend = "base"
     workdir = WORKDIR
+    sized_workspace = True  # the workspace is a tmpfs of `limits.workspace_mb` (False: a host folder)
 
     def __init__(self, limits: Limits | None = None):
         self.limits = limits or Limits()
@@ -179,6 +227,12 @@ class RunnerSandbox:
         source = Path(source)
         if not source.is_dir():
             raise SandboxError(f"cannot copy {source} into the sandbox: not a directory")
+        if self.sized_workspace and dest in (None, self.workdir):
+            # Refused before the tar is built: it is held in memory here and in the sandbox, and a
+            # tree the tmpfs cannot hold got the runner killed for memory (exit 137) after minutes.
+            sizes = file_sizes(source)
+            if sum(size for _, size in sizes) > self.limits.workspace_mb << 20:
+                raise TreeTooBig(too_big_for(self.limits.workspace_mb, self.backend, sizes))
         self.client.request({"op": "untar", "dest": dest or self.workdir}, tar_directory(source), wait=600)
         if dest in (None, self.workdir):
             self.client.snapshot()

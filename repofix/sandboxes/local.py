@@ -26,6 +26,7 @@ class UnsafeSandboxWarning(UserWarning):
 
 class LocalSandbox(RunnerSandbox):
     backend = "none"
+    sized_workspace = False  # a host folder: limits.workspace_mb is not enforced, so not checked either
 
     def __init__(self, source: Path | None = None, limits: Limits | None = None, setup: Sequence[str] = ()):
         warnings.warn(WARNING, UnsafeSandboxWarning, stacklevel=3)

@@ -8,6 +8,7 @@ ws.restore(sandbox, n)                           # back to checkpoint n, with a 
 
 from repofix.workspace.errors import (
     ApplyRefused,
+    FileTooBig,
     GitError,
     SourceNotFound,
     SubmoduleError,
@@ -22,6 +23,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointStore",
     "FileEntry",
+    "FileTooBig",
     "GitError",
     "SourceNotFound",
     "SubmoduleError",

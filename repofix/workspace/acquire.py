@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from repofix.workspace.errors import GitError, SourceNotFound, UnknownRevision
+from repofix.workspace.errors import FileTooBig, GitError, SourceNotFound, UnknownRevision
 from repofix.workspace.git import (
     IDENTITY,
     checkout_top,
@@ -22,6 +22,7 @@ from repofix.workspace.git import (
     neutral_filters,
     neutralize_attributes,
 )
+from repofix.workspace.sizes import oversized, too_big_message
 from repofix.workspace.submodules import flatten_submodules
 
 _SHORTHAND = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?(?:@(?P<rev>.+))?$")
@@ -65,10 +66,28 @@ def _clone(url: str, dest: Path) -> None:
         ) from exc
 
 
+def _refuse_big_files(
+    work_tree: Path, repo: Path, git_args: list[str], env: dict[str, str], limit: int, plain: bool
+) -> None:
+    """Raise FileTooBig if a file `git add -A` would hash (untracked and not ignored, or modified) is over
+    `limit` bytes: refused at once, before git spends minutes on it and the sandbox runs out of memory."""
+    out = git(repo, *git_args, "ls-files", "-z", "--others", "--exclude-standard", "--modified", env=env)
+    names = dict.fromkeys(name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name)
+    found = oversized(work_tree, names, limit)
+    if found:
+        raise FileTooBig(too_big_message(work_tree, found, limit, plain))
+
+
 def _snapshot(
-    work_tree: Path, store: Path, parent: str | None, seed_index: Path | None, alternates: Path | None
+    work_tree: Path,
+    store: Path,
+    parent: str | None,
+    seed_index: Path | None,
+    alternates: Path | None,
+    max_file_bytes: int | None,
 ) -> str:
-    """Commit everything in `work_tree` that is not ignored, via a temporary index; objects go to `store`."""
+    """Commit everything in `work_tree` that is not ignored, via a temporary index; objects go to `store`.
+    A new or modified file over `max_file_bytes` is refused (None: no limit)."""
     with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
         index = Path(tmp) / "index"
         if seed_index is not None and seed_index.exists():
@@ -89,6 +108,8 @@ def _snapshot(
             env["GIT_WORK_TREE"] = str(work_tree)
             repo = store
         off = neutral_filters(work_tree)  # for write-tree too: it re-hashes racily clean entries
+        if max_file_bytes is not None:
+            _refuse_big_files(work_tree, repo, off, env, max_file_bytes, plain=alternates is None)
         git(repo, *off, "add", "-A", "--", ".", env=env)
         tree = git(repo, *off, "write-tree", env=env).decode().strip()
         args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (
@@ -114,9 +135,12 @@ def acquire_into(
     rev: str | None = None,
     mirror: Path | None = None,
     local_submodules: bool = False,
+    max_file_bytes: int | None = None,
 ) -> Source:
     """Fill `store` (a new folder) with a clone of `source` and return where the run starts.
-    `local_submodules`: the user allows submodule URLs that are paths on this machine."""
+    `local_submodules`: the user allows submodule URLs that are paths on this machine.
+    `max_file_bytes`: a checkout's untracked or modified file (a plain folder's any file) over this
+    size is refused with FileTooBig; committed files are not checked (None: nothing is)."""
     store = store.absolute()
     text = str(source)
     path = Path(text).expanduser()
@@ -126,12 +150,12 @@ def acquire_into(
             raise SourceNotFound(f"{path} is a file; give the repository's folder")
         top = checkout_top(path)
         if top is not None:
-            return _from_checkout(top, store, rev, local_submodules)
+            return _from_checkout(top, store, rev, local_submodules, max_file_bytes)
         if rev:
             raise UnknownRevision(f"{path} is not a git repository, so revision {rev!r} cannot be used")
         git(None, "init", "--quiet", "--", str(store))
         neutralize_attributes(store)
-        base = _snapshot(path, store, None, None, None)
+        base = _snapshot(path, store, None, None, None, max_file_bytes)
         return Source("folder", str(path), None, None, base, True, None)
     match = _SHORTHAND.match(text)
     if _URL.match(text) or text.endswith(".git") and not match:
@@ -182,7 +206,9 @@ def _finish(store: Path, kind: str, location: str, rev: str, local_submodules: b
     return Source(kind, location, rev, head, base, False, None)
 
 
-def _from_checkout(top: Path, store: Path, rev: str | None, local_submodules: bool) -> Source:
+def _from_checkout(
+    top: Path, store: Path, rev: str | None, local_submodules: bool, max_file_bytes: int | None
+) -> Source:
     git(None, "clone", "--quiet", "--no-checkout", "--no-tags", "--", str(top), str(store))
     neutralize_attributes(store)
     # --git-path: right for linked worktrees too, whose objects and excludes live in the main repository
@@ -203,7 +229,7 @@ def _from_checkout(top: Path, store: Path, rev: str | None, local_submodules: bo
         base = flatten_submodules(store, head, top, local_submodules)
         return Source("checkout", str(top), rev, head, base, False, str(top))
     at_head = git(top, "rev-parse", "--verify", "--quiet", "HEAD", ok=(0, 1)).decode().strip() or None
-    base = _snapshot(top, store, at_head, index_file, Path(os.path.realpath(objects)))
+    base = _snapshot(top, store, at_head, index_file, Path(os.path.realpath(objects)), max_file_bytes)
     dirty = (
         at_head is None
         or git(store, "rev-parse", f"{base}^{{tree}}").strip()

@@ -25,6 +25,10 @@ class UnsafeRepository(WorkspaceError):
     """The repository's own git files point repofix outside the folder the user named."""
 
 
+class FileTooBig(WorkspaceError):
+    """An untracked or modified file (any file, in a plain folder) is over the run's file size limit."""
+
+
 DISK_FULL = ("No space left on device", "Out of diskspace", "Disk quota exceeded")  # as git says it
 
 

@@ -71,7 +71,14 @@ class Workspace:
         `local_submodules`: the user allows submodule URLs that are paths on this machine."""
         folder = create_run(home, label=label, run_id=run_id)
         try:
-            src = acquire_into(source, folder.repo, rev=rev, mirror=mirror, local_submodules=local_submodules)
+            src = acquire_into(
+                source,
+                folder.repo,
+                rev=rev,
+                mirror=mirror,
+                local_submodules=local_submodules,
+                max_file_bytes=max_file_bytes,
+            )
         except BaseException:  # nothing was acquired: leave no run folder or half-made clone behind
             shutil.rmtree(folder.root, ignore_errors=True)
             raise
