@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,23 @@ def test_linked_worktree_and_unborn_branch(tmp_path):
     ws = Workspace.create(empty, home=tmp_path / "home")
     assert files_of(ws) == {"x.txt": "x\n"} and ws.source.head is None
     assert sh(empty, "git", "status", "--porcelain") == "?? x.txt\n"
+
+
+def test_a_checkout_whose_loose_objects_git_gc_is_removing_is_still_taken(tmp_path):
+    """`git gc` (which git starts in the background after a big commit) packs the loose objects and
+    deletes them while a local clone copies them one by one: the clone failed ("failed to copy file
+    ... No such file or directory", about one start in three with 20,000 files). Every start taken
+    while it runs must succeed, with every file."""
+    files = {f"d{n // 100}/f{n % 100}": f"{n}\n" for n in range(20_000)}
+    repo = make_repo(tmp_path / "user", files)
+    sh(repo, "git", "repack", "-q")  # packed, and still loose: what gc's prune-packed step removes
+    pruner = subprocess.Popen(["git", "-C", str(repo), "prune-packed"])
+    taken = []
+    while pruner.poll() is None or not taken:
+        ws = Workspace.create(repo, home=tmp_path / f"home{len(taken)}")
+        taken.append(len(files_of_names(ws)))
+    assert pruner.wait() == 0 and taken and set(taken) == {len(files)}
+
+
+def files_of_names(ws: Workspace) -> list[str]:
+    return sh(ws.folder.repo, "git", "ls-tree", "-r", "--name-only", ws.store.get(0).commit).split()

@@ -206,10 +206,23 @@ def _finish(store: Path, kind: str, location: str, rev: str, local_submodules: b
     return Source(kind, location, rev, head, base, False, None)
 
 
+def _clone_checkout(top: Path, store: Path) -> None:
+    """Clone the user's checkout. A local clone copies (or hard-links) its object files one by one: a
+    `git gc` running there meanwhile (git starts one in the background after a big commit) removes loose
+    objects under it ("failed to copy file ... No such file or directory"). Then it is cloned again
+    through git's pack protocol, which reads objects wherever they are now, only slower."""
+    args = ["clone", "--quiet", "--no-checkout", "--no-tags"]
+    try:
+        git(None, *args, "--", str(top), str(store))
+    except GitError:
+        shutil.rmtree(store, ignore_errors=True)
+        git(None, *args, "--no-local", "--", str(top), str(store))
+
+
 def _from_checkout(
     top: Path, store: Path, rev: str | None, local_submodules: bool, max_file_bytes: int | None
 ) -> Source:
-    git(None, "clone", "--quiet", "--no-checkout", "--no-tags", "--", str(top), str(store))
+    _clone_checkout(top, store)
     neutralize_attributes(store)
     # --git-path: right for linked worktrees too, whose objects and excludes live in the main repository
     index_file, objects, exclude = (
