@@ -97,6 +97,47 @@ def test_files_in_and_out(make_sandbox, backend, tmp_path):
     assert (tmp_path / "out" / "link").is_symlink()
 
 
+TRICKY_NAMES = {
+    "run.sh": (b"#!/bin/sh\necho ran\n", 0o755),
+    "with space/and 'quotes'.txt": (b"spaced\n", 0o644),
+    "é/naïve.py": (b"x = 1\n", 0o644),
+    "deep/" + "d" * 90 + "/" + "f" * 120 + ".txt": (b"long\n", 0o644),  # over ustar's 100 bytes
+    "-starts-with-dash": (b"dash\n", 0o600),
+}
+
+
+@pytest.mark.parametrize("backend", ALL)
+def test_a_tree_arrives_as_it_is(make_sandbox, backend, tmp_path):
+    """What copy_in tars on the host arrives in the workspace: contents, modes, empty folders, long and
+    non-ASCII names, a name that is not UTF-8, symlinks as links (never what they point to), hard links."""
+    root = tmp_path / "tricky"
+    for name, (data, mode) in TRICKY_NAMES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+        (root / name).chmod(mode)
+    (root / "empty" / "folder").mkdir(parents=True)
+    os.symlink("/etc/shadow", root / "absolute-link")  # a link out of the tree stays a link
+    os.symlink("run.sh", root / "relative-link")
+    os.link(root / "run.sh", root / "hard-link")
+    os.mkfifo(root / "fifo")  # read by nothing: the copy must not block on it
+    latin = os.fsencode(str(root)) + b"/latin-\xe9.txt"
+    with open(latin, "wb") as handle:
+        handle.write(b"latin\n")
+    box = make_sandbox(backend, source=root)
+    for name, (data, mode) in TRICKY_NAMES.items():
+        assert box.read_files([name]) == {name: data}
+        shown = box.run(["stat", "-c", "%a", "--", name]).stdout.strip()
+        assert shown == f"{mode:o}", name
+    assert box.run("test -d empty/folder && echo yes").stdout == "yes\n"
+    assert box.run(["readlink", "absolute-link"]).stdout == "/etc/shadow\n"
+    assert box.run("./relative-link && cat hard-link").stdout == "ran\n#!/bin/sh\necho ran\n"
+    assert box.run("cat latin-*.txt").stdout == "latin\n"
+    owners = box.run(["stat", "-c", "%u", "run.sh"]).stdout.strip()
+    assert owners != "0" or backend == "none", (
+        "the host's owners are dropped: the sandbox user owns the files"
+    )
+
+
 @pytest.mark.parametrize("backend", ALL)
 def test_tests_run_inside(make_sandbox, backend):
     box = make_sandbox(backend)

@@ -4,14 +4,11 @@ the minimal environment, tree copying, and registration for cleanup."""
 from __future__ import annotations
 
 import io
-import math
 import os
-import stat
 import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from repofix.safetext import visible_path
 from repofix.sandboxes import cleanup
 from repofix.sandboxes.base import (
     WORKDIR,
@@ -23,6 +20,7 @@ from repofix.sandboxes.base import (
     TreeTooBig,
 )
 from repofix.sandboxes.session import RunnerClient
+from repofix.sandboxes.trees import file_sizes, tar_directory, too_big_for
 
 # The only environment a sandbox gets: nothing of the host's (API keys, tokens) ever enters.
 BASE_ENV = {
@@ -40,67 +38,6 @@ BASE_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONUNBUFFERED": "1",
 }
-
-
-def tar_directory(source: Path) -> bytes:
-    """A tar of `source`'s contents (symlinks kept as links, modes kept, owners dropped). Files that
-    vanish while it is made (a background `git gc`, a build tool) are left out instead of failing."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
-        for folder, dirs, files in os.walk(source):
-            dirs.sort()
-            base = Path(folder)
-            for name in [*dirs, *sorted(files)]:
-                path = base / name
-                try:
-                    archive.add(
-                        path, arcname=path.relative_to(source).as_posix(), recursive=False, filter=_anonymous
-                    )
-                except FileNotFoundError:
-                    continue
-    return buffer.getvalue()
-
-
-def file_sizes(source: Path) -> list[tuple[str, int]]:
-    """(relative path, size) of the regular files under `source`, biggest first; symlinks are not
-    followed (the tar holds the link, not what it points to)."""
-    sizes = []
-    for folder, _dirs, files in os.walk(source):
-        for name in files:
-            path = Path(folder, name)
-            try:
-                info = path.lstat()
-            except FileNotFoundError:  # vanished meanwhile: the tar leaves it out too
-                continue
-            if stat.S_ISREG(info.st_mode):
-                sizes.append((path.relative_to(source).as_posix(), info.st_size))
-    return sorted(sizes, key=lambda item: (-item[1], item[0]))
-
-
-def too_big_for(workspace_mb: int, backend: str, sizes: list[tuple[str, int]]) -> str:
-    """What the user reads when a tree is more than the sandbox's workspace: the sizes, the setting."""
-    total = sum(size for _, size in sizes)
-    need = math.ceil(total / 2**20)
-    suggest = math.ceil(need * 1.5 / 1024) * 1024  # whole GiB, with room to work in
-    big = [(name, size) for name, size in sizes[:3] if size >= 2**20]
-    largest = (
-        "largest: " + ", ".join(f"{visible_path(name)} ({size / 2**20:.1f} MiB)" for name, size in big)
-        if big
-        else f"{len(sizes)} files, none of 1 MiB"
-    )
-    return (
-        f"the files to copy into the {backend} sandbox take {total / 2**20:.1f} MiB, more than its "
-        f"{workspace_mb} MiB workspace ({largest}); nothing was copied. Give the run a workspace "
-        f"over {need} MiB with the setting limits.workspace_mb, e.g. REPOFIX_LIMITS_WORKSPACE_MB={suggest} "
-        f"(or workspace_mb = {suggest} under [limits] in your config file), or make the repository "
-        "smaller (remove or ignore the big files); then start the run again"
-    )
-
-
-def _anonymous(info: tarfile.TarInfo) -> tarfile.TarInfo:
-    info.uid = info.gid = 0
-    info.uname = info.gname = ""
-    return info
 
 
 class RunnerSandbox:
