@@ -197,8 +197,9 @@ class Workspace:
                 files[path] = None
             elif len(data) > self.max_file_bytes:
                 result.refused.append(
-                    f"{path}: {len(data) / 2**20:.1f} MiB is over the {self.max_file_bytes / 2**20:.0f}"
-                    f" MiB file size limit; not checkpointed (delete it or raise the limit)"
+                    f"{visible_path(path)}: {len(data) / 2**20:.1f} MiB is over the"
+                    f" {self.max_file_bytes / 2**20:.0f} MiB file size limit; not checkpointed, so never"
+                    " delivered (delete it, or list it in .gitignore: ignored files are not checkpointed)"
                 )
             else:
                 files[path] = FileEntry(git_mode(mode, is_link), data)
