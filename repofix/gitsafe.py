@@ -72,6 +72,10 @@ _SAFE = {
     "GIT_ATTR_NOSYSTEM": "1",
     "GIT_ALLOW_PROTOCOL": "file:git:http:https:ssh",
     "GIT_NO_REPLACE_OBJECTS": "1",
+    # A checkout claiming to be a partial clone (`extensions.partialClone`) with an object missing: git
+    # would fetch it from the "promisor" remote, running the `remote.*.uploadpack` its own config names,
+    # which no `-c` can reset. No lazy fetch: the missing object is an error.
+    "GIT_NO_LAZY_FETCH": "1",
 }
 # Never prompt for credentials or open an editor: a run must fail fast instead of hanging.
 _QUIET = {

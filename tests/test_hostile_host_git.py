@@ -89,6 +89,41 @@ def test_delivery_runs_nothing_the_checkouts_git_config_names(tmp_path, attack, 
     git(repo, "fsck", "--no-dangling", "--connectivity-only")
 
 
+def test_a_checkout_posing_as_a_partial_clone_runs_nothing_at_acquisition(tmp_path):
+    """Its config says it is a partial clone whose promisor remote's `uploadpack` is a program, and a staged
+    file's object is missing: reading that object made git fetch it lazily, running the program on the
+    host while the run's snapshot was made. Now the missing object is an error, and nothing runs."""
+    require_backend("bwrap")
+    marker = tmp_path / "MARKER"
+    evil = marker_script(tmp_path / "evil.sh", marker, reads=False)  # git waits on its output
+    repo = clamp_repo(tmp_path / "repo")
+    oid = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+        input="evil\n",
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"100644,{oid},evil.txt")
+    git(repo, "update-index", "--skip-worktree", "evil.txt")
+    (repo / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    (tmp_path / "empty").mkdir()
+    for key, value in {
+        "core.repositoryformatversion": "1",
+        "extensions.partialClone": "origin",
+        "remote.origin.url": str(tmp_path / "empty"),
+        "remote.origin.promisor": "true",
+        "remote.origin.uploadpack": evil,
+    }.items():
+        git(repo, "config", key, value)
+    model = script(tmp_path / "s.yaml", [DIRECT_FIX])
+    result = repofix(
+        "fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=tmp_path / "home"
+    )
+    assert not marker.exists(), marker.read_text()
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.startswith("repofix: "), result.stderr
+
+
 def hardened_git(repo: Path, *args: str, home: Path) -> subprocess.CompletedProcess:
     """A git command as repofix builds it (gitsafe), in a fresh process whose global git config is
     `home`'s: the credential helpers given back are read once per process."""
