@@ -107,9 +107,11 @@ TRICKY_NAMES = {
 
 
 @pytest.mark.parametrize("backend", ALL)
-def test_a_tree_arrives_as_it_is(make_sandbox, backend, tmp_path):
+def test_a_tree_arrives_as_it_is(make_sandbox, backend, tmp_path, monkeypatch):
     """What copy_in tars on the host arrives in the workspace: contents, modes, empty folders, long and
-    non-ASCII names, a name that is not UTF-8, symlinks as links (never what they point to), hard links."""
+    non-ASCII names, a name that is not UTF-8, symlinks as links (never what they point to), hard links;
+    whatever your TAR_OPTIONS say, and the workspace keeps its own mode (not the source folder's)."""
+    monkeypatch.setenv("TAR_OPTIONS", "--dereference --exclude-vcs")
     root = tmp_path / "tricky"
     for name, (data, mode) in TRICKY_NAMES.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +125,12 @@ def test_a_tree_arrives_as_it_is(make_sandbox, backend, tmp_path):
     latin = os.fsencode(str(root)) + b"/latin-\xe9.txt"
     with open(latin, "wb") as handle:
         handle.write(b"latin\n")
+    (root / ".gitignore").write_text("*.log\n")
+    root.chmod(0o700)
     box = make_sandbox(backend, source=root)
+    assert box.read_files([".gitignore"]) == {".gitignore": b"*.log\n"}
+    if backend != "none":  # a tmpfs of its own, 0755, whatever the host folder's mode
+        assert box.run(["stat", "-c", "%a", box.workdir]).stdout == "755\n"
     for name, (data, mode) in TRICKY_NAMES.items():
         assert box.read_files([name]) == {name: data}
         shown = box.run(["stat", "-c", "%a", "--", name]).stdout.strip()

@@ -9,41 +9,39 @@ import stat
 import subprocess
 from pathlib import Path
 
-from repofix.safetext import visible_path
+from repofix.safetext import visible, visible_path
 from repofix.sandboxes.base import SandboxError
 
 # GNU tar, not Python's tarfile: tarfile spent ~0.4 ms a file on headers and owner look-ups (20 s for a
 # 50,000-file repository, at every sandbox start); tar takes a twentieth of that. Owners are dropped,
-# modes kept, symlinks stored as links (never followed); files that vanish while it reads (a background
-# `git gc`, a build tool) are left out instead of failing ("file changed" is tar's exit code 1).
-TAR = [
-    "tar",
-    "--create",
-    "--file=-",
-    "--sort=name",
-    "--owner=0",
-    "--group=0",
-    "--numeric-owner",
-    "--ignore-failed-read",
-    "--warning=no-file-removed",
-    "--warning=no-file-changed",
-    "--warning=no-file-shrank",
-]
+# modes kept, symlinks stored as links (never followed). It is given the tree's entries, not the tree
+# itself: an entry for the root would give the workspace the source folder's mode (0700 for a temporary
+# folder). Its environment is fixed: `TAR_OPTIONS` from yours would reach it (`--dereference` would copy
+# what a repository's symlink points to on this machine into the sandbox).
+TAR = ["tar", "--create", "--file=-", "--sort=name", "--owner=0", "--group=0", "--numeric-owner"]
+NAMES = ["--null", "--verbatim-files-from", "--files-from=-"]  # after --directory: tar reads them in order
+# What a tree being written while it is read gives (a background `git gc`, a build tool): tar's exit code
+# 1, the file left out or taken as it was read. Anything else tar says (an unreadable file) is an error.
+FORGIVEN = (b"file removed before we read it", b"file changed as we read it")
 
 
 def tar_directory(source: Path) -> bytes:
     """A tar of `source`'s contents."""
+    names = b"\0".join(os.fsencode(name) for name in sorted(os.listdir(source)))
+    env = {"PATH": os.environ.get("PATH") or "/usr/bin:/bin", "LC_ALL": "C"}
     try:
-        made = subprocess.run([*TAR, f"--directory={source}", "."], capture_output=True)
+        made = subprocess.run(
+            [*TAR, f"--directory={source}", *NAMES], input=names, capture_output=True, env=env
+        )
     except FileNotFoundError:  # no `tar` on PATH
         raise SandboxError(
             "GNU tar is needed to copy a repository into a sandbox: install it (Debian: tar)"
         ) from None
-    if made.returncode not in (0, 1):
-        raise SandboxError(
-            f"tar could not read {visible_path(str(source))}: {made.stderr.decode(errors='replace')[-1000:]}"
-        )
-    return made.stdout
+    problems = [line for line in made.stderr.splitlines() if not any(sign in line for sign in FORGIVEN)]
+    if made.returncode == 0 or (made.returncode == 1 and not problems):
+        return made.stdout
+    said = b"\n".join(problems or made.stderr.splitlines()).decode(errors="replace")[-1000:]
+    raise SandboxError(f"tar could not read {visible_path(str(source))}: {visible(said)}")
 
 
 def file_sizes(source: Path) -> list[tuple[str, int]]:
