@@ -94,6 +94,21 @@ def test_a_full_scratch_disk_names_the_scratch_folder_not_the_run_folder(tmp_pat
     assert json.loads(resumed.stdout)["status"] == "done"
 
 
+def test_a_full_run_folder_while_your_checkout_is_taken_names_the_run_folder(tmp_path, small_home):
+    """The snapshot of your uncommitted files runs git in your checkout but writes into the run folder:
+    when that is full, the message names the run folder, never your checkout (which was not written)."""
+    require_backend("bwrap")
+    repo, env = clamp_repo(tmp_path / "repo"), env_for(small_home)
+    (repo / "data.bin").write_bytes(os.urandom(4_000_000))  # untracked: more than the run folder holds
+    first = repofix(
+        env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]), "--sandbox", "bwrap"
+    )
+    assert first.returncode == 2 and "Traceback" not in first.stderr, first.stderr
+    (message,) = [line for line in first.stderr.splitlines() if line.startswith("repofix:")]
+    assert f"no space left on the device holding {small_home}" in message and str(repo) not in message
+    assert list_runs(small_home) == []  # nothing was taken: no run to resume, none left behind
+
+
 def test_a_missing_docker_engine_is_a_message(tmp_path):
     repo, home = clamp_repo(tmp_path / "repo"), tmp_path / "home"
     env = env_for(home, DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock")

@@ -84,7 +84,7 @@ def _written(error: GitError, tracker: Tracker | None) -> tuple[Path, str]:
         hint = "make room there, or point REPOFIX_SCRATCH or TMPDIR at a folder with room"
         return scratch_dir(), f"copying the repository on its way into the sandbox; {hint}"
     if where.is_relative_to(runs_dir()):
-        return run, "writing a checkpoint"
+        return run, "writing the run's copy of your repository or a checkpoint"
     return where, "the folder git ran in"
 
 

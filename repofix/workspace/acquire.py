@@ -87,8 +87,25 @@ def _snapshot(
     max_file_bytes: int | None,
 ) -> str:
     """Commit everything in `work_tree` that is not ignored, via a temporary index; objects go to `store`.
-    A new or modified file over `max_file_bytes` is refused (None: no limit)."""
-    with tempfile.TemporaryDirectory(prefix="repofix-index-") as tmp:
+    A new or modified file over `max_file_bytes` is refused (None: no limit). Everything it writes goes
+    to the run's clone (the temporary index too, not $TMPDIR), so a write that fails names that folder."""
+    try:
+        return _snapshot_into(work_tree, store, parent, seed_index, alternates, max_file_bytes)
+    except GitError as error:
+        if error.write_failed:  # git ran in your checkout, but was writing to the run's clone
+            raise GitError(str(error), store) from error
+        raise
+
+
+def _snapshot_into(
+    work_tree: Path,
+    store: Path,
+    parent: str | None,
+    seed_index: Path | None,
+    alternates: Path | None,
+    max_file_bytes: int | None,
+) -> str:
+    with tempfile.TemporaryDirectory(prefix="repofix-index-", dir=store / ".git") as tmp:
         index = Path(tmp) / "index"
         if seed_index is not None and seed_index.exists():
             # A copy (the user's file untouched) that keeps its time: git re-reads files changed in the second
