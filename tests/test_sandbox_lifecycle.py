@@ -356,11 +356,16 @@ def test_cgroups_of_dead_owners_go_with_their_processes_and_the_rest_stay():
         pytest.skip("bwrap's cgroups need root and a cgroup filesystem")
     dead = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True).stdout.strip()
     tag = random.SystemRandom().randrange(16**11, 16**12)
+    ns = limits.pid_namespace()
     groups = {
-        "dead": limits.CgroupLimits(f"{dead}.12345.{tag:x}", Limits()),
-        "reused pid": limits.CgroupLimits(f"{os.getpid()}.1.{tag:x}", Limits()),  # a live pid, not its start
-        "mine": limits.CgroupLimits(f"{cleanup.owner_id().replace(' ', '.')}.{tag:x}", Limits()),
+        "dead": limits.CgroupLimits(f"{dead}.12345.{ns}.{tag:x}", Limits()),
+        "reused pid": limits.CgroupLimits(
+            f"{os.getpid()}.1.{ns}.{tag:x}", Limits()
+        ),  # live pid, not its start
+        "mine": limits.CgroupLimits(f"{cleanup.owner_id().replace(' ', '.')}.{ns}.{tag:x}", Limits()),
         "older repofix's, young": limits.CgroupLimits(f"{tag:x}", Limits()),
+        # a pid of another pid namespace (a repofix in a container sharing these cgroups) says nothing here
+        "another namespace's, young": limits.CgroupLimits(f"{dead}.12345.{ns + 1}.{tag:x}", Limits()),
     }
     stray = subprocess.Popen(["sleep", "1000"])  # left in the dead owner's cgroup: killed with it
     try:
@@ -372,7 +377,13 @@ def test_cgroups_of_dead_owners_go_with_their_processes_and_the_rest_stay():
         limits.prune_cgroups(owner_alive=cleanup.owner_alive)
         assert stray.wait(timeout=30) == -signal.SIGKILL
         gone = {name: not any(folder.exists() for folder in group.dirs) for name, group in groups.items()}
-        assert gone == {"dead": True, "reused pid": True, "mine": False, "older repofix's, young": False}
+        assert gone == {
+            "dead": True,
+            "reused pid": True,
+            "mine": False,
+            "older repofix's, young": False,
+            "another namespace's, young": False,
+        }
     finally:
         stray.kill()
         for group in groups.values():

@@ -86,7 +86,9 @@ class BwrapSandbox(RunnerSandbox):
                 os.close(made)
             if cgroups.can_limit():  # named after its owner: the next repofix removes it if it is killed
                 owner = cleanup.owner_id().replace(" ", ".")
-                self.cgroup = cgroups.CgroupLimits(f"{owner}.{self.id}", self.limits)
+                self.cgroup = cgroups.CgroupLimits(
+                    f"{owner}.{cgroups.pid_namespace()}.{self.id}", self.limits
+                )
         except BaseException:
             self.close()
             raise

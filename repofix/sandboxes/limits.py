@@ -14,7 +14,13 @@ from pathlib import Path
 from repofix.sandboxes.base import Limits
 
 ROOT = Path("/sys/fs/cgroup")
-_OWNER_IN_NAME = re.compile(r"(\d+)\.(\d+)\.[0-9a-f]+")  # PID.START.id, as bwrap names them
+_OWNER_IN_NAME = re.compile(r"(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+")  # PID.START.PIDNS.id, as bwrap names them
+
+
+def pid_namespace() -> int:
+    """This process's pid namespace: a pid (and its start time) means something only inside it, and a
+    repofix in another one (a container sharing the host's cgroups) may be using the same cgroup root."""
+    return os.stat("/proc/self/ns/pid").st_ino
 
 
 def cgroup_version() -> int | None:
@@ -94,10 +100,10 @@ def _kill_and_remove(folder: Path) -> None:
 def prune_cgroups(
     min_age: float = 60.0, dry_run: bool = False, owner_alive: Callable[[str], bool] | None = None
 ) -> list[str]:
-    """Remove repofix cgroups left by a killed run. A cgroup named after its owner (`PID.START.id`) goes
-    as soon as `owner_alive` says that owner is gone, with any process still in it; one without an
-    owner in its name (an older repofix's) only once empty and a minute old: a sandbox that is
-    starting has created its cgroup but not joined it yet."""
+    """Remove repofix cgroups left by a killed run. A cgroup named after its owner (`PID.START.PIDNS.id`)
+    in this pid namespace goes as soon as `owner_alive` says that owner is gone, with any process still
+    in it; any other (an older repofix's, another namespace's) only once empty and a minute old: a
+    sandbox that is starting has created its cgroup but not joined it yet."""
     removed = []
     for parent in (ROOT / "repofix", ROOT / "memory" / "repofix", ROOT / "pids" / "repofix"):
         if not parent.is_dir() or not os.access(parent, os.W_OK):
@@ -105,7 +111,7 @@ def prune_cgroups(
         for group in parent.iterdir():
             owner = _OWNER_IN_NAME.fullmatch(group.name)
             try:
-                if owner is not None and owner_alive is not None:
+                if owner is not None and owner_alive is not None and int(owner[3]) == pid_namespace():
                     if owner_alive(f"{owner[1]} {owner[2]}"):
                         continue
                 elif (
