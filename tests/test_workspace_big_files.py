@@ -9,7 +9,6 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ from repofix.workspace.workspace import DEFAULT_MAX_FILE_BYTES as LIMIT
 
 ROOT = Path(__file__).resolve().parents[1]
 HUGE = 2 << 30  # 2 GiB
-QUICK = 20.0  # seconds; hashing the 2 GiB file alone took minutes
 
 
 def sparse(path: Path, size: int) -> Path:
@@ -64,10 +62,8 @@ def test_a_huge_new_or_changed_file_is_refused_at_once(tmp_path, case):
     sparse(source / name, HUGE)
     before = repo_state(source) if case != "plain folder" else None
     home = tmp_path / "home"
-    started = time.monotonic()
-    with pytest.raises(FileTooBig) as refused:
+    with pytest.raises(FileTooBig) as refused:  # before git hashes it: the objects are as they were
         Workspace.create(source / "data" if case == "in a subfolder" else source, home=home)
-    assert time.monotonic() - started < QUICK
     message = str(refused.value)
     assert f"{name} (2048.0 MiB) is over the 10 MiB file size limit" in message, message
     assert "delete or move it" in message
@@ -78,6 +74,19 @@ def test_a_huge_new_or_changed_file_is_refused_at_once(tmp_path, case):
         assert "Commit it" in message and ".git/info/exclude" in message
         assert repo_state(source) == before
     assert runs_left(home) == []  # no run folder, no half-made clone
+
+
+@pytest.mark.parametrize("history", ["with commits", "no commit yet"])
+def test_a_staged_file_not_committed_is_refused_too(tmp_path, history):
+    """Staged but not committed is not committed: `git add big.bin` alone let it through (found by
+    today's review), as `ls-files --others --modified` does not list a file the index already has."""
+    source = tmp_path / "user"
+    make_repo(source, {"a.py": "a = 1\n"}, commit=history == "with commits")
+    (source / "big.bin").write_bytes(b"x" * 5000)
+    sh(source, "git", "add", "big.bin")
+    with pytest.raises(FileTooBig, match=r"big\.bin \(0\.0 MiB\) is over the 0 MiB file size limit"):
+        Workspace.create(source, home=tmp_path / "home", max_file_bytes=1000)
+    assert runs_left(tmp_path / "home") == []
 
 
 def test_many_files_are_counted_and_names_escaped(tmp_path):
@@ -159,7 +168,6 @@ def test_the_cli_says_so_in_one_paragraph_and_exits_2(tmp_path, kind):
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOFIX_")}
     env.update(REPOFIX_HOME=str(home), REPOFIX_SCRATCH=str(tmp_path / "scratch"), PYTHONPATH=str(ROOT))
-    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-c", "from repofix.cli import main; main()", "fix", "--repo", str(source)]
         + ["--model", f"scripted:{replies}", "--sandbox", "bwrap"],
@@ -168,7 +176,6 @@ def test_the_cli_says_so_in_one_paragraph_and_exits_2(tmp_path, kind):
         text=True,
         timeout=300,
     )
-    assert time.monotonic() - started < QUICK + 10  # the interpreter's start included
     assert result.returncode == 2, result.stderr
     said = result.stderr.strip()
     assert said.startswith(f"repofix: {source}: big.bin (2048.0 MiB) is over the 10 MiB"), said

@@ -67,12 +67,25 @@ def _clone(url: str, dest: Path) -> None:
 
 
 def _refuse_big_files(
-    work_tree: Path, repo: Path, git_args: list[str], env: dict[str, str], limit: int, plain: bool
+    work_tree: Path,
+    repo: Path,
+    git_args: list[str],
+    env: dict[str, str],
+    limit: int,
+    plain: bool,
+    parent: str | None,
 ) -> None:
-    """Raise FileTooBig if a file `git add -A` would hash (untracked and not ignored, or modified) is over
-    `limit` bytes: refused at once, before git spends minutes on it and the sandbox runs out of memory."""
+    """Raise FileTooBig if a file the snapshot takes that is not committed (untracked and not ignored,
+    modified, or staged: what differs from `parent`) is over `limit` bytes: refused at once, before git
+    spends minutes on it and the sandbox runs out of memory."""
     out = git(repo, *git_args, "ls-files", "-z", "--others", "--exclude-standard", "--modified", env=env)
-    names = dict.fromkeys(name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name)
+    staged = (
+        git(repo, *git_args, "diff-index", "--cached", "--name-only", "-z", parent, "--", env=env)
+        if parent
+        else git(repo, *git_args, "ls-files", "-z", "--cached", env=env)  # no commit yet: all of it is new
+    )
+    listed = (out + b"\0" + staged).split(b"\0")
+    names = dict.fromkeys(name.decode("utf-8", "surrogateescape") for name in listed if name)
     found = oversized(work_tree, names, limit)
     if found:
         raise FileTooBig(too_big_message(work_tree, found, limit, plain))
@@ -126,7 +139,7 @@ def _snapshot_into(
             repo = store
         off = neutral_filters(work_tree)  # for write-tree too: it re-hashes racily clean entries
         if max_file_bytes is not None:
-            _refuse_big_files(work_tree, repo, off, env, max_file_bytes, plain=alternates is None)
+            _refuse_big_files(work_tree, repo, off, env, max_file_bytes, alternates is None, parent)
         git(repo, *off, "add", "-A", "--", ".", env=env)
         tree = git(repo, *off, "write-tree", env=env).decode().strip()
         args = ["commit-tree", tree, "-m", "repofix: snapshot of the working tree"] + (
