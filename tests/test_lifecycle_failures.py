@@ -4,6 +4,7 @@ Docker engine, SIGTERM and Ctrl-C give one line naming the cause, never a traceb
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -107,6 +108,30 @@ def test_a_full_run_folder_while_your_checkout_is_taken_names_the_run_folder(tmp
     (message,) = [line for line in first.stderr.splitlines() if line.startswith("repofix:")]
     assert f"no space left on the device holding {small_home}" in message and str(repo) not in message
     assert list_runs(small_home) == []  # nothing was taken: no run to resume, none left behind
+
+
+def test_a_scratch_disk_full_to_the_last_byte_is_named(tmp_path, small_home):
+    """No room even for a scratch folder's owner file: the message named no folder ("No space left on
+    device") and the empty folder stayed until the next start. Now it says where, and leaves nothing."""
+    require_backend("bwrap")
+    repo, env = clamp_repo(tmp_path / "repo"), env_for(tmp_path / "runs", REPOFIX_SCRATCH=str(small_home))
+    filler = small_home / "filler"
+    with open(filler, "wb") as handle, contextlib.suppress(OSError):
+        while True:
+            handle.write(b"\0" * 65536)
+            handle.flush()
+    first = repofix(
+        env, "fix", "--repo", str(repo), "-m", script(tmp_path / "s.yaml", [DIRECT_FIX]), "--sandbox", "bwrap"
+    )
+    assert first.returncode == 2 and "Traceback" not in first.stderr, first.stderr
+    (message,) = [line for line in first.stderr.splitlines() if line.startswith("repofix:")]
+    assert "No space left on device" in message and str(small_home) in message, message
+    assert sorted(path.name for path in small_home.iterdir()) == ["filler"]
+    filler.unlink()
+    run_id = one_interrupted_run(tmp_path / "runs")
+    resumed = repofix(env, "resume", run_id, "-m", script(tmp_path / "r.yaml", [DIRECT_FIX]), "--json")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "done"
 
 
 def test_a_missing_docker_engine_is_a_message(tmp_path):

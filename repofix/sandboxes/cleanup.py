@@ -48,7 +48,11 @@ def new_scratch(prefix: str) -> Path:
     # `owner.pid` used to leave a folder a reaper had to spare for a minute, as one being made.
     pid, start = owner.split()
     path = Path(tempfile.mkdtemp(prefix=f"{prefix}{pid}.{start}.", dir=scratch_root()))
-    (path / "owner.pid").write_text(owner)  # still read by an older repofix sharing the scratch root
+    try:
+        (path / "owner.pid").write_text(owner)  # still read by an older repofix sharing the scratch root
+    except OSError as error:  # a full disk: say where (a write's error names no file), leave nothing
+        shutil.rmtree(path, ignore_errors=True)
+        raise OSError(error.errno, error.strerror, str(path / "owner.pid")) from error
     return path
 
 
