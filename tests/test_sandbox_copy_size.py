@@ -120,3 +120,19 @@ def test_the_cli_says_what_to_raise_and_does_not_offer_a_resume(tmp_path, backen
     (run,) = (home / "runs").iterdir()
     assert json.loads((run / "state.json").read_text())["status"] == "error"
     assert wait_until(lambda: not any(scratch.iterdir()), 30)
+
+
+def test_a_workspace_setup_made_too_big_is_blamed_on_the_setup(tree, tmp_path, monkeypatch):
+    """bwrap's setup commands run on a host copy of the workspace, which has no size: what they leave is
+    copied in afterwards, and the refusal must say the setup made it big, not the repository."""
+    require_backend("bwrap")
+    monkeypatch.setenv("REPOFIX_SCRATCH", str(tmp_path / "scratch"))
+    limits = dataclasses.replace(TEST_LIMITS, workspace_mb=8)
+    with warnings.catch_warnings(), pytest.raises(TreeTooBig) as refused:
+        warnings.simplefilter("ignore")
+        open_sandbox(tree, backend="bwrap", limits=limits, setup=["head -c 20000000 /dev/zero > venv-blob"])
+    message = str(refused.value)
+    assert message.startswith("after the setup commands the workspace of the bwrap sandbox holds 19.1 MiB")
+    assert "(largest: venv-blob (19.1 MiB))" in message and "Have the setup commands write less" in message
+    assert "make the repository smaller" not in message
+    assert wait_until(lambda: not any((tmp_path / "scratch").iterdir()), 30)

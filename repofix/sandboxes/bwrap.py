@@ -176,7 +176,7 @@ class BwrapSandbox(RunnerSandbox):
             networked.close()
         for tree in (staged, self.home_dir):  # no setuid/setgid file stays on the host
             _strip_setid(tree)
-        self.copy_in(staged)  # starts the isolated runner again, home now read-only
+        self.copy_in(staged, after_setup=True)  # starts the isolated runner again, home now read-only
         shutil.rmtree(staged, ignore_errors=True)
         return results
 

@@ -160,7 +160,9 @@ class RunnerSandbox:
     def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         return self.client.read_files(paths)
 
-    def copy_in(self, source: Path, dest: str | None = None) -> None:
+    def copy_in(self, source: Path, dest: str | None = None, *, after_setup: bool = False) -> None:
+        """Copy a host folder's contents in (`after_setup`: the workspace as setup commands left it, for
+        the message when it is too big)."""
         source = Path(source)
         if not source.is_dir():
             raise SandboxError(f"cannot copy {source} into the sandbox: not a directory")
@@ -169,7 +171,7 @@ class RunnerSandbox:
             # tree the tmpfs cannot hold got the runner killed for memory (exit 137) after minutes.
             sizes = file_sizes(source)
             if sum(size for _, size in sizes) > self.limits.workspace_mb << 20:
-                raise TreeTooBig(too_big_for(self.limits.workspace_mb, self.backend, sizes))
+                raise TreeTooBig(too_big_for(self.limits.workspace_mb, self.backend, sizes, after_setup))
         self.client.request({"op": "untar", "dest": dest or self.workdir}, tar_directory(source), wait=600)
         if dest in (None, self.workdir):
             self.client.snapshot()

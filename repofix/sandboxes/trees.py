@@ -60,8 +60,11 @@ def file_sizes(source: Path) -> list[tuple[str, int]]:
     return sorted(sizes, key=lambda item: (-item[1], item[0]))
 
 
-def too_big_for(workspace_mb: int, backend: str, sizes: list[tuple[str, int]]) -> str:
-    """What the user reads when a tree is more than the sandbox's workspace: the sizes, the setting."""
+def too_big_for(
+    workspace_mb: int, backend: str, sizes: list[tuple[str, int]], after_setup: bool = False
+) -> str:
+    """What the user reads when a tree is more than the sandbox's workspace: the sizes, the setting, and
+    what made it so big (the repository, or the setup commands that ran on it)."""
     total = sum(size for _, size in sizes)
     need = math.ceil(total / 2**20)
     suggest = math.ceil(need * 1.5 / 1024) * 1024  # whole GiB, with room to work in
@@ -71,6 +74,13 @@ def too_big_for(workspace_mb: int, backend: str, sizes: list[tuple[str, int]]) -
         if big
         else f"{len(sizes)} files, none of 1 MiB"
     )
+    if after_setup:
+        return (
+            f"after the setup commands the workspace of the {backend} sandbox holds {total / 2**20:.1f} MiB,"
+            f" more than its {workspace_mb} MiB ({largest}). Have the setup commands write less into the"
+            f" workspace (virtualenvs and caches belong in the home folder), or give the run a workspace over"
+            f" {need} MiB with the setting limits.workspace_mb, e.g. REPOFIX_LIMITS_WORKSPACE_MB={suggest}"
+        )
     return (
         f"the files to copy into the {backend} sandbox take {total / 2**20:.1f} MiB, more than its "
         f"{workspace_mb} MiB workspace ({largest}); nothing was copied. Give the run a workspace "
