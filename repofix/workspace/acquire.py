@@ -6,10 +6,12 @@ index file and its objects are written into the run's clone, never into the user
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +93,17 @@ def _refuse_big_files(
         raise FileTooBig(too_big_message(work_tree, found, limit, plain))
 
 
+@contextlib.contextmanager
+def _writing_into(store: Path) -> Iterator[None]:
+    """git runs in your checkout but writes into the run's clone: a write that fails is the clone's."""
+    try:
+        yield
+    except GitError as error:
+        if error.write_failed:
+            raise GitError(str(error), store) from error
+        raise
+
+
 def _snapshot(
     work_tree: Path,
     store: Path,
@@ -102,23 +115,10 @@ def _snapshot(
     """Commit everything in `work_tree` that is not ignored, via a temporary index; objects go to `store`.
     A new or modified file over `max_file_bytes` is refused (None: no limit). Everything it writes goes
     to the run's clone (the temporary index too, not $TMPDIR), so a write that fails names that folder."""
-    try:
-        return _snapshot_into(work_tree, store, parent, seed_index, alternates, max_file_bytes)
-    except GitError as error:
-        if error.write_failed:  # git ran in your checkout, but was writing to the run's clone
-            raise GitError(str(error), store) from error
-        raise
-
-
-def _snapshot_into(
-    work_tree: Path,
-    store: Path,
-    parent: str | None,
-    seed_index: Path | None,
-    alternates: Path | None,
-    max_file_bytes: int | None,
-) -> str:
-    with tempfile.TemporaryDirectory(prefix="repofix-index-", dir=store / ".git") as tmp:
+    with (
+        _writing_into(store),
+        tempfile.TemporaryDirectory(prefix="repofix-index-", dir=store / ".git") as tmp,
+    ):
         index = Path(tmp) / "index"
         if seed_index is not None and seed_index.exists():
             # A copy (the user's file untouched) that keeps its time: git re-reads files changed in the second
