@@ -100,25 +100,14 @@ def _kill_and_remove(folder: Path) -> None:
 def prune_cgroups(
     min_age: float = 60.0, dry_run: bool = False, owner_alive: Callable[[str], bool] | None = None
 ) -> list[str]:
-    """Remove repofix cgroups left by a killed run. A cgroup named after its owner (`PID.START.PIDNS.id`)
-    in this pid namespace goes as soon as `owner_alive` says that owner is gone, with any process still
-    in it; any other (an older repofix's, another namespace's) only once empty and a minute old: a
-    sandbox that is starting has created its cgroup but not joined it yet."""
+    """Remove repofix cgroups left by a killed run (see `_left_behind`), with any process still in one."""
     removed = []
     for parent in (ROOT / "repofix", ROOT / "memory" / "repofix", ROOT / "pids" / "repofix"):
         if not parent.is_dir() or not os.access(parent, os.W_OK):
             continue
         for group in parent.iterdir():
-            owner = _OWNER_IN_NAME.fullmatch(group.name)
             try:
-                if owner is not None and owner_alive is not None and int(owner[3]) == pid_namespace():
-                    if owner_alive(f"{owner[1]} {owner[2]}"):
-                        continue
-                elif (
-                    not group.is_dir()
-                    or time.time() - group.stat().st_mtime < min_age
-                    or (group / "cgroup.procs").read_text().split()
-                ):
+                if not _left_behind(group, min_age, owner_alive):
                     continue
             except FileNotFoundError:  # removed meanwhile by another repofix
                 continue
@@ -128,3 +117,18 @@ def prune_cgroups(
                     continue
             removed.append(f"cgroup {group}")
     return removed
+
+
+def _left_behind(group: Path, min_age: float, owner_alive: Callable[[str], bool] | None) -> bool:
+    """A cgroup named after its owner (`PID.START.PIDNS.id`) in this pid namespace is left behind as soon
+    as `owner_alive` says that owner is gone; any other (an older repofix's, another namespace's, whose
+    pids mean nothing here) once empty and a minute old: a sandbox that is starting has created its
+    cgroup but not joined it yet."""
+    owner = _OWNER_IN_NAME.fullmatch(group.name)
+    if owner is not None and owner_alive is not None and int(owner[3]) == pid_namespace():
+        return not owner_alive(f"{owner[1]} {owner[2]}")
+    return (
+        group.is_dir()
+        and time.time() - group.stat().st_mtime >= min_age
+        and not (group / "cgroup.procs").read_text().split()
+    )

@@ -44,20 +44,35 @@ def tar_directory(source: Path) -> bytes:
     raise SandboxError(f"tar could not read {visible_path(str(source))}: {visible(said)}")
 
 
+def regular_size(path: Path) -> int | None:
+    """The size of a regular file; None for anything else (a symlink is not followed: the tar holds the
+    link, not what it points to) or a file gone meanwhile (the tar leaves it out too)."""
+    try:
+        info = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def biggest_first(sizes: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    return sorted(sizes, key=lambda item: (-item[1], item[0]))
+
+
+def described(sizes: list[tuple[str, int]]) -> str:
+    """'a (12.0 MiB), b (11.0 MiB)': names escaped for the terminal."""
+    return ", ".join(f"{visible_path(name)} ({size / 2**20:.1f} MiB)" for name, size in sizes)
+
+
 def file_sizes(source: Path) -> list[tuple[str, int]]:
-    """(relative path, size) of the regular files under `source`, biggest first; symlinks are not
-    followed (the tar holds the link, not what it points to)."""
+    """(relative path, size) of the regular files under `source`, biggest first."""
     sizes = []
     for folder, _dirs, files in os.walk(source):
         for name in files:
             path = Path(folder, name)
-            try:
-                info = path.lstat()
-            except FileNotFoundError:  # vanished meanwhile: the tar leaves it out too
-                continue
-            if stat.S_ISREG(info.st_mode):
-                sizes.append((path.relative_to(source).as_posix(), info.st_size))
-    return sorted(sizes, key=lambda item: (-item[1], item[0]))
+            size = regular_size(path)
+            if size is not None:
+                sizes.append((path.relative_to(source).as_posix(), size))
+    return biggest_first(sizes)
 
 
 def too_big_for(
@@ -69,11 +84,7 @@ def too_big_for(
     need = math.ceil(total / 2**20)
     suggest = math.ceil(need * 1.5 / 1024) * 1024  # whole GiB, with room to work in
     big = [(name, size) for name, size in sizes[:3] if size >= 2**20]
-    largest = (
-        "largest: " + ", ".join(f"{visible_path(name)} ({size / 2**20:.1f} MiB)" for name, size in big)
-        if big
-        else f"{len(sizes)} files, none of 1 MiB"
-    )
+    largest = f"largest: {described(big)}" if big else f"{len(sizes)} files, none of 1 MiB"
     if after_setup:
         return (
             f"after the setup commands the workspace of the {backend} sandbox holds {total / 2**20:.1f} MiB,"

@@ -26,7 +26,8 @@ class UnsafeRepository(WorkspaceError):
 
 
 class FileTooBig(WorkspaceError):
-    """An untracked or modified file (any file, in a plain folder) is over the run's file size limit."""
+    """A file that is not committed (untracked, modified or staged; any file, in a plain folder) is over
+    the run's file size limit."""
 
 
 DISK_FULL = ("No space left on device", "Out of diskspace", "Disk quota exceeded")  # as git says it

@@ -3,34 +3,25 @@ hashing and copying, then the sandbox, whose workspace lives in its memory, ran 
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from repofix.safetext import visible_path
+from repofix.sandboxes.trees import biggest_first, described, regular_size
 
 SHOWN = 5  # files named in a message; the rest are counted
 
 
 def oversized(root: Path, names: Iterable[str], limit: int) -> list[tuple[str, int]]:
     """(name, size) of the regular files among `names` (relative to `root`) bigger than `limit` bytes,
-    biggest first. Symlinks are not followed: the run copies the link, not what it points to."""
-    found = []
-    for name in names:
-        try:
-            info = os.lstat(root / name)
-        except (FileNotFoundError, NotADirectoryError):  # a deletion, listed as a modified file
-            continue
-        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-            found.append((name, info.st_size))
-    return sorted(found, key=lambda item: (-item[1], item[0]))
+    biggest first; a name gone from the disk (a deletion, listed as modified) is no file."""
+    sizes = ((name, regular_size(root / name)) for name in names)
+    return biggest_first([(name, size) for name, size in sizes if size is not None and size > limit])
 
 
 def listing(found: list[tuple[str, int]]) -> str:
-    """'a (12.0 MiB), b (11.0 MiB) and 3 more': names escaped for the terminal."""
-    shown = ", ".join(f"{visible_path(name)} ({size / 2**20:.1f} MiB)" for name, size in found[:SHOWN])
-    return shown + (f" and {len(found) - SHOWN} more" if len(found) > SHOWN else "")
+    """'a (12.0 MiB), b (11.0 MiB) and 3 more'."""
+    return described(found[:SHOWN]) + (f" and {len(found) - SHOWN} more" if len(found) > SHOWN else "")
 
 
 def too_big_message(root: Path, found: list[tuple[str, int]], limit: int, plain: bool) -> str:
