@@ -3,6 +3,7 @@ user namespaces, kernel interfaces, and the host's own services during the netwo
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import stat
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import backend_params
+from conftest import TEST_LIMITS, backend_params
 
 ISOLATING = backend_params(("docker", "bwrap"))
 BWRAP = backend_params(("bwrap",))
@@ -51,7 +52,7 @@ def test_setup_cannot_leave_a_setuid_file_on_the_host(make_sandbox, backend):
     seen: list = []
     done = threading.Event()
 
-    def watch():  # the setup phase's workspace and home are host folders: look at them while it runs
+    def watch():  # the setup's workspace and home are copied out onto the host: look while it runs
         while not done.is_set():
             seen.extend(setid_files(box.scratch))
 
@@ -71,6 +72,34 @@ def test_setup_cannot_leave_a_setuid_file_on_the_host(make_sandbox, backend):
         assert made.stat().st_uid == userns.HOST_UID != 0
     inside = box.run("ls -ln s1 ~/s2")  # s3 was never created: its mode was refused
     assert inside.ok and "rws" not in inside.stdout and "r-s" not in inside.stdout
+
+
+@pytest.mark.parametrize("backend", BWRAP)
+@pytest.mark.parametrize("folder", ["~", "/workspace"])
+def test_what_setup_writes_is_bounded_by_the_sandbox_folders(make_sandbox, backend, folder):
+    """A repository's setup.py (run by `--setup 'pip install -e .'`) writing without end: the
+    networked sandbox's home and workspace are its size-limited tmpfs folders, not host folders
+    (they were: 64 MiB landed on the host's disk with a 16 MiB home)."""
+    limits = dataclasses.replace(TEST_LIMITS, workspace_mb=16, home_mb=16)
+    box = make_sandbox(backend, limits=limits)
+    result = box.setup([f"head -c 64M /dev/zero > {folder}/big; echo wrote=$?"])[0]
+    assert "No space left on device" in result.stderr and "wrote=1" in result.stdout, result.output
+    written = box.run(f"stat -c %s {folder}/big")
+    assert written.ok and int(written.stdout) <= 16 << 20, written.output
+    assert (
+        sum(p.stat().st_size for p in box.scratch.rglob("*") if p.is_file() and not p.is_symlink()) < 24 << 20
+    )
+
+
+@pytest.mark.parametrize("backend", BWRAP)
+def test_a_second_setup_adds_to_what_the_first_installed(make_sandbox, backend):
+    box = make_sandbox(backend)
+    assert box.setup(["mkdir -p ~/.local/bin && echo one > ~/.local/bin/a"])[0].ok
+    second = box.setup(["cat ~/.local/bin/a && echo two > ~/b"])[0]
+    assert second.ok and second.stdout.strip() == "one", second.output
+    after = box.run("cat ~/.local/bin/a ~/b; touch ~/c && echo wrote-home")
+    assert after.stdout.split() == ["one", "two"], after.output  # the home is read-only after setup
+    assert len([p for p in box.scratch.iterdir() if p.name.startswith("home")]) == 1
 
 
 @pytest.mark.parametrize("backend", ISOLATING)

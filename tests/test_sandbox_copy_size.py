@@ -17,7 +17,7 @@ from agent_helpers import clamp_repo, git
 from conftest import TEST_LIMITS, backend_params, require_backend, wait_until
 
 from repofix.sandboxes import open_sandbox
-from repofix.sandboxes.base import TreeTooBig
+from repofix.sandboxes.base import SandboxError, TreeTooBig
 
 ROOT = Path(__file__).resolve().parents[1]
 ISOLATING = backend_params(("docker", "bwrap"))
@@ -122,17 +122,22 @@ def test_the_cli_says_what_to_raise_and_does_not_offer_a_resume(tmp_path, backen
     assert wait_until(lambda: not any(scratch.iterdir()), 30)
 
 
-def test_a_workspace_setup_made_too_big_is_blamed_on_the_setup(tree, tmp_path, monkeypatch):
-    """bwrap's setup commands run on a host copy of the workspace, which has no size: what they leave is
-    copied in afterwards, and the refusal must say the setup made it big, not the repository."""
+@pytest.mark.parametrize(("folder", "setting"), [(".", "limits.workspace_mb"), ("~", "limits.home_mb")])
+def test_a_setup_that_fills_a_folder_says_which_setting_sizes_it(
+    tree, tmp_path, monkeypatch, folder, setting
+):
+    """bwrap's setup commands write into the sandbox's sized folders (they wrote on host folders, and
+    what they left was refused only afterwards, once on the host's disk): the write fails there, and
+    the message names the settings that size each folder; nothing is left in the scratch folder."""
     require_backend("bwrap")
     monkeypatch.setenv("REPOFIX_SCRATCH", str(tmp_path / "scratch"))
-    limits = dataclasses.replace(TEST_LIMITS, workspace_mb=8)
-    with warnings.catch_warnings(), pytest.raises(TreeTooBig) as refused:
+    limits = dataclasses.replace(TEST_LIMITS, workspace_mb=8, home_mb=8)
+    with warnings.catch_warnings(), pytest.raises(SandboxError) as refused:
         warnings.simplefilter("ignore")
-        open_sandbox(tree, backend="bwrap", limits=limits, setup=["head -c 20000000 /dev/zero > venv-blob"])
+        open_sandbox(
+            tree, backend="bwrap", limits=limits, setup=[f"head -c 20000000 /dev/zero > {folder}/blob"]
+        )
     message = str(refused.value)
-    assert message.startswith("after the setup commands the workspace of the bwrap sandbox holds 19.1 MiB")
-    assert "(largest: venv-blob (19.1 MiB))" in message and "Have the setup commands write less" in message
-    assert "make the repository smaller" not in message
+    assert message.startswith("setup command failed (exit 1)") and "No space left on device" in message
+    assert setting in message and "the home folder, where installs go, 8 MiB" in message
     assert wait_until(lambda: not any((tmp_path / "scratch").iterdir()), 30)

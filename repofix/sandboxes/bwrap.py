@@ -10,9 +10,10 @@ capability (setpriv) before anything of the sandbox runs.
 
 Setup with network: a namespace's network cannot be cut later, so `setup()` runs the commands in
 a second bwrap, with its own network namespace connected to the outside by slirp4netns (host
-loopback disabled), over a host copy of the workspace and a host home folder, then starts the
-isolated sandbox again with that home bound read-only (where the installed tools live) and the
-workspace copied back into its tmpfs."""
+loopback disabled) and the same size-limited tmpfs workspace and home (what a repository's
+`setup.py` writes cannot fill the host's disk), then copies both out, and starts the isolated
+sandbox again with that home bound read-only (where the installed tools live) and the workspace
+copied back into its tmpfs."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import fcntl
 import os
 import shlex
 import shutil
-import stat
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +32,7 @@ from repofix.sandboxes.bwrap_args import GROUP, INFO_FD, PASSWD, SECCOMP_FD, bwr
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
 from repofix.sandboxes.interpreter import Interpreter
 from repofix.sandboxes.session import RunnerClient
+from repofix.sandboxes.trees import extract_tar, tar_directory
 
 DROP = [
     "setpriv",
@@ -95,25 +96,15 @@ class BwrapSandbox(RunnerSandbox):
         self.env = dict(BASE_ENV, **self.interpreter.env())
         self._prepare(source, setup)
 
-    def _runner_argv(self, network: bool = False, workspace_from: Path | None = None) -> list[str]:
-        args = bwrap_args(self, network, home_writable=network)
-        if workspace_from is not None:  # the networked setup sandbox works on a host copy
-            args += ["--bind", str(workspace_from), self.workdir]
-        else:
-            args += [
-                "--size",
-                str(self.limits.workspace_mb << 20),
-                "--perms",
-                "0755",
-                "--tmpfs",
-                self.workdir,
-            ]
+    def _runner_argv(self, network: bool = False) -> list[str]:
+        args = bwrap_args(self, network)
+        args += ["--size", str(self.limits.workspace_mb << 20), "--perms", "0755", "--tmpfs", self.workdir]
         # bwrap builds the root in a tmpfs; make it read-only so only the mounts above are writable.
         args += ["--remount-ro", "/", "--chdir", self.workdir]
         if self._userns_fd is not None:  # as the namespace's root: take the tmpfs folders, then drop
-            owned = [self.workdir] if workspace_from is None else []
-            owned += ["/home/sandbox"] if self.home_dir is None else []
-            take = f"chown 1000:1000 {' '.join(owned)} && " if owned else ""
+            owned = [self.workdir]
+            owned += ["/home/sandbox"] if network or self.home_dir is None else []  # bwrap_args' tmpfs
+            take = f"chown 1000:1000 {' '.join(owned)} && "
             args += ["sh", "-c", f'{take}exec "$@"', "sh", *DROP]
         args += [self.interpreter.executable, "-u"]
         # The launcher joins the cgroup before exec (so not one process of the sandbox starts outside
@@ -135,18 +126,14 @@ class BwrapSandbox(RunnerSandbox):
         staged = self.scratch / "setup-workspace"
         shutil.rmtree(staged, ignore_errors=True)
         self.copy_out(self.workdir, staged)
-        if self.home_dir is None:
-            self.home_dir = self.scratch / "home"
-            self.home_dir.mkdir()
-        if self._userns_fd is not None:  # the sandbox user is HOST_UID out here: let it write both
-            for tree in (staged, self.home_dir):
-                _chown_tree(tree, userns.HOST_UID)
         if self._client is not None:
             self._client.close()
             self._client = None
         (self.scratch / "info.json").unlink(missing_ok=True)
+        # The networked sandbox has the same sized tmpfs workspace and home as the isolated one: a
+        # host folder bound there instead let the setup (a repository's setup.py) fill the host's disk.
         networked = RunnerClient(
-            self._runner_argv(network=True, workspace_from=staged),
+            self._runner_argv(network=True),
             self.workdir,
             "/tmp",
             self._host_env(),
@@ -155,6 +142,11 @@ class BwrapSandbox(RunnerSandbox):
         )
         results = []
         try:
+            networked.request({"op": "untar", "dest": self.workdir}, tar_directory(staged), wait=600)
+            if self.home_dir is not None:  # what an earlier setup installed, to add to
+                networked.request(
+                    {"op": "untar", "dest": "/home/sandbox"}, tar_directory(self.home_dir), wait=600
+                )
             network = slirp.Slirp(self.scratch / "info.json", self._log_path())
             try:
                 for command in commands:
@@ -172,11 +164,21 @@ class BwrapSandbox(RunnerSandbox):
                         break
             finally:
                 network.close()
+            shutil.rmtree(staged)
+            home = self.scratch / f"home-{uuid.uuid4().hex[:8]}"
+            for source, dest in (
+                (self.workdir, staged),
+                ("/home/sandbox", home),
+            ):  # both bounded by their tmpfs
+                extract_tar(networked.request({"op": "tar", "source": source}, wait=600)[1], dest)
         finally:
             networked.close()
-        for tree in (staged, self.home_dir):  # no setuid/setgid file stays on the host
-            _strip_setid(tree)
-        self.copy_in(staged, after_setup=True)  # starts the isolated runner again, home now read-only
+        if self._userns_fd is not None:  # the sandbox user is HOST_UID out here: its home stays its own
+            _chown_tree(home, userns.HOST_UID)
+        if self.home_dir is not None:  # a second setup started from the first one's home
+            shutil.rmtree(self.home_dir, ignore_errors=True)
+        self.home_dir = home
+        self.copy_in(staged)  # starts the isolated runner again, home now read-only
         shutil.rmtree(staged, ignore_errors=True)
         return results
 
@@ -194,12 +196,3 @@ def _chown_tree(root: Path, uid: int) -> None:
     for folder, dirs, files in os.walk(root):
         for name in [*dirs, *files]:
             os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
-
-
-def _strip_setid(root: Path) -> None:
-    for folder, _, files in os.walk(root):
-        for name in files:
-            path = os.path.join(folder, name)
-            mode = os.lstat(path).st_mode
-            if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
-                os.chmod(path, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))

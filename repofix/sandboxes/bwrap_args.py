@@ -34,7 +34,7 @@ LAUNCH_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_CHOWN")
 SECCOMP_FD, INFO_FD = 9, 8  # opened by the launcher shell for bwrap
 
 
-def bwrap_args(box: BwrapSandbox, network: bool, home_writable: bool) -> list[str]:
+def bwrap_args(box: BwrapSandbox, network: bool) -> list[str]:
     """bwrap's options for `box`: its namespaces, the host directories bound read-only, the tmpfs folders
     and the environment (the runner's command and the workspace mount are added by the sandbox)."""
     lim = box.limits
@@ -110,8 +110,8 @@ def bwrap_args(box: BwrapSandbox, network: bool, home_writable: bool) -> list[st
         "--tmpfs",
         "/tmp",
     ]
-    if box.home_dir is not None:
-        args += ["--bind" if home_writable else "--ro-bind", str(box.home_dir), "/home/sandbox"]
+    if box.home_dir is not None and not network:  # what the setup installed (bwrap.setup), read-only
+        args += ["--ro-bind", str(box.home_dir), "/home/sandbox"]
     else:
         args += ["--size", str(lim.home_mb << 20), "--perms", "0755", "--tmpfs", "/home/sandbox"]
     for source, dest in box.interpreter.binds:  # the project's Python, after /tmp: a venv may live there

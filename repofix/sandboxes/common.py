@@ -3,9 +3,7 @@ the minimal environment, tree copying, and registration for cleanup."""
 
 from __future__ import annotations
 
-import io
 import os
-import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from repofix.sandboxes.base import (
     TreeTooBig,
 )
 from repofix.sandboxes.session import RunnerClient
-from repofix.sandboxes.trees import file_sizes, tar_directory, too_big_for
+from repofix.sandboxes.trees import extract_tar, file_sizes, full_folders, tar_directory, too_big_for
 
 # The only environment a sandbox gets: nothing of the host's (API keys, tokens) ever enters.
 BASE_ENV = {
@@ -86,6 +84,7 @@ class RunnerSandbox:
             if failed:
                 raise SandboxError(
                     f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}"
+                    + (full_folders(self.limits) if "No space left on device" in failed[0].output else "")
                 )
 
     # -- protocol ---------------------------------------------------------------------------
@@ -160,9 +159,8 @@ class RunnerSandbox:
     def read_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         return self.client.read_files(paths)
 
-    def copy_in(self, source: Path, dest: str | None = None, *, after_setup: bool = False) -> None:
-        """Copy a host folder's contents in (`after_setup`: the workspace as setup commands left it, for
-        the message when it is too big)."""
+    def copy_in(self, source: Path, dest: str | None = None) -> None:
+        """Copy a host folder's contents in."""
         source = Path(source)
         if not source.is_dir():
             raise SandboxError(f"cannot copy {source} into the sandbox: not a directory")
@@ -171,7 +169,7 @@ class RunnerSandbox:
             # tree the tmpfs cannot hold got the runner killed for memory (exit 137) after minutes.
             sizes = file_sizes(source)
             if sum(size for _, size in sizes) > self.limits.workspace_mb << 20:
-                raise TreeTooBig(too_big_for(self.limits.workspace_mb, self.backend, sizes, after_setup))
+                raise TreeTooBig(too_big_for(self.limits.workspace_mb, self.backend, sizes))
         self.client.request({"op": "untar", "dest": dest or self.workdir}, tar_directory(source), wait=600)
         if dest in (None, self.workdir):
             self.client.snapshot()
@@ -180,10 +178,7 @@ class RunnerSandbox:
         """Copy a sandbox directory's contents out to a host directory (not on the `Sandbox` Protocol:
         bwrap's network setup and tests use it, the rest of repofix reads files through `read_files`)."""
         _, data = self.client.request({"op": "tar", "source": source}, wait=600)
-        dest = Path(dest)
-        dest.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            archive.extractall(dest, filter="tar")
+        extract_tar(data, Path(dest))
 
     def changes(self) -> Changes:
         reply = self.client.changes()

@@ -1,16 +1,18 @@
 """A tree on its way into a sandbox: its size (refused before copying when the workspace cannot hold
-it) and its tar."""
+it) and its tar; and a sandbox folder's tar on its way out, onto the host (`extract_tar`)."""
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import stat
 import subprocess
+import tarfile
 from pathlib import Path
 
 from repofix.safetext import visible, visible_path
-from repofix.sandboxes.base import SandboxError
+from repofix.sandboxes.base import Limits, SandboxError
 
 # GNU tar, not Python's tarfile: tarfile spent ~0.4 ms a file on headers and owner look-ups (20 s for a
 # 50,000-file repository, at every sandbox start); tar takes a twentieth of that. Owners are dropped,
@@ -44,6 +46,39 @@ def tar_directory(source: Path) -> bytes:
     raise SandboxError(f"tar could not read {visible_path(str(source))}: {visible(said)}")
 
 
+def extract_tar(data: bytes, dest: Path) -> None:
+    """A tar a sandbox made, written under `dest` on the host. The sandbox is not trusted to make it
+    honestly: no member lands outside `dest` or through a symlink it made, no hard link reaches a
+    file outside (one to /etc/shadow, chowned later, would hand it over), owners are not kept, nor
+    setuid bits, and a device or a fifo is left out. Symlinks are kept as they are: only the sandbox
+    follows them (a virtualenv's `bin/python -> /usr/bin/python3`)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            archive.extractall(dest, filter=_from_sandbox)
+    except tarfile.FilterError as error:
+        raise SandboxError(f"refused what the sandbox sent out: {visible(str(error))}") from None
+
+
+def _from_sandbox(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        return None
+    if member.issym():  # checked as a link to itself (its name only), then given its target back
+        kept = tarfile.data_filter(member.replace(linkname=".", deep=False), dest)
+        return kept.replace(linkname=member.linkname, deep=False)
+    return tarfile.data_filter(member, dest)
+
+
+def full_folders(limits: Limits) -> str:
+    """What to do when setup commands filled one of the sandbox's folders."""
+    return (
+        f"\nThe sandbox's folders have fixed sizes: the workspace {limits.workspace_mb} MiB "
+        f"(limits.workspace_mb), the home folder, where installs go, {limits.home_mb} MiB (limits.home_mb), "
+        f"/tmp {limits.tmp_mb} MiB (limits.tmp_mb). Raise the one the setup filled, e.g. "
+        f"REPOFIX_LIMITS_HOME_MB={limits.home_mb * 2}, or have the setup write less."
+    )
+
+
 def regular_size(path: Path) -> int | None:
     """The size of a regular file; None for anything else (a symlink is not followed: the tar holds the
     link, not what it points to) or a file gone meanwhile (the tar leaves it out too)."""
@@ -75,23 +110,14 @@ def file_sizes(source: Path) -> list[tuple[str, int]]:
     return biggest_first(sizes)
 
 
-def too_big_for(
-    workspace_mb: int, backend: str, sizes: list[tuple[str, int]], after_setup: bool = False
-) -> str:
-    """What the user reads when a tree is more than the sandbox's workspace: the sizes, the setting, and
-    what made it so big (the repository, or the setup commands that ran on it)."""
+def too_big_for(workspace_mb: int, backend: str, sizes: list[tuple[str, int]]) -> str:
+    """What the user reads when a tree is more than the sandbox's workspace: the sizes and the setting.
+    (Setup commands cannot make it so: they write into the sandbox's own sized folders.)"""
     total = sum(size for _, size in sizes)
     need = math.ceil(total / 2**20)
     suggest = math.ceil(need * 1.5 / 1024) * 1024  # whole GiB, with room to work in
     big = [(name, size) for name, size in sizes[:3] if size >= 2**20]
     largest = f"largest: {described(big)}" if big else f"{len(sizes)} files, none of 1 MiB"
-    if after_setup:
-        return (
-            f"after the setup commands the workspace of the {backend} sandbox holds {total / 2**20:.1f} MiB,"
-            f" more than its {workspace_mb} MiB ({largest}). Have the setup commands write less into the"
-            f" workspace (virtualenvs and caches belong in the home folder), or give the run a workspace over"
-            f" {need} MiB with the setting limits.workspace_mb, e.g. REPOFIX_LIMITS_WORKSPACE_MB={suggest}"
-        )
     return (
         f"the files to copy into the {backend} sandbox take {total / 2**20:.1f} MiB, more than its "
         f"{workspace_mb} MiB workspace ({largest}); nothing was copied. Give the run a workspace "
