@@ -29,6 +29,33 @@ def reachable(graph, start):
     return visited
 """
 
+# a work list seeded with its start, the module appending nowhere: `frontier` grows by `append` as
+# its display says (a non-empty list was no grown collection: fsm-tools' missing append, heldout28)
+SEEDED_BFS = """\
+def reachable(graph, start):
+    frontier = [start]
+    visited = {start}
+    while frontier:
+        node = frontier.pop()
+        for nxt in graph[node]:
+            if nxt not in visited:
+                visited.add(nxt)
+    return visited
+"""
+STACK = """\
+class Stack:
+    def __init__(self, bottom, alphabet):
+        self.alphabet = set(alphabet)
+        self.stack: list = [bottom]
+
+    def push(self, symbol):
+        if symbol not in self.alphabet:
+            raise ValueError(symbol)
+
+    def pop(self):
+        return self.stack.pop()
+"""
+
 # nine helpers the module calls twice each with one argument, and `percent`, which it calls once
 HELPERS = "".join(f"def h{i}(x):\n    return x\n\n\n" for i in range(9)) + (
     "def percent(t):\n    return t\n\n\ndef lookup(n):\n    return n\n\n\n"
@@ -494,6 +521,18 @@ CASES = [
         "class Tag:\n    def __init__(self, tag):\n        self.data = tag\n\n"
         "    def preferred(self):\n        return Tag(self.data['preferred'])\n",
     ),
+    (  # a work list seeded with its start grows as an empty one does, though nothing else appends
+        "add-statement",
+        SEEDED_BFS,
+        SEEDED_BFS.replace("visited.add(nxt)\n", "visited.add(nxt)\n                frontier.append(nxt)\n"),
+    ),
+    (  # an instance's list seeded in __init__ (fsm-tools' `self.stack: list = [bottom_symbol]`)
+        "add-update",
+        STACK,
+        STACK.replace(
+            "raise ValueError(symbol)\n", "raise ValueError(symbol)\n        self.stack.append(symbol)\n"
+        ),
+    ),
 ]
 
 
@@ -574,6 +613,14 @@ ENGINE = [
         "from graph import subsets\n\ndef test_two():\n"
         "    assert sorted(subsets([1, 2])) == [[], [1], [1, 2], [2]]\n",
         "out = [[]]",
+    ),
+    (
+        "missing append to a seeded work list",
+        SEEDED_BFS,
+        "from graph import reachable\n\ndef test_chain():\n"
+        "    assert reachable({1: [2], 2: [3], 3: []}, 1) == {1, 2, 3}\n\ndef test_single():\n"
+        "    assert reachable({1: []}, 1) == {1}\n",
+        "frontier.append(nxt)",
     ),
 ]
 

@@ -184,8 +184,13 @@ def _end(node: ast.stmt | ast.expr) -> tuple[int, int]:
 
 def _grown_by(value: ast.expr) -> tuple[str, ...]:
     """The methods that grow the containers `value` makes: `index.setdefault(key, set())` makes a set
-    (or returns the one it made before)."""
-    kinds = [constructor(n) for n in ast.walk(value) if isinstance(n, ast.expr)]
+    (or returns the one it made before); a list seeded with items only as the value itself
+    (`" ".join([a, b])` makes no list)."""
+    kinds = [
+        constructor(n)
+        for n in ast.walk(value)
+        if isinstance(n, ast.expr) and (n is value or not (isinstance(n, ast.List) and n.elts))
+    ]
     return tuple(dict.fromkeys(m for kind in kinds if kind for m in MEMBER_METHODS.get(kind, ())))
 
 
