@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from repofix.sandboxes import SandboxError
-from repofix.sandboxes.trees import extract_tar
+from repofix.sandboxes.extract import extract_tar
 
 
 def tar_of(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
@@ -60,6 +60,38 @@ FORGED: list[tuple[str, Callable[[Path], tuple]]] = [
 ]
 
 
+def _deep_symlinks(t: Path) -> tuple:
+    """CVE-2025-4517's shape: symlinks whose resolved path passes PATH_MAX, where tarfile's realpath
+    check (before Python 3.11.13) stops looking; the file under them is refused by name."""
+    made, chain = [], ""
+    for letter in "abcdefghijklmnopqrst":
+        made += [entry(chain + "d" * 247, tarfile.DIRTYPE, mode=0o755)]
+        made += [entry(chain + letter, tarfile.SYMTYPE, linkname="d" * 247)]
+        chain += letter + "/"
+    made += [entry(chain + "esc", tarfile.SYMTYPE, linkname=str(t)), entry(chain + "esc/escaped", data=b"x")]
+    return tuple(made)
+
+
+FORGED += [
+    ("symlinks past PATH_MAX", _deep_symlinks),
+    (  # tarfile extracts a hard link whose target it left out as the member itself
+        "hard link to a device it left out",
+        lambda t: (
+            entry("disk", tarfile.BLKTYPE, devmajor=7, devminor=0),
+            entry("h", tarfile.LNKTYPE, linkname="disk"),
+        ),
+    ),
+    (
+        "a folder where it sent a file",
+        lambda t: (entry("a", data=b"x"), entry("a", tarfile.DIRTYPE, mode=0o755)),
+    ),
+    (  # open() follows the symlink: tarfile's realpath check alone stood between, and it can be outrun
+        "a file where it sent a symlink",
+        lambda t: (entry("esc", tarfile.SYMTYPE, linkname=str(t / "escaped")), entry("esc", data=b"x")),
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "forged"), FORGED, ids=[f[0] for f in FORGED])
 def test_a_forged_tar_writes_nothing_outside_nor_links_to_it(tmp_path, name, forged):
     members = forged(tmp_path)
@@ -99,8 +131,14 @@ def test_no_setuid_bit_nor_owner_of_its_choosing(tmp_path):
     info = (dest / "sh").stat()
     assert stat.S_IMODE(info.st_mode) == 0o755
     assert info.st_uid == os.geteuid()
-    extract_tar(tar_of(entry("theirs", data=b"x", uid=4242, gid=4242)), dest)
-    assert (dest / "theirs").stat().st_uid == os.geteuid()
+    extract_tar(tar_of(entry("theirs", data=b"x", uid=4242, gid=4242)), tmp_path / "dest2")
+    assert (tmp_path / "dest2" / "theirs").stat().st_uid == os.geteuid()
+
+
+def test_the_folder_s_own_entry_is_the_folder(tmp_path):
+    """The runner's tar holds `.` first (the folder itself): not refused, not a member of its own."""
+    extract_tar(tar_of(entry(".", tarfile.DIRTYPE, mode=0o700), entry("./a", data=b"a")), tmp_path / "dest")
+    assert (tmp_path / "dest" / "a").read_bytes() == b"a"
 
 
 def test_what_a_virtualenv_holds_arrives_as_it_is(tmp_path):
@@ -117,3 +155,28 @@ def test_what_a_virtualenv_holds_arrives_as_it_is(tmp_path):
     assert os.readlink(dest / "venv/bin/python") == "/usr/bin/python3"
     assert (dest / "venv/bin/tool").stat().st_ino == (dest / "venv/bin/tool2").stat().st_ino
     assert stat.S_IMODE((dest / "venv/bin/tool").stat().st_mode) == 0o755
+
+
+def test_no_more_than_the_folder_holds_nor_a_compressed_stream(tmp_path):
+    with pytest.raises(SandboxError, match="its files add up to more than 1 MiB"):
+        extract_tar(
+            tar_of(entry("a", data=b"x" * (600 << 10)), entry("b", data=b"x" * (600 << 10))),
+            tmp_path / "d1",
+            1 << 20,
+        )
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info, data = entry("zeros", data=b"\0" * (1 << 20))
+        archive.addfile(info, io.BytesIO(data))
+    with pytest.raises(SandboxError, match="could not copy what the sandbox sent out"):
+        extract_tar(buffer.getvalue(), tmp_path / "d2", 1 << 30)
+    assert not any((tmp_path / "d2").iterdir())
+
+
+def test_a_sparse_member_is_left_out(tmp_path):
+    info, _ = entry("holes", data=b"")
+    info.type = tarfile.GNUTYPE_SPARSE
+    info.sparse = [(0, 0)]
+    info.size = 0
+    extract_tar(tar_of((info, b""), entry("kept", data=b"k")), tmp_path / "dest")
+    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["kept"]

@@ -375,3 +375,41 @@ def test_a_well_formed_reply_from_the_stand_in_is_believed(tmp_path):
             client.run("true", cwd=None, env=None, stdin=None, timeout=5, cap=100)
     finally:
         client.close()
+
+
+def test_a_payload_over_the_limit_asked_for_is_not_read(tmp_path):
+    """bwrap's setup asks for its folders' tars with a limit (twice the folder and 64 MiB): a reply
+    announcing more is refused before a byte of it is held, and the runner killed."""
+    client = fake_client(tmp_path, HELLO % 1, '{"key": "KEY", "payload": 1000000000000}\n')
+    try:
+        with pytest.raises(MalformedReply, match="its payload of 1000000000000 bytes is more than the 4096"):
+            client.request({"op": "tar", "source": "/workspace"}, limit=4096)
+        assert not client.alive()
+    finally:
+        client.close()
+
+
+def test_a_large_payload_arrives_whole(tmp_path):
+    """Read in 64 KiB pipe reads into one growing buffer (appending to bytes copied it every time)."""
+    size = 48 << 20
+    client = RunnerClient([sys.executable, "-c", BIG_REPLY, str(size)], str(tmp_path), str(tmp_path))
+    try:
+        _, data = client.request({"op": "tar", "source": "/workspace"}, wait=120)
+        assert len(data) == size and data[:1] == b"a" and data[-1:] == b"z"
+    finally:
+        client.close()
+
+
+BIG_REPLY = r"""
+import sys
+stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+stdin.read(int(stdin.readline()))
+key = stdin.readline().strip()
+stdout.write(b'{"op": "hello", "protocol": 1, "pid": 7, "python": "3.8.0", "key": "%s"}\n' % key)
+stdout.flush()
+size = int(sys.argv[1])
+stdin.readline()
+stdout.write(b'{"key": "%s", "payload": %d}\n' % (key, size) + b"a" + b"m" * (size - 2) + b"z")
+stdout.flush()
+stdin.readline()
+"""

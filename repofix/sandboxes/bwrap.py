@@ -30,9 +30,10 @@ from repofix.sandboxes import limits as cgroups
 from repofix.sandboxes.base import CommandResult, Limits, SandboxError
 from repofix.sandboxes.bwrap_args import GROUP, INFO_FD, PASSWD, SECCOMP_FD, bwrap_args
 from repofix.sandboxes.common import BASE_ENV, RunnerSandbox
+from repofix.sandboxes.extract import extract_tar
 from repofix.sandboxes.interpreter import Interpreter
 from repofix.sandboxes.session import RunnerClient
-from repofix.sandboxes.trees import extract_tar, tar_directory
+from repofix.sandboxes.trees import tar_directory
 
 DROP = [
     "setpriv",
@@ -166,21 +167,32 @@ class BwrapSandbox(RunnerSandbox):
                 network.close()
             shutil.rmtree(staged)
             home = self.scratch / f"home-{uuid.uuid4().hex[:8]}"
-            for source, dest in (
-                (self.workdir, staged),
-                ("/home/sandbox", home),
-            ):  # both bounded by their tmpfs
-                extract_tar(networked.request({"op": "tar", "source": source}, wait=600)[1], dest)
+            try:
+                self._bring_out(networked, staged, home)
+            except BaseException:
+                shutil.rmtree(home, ignore_errors=True)
+                raise
         finally:
             networked.close()
-        if self._userns_fd is not None:  # the sandbox user is HOST_UID out here: its home stays its own
-            _chown_tree(home, userns.HOST_UID)
         if self.home_dir is not None:  # a second setup started from the first one's home
             shutil.rmtree(self.home_dir, ignore_errors=True)
         self.home_dir = home
         self.copy_in(staged)  # starts the isolated runner again, home now read-only
         shutil.rmtree(staged, ignore_errors=True)
         return results
+
+    def _bring_out(self, networked: RunnerClient, workspace: Path, home: Path) -> None:
+        """The setup sandbox's workspace and home onto the host, each no more than its tmpfs holds (the
+        tar's headers may double a folder of many small files)."""
+        for source, dest, size_mb in (
+            (self.workdir, workspace, self.limits.workspace_mb),
+            ("/home/sandbox", home, self.limits.home_mb),
+        ):
+            limit = (size_mb << 21) + (64 << 20)
+            _, data = networked.request({"op": "tar", "source": source}, wait=600, limit=limit)
+            extract_tar(data, dest, max_bytes=size_mb << 20)
+        if self._userns_fd is not None:  # the sandbox user is HOST_UID out here: its home stays its own
+            _chown_tree(home, userns.HOST_UID)
 
     def _destroy(self) -> None:
         if self.cgroup is not None:
@@ -192,7 +204,9 @@ class BwrapSandbox(RunnerSandbox):
 
 
 def _chown_tree(root: Path, uid: int) -> None:
+    """Every entry under `root` given to `uid`, a symlink itself, never what it points to; by folder
+    descriptor, so a path past PATH_MAX is no error."""
     os.chown(root, uid, uid)
-    for folder, dirs, files in os.walk(root):
+    for _, dirs, files, folder in os.fwalk(root):
         for name in [*dirs, *files]:
-            os.chown(os.path.join(folder, name), uid, uid, follow_symlinks=False)
+            os.chown(name, uid, uid, dir_fd=folder, follow_symlinks=False)

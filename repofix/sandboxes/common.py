@@ -17,8 +17,9 @@ from repofix.sandboxes.base import (
     SandboxError,
     TreeTooBig,
 )
+from repofix.sandboxes.extract import extract_tar
 from repofix.sandboxes.session import RunnerClient
-from repofix.sandboxes.trees import extract_tar, file_sizes, full_folders, tar_directory, too_big_for
+from repofix.sandboxes.trees import file_sizes, full_folders, tar_directory, too_big_for
 
 # The only environment a sandbox gets: nothing of the host's (API keys, tokens) ever enters.
 BASE_ENV = {

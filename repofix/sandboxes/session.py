@@ -57,7 +57,7 @@ class RunnerClient:
             log.close()
         assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
         self._stdin, self._stdout = self.proc.stdin, self.proc.stdout
-        self._buffer = b""
+        self._buffer = bytearray()  # grown in place: a 300 MiB tar appended as bytes was copied 5,000 times
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._stdout, selectors.EVENT_READ)
         os.set_blocking(self._stdout.fileno(), False)
@@ -87,8 +87,11 @@ class RunnerClient:
         return self._field(hello, "pid", int, "hello")
 
     # -- protocol ---------------------------------------------------------------------------
-    def request(self, header: dict, payload: bytes = b"", wait: float = 60.0) -> tuple[dict, bytes]:
-        """Send one request and return its reply (header, payload); an error reply raises SandboxError."""
+    def request(
+        self, header: dict, payload: bytes = b"", wait: float = 60.0, limit: int | None = None
+    ) -> tuple[dict, bytes]:
+        """Send one request and return its reply (header, payload; one over `limit` bytes is a
+        MalformedReply, not read); an error reply raises SandboxError."""
         if payload:
             header = dict(header, payload=len(payload))
         try:
@@ -96,16 +99,16 @@ class RunnerClient:
             self._stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise RunnerDied(f"the session runner is gone{self._log_tail()}") from None
-        return self.reply(wait)
+        return self.reply(wait, limit)
 
-    def reply(self, wait: float = 60.0) -> tuple[dict, bytes]:
+    def reply(self, wait: float = 60.0, limit: int | None = None) -> tuple[dict, bytes]:
         """The runner's next reply; an error reply raises SandboxError with the runner's message."""
-        reply, data = self._receive(time.monotonic() + wait)
+        reply, data = self._receive(time.monotonic() + wait, limit)
         if "error" in reply:
             raise SandboxError(f"sandbox runner: {reply['error']}")
         return reply, data
 
-    def _receive(self, deadline: float) -> tuple[dict, bytes]:
+    def _receive(self, deadline: float, limit: int | None = None) -> tuple[dict, bytes]:
         line = self._read_until(lambda: self._buffer.find(b"\n") + 1, deadline)
         try:
             header = json.loads(line)
@@ -121,6 +124,8 @@ class RunnerClient:
         size = header.get("payload", 0)
         if type(size) is not int or size < 0:  # a bool is an int, but not a size
             self._malformed(f"its 'payload' is {size!r}, not a byte count")
+        if limit is not None and size > limit:
+            self._malformed(f"its payload of {size} bytes is more than the {limit} the folder can hold")
         data = self._read_until(lambda: size if len(self._buffer) >= size else 0, deadline) if size else b""
         return header, data
 
@@ -144,7 +149,8 @@ class RunnerClient:
         while True:
             end = ready()
             if end:
-                chunk, self._buffer = self._buffer[:end], self._buffer[end:]
+                chunk = bytes(self._buffer[:end])
+                del self._buffer[:end]
                 return chunk
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -1,14 +1,12 @@
 """A tree on its way into a sandbox: its size (refused before copying when the workspace cannot hold
-it) and its tar; and a sandbox folder's tar on its way out, onto the host (`extract_tar`)."""
+it) and its tar. (The way out, a sandbox folder's tar onto the host, is extract.py's.)"""
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import stat
 import subprocess
-import tarfile
 from pathlib import Path
 
 from repofix.safetext import visible, visible_path
@@ -44,29 +42,6 @@ def tar_directory(source: Path) -> bytes:
         return made.stdout
     said = b"\n".join(problems or made.stderr.splitlines()).decode(errors="replace")[-1000:]
     raise SandboxError(f"tar could not read {visible_path(str(source))}: {visible(said)}")
-
-
-def extract_tar(data: bytes, dest: Path) -> None:
-    """A tar a sandbox made, written under `dest` on the host. The sandbox is not trusted to make it
-    honestly: no member lands outside `dest` or through a symlink it made, no hard link reaches a
-    file outside (one to /etc/shadow, chowned later, would hand it over), owners are not kept, nor
-    setuid bits, and a device or a fifo is left out. Symlinks are kept as they are: only the sandbox
-    follows them (a virtualenv's `bin/python -> /usr/bin/python3`)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    try:
-        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            archive.extractall(dest, filter=_from_sandbox)
-    except tarfile.FilterError as error:
-        raise SandboxError(f"refused what the sandbox sent out: {visible(str(error))}") from None
-
-
-def _from_sandbox(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
-        return None
-    if member.issym():  # checked as a link to itself (its name only), then given its target back
-        kept = tarfile.data_filter(member.replace(linkname=".", deep=False), dest)
-        return kept.replace(linkname=member.linkname, deep=False)
-    return tarfile.data_filter(member, dest)
 
 
 def full_folders(limits: Limits) -> str:
