@@ -19,7 +19,7 @@ from repofix.sandboxes.base import (
 )
 from repofix.sandboxes.extract import extract_tar
 from repofix.sandboxes.session import RunnerClient
-from repofix.sandboxes.trees import file_sizes, full_folders, tar_directory, too_big_for
+from repofix.sandboxes.trees import file_sizes, tar_directory, too_big_for
 
 # The only environment a sandbox gets: nothing of the host's (API keys, tokens) ever enters.
 BASE_ENV = {
@@ -85,7 +85,7 @@ class RunnerSandbox:
             if failed:
                 raise SandboxError(
                     f"setup command failed (exit {failed[0].exit_code}):\n{failed[0].output[-3000:]}"
-                    + (full_folders(self.limits) if "No space left on device" in failed[0].output else "")
+                    + (_full_folders(self.limits) if "No space left on device" in failed[0].output else "")
                 )
 
     # -- protocol ---------------------------------------------------------------------------
@@ -204,3 +204,13 @@ class RunnerSandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _full_folders(limits: Limits) -> str:
+    """What to do when setup commands filled one of the sandbox's folders."""
+    return (
+        f"\nThe sandbox's folders have fixed sizes: the workspace {limits.workspace_mb} MiB "
+        f"(limits.workspace_mb), the home folder, where installs go, {limits.home_mb} MiB (limits.home_mb), "
+        f"/tmp {limits.tmp_mb} MiB (limits.tmp_mb). Raise the one the setup filled, e.g. "
+        f"REPOFIX_LIMITS_HOME_MB={limits.home_mb * 2}, or have the setup write less."
+    )

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from repofix.safetext import visible, visible_path
-from repofix.sandboxes.base import Limits, SandboxError
+from repofix.sandboxes.base import SandboxError
 
 # GNU tar, not Python's tarfile: tarfile spent ~0.4 ms a file on headers and owner look-ups (20 s for a
 # 50,000-file repository, at every sandbox start); tar takes a twentieth of that. Owners are dropped,
@@ -42,16 +42,6 @@ def tar_directory(source: Path) -> bytes:
         return made.stdout
     said = b"\n".join(problems or made.stderr.splitlines()).decode(errors="replace")[-1000:]
     raise SandboxError(f"tar could not read {visible_path(str(source))}: {visible(said)}")
-
-
-def full_folders(limits: Limits) -> str:
-    """What to do when setup commands filled one of the sandbox's folders."""
-    return (
-        f"\nThe sandbox's folders have fixed sizes: the workspace {limits.workspace_mb} MiB "
-        f"(limits.workspace_mb), the home folder, where installs go, {limits.home_mb} MiB (limits.home_mb), "
-        f"/tmp {limits.tmp_mb} MiB (limits.tmp_mb). Raise the one the setup filled, e.g. "
-        f"REPOFIX_LIMITS_HOME_MB={limits.home_mb * 2}, or have the setup write less."
-    )
 
 
 def regular_size(path: Path) -> int | None:
