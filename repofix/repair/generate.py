@@ -23,6 +23,7 @@ from repofix.repair import (
     recursion,
     siblings,
     twins,
+    typechecks,
     unfilled,
     unread,
 )
@@ -212,6 +213,7 @@ def mutations(
                     twins.twin_clauses(src, node.test, scopes[id(func)], wanted),
                     guards.complete_guard(src, node.test, hands[id(func)]),
                     echoes.echo_clauses(src, node.test, set(scopes[id(func)].bound)),
+                    typechecks.type_check(src, node.test, func, scopes[id(func)]),
                 )
             found = itertools.chain(found, boost(func).all(src, added))
         for m in found:
