@@ -243,9 +243,9 @@ def test_tests_with_fixtures_and_classes_go_through_pytest(make_sandbox, tmp_pat
     root = project(tmp_path, {"counter.py": code, "test_counter.py": FIXTURE_TESTS})
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=200))
     assert result.status == "plausible", result.message
-    assert result.failing_tests == [
-        "test_counter.py::TestCount::test_empty",
+    assert result.failing_tests == [  # in the suite's own order
         "test_counter.py::test_count_from_file",
+        "test_counter.py::TestCount::test_empty",
     ]
     assert result.files["counter.py"].splitlines()[1] in (
         "    return len(text.split())",

@@ -95,7 +95,9 @@ def baseline(
     runs, duration = checker.coverage(selection, timeout, per_test, trace=failing_tests, sample=sample)
     failed = {r.nodeid for r in runs if r.outcome == "failed"}
     wanted = set(failing_tests) if failing_tests else failed
-    failing = sorted(n for n in wanted if n in failed)
+    # the suite's own order, never sorted: a suite whose tests share state (a class's iterator
+    # stepped by parametrized cases, custom-numbers') passes only so
+    failing = list(dict.fromkeys(r.nodeid for r in runs if r.nodeid in wanted and r.nodeid in failed))
     untraced = [r for r in runs if r.nodeid in failing and not r.traced]
     if untraced:  # the failing tests were found by this run, not named: trace them on their own
         again, _ = checker.coverage(
@@ -109,7 +111,7 @@ def baseline(
     if passing_tests is not None:
         kept = set(passing_tests)
         passed = [n for n in passed if n in kept]
-    return runs, failing, sorted(passed), duration
+    return runs, failing, list(dict.fromkeys(passed)), duration
 
 
 def repair(

@@ -114,12 +114,13 @@ class BuiltinModel:
                 raise ValueError("its sources are not file texts")
         except (KeyError, TypeError, ValueError) as error:
             return self._give_up(f"the coverage run in the sandbox printed a malformed result: {error}")
-        failed = sorted(r.nodeid for r in self.runs if r.outcome == "failed")
+        # in the suite's own order (engine.baseline says why)
+        failed = list(dict.fromkeys(r.nodeid for r in self.runs if r.outcome == "failed"))
         wanted = set(self.targets)
         failing = [n for n in failed if not wanted or n in wanted]
         if self.search and self.search.focus in failing:  # the delivered edit did not hold in this run
             self.stuck.setdefault(self.search.focus, "its repair did not hold when the tests ran again")
-        self.passing = sorted(r.nodeid for r in self.runs if r.outcome == "passed")
+        self.passing = list(dict.fromkeys(r.nodeid for r in self.runs if r.outcome == "passed"))
         protected = {n.split("::")[0] for n in failed + self.passing}
         self.sources = {}
         for path, text in sources.items():

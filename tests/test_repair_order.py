@@ -1,0 +1,90 @@
+"""The engine runs a suite's tests in the suite's own order: tests that share state (a class's
+iterator stepped by parametrized cases, as custom-numbers' GearIterator tests do) pass only in the
+order pytest collects them, and a fix checked against them in another order (their ids sorted) was
+rejected though the whole suite passes with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repofix.repair import Budget, repair
+from repofix.repair.checker import Checker
+from repofix.repair.engine import baseline
+
+CODE = """\
+class Letters:
+    def __init__(self, letters):
+        self.letters = list(letters)
+
+    def step(self):
+        return self.letters.pop(0)
+
+
+def is_positive(n):
+    return n >= 0
+"""
+
+# collected z, y, x (and c, b, a); their ids sorted run x first, which gets "z"
+TESTS = """\
+import pytest
+
+from letters import Letters, is_positive
+
+
+class TestSteps:
+    @classmethod
+    def setup_class(cls):
+        cls.letters = Letters("zyx")
+
+    @pytest.mark.parametrize("expected", ["z", "y", "x"])
+    def test_step(self, expected):
+        assert self.letters.step() == expected
+
+
+def test_zero_is_not_positive():
+    assert is_positive(0) is False
+
+
+def test_one_is_positive():
+    assert is_positive(1) is True
+
+
+class TestMoreSteps:
+    letters = Letters("cba")
+
+    @pytest.mark.parametrize("expected", ["c", "b", "a"])
+    def test_step(self, expected):
+        assert self.letters.step() == expected
+"""
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "letters.py").write_text(CODE)
+    (root / "test_letters.py").write_text(TESTS)
+    return root
+
+
+def test_the_baseline_keeps_the_suite_s_order(make_sandbox, tmp_path: Path) -> None:
+    box = make_sandbox("none", source=_repo(tmp_path))
+    _, failing, passing, _ = baseline(Checker(box), [], None, 120, 5)
+    assert failing == ["test_letters.py::test_zero_is_not_positive"]
+    assert passing == [
+        "test_letters.py::TestSteps::test_step[z]",
+        "test_letters.py::TestSteps::test_step[y]",
+        "test_letters.py::TestSteps::test_step[x]",
+        "test_letters.py::test_one_is_positive",
+        "test_letters.py::TestMoreSteps::test_step[c]",
+        "test_letters.py::TestMoreSteps::test_step[b]",
+        "test_letters.py::TestMoreSteps::test_step[a]",
+    ]
+
+
+def test_the_engine_repairs_a_suite_whose_tests_share_state(make_sandbox, tmp_path: Path) -> None:
+    result = repair(
+        make_sandbox("none", source=_repo(tmp_path)), budget=Budget(max_seconds=240, test_timeout=2)
+    )
+    assert result.status == "plausible", result.message
+    fixed = result.files["letters.py"].splitlines()[-1].strip()
+    assert fixed in ("return n > 0", "return n >= 1"), result.patch_diff
