@@ -88,3 +88,54 @@ def test_the_engine_repairs_a_suite_whose_tests_share_state(make_sandbox, tmp_pa
     assert result.status == "plausible", result.message
     fixed = result.files["letters.py"].splitlines()[-1].strip()
     assert fixed in ("return n > 0", "return n >= 1"), result.patch_diff
+
+
+# the stateful tests run the buggy line: they are run first for each candidate, in their own order
+STEPPED = """\
+class Letters:
+    def __init__(self, letters):
+        self.letters = list(letters)
+
+    def step(self):
+        return norm(self.letters.pop(0))
+
+
+def norm(s):
+    if len(s) > 2:
+        return s[:1]
+    return s
+"""
+STEPPED_TESTS = """\
+import pytest
+
+from letters import Letters, norm
+
+
+class TestSteps:
+    @classmethod
+    def setup_class(cls):
+        cls.letters = Letters("zyx")
+
+    @pytest.mark.parametrize("expected", ["z", "y", "x"])
+    def test_step(self, expected):
+        assert self.letters.step() == expected
+
+
+def test_two_letters_are_cut():
+    assert norm("ab") == "a"
+
+
+@pytest.mark.parametrize("n", range(6))
+def test_other(n):
+    assert n >= 0
+"""
+
+
+def test_the_tests_that_ran_a_candidate_s_line_run_first_in_their_order(make_sandbox, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "letters.py").write_text(STEPPED)
+    (root / "test_letters.py").write_text(STEPPED_TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.mutation is not None, result.message  # plausible, or held back: one test speaks for it
+    assert result.mutation.description in ("constant 2 -> 1", "comparison > -> >="), result.message

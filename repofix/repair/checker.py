@@ -252,9 +252,13 @@ def candidate_list(mutations: list[Mutation], covering: Covering | None = None) 
     listed = []
     for i, m in enumerate(mutations):
         item: dict = {"id": i, "path": m.path, "edits": [[e.start, e.end, e.text] for e in m.edits]}
-        first = {test for line in m.lines or (m.line,) for test in covering.get((m.path, line), ())}
+        # in the order they ran (covering_tests keeps the run's order), never sorted: tests that share
+        # state pass only so (engine.baseline)
+        first = list(
+            dict.fromkeys(t for line in m.lines or (m.line,) for t in covering.get((m.path, line), ()))
+        )
         if first:
-            item["first"] = sorted(first)[:FIRST]
+            item["first"] = first[:FIRST]
         if m.removes_only:  # passing, it does not end the search (see limits.more_to_try)
             item["fallback"] = True
         listed.append(item)
