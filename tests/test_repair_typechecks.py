@@ -113,8 +113,47 @@ def test_a_lost_type_check_is_among_the_candidates(buggy: str, fixed: str) -> No
             "    if isinstance(v, int):",
             ["isinstance(v, int) and isinstance(v, int)", "isinstance(v, int) or isinstance(v, int)"],
         ),
+        (  # a comprehension's own `x` is no local: the parameter it shadows is not what it tests
+            "def f(x, items):\n    if any(x > 0 for x in items) and len(items) > 1:\n        return 1\n"
+            "    return isinstance(x, dict)\n",
+            "    if any(x > 0 for x in items) and len(items) > 1:",
+            ["isinstance(x"],
+        ),
+        (  # nor is a lambda's parameter
+            "def f(items, key):\n    if sorted(items, key=lambda key: key[0]):\n        return 1\n"
+            "    return isinstance(key, str)\n",
+            "    if sorted(items, key=lambda key: key[0]):",
+            ["isinstance(key"],
+        ),
+        (  # a name the condition binds itself would be read before it is bound
+            "import re\n\n\ndef f(text):\n    if (m := re.match('a', text)) and m.group(0):\n        return 1\n"
+            "    return isinstance(text, str)\n",
+            "    if (m := re.match('a', text)) and m.group(0):",
+            ["isinstance(m"],
+        ),
+        (  # a nested function's subscript of its own parameter is not the outer one's
+            "def f(p):\n    def g(p):\n        return p[7]\n\n    if p[0] > 0:\n        return g\n"
+            "    return isinstance(p, list)\n",
+            "    if p[0] > 0:",
+            ["p[7]"],
+        ),
+        (  # a type named by another function's local is no type here
+            "def make(cls, v):\n    return isinstance(v, cls)\n\n\ndef f(x):\n    if x > 0:\n        return 1\n"
+            "    return isinstance(x, str)\n",
+            "    if x > 0:",
+            [", cls)"],
+        ),
     ],
-    ids=["no-types", "no-value", "not-twice"],
+    ids=[
+        "no-types",
+        "no-value",
+        "not-twice",
+        "comprehension",
+        "lambda",
+        "walrus",
+        "nested",
+        "other-local-type",
+    ],
 )
 def test_what_cannot_be_the_lost_check_is_never_tried(source: str, line: str, never: list[str]) -> None:
     made = changed_line(source, line, lambda m: m.op == "add-type-check")

@@ -22,8 +22,9 @@ import functools
 from collections import Counter
 from collections.abc import Iterator
 
-from repofix.repair.scope import Scope
-from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
+from repofix.repair.facts import module_facts
+from repofix.repair.scope import BUILTIN_NAMES, Scope, parameters
+from repofix.repair.source import ATOMS, SCOPED, Edit, Mutation, SourceFile
 
 MAX_VALUES = 3  # values a new check is made for: those the condition reads first
 MAX_TYPES = 5  # types each is checked against
@@ -88,6 +89,27 @@ def checked_types(module: ast.Module) -> tuple[tuple[str, ...], dict[str, tuple[
     return ranked, {value: tuple(kinds) for value, kinds in per_value.items()}
 
 
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself, as facts.module_facts
+def _function_locals(module: ast.Module) -> frozenset[str]:
+    """The names the module's functions bind (parameters, assignments), less what the module itself
+    binds and the builtins."""
+    names: set[str] = set()
+    for func in ast.walk(module):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            names.update(
+                parameters(func) if not isinstance(func, ast.Lambda) else [a.arg for a in func.args.args]
+            )
+            names.update(
+                n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            )
+    return frozenset(names - module_facts(module).names - BUILTIN_NAMES)
+
+
+def _roots(kind: str) -> set[str]:
+    """The names a type's text starts from: `(c_ast.Pragma, str)` -> {c_ast, str}."""
+    return {part.split(".")[0] for part in kind.strip("()").split(", ")}
+
+
 def _parts(kind: str) -> list[str]:
     """The types of a tuple of types (`(type, TypeVar)` -> type, TypeVar): each checked by itself too."""
     return kind[1:-1].split(", ") if kind.startswith("(") else []
@@ -105,16 +127,49 @@ def _value_text(node: ast.expr) -> str:
     return _chain(node)
 
 
+def _own(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and what is under it, but nothing under a nested function, class, lambda or
+    comprehension: a name there may be its own (`any(x > 0 for x in items)` reads no local `x`)."""
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        yield here
+        if here is node or not isinstance(
+            here, (*SCOPED, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            todo.extend(ast.iter_child_nodes(here))
+
+
+@functools.lru_cache(maxsize=64)  # keyed by the function's node: once per function, not per condition
+def _subscripts(func: ast.AST) -> dict[str, tuple[str, ...]]:
+    """name -> the constant subscripts of it the function itself reads (`params[0]`, `params[1]`)."""
+    found: dict[str, dict[str, None]] = {}
+    for item in _own(func):
+        if (
+            isinstance(item, ast.Subscript)
+            and isinstance(item.value, ast.Name)
+            and isinstance(item.ctx, ast.Load)
+        ):
+            text = _value_text(item)
+            if text:
+                found.setdefault(item.value.id, {})[text] = None
+    return {name: tuple(texts) for name, texts in found.items()}
+
+
 def _values(test: ast.expr, func: ast.AST, scope: Scope) -> list[str]:
     """What the condition reads that a check may be made for, in the order it reads them: a local's
     or parameter's name, each attribute chain on one and its shorter chains, a constant subscript of
-    one (and those the function takes of the same name)."""
-    local = set(scope.bound)
-    called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+    one (and those the function takes of the same name); never a name the condition binds itself
+    (`(m := match(...)) and m.group(0)`: a check before it would read it unbound)."""
+    walrus = {
+        n.target.id for n in _own(test) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+    }
+    local = set(scope.bound) - walrus
+    called = {id(n.func) for n in _own(test) if isinstance(n, ast.Call)}
     found: dict[str, None] = {}
     subscripted: set[str] = set()
     nodes = sorted(
-        (n for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))),
+        (n for n in _own(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))),
         key=lambda n: (n.lineno, n.col_offset, -n.end_col_offset),  # type: ignore[operator]
     )
     for node in nodes:
@@ -130,16 +185,9 @@ def _values(test: ast.expr, func: ast.AST, scope: Scope) -> list[str]:
         pieces = text.split(".")
         for i in range(1, len(pieces) + 1):
             found[".".join(pieces[:i])] = None
-    for item in ast.walk(func):  # `params[0]` beside `params[1]`
-        if (
-            isinstance(item, ast.Subscript)
-            and isinstance(item.value, ast.Name)
-            and item.value.id in subscripted
-            and isinstance(item.ctx, ast.Load)
-        ):
-            text = _value_text(item)
-            if text:
-                found.setdefault(text, None)
+    for name in subscripted:  # `params[0]` beside `params[1]`
+        for text in _subscripts(func).get(name, ()):
+            found.setdefault(text, None)
     # a container subscripted in the condition is checked less often than its items (`params[0]`)
     return [v for v in found if v != "self" and v not in subscripted] + [v for v in found if v in subscripted]
 
@@ -157,6 +205,10 @@ def type_check(src: SourceFile, test: ast.expr, func: ast.AST, scope: Scope) -> 
     """`T` -> `isinstance(v, K) and T`, `not isinstance(v, K) or T`, `T or isinstance(v, K)`...:
     v a value `T` reads, K a type the module checks (see the module's docstring)."""
     types, per_value = checked_types(src.tree)  # type: ignore[arg-type]
+    # never a type named by another function's local (`isinstance(v, cls)` in `make(cls, v)`); a
+    # module's name may come from a star import, so what is not such a local is kept
+    foreign = _function_locals(src.tree) - set(scope.bound)  # type: ignore[arg-type]
+    types = tuple(kind for kind in types if not _roots(kind) & foreign)
     if not types:
         return
     text = src.segment(test)
@@ -164,7 +216,8 @@ def type_check(src: SourceFile, test: ast.expr, func: ast.AST, scope: Scope) -> 
     start, end = src.span(test)
     head = " ".join(text.split())[:60]
     for value in _values(test, func, scope)[:MAX_VALUES]:
-        kinds = list(dict.fromkeys([*per_value.get(value, ()), *types]))[:MAX_TYPES]
+        own = [kind for kind in per_value.get(value, ()) if not _roots(kind) & foreign]
+        kinds = list(dict.fromkeys([*own, *types]))[:MAX_TYPES]
         for kind in kinds:
             if (value, kind) in present:
                 continue
