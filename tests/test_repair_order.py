@@ -24,13 +24,9 @@ def is_positive(n):
     return n >= 0
 """
 
-# collected z, y, x (and c, b, a); their ids sorted run x first, which gets "z"
-TESTS = """\
-import pytest
-
-from letters import Letters, is_positive
-
-
+# a class whose parametrized cases step one iterator: collected z, y, x; their ids sorted run x
+# first, which gets "z"
+STEPS = """\
 class TestSteps:
     @classmethod
     def setup_class(cls):
@@ -39,7 +35,14 @@ class TestSteps:
     @pytest.mark.parametrize("expected", ["z", "y", "x"])
     def test_step(self, expected):
         assert self.letters.step() == expected
+"""
+TESTS = f"""\
+import pytest
 
+from letters import Letters, is_positive
+
+
+{STEPS}
 
 def test_zero_is_not_positive():
     assert is_positive(0) is False
@@ -58,11 +61,11 @@ class TestMoreSteps:
 """
 
 
-def _repo(tmp_path: Path) -> Path:
+def _repo(tmp_path: Path, code: str = CODE, tests: str = TESTS) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
-    (root / "letters.py").write_text(CODE)
-    (root / "test_letters.py").write_text(TESTS)
+    (root / "letters.py").write_text(code)
+    (root / "test_letters.py").write_text(tests)
     return root
 
 
@@ -105,21 +108,13 @@ def norm(s):
         return s[:1]
     return s
 """
-STEPPED_TESTS = """\
+STEPPED_TESTS = f"""\
 import pytest
 
 from letters import Letters, norm
 
 
-class TestSteps:
-    @classmethod
-    def setup_class(cls):
-        cls.letters = Letters("zyx")
-
-    @pytest.mark.parametrize("expected", ["z", "y", "x"])
-    def test_step(self, expected):
-        assert self.letters.step() == expected
-
+{STEPS}
 
 def test_two_letters_are_cut():
     assert norm("ab") == "a"
@@ -132,10 +127,9 @@ def test_other(n):
 
 
 def test_the_tests_that_ran_a_candidate_s_line_run_first_in_their_order(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "letters.py").write_text(STEPPED)
-    (root / "test_letters.py").write_text(STEPPED_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    result = repair(
+        make_sandbox("none", source=_repo(tmp_path, STEPPED, STEPPED_TESTS)),
+        budget=Budget(max_seconds=240, test_timeout=2),
+    )
     assert result.mutation is not None, result.message  # plausible, or held back: one test speaks for it
     assert result.mutation.description in ("constant 2 -> 1", "comparison > -> >="), result.message
