@@ -207,3 +207,18 @@ def test_targets_stuck_for_one_reason_are_said_once(
     stuck: dict[str, str], repaired: list[str], expected: str
 ) -> None:
     assert stuck_reason(stuck, repaired) == expected
+
+
+def test_a_file_holding_an_integer_too_long_to_print_is_left_as_it_is(make_sandbox, tmp_path: Path) -> None:
+    # a hostile file's 4,000-digit hex subscript made the operators raise ValueError (Python prints at
+    # most sys.get_int_max_str_digits() digits): a traceback out of repair(), not an answer
+    code = "def f(a):\n    return a[0x" + "f" * 4000 + "] + 1\n"
+    with pytest.raises(ValueError, match="more than 4300 digits"):
+        SourceFile("big.py", code)
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "big.py").write_text(code)
+    (root / "test_big.py").write_text("from big import f\n\n\ndef test_f():\n    assert f({}) == 0\n")
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=60, test_timeout=2))
+    assert result.status == "not_fixed", result.message
+    assert (root / "big.py").read_text() == code

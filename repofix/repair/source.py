@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import sys
 from dataclasses import dataclass, field
 
 # What parsing or walking a file may raise that means "cannot mutate it safely, leave it as it is":
@@ -101,12 +102,29 @@ class Mutation:
         return self.removes_only and "remove-exit" in self.op.split("+")
 
 
+def _refuse_unprintable_integers(tree: ast.AST) -> None:
+    """An integer literal too long for Python to print (over `sys.get_int_max_str_digits()` digits, a
+    hostile file's 4,000-digit hex) makes every operator that shows a value raise ValueError: such a
+    file is left as it is, as one that does not parse (the callers' UNPARSABLE)."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+    if not limit:
+        return
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and type(node.value) is int
+            and node.value.bit_length() * 0.30103 >= limit
+        ):
+            raise ValueError(f"line {node.lineno}: an integer literal of more than {limit} digits")
+
+
 class SourceFile:
     def __init__(self, path: str, text: str):
         self.path = path
         self.text = text
         self.data = text.encode("utf-8")
         self.tree = ast.parse(text)
+        _refuse_unprintable_integers(self.tree)
         self.line_starts = [0]
         for index, byte in enumerate(self.data):
             if byte == 10:
