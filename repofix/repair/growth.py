@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from repofix.repair.additions import added_after, grown_at, starts_line
 from repofix.repair.facts import module_facts
 from repofix.repair.scope import BUILTIN_NAMES, Scope
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import Mutation, SourceFile, own_scope
 
 TESTED = 0.45  # what a membership test asks for: the likeliest of the three
 RECURSED = 0.4
@@ -37,9 +37,6 @@ BY_MANY = {"append": "extend", "appendleft": "extendleft", "add": "update"}
 MAX_BUILT = 4
 # members tested for per collection, recursions per function: a generated function may hold hundreds
 MAX_EACH = 8
-# scopes of their own: what they bind or test is not the function's (a comprehension's `x`)
-INNER: tuple[type[ast.AST], ...] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-INNER += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 @dataclass
@@ -57,19 +54,9 @@ def _reads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _own(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    """The nodes of `func`'s own scope: none inside a nested function, lambda, class or comprehension."""
-    todo = list(ast.iter_child_nodes(func))
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, INNER):
-            todo.extend(ast.iter_child_nodes(node))
-
-
 def growth_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Growth:
     found = Growth(outer=module_facts(module).names | BUILTIN_NAMES)
-    own = list(_own(func))
+    own = list(own_scope(func))
     for node in own:
         if (
             isinstance(node, ast.Compare)

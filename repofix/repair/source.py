@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import math
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 # What parsing or walking a file may raise that means "cannot mutate it safely, leave it as it is":
@@ -17,6 +19,19 @@ UNPARSABLE = (SyntaxError, ValueError, RecursionError)
 
 # Expressions that bind names of their own: a name read inside one may not be the function's.
 SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+NESTED = (*SCOPED, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # and the statements that do
+
+
+def own_scope(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and what is under it in its own scope: nothing under a nested function, class, lambda
+    or comprehension (`any(x > 0 for x in items)` reads no local `x`)."""
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        yield here
+        if here is node or not isinstance(here, NESTED):
+            todo.extend(ast.iter_child_nodes(here))
+
 
 # Expressions that never need parentheses when moved somewhere else.
 ATOMS = (
@@ -106,14 +121,14 @@ def _refuse_unprintable_integers(tree: ast.AST) -> None:
     """An integer literal too long for Python to print (over `sys.get_int_max_str_digits()` digits, a
     hostile file's 4,000-digit hex) makes every operator that shows a value raise ValueError: such a
     file is left as it is, as one that does not parse (the callers' UNPARSABLE)."""
-    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0  # 0: none
     if not limit:
         return
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Constant)
             and type(node.value) is int
-            and node.value.bit_length() * 0.30103 >= limit
+            and node.value.bit_length() * math.log10(2) >= limit  # its decimal digits, without printing it
         ):
             raise ValueError(f"line {node.lineno}: an integer literal of more than {limit} digits")
 

@@ -6,8 +6,8 @@ Of the 290 planted missing clauses of the held-aside sets heldout to heldout29, 
 `isinstance` check (after comparisons, names and `None` checks, the largest kind), and the engine
 found 1 of the 10 measured since heldout10. Of the 17 whose projects are at hand, the fix was made
 for 8: by the module's conditions (clones.add_condition: the same check of the same value
-elsewhere, at 0.25) or an echo of the condition's other clause (echoes.py). Here the check is built: the value is one the
-condition reads (a local or parameter, an attribute chain on one and its shorter chains, a constant
+elsewhere, at 0.25) or an echo of the condition's other clause (echoes.py). Here the check is
+built: the value is one the condition reads (a local or parameter, an attribute chain on one and its shorter chains, a constant
 subscript of one and the others the function takes of it: `params[0]` beside `params[1]`), the
 type one the module passes to `isinstance` (`dict`, `(int, float)`, `c_ast.Pragma`), those it
 checks this value against first, then the most checked. That makes 8 of the 17 (4 of them new:
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from repofix.repair.facts import module_facts
 from repofix.repair.scope import BUILTIN_NAMES, Scope, parameters
-from repofix.repair.source import ATOMS, SCOPED, Edit, Mutation, SourceFile
+from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, own_scope
 
 MAX_VALUES = 3  # values a new check is made for: those the condition reads first
 MAX_TYPES = 5  # types each is checked against
@@ -127,24 +127,11 @@ def _value_text(node: ast.expr) -> str:
     return _chain(node)
 
 
-def _own(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and what is under it, but nothing under a nested function, class, lambda or
-    comprehension: a name there may be its own (`any(x > 0 for x in items)` reads no local `x`)."""
-    todo = [node]
-    while todo:
-        here = todo.pop()
-        yield here
-        if here is node or not isinstance(
-            here, (*SCOPED, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        ):
-            todo.extend(ast.iter_child_nodes(here))
-
-
 @functools.lru_cache(maxsize=64)  # keyed by the function's node: once per function, not per condition
 def _subscripts(func: ast.AST) -> dict[str, tuple[str, ...]]:
     """name -> the constant subscripts of it the function itself reads (`params[0]`, `params[1]`)."""
     found: dict[str, dict[str, None]] = {}
-    for item in _own(func):
+    for item in own_scope(func):
         if (
             isinstance(item, ast.Subscript)
             and isinstance(item.value, ast.Name)
@@ -162,14 +149,16 @@ def _values(test: ast.expr, func: ast.AST, scope: Scope) -> list[str]:
     one (and those the function takes of the same name); never a name the condition binds itself
     (`(m := match(...)) and m.group(0)`: a check before it would read it unbound)."""
     walrus = {
-        n.target.id for n in _own(test) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+        n.target.id
+        for n in own_scope(test)
+        if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
     }
     local = set(scope.bound) - walrus
-    called = {id(n.func) for n in _own(test) if isinstance(n, ast.Call)}
+    called = {id(n.func) for n in own_scope(test) if isinstance(n, ast.Call)}
     found: dict[str, None] = {}
     subscripted: set[str] = set()
     nodes = sorted(
-        (n for n in _own(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))),
+        (n for n in own_scope(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))),
         key=lambda n: (n.lineno, n.col_offset, -n.end_col_offset),  # type: ignore[operator]
     )
     for node in nodes:
