@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from repofix.repair import slices
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
-from repofix.repair.missing_calls import add_call, call_targets, named_receiver
+from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.wrappers import (
@@ -329,6 +329,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value, also, prior in call_targets(node, parent):
         yield from add_call(src, value, also, prior, scope)
     yield from named_receiver(src, node, parent, scope)
+    yield from indexed(src, node, scope)
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):
         yield from literal(src, node)
     callee = isinstance(parent, ast.Call) and parent.func is node

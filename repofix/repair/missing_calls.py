@@ -1,6 +1,6 @@
 """Missing calls around values that are not `wrappers.wrap_targets`: a bare expression statement,
-what a condition tests, text with an attribute no text has, the receiver of a method call. Part
-of the additions (additions.for_node applies them)."""
+what a condition tests, text with an attribute no text has, the receiver of a method call, a value
+indexed. Part of the additions (additions.for_node applies them)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ from repofix.repair.wrappers import NAMED_PRIOR, literal_or_text, named_for, wra
 # callees follow
 TEST_WRAPPERS = ("any", "all", "len", "callable")
 RECEIVER_WRAPPERS = ("str",)  # `name.lower()` -> `str(name).lower()`: a path or a number given for text
+# `self.digits[0]` -> `str(self.digits)[0]`: a number, a set or a view indexed as text or a list
+# (custom-numbers' planted `str(self.numeral_system)[0]`, twice); builtins only: any callable of
+# the module around every indexed value would be a guess among many on the commonest of lines
+INDEXED_WRAPPERS = ("str", "list", "sorted")
+INDEXED_PRIOR = 0.2
 
 
 def call_targets(node: ast.AST, parent: ast.AST) -> list[tuple[ast.expr, list[str], float]]:
@@ -83,6 +88,31 @@ def add_call(
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
         boost = 0.1 if name in scope.unused else 0.05 if name in scope.own else 0.0
         yield wrap_in(src, value, name, max(prior + boost, NAMED_PRIOR if name in named else 0.0))
+
+
+def indexed(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
+    """`x[i]` -> `str(x)[i]`, `list(x)[i]`, `sorted(x)[i]`: a local, a parameter or an attribute of
+    one indexed (not sliced: `str(x)[1:]` would be the slice's fix too) that was not yet text or a
+    list; never a global, a module, a class or a call's result."""
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and not isinstance(node.slice, ast.Slice)
+        and _local_value(node.value, scope)
+    ):
+        return
+    for name in INDEXED_WRAPPERS:
+        yield wrap_in(src, node.value, name, INDEXED_PRIOR)
+
+
+def _local_value(value: ast.expr, scope: Scope) -> bool:
+    """A name the function binds or takes (`scope.bound`; a global may be a table, a module, a class),
+    or an attribute chain on one or on `self`."""
+    while isinstance(value, ast.Attribute):
+        value = value.value
+        if isinstance(value, ast.Name) and value.id in ("self", "cls"):
+            return True
+    return isinstance(value, ast.Name) and value.id in scope.bound and value.id not in ("self", "cls")
 
 
 def named_receiver(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope) -> Iterator[Mutation]:
