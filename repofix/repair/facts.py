@@ -10,6 +10,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from repofix.repair.source import own_scope
+
 # methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
 UPDATES = ("update", "append", "add", "extend", "appendleft")
 
@@ -156,18 +158,7 @@ def unused_names(module: ast.Module) -> list[str]:
         for n in ast.walk(node.value)
         if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
-    bound: list[str] = []
-    for node in _top_level(module):  # a module (`import os`) or a constant is never a missing call
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] not in SYSTEM:
-            bound += [
-                a.asname or a.name
-                for a in node.names
-                if a.name != "*"
-                and not a.name.isupper()
-                and a.asname != a.name
-                and not destructive(a.name)
-                and not destructive(a.asname or a.name)
-            ]
+    bound = [name for node in _top_level(module) for name in _imported_callables(node)]
     bound += [
         n.name
         for n in module.body
@@ -179,6 +170,36 @@ def unused_names(module: ast.Module) -> list[str]:
     ]
     unused = [name for name in dict.fromkeys(bound) if name not in read]
     return unused if len(unused) <= MAX_UNUSED else []
+
+
+def unused_imports_in(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """What a function imports in its own body (`from .cleaner import remove_tatweel` inside it, as
+    unused_names filters module imports) and never reads there: a bug that dropped the only call of
+    a name imported for it leaves that (markuptree's `Walker = getTreeWalker(tree)` -> `Walker =
+    tree`, heldout26, not made before; sahlnlp's lost `remove_tatweel(text)` stays out of reach, a
+    name that says it deletes). MAX_UNUSED at most, as for a module."""
+    own = [n for n in own_scope(func) if isinstance(n, ast.stmt)]  # not a nested function's imports
+    bound = [name for node in own for name in _imported_callables(node)]
+    read = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    unused = [name for name in dict.fromkeys(bound) if name not in read]
+    return unused if len(unused) <= MAX_UNUSED else []
+
+
+def _imported_callables(node: ast.stmt) -> list[str]:
+    """The names `from m import a, b as c` binds that may be a lost call: a module (`import os`) or
+    a constant never is; not from a module of SYSTEM, not a re-export `import X as X`, not one whose
+    name or alias says it deletes or runs something (`destructive`)."""
+    if not (isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] not in SYSTEM):
+        return []
+    return [
+        a.asname or a.name
+        for a in node.names
+        if a.name != "*"
+        and not a.name.isupper()
+        and a.asname != a.name
+        and not destructive(a.name)
+        and not destructive(a.asname or a.name)
+    ]
 
 
 # modules whose names are never a lost call: they act on the system, or name types and futures

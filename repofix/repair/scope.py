@@ -17,6 +17,7 @@ from repofix.repair.facts import (
     dotted,
     module_facts,
     takes_one,
+    unused_imports_in,
 )
 from repofix.repair.fields import declared_containers
 from repofix.repair.numbers import numbers_of
@@ -255,7 +256,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
     own, callables = _callables(func, facts)
     # `next(...)`, `TypeError(...)`: builtins this module uses
     builtin_one = sorted((set(facts.one_arg) | set(facts.raised)) & BUILTIN_NAMES)
-    unused = [n for n in facts.unused if not destructive(n)]
+    unused = [n for n in dict.fromkeys(unused_imports_in(func) + facts.unused) if not destructive(n)]
     wrappers = list(dict.fromkeys(unused + WRAPPERS + builtin_one + callables))
     bases = set(params + stored) - {"cls"}  # `func.keywords` though `func` is also called
     called_ids = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
