@@ -12,6 +12,7 @@ from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_produces
+from tests.test_repair_engine import project
 
 # custom-numbers' planted bug (heldout30): a number's first digit read from the system it counts in
 DIGITS = """\
@@ -67,16 +68,13 @@ def test_what_is_no_local_value_is_never_wrapped(source: str, never: str) -> Non
 
 
 def test_the_engine_repairs_the_indexed_number(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "digits.py").write_text(
-        "def first_digit(n):\n    return int(n[0])\n\n\ndef digit_count(n):\n    return len(str(n))\n"
-    )
-    (root / "test_digits.py").write_text(
+    digits = "def first_digit(n):\n    return int(n[0])\n\n\ndef digit_count(n):\n    return len(str(n))\n"
+    tests = (
         "from digits import digit_count, first_digit\n\n\n"
         "def test_first_digit():\n    assert first_digit(907) == 9\n    assert first_digit(5) == 5\n\n\n"
         "def test_digit_count():\n    assert digit_count(907) == 3\n"
     )
+    root = project(tmp_path, {"digits.py": digits, "test_digits.py": tests})
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "return int(str(n)[0])" in result.files["digits.py"], result.patch_diff
