@@ -106,13 +106,16 @@ def indexed(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
 
 
 def _local_value(value: ast.expr, scope: Scope) -> bool:
-    """A name the function binds or takes (`scope.bound`; a global may be a table, a module, a class),
-    or an attribute chain on one or on `self`."""
-    while isinstance(value, ast.Attribute):
-        value = value.value
-        if isinstance(value, ast.Name) and value.id in ("self", "cls"):
-            return True
-    return isinstance(value, ast.Name) and value.id in scope.bound and value.id not in ("self", "cls")
+    """A name the function binds or takes (`scope.bound`; a global may be a table, a module, a class)
+    but the instance or class itself, or an attribute chain on one or on `self`/`cls`."""
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    if root is value:
+        return root.id in scope.bound and root.id not in ("self", "cls")
+    return root.id in scope.bound or root.id in ("self", "cls")
 
 
 def named_receiver(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope) -> Iterator[Mutation]:
