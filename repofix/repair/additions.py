@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from repofix.repair import slices
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
-from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver
+from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.wrappers import (
@@ -330,6 +330,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
         yield from add_call(src, value, also, prior, scope)
     yield from named_receiver(src, node, parent, scope)
     yield from indexed(src, node, scope)
+    yield from wrapped_elsewhere(src, node, parent, scope)
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):
         yield from literal(src, node)
     callee = isinstance(parent, ast.Call) and parent.func is node

