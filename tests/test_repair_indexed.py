@@ -52,14 +52,29 @@ def test_an_indexed_value_gets_its_wrapper_back(buggy: str, fixed: str) -> None:
 @pytest.mark.parametrize(
     ("source", "never"),
     [
-        ("import os\n\n\ndef f(k):\n    return os.environ[k]\n", "str(os)"),  # a module
+        ("import os\n\n\ndef f(k):\n    return os.environ[k]\n", "str(os.environ)["),  # an attribute of a module
+        ("class C:\n    def f(self, k):\n        return self[k]\n", "str(self)"),  # the instance itself
+        ("def f(x, i, j):\n    x[i][j] += 1\n    return x\n", "str(x)[i][j] +="),  # written into
+        ("def f(x, i, j):\n    del x[i][j]\n    return x\n", "del str(x)"),  # deleted from
+        ("def f(x):\n    return x[1:, 0]\n", "str(x)[1:, 0]"),  # a slice among the indexes
         ("TABLE = {1: 2}\n\n\ndef f(k):\n    return TABLE[k]\n", "str(TABLE)"),  # a global
         ("class C:\n    pass\n\n\ndef f(k):\n    return C[k]\n", "str(C)"),  # a class
         ("def f(xs):\n    return xs[1:]\n", "str(xs)[1:]"),  # a slice: the slice's own fix
         ("def f(k):\n    return 'abc'[k]\n", "str('abc')"),  # a literal
         ("def f(k):\n    return g()[k]\n\n\ndef g():\n    return [1]\n", "str(g())"),  # a call's result
     ],
-    ids=["module", "global", "class", "slice", "literal", "call"],
+    ids=[
+        "module",
+        "global",
+        "class",
+        "slice",
+        "literal",
+        "call",
+        "self",
+        "written",
+        "deleted",
+        "tuple-slice",
+    ],
 )
 def test_what_is_no_local_value_is_never_wrapped(source: str, never: str) -> None:
     src = SourceFile("m.py", source)

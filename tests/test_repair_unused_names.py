@@ -99,7 +99,9 @@ def test_an_unused_class_is_the_likeliest_class_of_a_raise() -> None:
     assert raises.index("raise BadGrammar(name)") > 0 and raises.index("raise KeyError(name)") > 0
 
 
-@pytest.mark.parametrize("name", ["_rmtree", "_delete_all", "killProcess"])
+@pytest.mark.parametrize(
+    "name", ["_rmtree", "_delete_all", "killProcess", "run_path", "urlopen", "_eval_expr"]
+)
 def test_an_unused_function_named_to_destroy_is_never_tried(name: str) -> None:
     """As with every callee (scope.destructive): a candidate that deletes files damages the workspace."""
     source = f"def {name}(p):\n    pass\n\ndef f(path):\n    return path\n"
@@ -165,6 +167,9 @@ def test_the_engine_gives_a_raise_its_unused_imported_class(make_sandbox, tmp_pa
         ("    from cleaner import LIMIT\n    return text\n", []),  # a constant
         ("    from os import remove\n    return text\n", []),  # the system's
         ("    from cleaner import remove_marks\n    return text\n", []),  # its name says it deletes
+        ("    from webbrowser import open_new\n    return text\n", []),  # the system's: leaves the machine
+        ("    from invoke import run\n    return text\n", []),  # runs its argument as a command
+        ("    from tools import sleep_for, send_report\n    return text\n", []),  # sleeps, sends
         ("    from cleaner import Ab, Bc, Cd, De, Ef\n    return text\n", []),  # so many: for others
         (
             "    try:\n        from cleaner import fast\n    except ImportError:\n        pass\n    return text\n",
@@ -184,6 +189,9 @@ def test_the_engine_gives_a_raise_its_unused_imported_class(make_sandbox, tmp_pa
         "constant",
         "system",
         "destructive",
+        "browser",
+        "runs",
+        "sleeps-sends",
         "many",
         "in-try",
         "nested",

@@ -329,7 +329,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value, also, prior in call_targets(node, parent):
         yield from add_call(src, value, also, prior, scope)
     yield from named_receiver(src, node, parent, scope)
-    yield from indexed(src, node, scope)
+    yield from indexed(src, node, parent, scope)
     yield from wrapped_elsewhere(src, node, parent, scope)
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):
         yield from literal(src, node)

@@ -202,7 +202,9 @@ def _imported_callables(node: ast.stmt) -> list[str]:
     ]
 
 
-# modules whose names are never a lost call: they act on the system, or name types and futures
+# modules whose names are never a lost call: they act on the system, run code, reach the network,
+# or name types and futures (a hostile review found `from runpy import run_path`, `from urllib.request
+# import urlopen`, `from webbrowser import open_new` and `from faulthandler import _sigsegv` offered)
 SYSTEM = {
     "os",
     "shutil",
@@ -213,6 +215,22 @@ SYSTEM = {
     "typing_extensions",
     "collections",
     "__future__",
+    "runpy",
+    "importlib",
+    "ctypes",
+    "faulthandler",
+    "multiprocessing",
+    "pty",
+    "webbrowser",
+    "socket",
+    "urllib",
+    "http",
+    "ftplib",
+    "smtplib",
+    "requests",
+    "httpx",
+    "invoke",
+    "fabric",
 }
 
 
@@ -232,12 +250,15 @@ def _top_level(module: ast.Module) -> list[ast.stmt]:
     return found
 
 
-# a callable whose name says it deletes or stops something is never tried as a missing wrapper: a
-# candidate that removes a test or data file leaves the workspace damaged for every later candidate
+# a callable whose name says it deletes, stops, runs something or sends it away is never tried as a
+# missing wrapper: a candidate that removes a test or data file leaves the workspace damaged for
+# every later candidate, and one that runs its value as a command (`invoke.run(url)`) or sleeps on
+# it does nothing a fix would
 DESTRUCTIVE = {
-    "rm", "rmtree", "remove", "unlink", "delete", "del", "kill", "exit",
-    "shutdown", "terminate", "truncate", "wipe", "purge", "destroy",
+    "rm", "rmtree", "remove", "unlink", "delete", "del", "kill", "exit", "quit", "abort",
+    "shutdown", "terminate", "truncate", "wipe", "purge", "destroy", "drop",
     "rmdir", "removedirs", "system", "popen", "spawn", "exec", "execv", "execvp", "execl",
+    "run", "call", "eval", "shell", "sudo", "fork", "sleep", "chdir", "urlopen", "connect", "send",
 }  # fmt: skip
 
 

@@ -93,19 +93,30 @@ def add_call(
         yield wrap_in(src, value, name, max(prior + boost, NAMED_PRIOR if name in named else 0.0))
 
 
-def indexed(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
+def indexed(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope) -> Iterator[Mutation]:
     """`x[i]` -> `str(x)[i]`, `list(x)[i]`, `sorted(x)[i]`: a local, a parameter or an attribute of
     one indexed (not sliced: `str(x)[1:]` would be the slice's fix too) that was not yet text or a
     list; never a global, a module, a class or a call's result."""
     if not (
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
-        and not isinstance(node.slice, ast.Slice)
+        and not _sliced(node.slice)
         and _local_value(node.value, scope)
+        # `x[i][j] += 1` -> `str(x)[i][j] += 1` writes into a copy, and may pass a weak suite
+        and not (isinstance(parent, ast.Subscript) and not isinstance(parent.ctx, ast.Load))
     ):
         return
     for name in INDEXED_WRAPPERS:
         yield wrap_in(src, node.value, name, INDEXED_PRIOR)
+
+
+def _sliced(index: ast.expr) -> bool:
+    """`x[1:]`, `x[1:, 0]`."""
+    return (
+        isinstance(index, ast.Slice)
+        or isinstance(index, ast.Tuple)
+        and any(isinstance(e, ast.Slice) for e in index.elts)
+    )
 
 
 def _local_value(value: ast.expr, scope: Scope) -> bool:
