@@ -52,7 +52,10 @@ def test_an_indexed_value_gets_its_wrapper_back(buggy: str, fixed: str) -> None:
 @pytest.mark.parametrize(
     ("source", "never"),
     [
-        ("import os\n\n\ndef f(k):\n    return os.environ[k]\n", "str(os.environ)["),  # an attribute of a module
+        (
+            "import os\n\n\ndef f(k):\n    return os.environ[k]\n",
+            "str(os.environ)[",
+        ),  # an attribute of a module
         ("class C:\n    def f(self, k):\n        return self[k]\n", "str(self)"),  # the instance itself
         ("def f(x, i, j):\n    x[i][j] += 1\n    return x\n", "str(x)[i][j] +="),  # written into
         ("def f(x, i, j):\n    del x[i][j]\n    return x\n", "del str(x)"),  # deleted from
