@@ -585,9 +585,21 @@ def test_two_coordinated_edits_in_one_function() -> None:
     buggy = "def span(xs):\n    lo = min(xs)\n    hi = max(xs)\n    return hi - lo\n"
     src = SourceFile("m.py", buggy)
     singles = [m for m in mutations(src) if m.op == "call"]
-    swapped = {src.apply(m.edits) for m in function_pairs(singles, functions(src), 100)}
+    swapped = {src.apply(m.edits) for m in function_pairs(singles, {"m.py": functions(src)}, 100)}
     assert "def span(xs):\n    lo = max(xs)\n    hi = min(xs)\n    return hi - lo\n" in swapped
-    assert all(len(m.edits) == 2 for m in function_pairs(singles, functions(src), 100))
+    assert all(len(m.edits) == 2 for m in function_pairs(singles, {"m.py": functions(src)}, 100))
+
+
+def test_coordinated_edits_never_span_two_functions_of_one_file() -> None:
+    """Each file's own function spans say which edits share a function: another file's function
+    covering both lines does not join them."""
+    buggy = "def low(xs):\n    return min(xs)\n\ndef high(xs):\n    return max(xs)\n"
+    src = SourceFile("m.py", buggy)
+    singles = [m for m in mutations(src) if m.op == "call"]
+    assert {m.line for m in singles} == {2, 5}
+    other = {"a.py": [(1, 9)], "m.py": functions(src)}
+    assert list(function_pairs(singles, other, 100)) == []
+    assert list(function_pairs(singles, {"m.py": [(1, 9)]}, 100))  # one function holding both: paired
 
 
 ENGINE = [

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TypeGuard
 
 from repofix.repair.scope import BUILTIN_NAMES, Scope
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import Mutation, SourceFile, function_spans
 from repofix.repair.wrappers import NAMED_PRIOR, literal_or_text, named_for, wrap_in
 
 # `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
@@ -227,16 +227,7 @@ def _updates_its_argument(node: ast.Assign) -> bool:
     return any(ast.unparse(t) == ast.unparse(node.value.args[0]) for t in node.targets)
 
 
-@functools.lru_cache(maxsize=8)
-def _functions(module: ast.Module) -> list[tuple[int, int]]:
-    return [
-        (n.lineno, n.end_lineno or n.lineno)
-        for n in ast.walk(module)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-    ]
-
-
 def _function_around(module: ast.Module, line: int) -> tuple[int, int]:
     """The first and last line of the innermost function holding `line` (the module's, when none)."""
-    around = [(first, last) for first, last in _functions(module) if first <= line <= last]
+    around = [(first, last) for first, last in function_spans(module) if first <= line <= last]
     return max(around, default=(0, 1 << 30))

@@ -3,11 +3,10 @@ twice, two constants), then two coordinated edits on two lines of one function."
 
 from __future__ import annotations
 
-import ast
 import itertools
 from collections.abc import Iterator
 
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import Mutation, SourceFile, function_spans
 
 
 def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[Mutation]:
@@ -43,13 +42,14 @@ def pairs(singles: list[Mutation], limit: int, per_line: int = 300) -> Iterator[
 
 
 def function_pairs(
-    singles: list[Mutation], functions: list[tuple[int, int]], limit: int
+    singles: list[Mutation], functions: dict[str, list[tuple[int, int]]], limit: int
 ) -> Iterator[Mutation]:
-    """Two coordinated edits on different lines of one function (`functions`: first and last line
-    of each), tried when single edits run out: both halves must be likely on their own."""
+    """Two coordinated edits on different lines of one function (`functions`: per path, the first
+    and last line of each, inner before outer), tried when single edits run out: both halves must
+    be likely on their own."""
 
     def owner(m: Mutation) -> tuple[int, int] | None:
-        return next((f for f in functions if f[0] <= m.line <= f[1]), None)
+        return next((f for f in functions.get(m.path, ()) if f[0] <= m.line <= f[1]), None)
 
     groups: dict[tuple[str, tuple[int, int] | None], list[Mutation]] = {}
     for m in singles:
@@ -78,12 +78,8 @@ def function_pairs(
 
 
 def functions(src: SourceFile) -> list[tuple[int, int]]:
-    """(first line, last line) of every function, innermost last."""
-    return [
-        (n.lineno, n.end_lineno or n.lineno)
-        for n in ast.walk(src.tree)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ][::-1]
+    """(first line, last line) of every function, inner before outer."""
+    return function_spans(src.tree)[::-1]
 
 
 def _overlap(a: Mutation, b: Mutation) -> bool:

@@ -263,7 +263,7 @@ class CandidatePool:
         chosen = [m for m in singles if (m.path, m.line) in set(best_lines) and m.prior >= 0.5]
         same_line = list(pairs(chosen, limit))
         strong = [m for m in chosen if m.prior >= 0.75]  # coordinated edits on two lines: likely halves only
-        spans = [f for path in sorted({m.path for m in strong}) for f in functions(self.sources[path])]
+        spans = {path: functions(self.sources[path]) for path in {m.path for m in strong}}
         across = list(function_pairs(strong, spans, max(0, limit - len(same_line))))
         return order(same_line, self.scores) + order(across, self.scores)
 

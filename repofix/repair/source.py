@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import math
 import sys
 from collections.abc import Iterator
@@ -115,6 +116,16 @@ class Mutation:
         when an exit is deleted says nothing of why the exit was there (on the held-aside sets, 7
         such patches passed their suites, none of them right), so such a patch is never claimed."""
         return self.removes_only and "remove-exit" in self.op.split("+")
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached); callers copy
+def function_spans(tree: ast.AST) -> list[tuple[int, int]]:
+    """(first line, last line) of every function defined under `tree`, outer before inner."""
+    return [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
 
 
 def _refuse_unprintable_integers(tree: ast.AST) -> None:
