@@ -17,6 +17,7 @@ from repofix.repair.lazy import consume
 from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
+from repofix.repair.windows import WINDOW_PRIOR
 from repofix.repair.wrappers import (
     add_wrapper,
     index_of,
@@ -233,8 +234,11 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         return
     start, end = src.span(value)
     text = src.atom(value)
+    key = ast.unparse(value)
+    window = scope.windows.get(key, [])
     for sl, prior in (
-        [(s, 0.35) for s in scope.slices.get(ast.unparse(value), [])]  # the function's own bounds
+        [(w, WINDOW_PRIOR) for w in window]  # where an index steps (windows.py)
+        + [(s, 0.35) for s in scope.slices.get(key, []) if s not in window]  # the function's own bounds
         + [("[1:]", 0.3), ("[:-1]", 0.3), ("[::-1]", 0.2), ("[1:-1]", 0.25), ("[:]", 0.15), ("[::2]", 0.15)]
         + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
@@ -323,7 +327,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)
-    yield from slices.for_node(src, node, parent, scope.slices)
+    yield from slices.for_node(src, node, parent, scope.slices, scope.windows)
     for value in index_of(node):  # a wrapper only: an index's off-by-ones are offbyone.subscript's
         yield from add_wrapper(src, value, scope)
     for value, also, prior in call_targets(node, parent):

@@ -22,6 +22,7 @@ from repofix.repair.facts import (
 from repofix.repair.fields import declared_containers
 from repofix.repair.numbers import numbers_of
 from repofix.repair.slices import elsewhere, taken
+from repofix.repair.windows import windows
 
 T = TypeVar("T")
 BUILTIN_NAMES = set(dir(builtins))
@@ -63,6 +64,8 @@ class Scope:
     # `data[:8]` -> {"data": ["[:8]", "[8:]"]}: slices the function takes, what each leaves out, and
     # what the prefix or suffix it tests a value for cuts off (slices.taken)
     slices: dict[str, list[str]] = field(default_factory=dict)
+    # `message` -> ["[i:i + size]"] where `for i in range(0, len(message), size)` (windows.windows)
+    windows: dict[str, list[str]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
     # the line each name is first bound on (parameters too): which collections are nearest a statement
     bound: dict[str, int] = field(default_factory=dict)
@@ -289,6 +292,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         raised=list(dict.fromkeys([*facts.raised, *facts.exceptions])),
         messages=facts.messages,
         slices=elsewhere(module, taken(func), {*params, *stored, *facts.names, *BUILTIN_NAMES}),
+        windows=windows(func),
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
         bound=bound,

@@ -6,6 +6,9 @@ additions.add_slice_or_operand covers (returned, assigned, passed):
   (`key.startswith('no_')` -> `key[3:]`, `host.startswith(b"[") and host.endswith(b"]")` ->
   `host[1:-1]`, `values.startswith('VALUES')` -> `values[6:]`); then those the module's other
   functions take of a value so named that read only what is visible here (`elsewhere`);
+- the window an index that steps by more than one item reads, for a value read where it steps
+  (`for i in range(0, len(message), size)` -> `message[i:i + size]`, `for i in (0, 2, 4)` ->
+  `h[i:i + 2]`, `idx += step` in a loop -> `latin_word[idx:idx + step]`: `windows`);
 - a method's receiver (`host.decode()` -> `host[1:-1].decode()`, `data.tobytes()` ->
   `data[8:].tobytes()`), with those bounds only: any value a method is called on would otherwise
   get every usual slice;
@@ -20,8 +23,7 @@ import functools
 from collections.abc import Iterator
 
 from repofix.repair.source import Edit, Mutation, SourceFile
-
-SLICEABLE = (ast.Name, ast.Attribute)  # a value read by name: `host`, `self._data`
+from repofix.repair.windows import SLICEABLE, WINDOW_PRIOR
 
 
 def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
@@ -158,20 +160,27 @@ def _literal(node: ast.expr) -> str | bytes | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) else None
 
 
-def _sliced(src: SourceFile, value: ast.expr, bounds: list[str], why: str) -> Iterator[Mutation]:
-    """`value` (a name or an attribute: no parentheses needed) with each bound after it."""
+def _sliced(
+    src: SourceFile, value: ast.expr, bounds: list[str], why: str, windows: list[str]
+) -> Iterator[Mutation]:
+    """`value` (a name or an attribute: no parentheses needed) with each window, then each other
+    bound after it."""
     end = src.span(value)[1]
-    for bound in bounds:
+    for bound, prior in [(w, WINDOW_PRIOR) for w in windows] + [(b, 0.3) for b in bounds if b not in windows]:
         yield src.mutation(
             "add-slice",
             f"{why}: {src.segment(value)} -> {src.segment(value)}{bound}",
             [Edit(end, end, bound)],
-            0.3,
+            prior,
         )
 
 
 def for_node(
-    src: SourceFile, node: ast.AST, parent: ast.AST, bounds: dict[str, list[str]]
+    src: SourceFile,
+    node: ast.AST,
+    parent: ast.AST,
+    bounds: dict[str, list[str]],
+    windows: dict[str, list[str]],
 ) -> Iterator[Mutation]:
     """A slice on a method's receiver or on a compared operand (see the module's docstring)."""
     if (
@@ -180,7 +189,8 @@ def for_node(
         and parent.func is node
         and isinstance(node.value, SLICEABLE)
     ):
-        yield from _sliced(src, node.value, bounds.get(ast.unparse(node.value), []), "receiver")
+        key = ast.unparse(node.value)
+        yield from _sliced(src, node.value, bounds.get(key, []), "receiver", windows.get(key, []))
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         pair = [node.left, node.comparators[0]]
         for value, other in (pair, pair[::-1]):
@@ -189,4 +199,5 @@ def for_node(
             literal = _literal(other) if isinstance(node.ops[0], (ast.Eq, ast.NotEq)) else None
             cut = [f"[:{len(literal)}]", f"[-{len(literal)}:]"] if literal else []
             own = bounds.get(ast.unparse(value), [])
-            yield from _sliced(src, value, list(dict.fromkeys(cut + own)), "compared")
+            window = windows.get(ast.unparse(value), [])
+            yield from _sliced(src, value, list(dict.fromkeys(cut + own)), "compared", window)
