@@ -118,6 +118,20 @@ class Mutation:
         return self.removes_only and "remove-exit" in self.op.split("+")
 
 
+def builtin_call(node: ast.AST, name: str, positional: int) -> ast.Call | None:
+    """`node` when it is `name(...)` called by its bare name with exactly `positional` arguments and no
+    keywords (`range(a, b, step)`, `isinstance(x, T)`), else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and len(node.args) == positional
+        and not node.keywords
+    ):
+        return node
+    return None
+
+
 @functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached); callers copy
 def function_spans(tree: ast.AST) -> list[tuple[int, int]]:
     """(first line, last line) of every function defined under `tree`, outer before inner."""

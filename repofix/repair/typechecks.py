@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from repofix.repair.facts import module_facts
 from repofix.repair.scope import BUILTIN_NAMES, Scope, parameters
-from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, own_scope
+from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, builtin_call, own_scope
 
 MAX_VALUES = 3  # values a new check is made for: those the condition reads first
 MAX_TYPES = 5  # types each is checked against
@@ -60,14 +60,8 @@ def _type_text(node: ast.expr) -> str:
 
 def _checks(node: ast.AST) -> Iterator[tuple[str, str]]:
     """(value, type) of each `isinstance(value, type)` under `node`, as text."""
-    for call in ast.walk(node):
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Name)
-            and call.func.id == "isinstance"
-            and len(call.args) == 2
-            and not call.keywords
-        ):
+    for each in ast.walk(node):
+        if call := builtin_call(each, "isinstance", 2):
             kind = _type_text(call.args[1])
             if kind:
                 yield _value_text(call.args[0]), kind

@@ -10,6 +10,8 @@ import ast
 import itertools
 from collections.abc import Iterator
 
+from repofix.repair.source import builtin_call
+
 SLICEABLE = (ast.Name, ast.Attribute)  # a value read by name: `host`, `self._data`
 
 WINDOW_PRIOR = 0.5  # the function's other bounds get 0.35 (additions.add_slice_or_operand)
@@ -76,14 +78,8 @@ def _loop_step(target: ast.expr, iterated: ast.expr) -> tuple[str, str] | None:
     """`i`, `size` of `for i in range(a, b, size)`; `i`, `2` of `for i in (0, 2, 4)`."""
     if not isinstance(target, ast.Name):
         return None
-    if (
-        isinstance(iterated, ast.Call)
-        and isinstance(iterated.func, ast.Name)
-        and iterated.func.id == "range"
-        and len(iterated.args) == 3
-        and not iterated.keywords
-    ):
-        step = _step_text(iterated.args[2])
+    if call := builtin_call(iterated, "range", 3):
+        step = _step_text(call.args[2])
         return (target.id, step) if step else None
     if isinstance(iterated, (ast.Tuple, ast.List)) and len(iterated.elts) >= 2:
         ints = [e.value for e in iterated.elts if isinstance(e, ast.Constant) and type(e.value) is int]
@@ -99,13 +95,7 @@ def _step_text(node: ast.expr) -> str:
         return str(node.value) if type(node.value) is int and node.value > 1 else ""
     if isinstance(node, (ast.Name, ast.Attribute)):
         return ast.unparse(node)
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "len"
-        and len(node.args) == 1
-        and isinstance(node.args[0], SLICEABLE)
-    ):
+    if (call := builtin_call(node, "len", 1)) and isinstance(call.args[0], SLICEABLE):
         return ast.unparse(node)
     return ""
 
