@@ -4,13 +4,14 @@ same at a lower prior; nothing where a lazy value is meant."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
-from repofix.repair.lazy import BOUND, CONSUMED
+from repofix.repair.lazy import BOUND, CONSUMED, HELD, held_as_values
 from repofix.repair.source import SourceFile
 from tests.test_repair_engine import project
 
@@ -75,6 +76,58 @@ def test_no_call_where_nothing_lazy_is_misused(source: str) -> None:
 def test_a_comparison_is_consumed_only_by_what_orders() -> None:
     made = consumed("def f(days, months):\n    if min(days) > (D[m] for m in months):\n        return 1\n")
     assert {line.split(" > ")[1].split("(")[0] for line in made} == {"max", "min", "sum"}
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "    return k in table\n",  # looked up as a key: a generator is hashed by identity, never found
+        "    return table[k]\n",
+        "    return len(k)\n",  # a TypeError for a generator
+        "    return k[0]\n",
+        "    return k == table\n",  # never equal
+        "    return table != k\n",
+    ],
+)
+def test_a_lazy_value_bound_to_a_name_used_as_a_value_gets_a_sequence_first(use: str) -> None:
+    made = consumed("def f(r, idx, table):\n    k = (r[i] for i in idx)\n" + use)
+    assert made["k = tuple(r[i] for i in idx)"] == CONSUMED
+    assert {line for line, prior in made.items() if prior == CONSUMED} == {
+        f"k = {name}(r[i] for i in idx)" for name in HELD
+    }
+    # the same calls as where the name is only iterated, the others still at the bound prior
+    assert set(made) == set(
+        consumed("def f(r, idx):\n    k = (r[i] for i in idx)\n    return [x for x in k]\n")
+    )
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "    return [x for x in k]\n",  # iterated: a lazy value serves
+        "    return g(k)\n",
+        "    return table[j]\n",  # another name is the key
+    ],
+)
+def test_a_lazy_value_bound_to_a_name_only_iterated_or_passed_keeps_the_bound_prior(use: str) -> None:
+    made = consumed("def f(r, idx, table, j):\n    k = (r[i] for i in idx)\n" + use)
+    assert made and set(made.values()) == {BOUND}
+
+
+@pytest.mark.parametrize(
+    ("source", "held"),
+    [
+        ("def f(t, k):\n    return t[k]\n", {"t", "k"}),
+        ("def f(a, b):\n    return a in b\n", {"a"}),
+        ("def f(a, b):\n    return a < b\n", set()),
+        ("def f(a, b):\n    return a == b\n", {"a", "b"}),
+        ("def f(a):\n    return len(a)\n", {"a"}),
+        ("def f(a):\n    return len(a, 1) or len(a=a)\n", set()),  # not the builtin's one-argument shape
+        ("def f(a):\n    return [x for x in a]\n", set()),
+    ],
+)
+def test_held_as_values_names_what_a_lazy_value_cannot_be(source: str, held: set[str]) -> None:
+    assert held_as_values(ast.parse(source)) == held
 
 
 MODULE = """\

@@ -3,20 +3,29 @@ object, tested for truth (always true), compared (never equal; ordered, a TypeEr
 arithmetic (a TypeError) has lost the call that consumed it. Found in the held-aside sets' misses:
 `if not (x in CHARSET for x in data)` -> `all(...)`, `min(days) > (DAYS[m] for m in months)` ->
 `max(...)`, `if not map(issubclass, types, generics)` -> `any(...)`; returned or assigned, where a
-lazy value may well be meant, the same calls come later (`tuple(... for x in value)`)."""
+lazy value may well be meant, the same calls come later (`tuple(... for x in value)`), unless the
+name it is bound to is then used where only a value serves: a key (`table[k]`, `k in table`),
+measured (`len(k)`), indexed (`k[0]`) or compared for equality; then the calls that make a sequence
+come first (heldout33's `k = (r[i] for i in idx)` later looked up with `k in out`: `tuple(...)`)."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile, builtin_call
 
 LAZY_CALLS = ("map", "filter", "zip")
 TRUTH = ("any", "all")
 ORDERED = ("max", "min", "sum")
 EQUAL = ("list", "tuple", "set", "sorted", "sum", "max", "min", "any", "all")
 KEPT = ("list", "tuple", "set", "sorted", "sum", "max", "min", "any", "all", "next")
+HELD = (
+    "tuple",
+    "list",
+    "sorted",
+    "set",
+)  # a sequence where a bound name is a key, measured or indexed; tuple hashes
 CONSUMED = 0.5  # tested or compared: nothing else is meant
 BOUND = 0.3  # returned, assigned or passed on: a lazy value is often meant there
 
@@ -31,8 +40,31 @@ def is_lazy(node: ast.AST) -> bool:
     )
 
 
-def consumers(node: ast.AST) -> list[tuple[ast.expr, tuple[str, ...], float]]:
-    """(lazy value, the calls that may have consumed it, prior) for the lazy values `node` uses."""
+def held_as_values(func: ast.AST) -> set[str]:
+    """The names `func` uses where a lazy value cannot serve: a subscript's key or receiver (`table[k]`,
+    `k[0]`), the left of `in` or of `==`/`!=` (or their right), the one argument of `len()`."""
+    found: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Subscript):
+            found.update(n.id for n in (node.value, node.slice) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Compare):
+            if isinstance(node.left, ast.Name) and isinstance(
+                node.ops[0], (ast.In, ast.NotIn, ast.Eq, ast.NotEq)
+            ):
+                found.add(node.left.id)
+            found.update(
+                right.id
+                for op, right in zip(node.ops, node.comparators, strict=True)
+                if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Name)
+            )
+        elif (call := builtin_call(node, "len", 1)) and isinstance(call.args[0], ast.Name):
+            found.add(call.args[0].id)
+    return found
+
+
+def consumers(node: ast.AST, held: Collection[str] = ()) -> list[tuple[ast.expr, tuple[str, ...], float]]:
+    """(lazy value, the calls that may have consumed it, prior) for the lazy values `node` uses;
+    `held`: the function's names used where only a value serves (held_as_values)."""
     found: list[tuple[ast.expr, tuple[str, ...], float]] = []
     if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
         found += [(node.test, TRUTH, CONSUMED)]
@@ -49,13 +81,20 @@ def consumers(node: ast.AST) -> list[tuple[ast.expr, tuple[str, ...], float]]:
     elif isinstance(node, ast.BinOp):
         found += [(value, ORDERED, CONSUMED) for value in (node.left, node.right)]
     elif isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign)) and node.value is not None:
-        found += [(node.value, KEPT, BOUND)]
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in held:
+            found += [
+                (node.value, HELD, CONSUMED)
+            ]  # the same calls as KEPT, those that make a sequence first
+            found += [(node.value, tuple(c for c in KEPT if c not in HELD), BOUND)]
+        else:
+            found += [(node.value, KEPT, BOUND)]
     return [(value, calls, prior) for value, calls, prior in found if is_lazy(value)]
 
 
-def consume(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
+def consume(src: SourceFile, node: ast.AST, held: Collection[str] = ()) -> Iterator[Mutation]:
     """Each lazy value `node` uses, given each call that may have consumed it."""
-    for value, calls, prior in consumers(node):
+    for value, calls, prior in consumers(node, held):
         text = src.segment(value)
         # `(x for x in y)` -> `all(x for x in y)`: its own parentheses are the call's
         inner = text if isinstance(value, ast.GeneratorExp) and text.startswith("(") else f"({text})"
