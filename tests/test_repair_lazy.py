@@ -11,7 +11,7 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
-from repofix.repair.lazy import BOUND, CONSUMED, HELD, held_as_values
+from repofix.repair.lazy import BOUND, CONSUMED, SEQUENCES, valued_names
 from repofix.repair.source import SourceFile
 from tests.test_repair_engine import project
 
@@ -93,7 +93,7 @@ def test_a_lazy_value_bound_to_a_name_used_as_a_value_gets_a_sequence_first(use:
     made = consumed("def f(r, idx, table):\n    k = (r[i] for i in idx)\n" + use)
     assert made["k = tuple(r[i] for i in idx)"] == CONSUMED
     assert {line for line, prior in made.items() if prior == CONSUMED} == {
-        f"k = {name}(r[i] for i in idx)" for name in HELD
+        f"k = {name}(r[i] for i in idx)" for name in SEQUENCES
     }
     # the same calls as where the name is only iterated, the others still at the bound prior
     assert set(made) == set(
@@ -115,7 +115,20 @@ def test_a_lazy_value_bound_to_a_name_only_iterated_or_passed_keeps_the_bound_pr
 
 
 @pytest.mark.parametrize(
-    ("source", "held"),
+    ("binding", "fixed", "prior"),
+    [
+        ("k: object = (r[i] for i in idx)", "k: object = tuple(r[i] for i in idx)", CONSUMED),
+        ("j = k = (r[i] for i in idx)", "j = k = tuple(r[i] for i in idx)", BOUND),  # two names: as before
+    ],
+)
+def test_only_a_binding_of_one_name_reads_how_that_name_is_used(
+    binding: str, fixed: str, prior: float
+) -> None:
+    assert consumed(f"def f(r, idx, table):\n    {binding}\n    return k in table\n")[fixed] == prior
+
+
+@pytest.mark.parametrize(
+    ("source", "valued"),
     [
         ("def f(t, k):\n    return t[k]\n", {"t", "k"}),
         ("def f(a, b):\n    return a in b\n", {"a"}),
@@ -126,8 +139,8 @@ def test_a_lazy_value_bound_to_a_name_only_iterated_or_passed_keeps_the_bound_pr
         ("def f(a):\n    return [x for x in a]\n", set()),
     ],
 )
-def test_held_as_values_names_what_a_lazy_value_cannot_be(source: str, held: set[str]) -> None:
-    assert held_as_values(ast.parse(source)) == held
+def test_valued_names_are_what_a_lazy_value_cannot_be(source: str, valued: set[str]) -> None:
+    assert valued_names(ast.parse(source)) == valued
 
 
 MODULE = """\

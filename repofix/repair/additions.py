@@ -319,7 +319,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     if isinstance(node, ast.Call):
         yield from wrapper(src, node, scope)
     yield from type_of(src, node, scope)
-    yield from consume(src, node, scope.eager)
+    yield from consume(src, node, scope.valued)
     if isinstance(node, ast.Compare):
         yield from wrap_operand(src, node, scope)
     yield from range_of(src, node, scope)

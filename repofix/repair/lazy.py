@@ -20,12 +20,9 @@ TRUTH = ("any", "all")
 ORDERED = ("max", "min", "sum")
 EQUAL = ("list", "tuple", "set", "sorted", "sum", "max", "min", "any", "all")
 KEPT = ("list", "tuple", "set", "sorted", "sum", "max", "min", "any", "all", "next")
-HELD = (
-    "tuple",
-    "list",
-    "sorted",
-    "set",
-)  # a sequence where a bound name is a key, measured or indexed; tuple hashes
+# where a bound name is then a key, measured or indexed: a sequence (a tuple first: it hashes), then the rest
+SEQUENCES = ("tuple", "list", "sorted", "set")
+OTHERS = tuple(c for c in KEPT if c not in SEQUENCES)
 CONSUMED = 0.5  # tested or compared: nothing else is meant
 BOUND = 0.3  # returned, assigned or passed on: a lazy value is often meant there
 
@@ -40,7 +37,7 @@ def is_lazy(node: ast.AST) -> bool:
     )
 
 
-def held_as_values(func: ast.AST) -> set[str]:
+def valued_names(func: ast.AST) -> set[str]:
     """The names `func` uses where a lazy value cannot serve: a subscript's key or receiver (`table[k]`,
     `k[0]`), the left of `in` or of `==`/`!=` (or their right), the one argument of `len()`."""
     found: set[str] = set()
@@ -62,9 +59,9 @@ def held_as_values(func: ast.AST) -> set[str]:
     return found
 
 
-def consumers(node: ast.AST, held: Collection[str] = ()) -> list[tuple[ast.expr, tuple[str, ...], float]]:
+def consumers(node: ast.AST, valued: Collection[str] = ()) -> list[tuple[ast.expr, tuple[str, ...], float]]:
     """(lazy value, the calls that may have consumed it, prior) for the lazy values `node` uses;
-    `held`: the function's names used where only a value serves (held_as_values)."""
+    `valued`: the function's names used where only a value serves (valued_names)."""
     found: list[tuple[ast.expr, tuple[str, ...], float]] = []
     if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
         found += [(node.test, TRUTH, CONSUMED)]
@@ -81,20 +78,27 @@ def consumers(node: ast.AST, held: Collection[str] = ()) -> list[tuple[ast.expr,
     elif isinstance(node, ast.BinOp):
         found += [(value, ORDERED, CONSUMED) for value in (node.left, node.right)]
     elif isinstance(node, (ast.Return, ast.Assign, ast.AnnAssign)) and node.value is not None:
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id in held:
-            found += [
-                (node.value, HELD, CONSUMED)
-            ]  # the same calls as KEPT, those that make a sequence first
-            found += [(node.value, tuple(c for c in KEPT if c not in HELD), BOUND)]
+        if _bound_name(node) in valued:
+            found += [(node.value, SEQUENCES, CONSUMED), (node.value, OTHERS, BOUND)]
         else:
             found += [(node.value, KEPT, BOUND)]
     return [(value, calls, prior) for value, calls, prior in found if is_lazy(value)]
 
 
-def consume(src: SourceFile, node: ast.AST, held: Collection[str] = ()) -> Iterator[Mutation]:
+def _bound_name(node: ast.stmt) -> str | None:
+    """The one name `x = ...` or `x: T = ...` binds; None for a return, `a, b = ...` or `a = b = ...`."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, ast.AnnAssign):
+        target = node.target
+    else:
+        return None
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def consume(src: SourceFile, node: ast.AST, valued: Collection[str] = ()) -> Iterator[Mutation]:
     """Each lazy value `node` uses, given each call that may have consumed it."""
-    for value, calls, prior in consumers(node, held):
+    for value, calls, prior in consumers(node, valued):
         text = src.segment(value)
         # `(x for x in y)` -> `all(x for x in y)`: its own parentheses are the call's
         inner = text if isinstance(value, ast.GeneratorExp) and text.startswith("(") else f"({text})"

@@ -20,7 +20,7 @@ from repofix.repair.facts import (
     unused_imports_in,
 )
 from repofix.repair.fields import declared_containers
-from repofix.repair.lazy import held_as_values
+from repofix.repair.lazy import valued_names
 from repofix.repair.numbers import numbers_of
 from repofix.repair.slices import elsewhere, taken
 from repofix.repair.windows import windows
@@ -75,9 +75,8 @@ class Scope:
     argument_names: dict[str, str] = field(default_factory=dict)  # see facts.ModuleFacts
     # CapWords names the module binds to a class (defined or imported) and never assigns
     classes: set[str] = field(default_factory=set)
-    eager: set[str] = field(
-        default_factory=set
-    )  # names used where a lazy value cannot serve (lazy.held_as_values)
+    # names used where a lazy value cannot serve: a key, measured, indexed (lazy.valued_names)
+    valued: set[str] = field(default_factory=set)
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
@@ -304,7 +303,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         class_params=facts.class_params,
         argument_names=_argument_names(func, facts.argument_names),
         classes={n for n in facts.truthy if n[:1].isupper() and any(c.islower() for c in n)},
-        eager=held_as_values(func),
+        valued=valued_names(func),
     )
 
 
