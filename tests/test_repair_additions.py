@@ -1012,3 +1012,25 @@ def test_a_value_an_f_string_formats_is_mutated_only_where_its_position_is_its_t
 )
 def test_no_recursion_is_added_where_it_needs_made_up_arguments_or_is_there(source: str) -> None:
     assert not [m for m in mutations(SourceFile("m.py", source)) if m.description.startswith("recurse")]
+
+
+@pytest.mark.parametrize(
+    ("condition", "meant", "misread"),
+    [
+        # ehviewer-parser's planted lost guard (heldout33): `flag and a or b` is `(flag and a) or b`
+        ("a is None or a < 0", "flag and (a is None or a < 0)", "flag and a is None or a < 0"),
+        ("a is None or a < 0", "(a is None or a < 0) and not flag", "a is None or a < 0 and not flag"),
+        ("a or b", "flag.real and (a or b)", "flag.real and a or b"),
+        # a new operand of `(a or b) and c` goes outside the parentheses, not into them
+        ("(a or b) and c", "flag and (a or b) and c", "(flag and a or b) and c"),
+        ("c and (a or b)", "c and (a or b) and flag", "c and (a or b and flag)"),
+        ("c and (  # a and b\n        a or b)", "c and flag and (a or b)", "c and (flag and a or b)"),
+    ],
+)
+def test_a_new_clause_keeps_an_or_apart_from_a_new_and(condition: str, meant: str, misread: str) -> None:
+    def source(test: str) -> str:
+        return f"def f(a, b, c, flag):\n    if {test}:\n        return flag.real\n    return 0\n"
+
+    made = programs(source(condition))
+    assert "add-clause" in made.get(ast.dump(ast.parse(source(meant))), set())
+    assert ast.dump(ast.parse(source(misread))) not in made

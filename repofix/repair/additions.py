@@ -1,4 +1,4 @@
-"""Operators that add code built from what is in scope: a missing statement, a missing clause, an
+"""Operators that add code built from what is in scope: a missing statement, a missing clause (clauses.py), an
 off-by-one on any operand, a wrapper call (wrappers.py), a slice or an operand, a richer literal;
 and operators that replace an attribute, a call or an assignment target with a name in scope.
 
@@ -8,10 +8,10 @@ tried after them on the same line (the search ranks by suspiciousness x prior, t
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 
 from repofix.repair import slices
+from repofix.repair.clauses import add_clause, add_operand_to_boolop
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
 from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
@@ -130,63 +130,6 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
                 if value == receiver or value.split(".")[0] == receiver:
                     continue
                 yield after(f"{receiver}.{method}({value})", 0.3 if receiver in grown else 0.25)
-
-
-def add_operand_to_boolop(src: SourceFile, node: ast.BoolOp, scope: Scope) -> Iterator[Mutation]:
-    """`a or b` -> `a or c or b`: a condition that forgot one of the names it lists."""
-    op = " or " if isinstance(node.op, ast.Or) else " and "
-    present = {src.segment(v) for v in node.values}
-    for name in scope.tests:
-        if name in present:
-            continue
-        for value in node.values:
-            start = src.span(value)[0]
-            yield src.mutation(
-                "add-clause", f"add '{name}' to '{src.segment(node)}'", [Edit(start, start, name + op)], 0.3
-            )
-        end = src.span(node.values[-1])[1]
-        yield src.mutation(
-            "add-clause", f"add '{name}' to '{src.segment(node)}'", [Edit(end, end, op + name)], 0.3
-        )
-
-
-def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`."""
-    start, end = src.span(test)
-    if isinstance(test, ast.Constant) and test.value is True:
-        for name in scope.tests:
-            yield src.mutation("add-clause", f"condition True -> {name}", [Edit(start, end, name)], 0.5)
-        return
-    text = src.segment(test)
-    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
-    mentioned = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    names = [n for n in scope.tests if n in mentioned] + [n for n in scope.tests if n not in mentioned]
-    for name in (n for n in names if n != text):  # `matches and not matches` is only ever false
-        near = 0.1 if name in mentioned else 0.0  # a name the condition already uses comes first
-        for new, prior in (
-            (f"{name} is None or {inner}", 0.35),
-            (f"{inner} or not {name}", 0.35),
-            (f"not {name} or {inner}", 0.3),
-            (f"{inner} and {name}", 0.3),
-            (f"{inner} and not {name}", 0.25),
-            (f"{inner} or {name}", 0.25),
-            (f"{name} is not None and {inner}", 0.3),
-            (f"{name} and {inner}", 0.3),  # a guard: `prefix and prefix[0] == "<"`
-            (f"not {name} and {inner}", 0.25),
-        ):
-            yield src.mutation(
-                "add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior + near
-            )
-    # an attribute the function reads: `x.indent is not None and T`, `T or item.isValue`; one the
-    # condition reads guards it (`self._values and len(values) != len(self._values)`)
-    for value in (v for v in scope.values if "." in v):
-        if re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", text):
-            forms = [(f"{value} and {inner}", 0.35), (f"{value} is not None and {inner}", 0.35)]
-        else:
-            forms = [(f"{value} is not None and {inner}", 0.2), (f"{inner} or {value}", 0.2)]
-            forms += [(f"{value} and {inner}", 0.2)]
-        for new, prior in forms:
-            yield src.mutation("add-clause", f"condition '{text}' -> '{new}'", [Edit(start, end, new)], prior)
 
 
 def off_by_one(

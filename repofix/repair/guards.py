@@ -4,7 +4,7 @@
 A `None` check is rarely a condition of its own: it guards a comparison of the value it checks
 with something the function already has (installer's `size != self.size`, pypng's
 `height != size[1]`, simpleeval's `name not in self._allowed_attrs`). The clauses made of names
-(additions.add_clause) and of the module's other conditions (clones.py) do not build one; this
+(clauses.add_clause) and of the module's other conditions (clones.py) do not build one; this
 builds it two ways: as the module guards another value (`list_hook is not None and not
 callable(list_hook)` gives msgpack's `object_pairs_hook is not None and not
 callable(object_pairs_hook)`), and as a comparison with what the function has at hand before the

@@ -1,7 +1,7 @@
 """A clause a condition lacks that mirrors one it has: `not self.overlap(other)` ->
 `not self.overlap(other) and not self.adjacent(other)`, the same instance and arguments asked
 another question its class answers (a sibling predicate). A planted missing clause drops one such
-half in two of spans' methods, out of reach of the clauses made of names (additions.add_clause)."""
+half in two of spans' methods, out of reach of the clauses made of names (clauses.add_clause)."""
 
 from __future__ import annotations
 

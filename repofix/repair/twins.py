@@ -3,7 +3,7 @@
 isinstance(value, staticmethod)`, `fields is None` -> `fields is _marker or fields is None`'s
 twin, `self.convert` -> `self.convert or self.strip`. In the fifteen held-aside sets, 10 of the
 154 planted missing clauses were such a twin and 9 of them were missed: the clauses made of names
-(additions.add_clause) and of the module's other conditions (clones) do not build them. The name
+(clauses.add_clause) and of the module's other conditions (clones) do not build them. The name
 put in is of the same kind as the one it replaces (a name the function reads for another, an attribute of the same
 receiver, a constant of the same class or module for another: `CronSim.LAST` -> `CronSim.LAST_WEEKDAY`,
 a literal the module tests the same value equal to for another: `dtype == 'i64'` -> `... or dtype == 'i'`,
