@@ -104,6 +104,12 @@ def sites(text: str) -> list[tuple[str, int, int, str, int]]:
         a, b = span(node)
         return data[a:b].decode()
 
+    def grouped(node: ast.expr, test: ast.BoolOp) -> str:
+        """`node`'s text as one of two or more operands of `test`'s `and`/`or`."""
+        looser = isinstance(node, ast.BoolOp) and isinstance(test.op, ast.And) and isinstance(node.op, ast.Or)
+        loose = looser or isinstance(node, (ast.IfExp, ast.Lambda, ast.NamedExpr))
+        return f"({seg(node)})" if loose and len(test.values) > 2 else seg(node)
+
     out = []
     flips = {ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "=="}
     for func in ast.walk(tree):
@@ -119,7 +125,10 @@ def sites(text: str) -> list[tuple[str, int, int, str, int]]:
                 out.append(("missing-statement", *span(node), "pass", node.lineno))
             elif isinstance(node, (ast.If, ast.While)) and isinstance(node.test, ast.BoolOp):
                 for i in range(len(node.test.values)):
-                    rest = [seg(v) for j, v in enumerate(node.test.values) if j != i]
+                    # an operand that binds looser than the join keeps its parentheses: without
+                    # them `a and b and (c or d)` lost `a` as `b and c or d` (patiencediff in
+                    # heldout15, tomlite in heldout34: a clause lost and the rest regrouped)
+                    rest = [grouped(v, node.test) for j, v in enumerate(node.test.values) if j != i]
                     op = " and " if isinstance(node.test.op, ast.And) else " or "
                     out.append(("missing-clause", *span(node.test), op.join(rest), node.lineno))
             elif (

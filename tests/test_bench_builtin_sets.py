@@ -159,6 +159,32 @@ def test_a_bug_is_judged_by_its_own_code_and_kept_once(tmp_path: Path, seed: int
     assert sorted(b.before for b in chosen) == ["abs(x)", "i + 1"]
 
 
+@pytest.mark.parametrize(
+    ("condition", "planted"),
+    [
+        ("a and b and (c or d)", ["b and (c or d)", "a and (c or d)", "a and b"]),
+        ("(a or b) and c and d", ["c and d", "(a or b) and d", "(a or b) and c"]),
+        ("a or b or (c if d else a)", ["b or (c if d else a)", "a or (c if d else a)", "a or b"]),
+        (
+            "a or b and c or d",
+            ["b and c or d", "a or d", "a or b and c"],
+        ),  # an `and` inside an `or` needs none
+        ("(a or b) and c", ["c", "a or b"]),  # one operand left is the whole condition
+    ],
+)
+def test_a_planted_missing_clause_keeps_the_rest_grouped_as_it_was(
+    condition: str, planted: list[str]
+) -> None:
+    # tomlite's `isinstance(...) and value and (multiline or was_multiline)` lost its first clause
+    # as `value and multiline or was_multiline` in heldout34: a clause lost and the rest regrouped
+    made = [
+        s
+        for s in bugs.sites(f"def f(a, b, c, d):\n    if {condition}:\n        return 1\n")
+        if s[0] == "missing-clause"
+    ]
+    assert [s[3] for s in made] == planted
+
+
 def test_no_bug_is_planted_in_a_test_module_named_the_other_way(tmp_path: Path) -> None:
     """pytest collects `*_test.py` as well as `test_*.py`: its asserts are sites too, and a bug
     planted there would break its own test (strsimpy and python-mimeparse keep tests so)."""
