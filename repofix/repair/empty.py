@@ -23,7 +23,8 @@ import ast
 import functools
 from collections.abc import Iterator
 
-from repofix.repair.scope import BUILTIN_NAMES, Scope, constructor
+from repofix.repair.containers import constructor
+from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
 SIBLING = 0.55  # another branch's call, with a value from this one

@@ -9,6 +9,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from repofix.repair.containers import (
+    CONTAINERS,
+    GROWS,
+    MEMBER_METHODS,
+    binding,
+    constructor,
+    defaulted,
+    is_copy,
+    is_instance_of_container,
+    text_literal,
+)
 from repofix.repair.facts import (
     UPDATES,
     ModuleFacts,
@@ -27,10 +38,7 @@ from repofix.repair.windows import windows
 
 T = TypeVar("T")
 BUILTIN_NAMES = set(dir(builtins))
-# constructors that say what a local holds, and the method that grows it
-GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
-CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 MAX_CALLEES = 8  # the module's own one-argument callables tried as a missing wrapper, most called first
 MAX_MEMBERS = 12  # the class's instance containers tried as a missing update's receiver (each by its methods)
 
@@ -93,62 +101,6 @@ class Scope:
         return [i for i in items if local(i) in kept]
 
 
-def _text_literal(value: ast.expr) -> bool:
-    return (
-        isinstance(value, ast.JoinedStr) or isinstance(value, ast.Constant) and isinstance(value.value, str)
-    )
-
-
-COPIES = {"copy.copy", "copy.deepcopy", "copy", "deepcopy", "dict", "list", "set", "OrderedDict"}
-
-
-def _copy(value: ast.expr) -> bool:
-    """`d.copy()`, `copy.deepcopy(d)`, `dict(d)`, `list(items)`: a new container made of one local's
-    (not `shutil.copy(src, dst)`, not `defaultdict(list)`)."""
-    if not isinstance(value, ast.Call) or value.keywords:
-        return False
-    if isinstance(value.func, ast.Attribute) and value.func.attr == "copy" and not value.args:
-        return True
-    return dotted(value.func) in COPIES and len(value.args) == 1 and isinstance(value.args[0], ast.Name)
-
-
-def constructor(value: ast.expr) -> str | None:
-    """The kind of container a binding makes: `[]`, `[start]`, `{...}`, `set()`, `deque()`...; None
-    otherwise. A list seeded with what the code computes grows as an empty one does (`frontier =
-    [start]`, a work list; `self.stack = [bottom]`): 8 of 153 planted missing statements of the
-    held-aside sets grew such a list, fsm-tools' two (heldout28) with no other `append` near to
-    tell. One of constants only (`lines = ["{"]`) is left out: the 5 such were grown by a constant
-    or an f-string, which no name in scope gives, and counting them doubled the missing statements
-    tried over heldout28's 55 modules (the others add 16% of them, 0.15% of all candidates)."""
-    if isinstance(value, ast.Dict):
-        return "dict"
-    if isinstance(value, ast.List) and not (value.elts and all(map(_constant, value.elts))):
-        return "list"
-    if isinstance(value, ast.Set):
-        return "set"
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in GROWS:
-        return value.func.id
-    return None
-
-
-def _constant(item: ast.expr) -> bool:
-    """`"a"`, `0`, `-1`: an item no code computes."""
-    if isinstance(item, ast.UnaryOp):
-        item = item.operand
-    return isinstance(item, ast.Constant)
-
-
-def _defaulted(value: ast.expr) -> str | None:
-    """The kind of container `d.setdefault(key, [])` binds: the one stored when the key is new."""
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "setdefault"
-    ):
-        return constructor(value.args[1]) if len(value.args) == 2 else None
-    return None
-
-
 def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
     """The function's parameter names in order; `*args` and `**kwargs` last, unless not asked for."""
     args = func.args
@@ -178,25 +130,6 @@ def annotation_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     return found
 
 
-def _is_instance_of_container(node: ast.Call) -> bool:
-    """`isinstance(x, list)` (or a tuple of such types) on a plain name."""
-    if not (isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2):
-        return False
-    kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
-    return isinstance(node.args[0], ast.Name) and any(
-        isinstance(k, ast.Name) and k.id in ("list", "set", "dict", "deque", "bytearray") for k in kinds
-    )
-
-
-def _assigned(node: ast.AST) -> tuple[list[ast.expr], ast.expr | None]:
-    """(targets, value) of `x = v` and of an annotated `x: list[str] = v`; ([], None) otherwise."""
-    if isinstance(node, ast.Assign):
-        return node.targets, node.value
-    if isinstance(node, ast.AnnAssign) and node.value is not None:
-        return [node.target], node.value
-    return [], None
-
-
 def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
     params = parameters(func, varargs=False)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -215,20 +148,20 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
-        targets, value = _assigned(node)
-        copy = value is not None and _copy(value)
+        targets, value = binding(node)
+        copy = value is not None and is_copy(value)
         copied = copied or copy
         if isinstance(value, CONTAINERS) or copy:
             containers.update(t.id for t in targets if isinstance(t, ast.Name))
             # `self.data = [data]`: the attribute is a container too
             held.update((dotted(t), None) for t in targets if isinstance(t, ast.Attribute) and dotted(t))
-        if isinstance(node, ast.Call) and _is_instance_of_container(node):  # `if isinstance(value, list):`
+        if isinstance(node, ast.Call) and is_instance_of_container(node):  # `if isinstance(value, list):`
             containers.add(node.args[0].id)  # type: ignore[attr-defined]
         if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
             # `msg = "bad {}"`; `msg += ...` or any other binding makes it no longer sure text
-            sure = isinstance(node, ast.Assign) and _text_literal(value)
+            sure = isinstance(node, ast.Assign) and text_literal(value)
             texts[targets[0].id] = texts.get(targets[0].id, True) and sure
-            kind = constructor(value) or _defaulted(value)
+            kind = constructor(value) or defaulted(value)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
         if (
@@ -324,12 +257,6 @@ def _argument_names(func: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[s
     }
 
 
-# per kind, the methods that grow it: by one item first, then by many (`self.tags.update(tags)`)
-MEMBER_METHODS = {
-    "list": ("append", "extend"), "set": ("add", "update"), "deque": ("append", "extend"), "dict": ("update",)
-}  # fmt: skip
-
-
 def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[tuple[str, str]]:
     """Per instance attribute a method of `func`'s class binds to a container (`self.x = []`,
     `self.x = dict()`) or its body declares as one (fields.py), the attribute as `func` names it
@@ -345,7 +272,7 @@ def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             continue
         first = parameters(method, varargs=False)[:1]
         for node in ast.walk(method):
-            targets, value = _assigned(node)
+            targets, value = binding(node)
             kind = constructor(value) if value is not None else None
             for target in targets:
                 if (

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from repofix.repair.additions import added_after, starts_line
-from repofix.repair.scope import GROWS, Scope, constructor, parameters
+from repofix.repair.containers import GROWS, constructor
+from repofix.repair.scope import Scope, parameters
 from repofix.repair.source import Mutation, SourceFile
 from repofix.repair.unread import READS_ALL, own_nodes
 
