@@ -1,7 +1,7 @@
 """What a binding holds: the kind of container a name or an attribute is bound to (`[]`, `[start]`,
 `set()`, `d.setdefault(k, [])`, a copy of another), the methods each kind grows by, and whether a
 local is bound to text. scope.py gathers these per function for the operators that add a missing
-statement or update."""
+statement or update; unfilled, empty and unread ask `constructor` of one binding directly."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from repofix.repair.facts import dotted
 
 # constructors that say what a local holds, and the method that grows it
 GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
+# the literals and comprehensions that make a container a local may be grown in
 CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 # per kind, the methods that grow it: by one item first, then by many (`self.tags.update(tags)`)
 MEMBER_METHODS = {
