@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair.generate import mutations
-from repofix.repair.mirror import NEIGHBOUR, PRIOR, UPDATE, partner
+from repofix.repair.mirror import NEIGHBOUR, PRIOR, UPDATE, UPDATE_OF_A_METHOD, partner
 from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_engine_repairs
 
@@ -198,6 +198,42 @@ def test_an_update_s_mirror_image_is_added_where_the_other_side_is_missing(
     src = SourceFile("m.py", source)
     mutation = next(m for m in mutations(src, [line]) if m.description == made)
     ast.parse(src.apply(mutation.edits))  # it compiles where it is put
+
+
+# ihexsrec (heldout34): the line that writes a record's hex in upper case is lost; its mirror in
+# lower case passes a suite that never checks case, the copy is the fix
+HEX = """\
+def records(chunks, lines):
+    for payload in chunks:
+        if payload:
+            pass
+        else:
+            lines.append(":" + payload.hex().upper() + "FF")
+    return lines
+
+
+def kind(name):
+    return name.lower()
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "mirror", "prior"),
+    [
+        # the sides are data: `self.left` -> `self.right` keeps the mirror's own prior
+        (TREE, 8, "self.right.add(box, value)", UPDATE),
+        # only a method it calls is swapped: after the plain copy
+        (HEX, 4, 'lines.append(":" + payload.hex().lower() + "FF")', UPDATE_OF_A_METHOD),
+    ],
+)
+def test_a_mirror_that_swaps_only_a_method_comes_after_the_copy(
+    source: str, line: int, mirror: str, prior: float
+) -> None:
+    made = {m.edits[0].text.strip(): (m.op, m.prior) for m in mutations(SourceFile("m.py", source), [line])}
+    assert made[mirror] == ("mirror-update", prior)
+    copy = mirror.replace(".lower()", ".upper()").replace("self.right", "self.left")
+    assert made[copy][0] == "clone-update"
+    assert (made[copy][1] > prior) == (prior == UPDATE_OF_A_METHOD)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,9 @@ from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 PRIOR = 0.4
 NEIGHBOUR = 0.45  # a statement made like its neighbour's mirror image
 UPDATE = 0.35  # an update statement's mirror image added elsewhere in its function (a copy is 0.3)
+# one whose only swap is a method it calls (`.upper()` -> `.lower()`) comes after the plain copy: the
+# same call made again is the likelier fix, and a suite that never checks case cannot tell them apart
+UPDATE_OF_A_METHOD = 0.25
 # words that name the two sides of something; a name's pair is its word swapped (`left_x`)
 PAIRS = [
     ("self", "other"),
@@ -139,6 +142,14 @@ def mirror_of_an_update(
         if text is None or text in made or text in seen:
             continue
         seen.add(text)
+        # swapped again with the partners of the methods it calls left out: still a mirror when a name
+        # or a data attribute (`self.left`) swaps
+        called = {
+            n.func.attr
+            for n in ast.walk(call)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        }
+        sides = mirrored(src, call, scope.bound, attrs - {partner(name) for name in called}) is not None
         if isinstance(node, ast.Pass):
             edit = Edit(*src.span(node), text)
         else:
@@ -148,7 +159,7 @@ def mirror_of_an_update(
             "mirror-update",
             f"add '{text}' at line {node.lineno}, the mirror of line {call.lineno}",
             [edit],
-            UPDATE,
+            UPDATE if sides else UPDATE_OF_A_METHOD,
         )
 
 
