@@ -20,6 +20,7 @@ from repofix.repair import (
     literals,
     mirror,
     offbyone,
+    protocols,
     recursion,
     siblings,
     twins,
@@ -201,6 +202,7 @@ def mutations(
                 recursion.recurse(src, node, parent, recursions[id(func)]),
                 unfilled.fills(src, node, fillables[id(func)], scopes[id(func)]),
                 growth.grow(src, node, growths[id(func)], scopes[id(func)]),
+                protocols.protocol_return(src, node, func),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(

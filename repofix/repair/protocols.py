@@ -1,0 +1,64 @@
+"""A special method that returns a value of the wrong kind: `__iter__` returning `self.stack`, a
+list, where Python wants an iterator (`iter() returned non-iterator of type 'list'`), `__len__`
+returning the items, not their count. The call its protocol demands was left out; the candidate
+puts it back around the returned value (`return iter(self.stack)`). No wrapper of the scope makes
+it when the module never calls that builtin elsewhere."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.wrappers import raises_text, wrap_in
+
+# the builtin whose result each special method must return
+PROTOCOL = {
+    "__iter__": "iter",
+    "__reversed__": "reversed",
+    "__len__": "len",
+    "__length_hint__": "len",
+    "__str__": "str",
+    "__repr__": "repr",
+    "__bytes__": "bytes",
+    "__int__": "int",
+    "__index__": "int",
+    "__float__": "float",
+    "__bool__": "bool",
+    "__hash__": "hash",
+}
+# as likely as a callable named for the value (wrappers.NAMED_PRIOR): the one call a bug dropped here
+PRIOR = 0.45
+
+
+def protocol_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Iterator[Mutation]:
+    """`return value` in a special method (a method: its first parameter is the instance) as
+    `return builtin(value)`; not a value that is that call already, `self` from `__iter__` (an
+    iterator is its own), a literal, text from `__str__` or `__repr__`, or another object's call of
+    the same method (`return self.inner.__len__()`), which may well be of the right kind."""
+    if not (isinstance(node, ast.Return) and isinstance(func, ast.FunctionDef) and node.value is not None):
+        return
+    builtin = PROTOCOL.get(func.name)
+    if builtin is None or not func.args.args:
+        return
+    value = node.value
+    if isinstance(value, ast.Constant) or builtin in ("str", "repr") and raises_text(value):
+        return  # text for sure (`'<{}>'.format(...)`, `''.join(...)`): `repr()` of it quotes it again
+    if isinstance(value, ast.Call):
+        callee = value.func
+        name = (
+            callee.id
+            if isinstance(callee, ast.Name)
+            else callee.attr
+            if isinstance(callee, ast.Attribute)
+            else ""
+        )
+        if name in (builtin, func.name):
+            return
+    if (
+        isinstance(value, ast.Name)
+        and value.id == func.args.args[0].arg
+        and builtin in ("iter", "str", "repr")
+    ):
+        return  # `return self`: an iterator's own; `str(self)` from `__str__` recurses forever
+    yield wrap_in(src, value, builtin, PRIOR)
