@@ -186,6 +186,18 @@ CASES = [
         "def shift(index, at):\n    for k, v in index.items():\n        if v >= at:\n            index[k] = v + 1\n",
     ),
     ("off-by-one", "def f(xs, n):\n    return xs[:n]\n", "def f(xs, n):\n    return xs[:n + 1]\n"),
+    # an element of a tuple built: ihexsrec's `yield (start, prev + 1, bytes(buf))`, tomlite's
+    # `spans.append((index, close + 1))` (heldout34)
+    (
+        "off-by-one",
+        "def runs(start, prev, buf):\n    yield (start, prev, bytes(buf))\n",
+        "def runs(start, prev, buf):\n    yield (start, prev + 1, bytes(buf))\n",
+    ),
+    (
+        "off-by-one",
+        "def f(spans, index, close):\n    spans.append((index, close))\n",
+        "def f(spans, index, close):\n    spans.append((index, close + 1))\n",
+    ),
     (
         "add-wrapper",
         "def f(xs, args):\n    return xs[:args]\n",
@@ -684,6 +696,21 @@ def test_a_method_after_a_form_feed_or_a_tab_is_parsed_in_its_own_block(indent: 
         ast.dump(ast.parse(src.apply(m.edits))) == ast.dump(ast.parse(source.replace("x + 1", "x - 1")))
         for m in kept
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "made"),
+    [
+        # its elements, not the tuple itself: `(a, b) + 1` is a TypeError
+        ("def f(a, b):\n    return g((a, b))\n", {"operand: a + 1", "operand: a - 1", "operand: b + 1", "operand: b - 1"}),
+        ("def f(a):\n    return g([a], {a}, f'{a}')\n", set()),  # nor a list, a set, an f-string
+        ("def f(x):\n    return isinstance(x, (KeyError, ast.FunctionDef, int))\n", {"argument: x + 1", "argument: x - 1"}),
+        ("def f(x):\n    return g((list[float], x.Kind))\n", set()),  # a hint's subscript, a class attribute
+    ],
+)  # fmt: skip
+def test_an_off_by_one_in_a_tuple_is_on_its_numbers_only(source: str, made: set[str]) -> None:
+    found = {m.description for m in mutations(SourceFile("m.py", source), [2]) if m.op == "off-by-one"}
+    assert {d for d in found if not d.startswith("index: ")} == made  # an index's are offbyone.subscript's
 
 
 def test_not_implemented_is_never_wrapped() -> None:

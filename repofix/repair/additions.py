@@ -1,5 +1,5 @@
 """Operators that add code built from what is in scope: a missing statement, a missing clause (clauses.py), an
-off-by-one on any operand, a wrapper call (wrappers.py), a slice or an operand, a richer literal;
+off-by-one on any operand (offbyone.py), a wrapper call (wrappers.py), a slice or an operand, a richer literal;
 and operators that replace an attribute, a call or an assignment target with a name in scope.
 
 Priors sit below the token-level operators': a one-token slip is the likelier bug, so these are
@@ -15,8 +15,9 @@ from repofix.repair.clauses import add_clause, add_operand_to_boolop
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
 from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
+from repofix.repair.offbyone import off_by_one, operand_targets
 from repofix.repair.scope import Scope
-from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile
 from repofix.repair.windows import WINDOW_PRIOR
 from repofix.repair.wrappers import (
     add_wrapper,
@@ -130,44 +131,6 @@ def add_update(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mutati
                 if value == receiver or value.split(".")[0] == receiver:
                     continue
                 yield after(f"{receiver}.{method}({value})", 0.3 if receiver in grown else 0.25)
-
-
-def off_by_one(
-    src: SourceFile, node: ast.expr, why: str, paren: bool, prior: float = 0.45
-) -> Iterator[Mutation]:
-    """`x` -> `x + 1` / `x - 1` for a non-constant operand or argument (parenthesized inside arithmetic)."""
-    if isinstance(node, (ast.Constant, ast.Starred, ast.Lambda)) or isinstance(
-        getattr(node, "ctx", None), ast.Store
-    ):
-        return
-    start, end = src.span(node)
-    text = src.segment(node) if isinstance(node, (*ATOMS, ast.BinOp)) else src.atom(node)
-    for delta in ("+ 1", "- 1"):
-        new = f"({text} {delta})" if paren else f"{text} {delta}"
-        yield src.mutation(
-            "off-by-one", f"{why}: {src.segment(node)} {delta}", [Edit(start, end, new)], prior
-        )
-
-
-def operand_targets(node: ast.AST) -> list[ast.expr]:
-    """Operands of arithmetic and comparisons, arguments of calls (not of `range`: see operators),
-    and a value assigned or returned when it is a name, an attribute or a subscript (`self._map[k]
-    = v` -> `v + 1`; a call or an expression has its own operands)."""
-    if isinstance(node, (ast.Assign, ast.Return)) and isinstance(
-        node.value, (ast.Name, ast.Attribute, ast.Subscript)
-    ):
-        return [node.value]
-    if isinstance(node, ast.BinOp):
-        return [node.left, node.right]
-    if isinstance(node, ast.Compare):
-        return [node.left, *node.comparators]
-    if isinstance(node, ast.Call) and getattr(node.func, "id", None) != "range":
-        return [a for a in node.args if not isinstance(a, ast.Starred)] + [
-            k.value for k in node.keywords if k.arg
-        ]
-    if isinstance(node, ast.Slice):
-        return [b for b in (node.lower, node.upper) if b is not None]
-    return []
 
 
 def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
