@@ -94,6 +94,19 @@ def explain(self):
         pass
     return parts
 """
+# lexiquery's tokenizer (heldout34): the other branch's token made with the subject this one tests
+TOKENS = """\
+def tokenize(raw, extra):
+    tokens = []
+    for r in raw:
+        if r == '(':
+            pass
+        elif r == ',':
+            tokens.append(Token('COMMA', r))
+    for val in extra:
+        tokens.append(Token('LPAREN', val))
+    return tokens
+"""
 
 SWAPPED_SIGNS = SIGNS.replace(
     "            pass\n", '            kwargs.update(negative_zero_sign="")\n', 1
@@ -110,6 +123,11 @@ CASES = [
         SIGNS.replace("            pass\n", "            kwargs.update(negative_zero_sign=sign)\n"),
     ),
     ("clone-update", PARTS, PARTS.replace("        pass\n", "        parts.append(self.dow)\n")),
+    (
+        "clone-update",
+        TOKENS,
+        TOKENS.replace("            pass\n", "            tokens.append(Token('LPAREN', r))\n"),
+    ),
     (
         "add-tested",
         CHAIN,

@@ -16,6 +16,9 @@ from repofix.repair.source import SourceFile
 PARTS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)  # what a clone may have replaced
 MAX_COMPARED = 4  # what the enclosing `if` compares, tried in place of a part of the function's own updates
 ANALOGUE = 0.35
+# a name passed replaced by the name the `if` compares with text: `tokens.append(Token('RPAREN',
+# val))` made again under `elif r == ')':` as `Token('RPAREN', r)` (lexiquery, heldout34)
+SUBJECT = 0.25
 
 
 def _constant(node: ast.AST) -> bool:
@@ -65,7 +68,8 @@ def analogues(
     'extlang' in types` -> `Subtag(code, 'extlang')`; `kwargs.update(negative_zero_sign="")` under
     `if sign == "+" or sign == " "` -> `negative_zero_sign=sign`; `parts.append(self.day)` under
     `if not self.dow.star` -> `parts.append(self.dow)`). A part that is not a constant is
-    replaced only by what is compared with none (`self.dow`, not `arg_count` of `arg_count == 0`)."""
+    replaced only by what is compared with none (`self.dow`, not `arg_count` of `arg_count == 0`);
+    a name, also by a name compared with text, less likely (SUBJECT)."""
     for part in replaceable(call):
         if isinstance(part, ast.Name) and part.id in ("self", "cls"):
             continue
@@ -79,6 +83,13 @@ def analogues(
         for new in dict.fromkeys(src.segment(e) for e in wanted):
             if new != old:
                 yield src.segment_with(call, part, new), ANALOGUE
+        if isinstance(part, ast.Name):  # the text a branch tests, passed where another's was
+            # (compared with text, an element of what is read; one compared with a number is a count
+            # or a flag: `extras.extend(arg_count)` under `if arg_count == 0` is no fix)
+            subjects = [e for e, kind in compared if isinstance(e, ast.Name) and kind is str]
+            for new in dict.fromkeys(e.id for e in subjects):
+                if new != part.id:
+                    yield src.segment_with(call, part, new), SUBJECT
 
 
 def replaceable(call: ast.Call) -> Iterator[ast.expr]:
