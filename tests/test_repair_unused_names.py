@@ -1,7 +1,7 @@
-"""Names the module binds and never reads (facts.unused_names) on their own minimal cases: which are
+"""Names the module binds and never reads (unused.unused_names) on their own minimal cases: which are
 counted, which are not (a module, a constant, `__all__`, TYPE_CHECKING, a decorated or public
 function, a module with many); what a function imports in its own body and never reads
-(facts.unused_imports_in); as a missing wrapper or a raise's class they rank first; and the engine
+(unused.unused_imports_in); as a missing wrapper or a raise's class they rank first; and the engine
 repairs a raise that lost its imported class, and a value that lost the call it was imported
 for, end to end."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.facts import unused_imports_in, unused_names
 from repofix.repair.generate import mutations
 from repofix.repair.search import order
 from repofix.repair.source import SourceFile
+from repofix.repair.unused import unused_imports_in, unused_names
 from tests.test_repair_engine import project
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from repofix.repair.facts import dotted
+from repofix.repair.source import dotted
 
 # constructors that say what a local holds, and the method that grows it
 GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}

@@ -10,7 +10,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from repofix.repair.source import own_scope
+from repofix.repair.source import dotted
+from repofix.repair.unused import unused_names
 
 # methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
 UPDATES = ("update", "append", "add", "extend", "appendleft")
@@ -136,139 +137,6 @@ def _sentinels(module: ast.Module) -> list[str]:
     return list(found)
 
 
-MAX_UNUSED = 4  # more than this unused: a module that imports for others (a package's __init__)
-
-
-def unused_names(module: ast.Module) -> list[str]:
-    """What the module imports at its top level from another (not a module of SYSTEM, not an
-    UPPER_CASE constant, not a re-export `import X as X`, not one whose name, or its alias, says it
-    deletes or runs something: `destructive`), or binds at its top level to a private undecorated
-    function or class, and never reads nor lists in `__all__` (assigned, annotated or added to): a
-    bug that dropped a name's only use leaves it so (`raise DuplicateSectionError(name)` ->
-    `raise name`; `Lookahead(term)` -> `term`), where a linter would have flagged it. None when
-    more than MAX_UNUSED are, and none imported under `if TYPE_CHECKING:` (read in string
-    annotations)."""
-    read = {n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    read |= {
-        n.value
-        for node in module.body
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-        and any(dotted(t) == "__all__" for t in getattr(node, "targets", [getattr(node, "target", None)]))
-        and node.value is not None
-        for n in ast.walk(node.value)
-        if isinstance(n, ast.Constant) and isinstance(n.value, str)
-    }
-    bound = [name for node in _top_level(module) for name in _imported_callables(node)]
-    bound += [
-        n.name
-        for n in module.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and n.name.startswith("_")
-        and not n.name.startswith("__")
-        and not n.decorator_list
-        and not destructive(n.name)
-    ]
-    unused = [name for name in dict.fromkeys(bound) if name not in read]
-    return unused if len(unused) <= MAX_UNUSED else []
-
-
-def unused_imports_in(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    """What a function imports in its own body (`from .cleaner import remove_tatweel` inside it, as
-    unused_names filters module imports) and never reads there: a bug that dropped the only call of
-    a name imported for it leaves that (markuptree's `Walker = getTreeWalker(tree)` -> `Walker =
-    tree`, heldout26, not made before; sahlnlp's lost `remove_tatweel(text)` stays out of reach, a
-    name that says it deletes). MAX_UNUSED at most, as for a module."""
-    own = [n for n in own_scope(func) if isinstance(n, ast.stmt)]  # not a nested function's imports
-    bound = [name for node in own for name in _imported_callables(node)]
-    read = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    unused = [name for name in dict.fromkeys(bound) if name not in read]
-    return unused if len(unused) <= MAX_UNUSED else []
-
-
-def _imported_callables(node: ast.stmt) -> list[str]:
-    """The names `from m import a, b as c` binds that may be a lost call: a module (`import os`) or
-    a constant never is; not from a module of SYSTEM, not a re-export `import X as X`, not one whose
-    name or alias says it deletes or runs something (`destructive`)."""
-    if not (isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] not in SYSTEM):
-        return []
-    return [
-        a.asname or a.name
-        for a in node.names
-        if a.name != "*"
-        and not a.name.isupper()
-        and a.asname != a.name
-        and not destructive(a.name)
-        and not destructive(a.asname or a.name)
-    ]
-
-
-# modules whose names are never a lost call: they act on the system, run code, reach the network,
-# or name types and futures (a hostile review found `from runpy import run_path`, `from urllib.request
-# import urlopen`, `from webbrowser import open_new` and `from faulthandler import _sigsegv` offered)
-SYSTEM = {
-    "os",
-    "shutil",
-    "subprocess",
-    "sys",
-    "signal",
-    "typing",
-    "typing_extensions",
-    "collections",
-    "__future__",
-    "runpy",
-    "importlib",
-    "ctypes",
-    "faulthandler",
-    "multiprocessing",
-    "pty",
-    "webbrowser",
-    "socket",
-    "urllib",
-    "http",
-    "ftplib",
-    "smtplib",
-    "requests",
-    "httpx",
-    "invoke",
-    "fabric",
-}
-
-
-def _top_level(module: ast.Module) -> list[ast.stmt]:
-    """The module's own statements, also inside its `try`/`if` blocks (a fallback import), not those
-    of a function or class, nor under `if TYPE_CHECKING:`."""
-    found: list[ast.stmt] = []
-    todo: list[ast.stmt] = list(module.body)
-    while todo:
-        node = todo.pop(0)
-        found.append(node)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in dotted(node.test):
-            continue
-        if isinstance(node, (ast.If, ast.Try)):
-            todo += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
-            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
-    return found
-
-
-# a callable whose name says it deletes, stops, runs something or sends it away is never tried as a
-# missing wrapper: a candidate that removes a test or data file leaves the workspace damaged for
-# every later candidate, and one that runs its value as a command (`invoke.run(url)`) or sleeps on
-# it does nothing a fix would
-DESTRUCTIVE = {
-    "rm", "rmtree", "remove", "unlink", "delete", "del", "kill", "exit", "quit", "abort",
-    "shutdown", "terminate", "truncate", "wipe", "purge", "destroy", "drop",
-    "rmdir", "removedirs", "system", "popen", "spawn", "exec", "execv", "execvp", "execl",
-    "run", "call", "eval", "shell", "sudo", "fork", "sleep", "chdir", "urlopen", "connect", "send",
-}  # fmt: skip
-
-
-def destructive(name: str) -> bool:
-    """Whether a word of `name` (snake_case or camelCase) is one of DESTRUCTIVE: `rm_rf`,
-    `removeTree`, `os.unlink`; not `delta` or `delimit`."""
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
-    return any(word.lower() in DESTRUCTIVE for word in words)
-
-
 CLASS_NAMES = {"type", "typ", "tp", "cls", "kls", "klass", "class"}  # the whole name
 CLASS_ENDS = {"cls", "kls", "klass", "class"}  # its last word: `base_cls`, not `content_type` (text)
 
@@ -308,15 +176,6 @@ def message_words(node: ast.expr) -> frozenset[str]:
         if isinstance(n, ast.Constant) and isinstance(n.value, str)
         for word in WORD.findall(n.value.lower())
     )
-
-
-def dotted(node: ast.expr) -> str:
-    """`Name` or `module.Name` as text; "" for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return ""
 
 
 def conditions(tree: ast.AST) -> list[ast.expr]:

@@ -18,9 +18,9 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.facts import dotted, module_facts
+from repofix.repair.facts import module_facts
 from repofix.repair.scope import BUILTIN_NAMES, parameters
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile, dotted
 
 MAX_AT_HAND = 12  # comparands tried per guard; each makes four candidates
 MAX_IDIOMS = 8  # the module's guarded clauses tried per guard, the nearest the function first

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ast
 
-from repofix.repair.facts import Function, dotted
+from repofix.repair.facts import Function
+from repofix.repair.source import dotted
 
 ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 

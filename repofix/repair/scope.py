@@ -24,16 +24,15 @@ from repofix.repair.facts import (
     UPDATES,
     ModuleFacts,
     argument_name,
-    destructive,
-    dotted,
     module_facts,
     takes_one,
-    unused_imports_in,
 )
 from repofix.repair.fields import declared_containers
 from repofix.repair.lazy import valued_names
 from repofix.repair.numbers import numbers_of
 from repofix.repair.slices import elsewhere, taken
+from repofix.repair.source import dotted
+from repofix.repair.unused import destructive, unused_imports_in
 from repofix.repair.windows import windows
 
 T = TypeVar("T")

@@ -9,8 +9,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.facts import dotted
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile, dotted
 
 ASKING = ("is", "has", "can", "should")  # a name that asks: `is_valid`, `has_key`
 TRUTH = {"isinstance", "issubclass", "hasattr", "callable", "bool", "all", "any"}

@@ -263,3 +263,12 @@ def keyword_safe(src: SourceFile, start: int, end: int, text: str) -> str:
     if after not in (b" ", b"\t", b"\n", b""):
         text = text + " "
     return text
+
+
+def dotted(node: ast.expr) -> str:
+    """`Name` or `module.Name` as text; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return ""

@@ -19,10 +19,10 @@ import functools
 import os
 from collections.abc import Iterator
 
-from repofix.repair.facts import dotted, module_facts
+from repofix.repair.facts import module_facts
 from repofix.repair.mirror import mirrored
 from repofix.repair.scope import Scope
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile, dotted
 
 MAX_TWINS = 6  # names tried in place of one, the likest first
 LIKE, UNLIKE = 0.3, 0.2  # priors: a name sharing a word or a 3-letter end with the one replaced; any other

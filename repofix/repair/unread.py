@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from repofix.repair.additions import BLOCKS, added_after, starts_line
 from repofix.repair.clones import Reuse
 from repofix.repair.containers import MEMBER_METHODS, constructor
-from repofix.repair.facts import destructive
 from repofix.repair.scope import Scope
 from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.unused import destructive
 
 BOOST = 2.0  # a candidate reading an unread local: its prior times this, at most CAP
 CAP = 0.9

@@ -24,7 +24,7 @@ EXCEPTIONS = (
     "IndexError",
     "AttributeError",
 )
-# a callable the module imports or defines privately and never uses (facts.unused_names): the call
+# a callable the module imports or defines privately and never uses (unused.unused_names): the call
 # a bug dropped is likelier than any builtin's
 UNUSED_PRIOR = 0.45
 # a callable of the module whose one argument bears the value's name (`def validate(karyotype)`
