@@ -593,6 +593,30 @@ def test_scope_knows_collections_that_grow_and_names_used_as_indexes() -> None:
     assert other.grow == [("seen", "append")] and other.ints == ["k"]
 
 
+@pytest.mark.parametrize(
+    ("returns", "grow"),
+    [
+        # codi-analyzer's `entries = load_history(path)` (heldout35): its lost `entries.append(entry)`
+        ("list[dict]", [("entries", "append")]),
+        ("List[str]", [("entries", "append")]),
+        ("typing.Set[int]", [("entries", "add")]),
+        ("collections.deque", [("entries", "append")]),
+        ("dict[str, int]", []),  # a mapping grows by a key, not by a name alone
+        ("int", []),
+        (None, []),
+    ],
+)
+def test_a_local_bound_to_a_call_annotated_to_return_a_list_grows(returns: str | None, grow: list) -> None:
+    annotation = f" -> {returns}" if returns else ""
+    tree = ast.parse(
+        f"def load(path){annotation}:\n    return []\n\n\n"
+        "def add(path, entry):\n    entries = load(path)\n    entries = entries[-200:]\n    return entries\n"
+    )
+    add = tree.body[1]
+    assert isinstance(add, ast.FunctionDef)
+    assert scope_of(add, tree).grow == grow
+
+
 def test_two_coordinated_edits_in_one_function() -> None:
     buggy = "def span(xs):\n    lo = min(xs)\n    hi = max(xs)\n    return hi - lo\n"
     src = SourceFile("m.py", buggy)

@@ -6,6 +6,7 @@ statement or update; unfilled, empty and unread ask `constructor` of one binding
 from __future__ import annotations
 
 import ast
+import functools
 
 from repofix.repair.source import dotted
 
@@ -36,6 +37,32 @@ def constructor(value: ast.expr) -> str | None:
         return "set"
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in GROWS:
         return value.func.id
+    return None
+
+
+# a return annotation's container kind: `-> list[dict]`, `-> List[str]`, `-> set[int]`
+ANNOTATED = {"list": "list", "List": "list", "set": "set", "Set": "set", "deque": "deque", "Deque": "deque"}
+
+
+@functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
+def returned_kinds(module: ast.Module) -> dict[str, str]:
+    """The module's top-level functions annotated to return a list, a set or a deque, each with that
+    kind: a local bound to a call of one (`entries = load_history(path)`, `-> list[dict]`) grows
+    as a local bound to `[]` does (codi-analyzer's lost `entries.append(entry)`, heldout35)."""
+    found = {}
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            base = node.returns.value if isinstance(node.returns, ast.Subscript) else node.returns
+            kind = ANNOTATED.get(dotted(base).rsplit(".", 1)[-1])
+            if kind is not None:
+                found[node.name] = kind
+    return found
+
+
+def returned(value: ast.expr, module: ast.Module) -> str | None:
+    """The kind of container a call of one of the module's annotated functions returns; None otherwise."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return returned_kinds(module).get(value.func.id)
     return None
 
 

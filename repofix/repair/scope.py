@@ -18,6 +18,7 @@ from repofix.repair.containers import (
     defaulted,
     is_copy,
     is_instance_of_container,
+    returned,
     text_literal,
 )
 from repofix.repair.facts import (
@@ -160,7 +161,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             # `msg = "bad {}"`; `msg += ...` or any other binding makes it no longer sure text
             sure = isinstance(node, ast.Assign) and text_literal(value)
             texts[targets[0].id] = texts.get(targets[0].id, True) and sure
-            kind = constructor(value) or defaulted(value)
+            kind = constructor(value) or defaulted(value) or returned(value, module)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
         if (
