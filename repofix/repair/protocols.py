@@ -44,16 +44,9 @@ def protocol_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Ite
     value = node.value
     if isinstance(value, ast.Constant) or builtin in ("str", "repr") and raises_text(value):
         return  # text for sure (`'<{}>'.format(...)`, `''.join(...)`): `repr()` of it quotes it again
-    if isinstance(value, ast.Call):
-        callee = value.func
-        name = (
-            callee.id
-            if isinstance(callee, ast.Name)
-            else callee.attr
-            if isinstance(callee, ast.Attribute)
-            else ""
-        )
-        if name in (builtin, func.name):
+    if isinstance(value, ast.Call):  # `iter(...)` already, or `self.inner.__iter__()`
+        callee = getattr(value.func, "id", None) or getattr(value.func, "attr", "")
+        if callee in (builtin, func.name):
             return
     if (
         isinstance(value, ast.Name)
