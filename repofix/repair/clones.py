@@ -23,6 +23,7 @@ from repofix.repair.additions import BLOCKS, starts_line
 from repofix.repair.analogues import PARTS, analogues, replaceable
 from repofix.repair.analogues import compared as analogue_values
 from repofix.repair.facts import conditions, enclosing, module_facts, updates
+from repofix.repair.following import FOLLOWED_CLONE, compared_words, followed
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.stepped import stepped
@@ -39,6 +40,7 @@ class Reuse:
     conditions: list[tuple[str, float]] = field(default_factory=list)  # (text, prior)
     locals: list[str] = field(default_factory=list)  # names bound in the function (parameters too)
     elsewhere: list[ast.Call] = field(default_factory=list)  # update statements made elsewhere, readable here
+    named: set[str] = field(default_factory=set)  # what the function and its module bind
 
 
 def _free_names(node: ast.AST) -> set[str]:
@@ -83,6 +85,7 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
         list(tested.items())[:MAX_CONDITIONS],
         [n for n in local if n != "self"],
         list(elsewhere.values())[:MAX_ELSEWHERE],
+        set(local) | facts.names,
     )
 
 
@@ -130,7 +133,11 @@ def clone_update(src: SourceFile, node: ast.stmt, parent: ast.AST, reuse: Reuse)
     for call in reuse.updates:
         distinct.setdefault(src.segment(call), call)
     compared = analogue_values(node, parent)
-    made = [_own_then_clones(src, call, guard, reuse.locals, compared) for call in distinct.values()]
+    ours = compared_words(parent.test) if isinstance(parent, ast.If) and node in parent.body else []
+    made = [
+        _own_then_clones(src, call, guard, reuse.locals, compared, _followed(src, call, ours, reuse.named))
+        for call in distinct.values()
+    ]
     made += [_copy_then_clones(src, call, guard, reuse.locals) for call in reuse.elsewhere]
     for texts in made:
         for text, prior in texts:
@@ -150,12 +157,26 @@ def _own_then_clones(
     guard: ast.expr | None,
     names: list[str],
     compared: list[tuple[ast.expr, type | None]],
+    followers: Iterator[tuple[str, float]],
 ) -> Iterator[tuple[str, float]]:
     """An update statement of the function itself: a copy of it elsewhere in the function, then its
-    clones as likely as before, then its analogues under the enclosing `if`."""
+    clones as likely as before, then its analogues under the enclosing `if`, then the names it
+    passes spelled after what that `if` compares."""
     yield src.segment(call), 0.3
     yield from _clones(src, call, guard, names)
     yield from analogues(src, call, compared)
+    yield from followers
+
+
+def _followed(
+    src: SourceFile, call: ast.Call, ours: list[str], named: set[str]
+) -> Iterator[tuple[str, float]]:
+    """`call` with a name it passes respelt after what the enclosing `if` compares (following.py):
+    `out.append(T_TRUE)` under `elif value is False:` -> `out.append(T_FALSE)`, where bound."""
+    for part in replaceable(call):
+        if isinstance(part, ast.Name):
+            for name in followed(part.id, ours, None, named):
+                yield src.segment_with(call, part, name), FOLLOWED_CLONE
 
 
 def _copy_then_clones(

@@ -5,7 +5,9 @@ add_statement and clone_update make of every collection and every name:
 
 - a branch of an `if`/`elif` chain whose other branches each call `out.append(v)`: the same call
   with `v`, a part of `v` (`{True: cond}` -> `cond`), `None`, or a name this branch's own test
-  reads (`elif isinstance(node, Name)` -> `names.add(node)`);
+  reads (`elif isinstance(node, Name)` -> `names.add(node)`), or a name spelled after what this
+  branch compares where that one's is spelled after its own (following.py: `T_TRUE` under `is
+  True` -> `T_FALSE` under `is False`);
 - `if x not in seen: pass`: `seen.append(x)`, `seen.add(x)`, the idiom the test sets up;
 - `if extra: pass`: `kwargs.update(extra)` (`extend`, `append`) on a local bound just before;
 - any of them: a collection the function grows (or pops from: a work list), grown by a name bound
@@ -24,6 +26,8 @@ import functools
 from collections.abc import Iterator
 
 from repofix.repair.containers import constructor
+from repofix.repair.facts import module_facts
+from repofix.repair.following import FOLLOWED, compared_words, followed
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
@@ -56,10 +60,15 @@ def fill(
 
     if isinstance(parent, ast.If):
         in_body = parent.body == [node]
-        for call, value in _sibling_calls(parent, func, in_body):
+        ours = compared_words(parent.test) if in_body else []
+        for call, value, theirs in _sibling_calls(parent, func, in_body):
             receiver = ast.unparse(call.func)  # not the source: it may span lines inside brackets
             for text, prior in _variants(value, parent.test if in_body else None, call.func):
                 offer(f"{receiver}({text})", prior)
+            if isinstance(value, ast.Name):  # `T_TRUE` under `is True` -> `T_FALSE` under `is False`
+                bound = module_facts(module).names | set(scope.bound)
+                for name in followed(value.id, ours, compared_words(theirs), bound):
+                    offer(f"{receiver}({name})", FOLLOWED)
         for text in _idiom(parent.test, in_body, scope):
             offer(text, IDIOM)
         if in_body:
@@ -122,17 +131,22 @@ def _chain(top: ast.If, func: ast.AST) -> list[ast.If]:
     return chain
 
 
-def _sibling_calls(branch: ast.If, func: ast.AST, in_body: bool) -> Iterator[tuple[ast.Call, ast.expr]]:
-    """`(call, its one argument)` of each `receiver.method(value)` statement in the chain's other
-    branches (their own statements, not nested ones)."""
+def _sibling_calls(
+    branch: ast.If, func: ast.AST, in_body: bool
+) -> Iterator[tuple[ast.Call, ast.expr, ast.expr | None]]:
+    """`(call, its one argument, the test of its branch)` of each `receiver.method(value)`
+    statement in the chain's other branches (their own statements, not nested ones); the final
+    `else`'s test is None."""
     chain = _chain(branch, func)
     at = next(i for i, b in enumerate(chain) if b is branch)
-    blocks = [(abs(i - at), b.body) for i, b in enumerate(chain) if not (in_body and b is branch)]
+    blocks: list[tuple[int, list[ast.stmt], ast.expr | None]] = [
+        (abs(i - at), b.body, b.test) for i, b in enumerate(chain) if not (in_body and b is branch)
+    ]
     last = chain[-1].orelse
     if last and not isinstance(last[0], ast.If) and not (not in_body and chain[-1] is branch):
-        blocks.append((len(chain) - at, last))
+        blocks.append((len(chain) - at, last, None))
     made = 0
-    for _, block in sorted(blocks, key=lambda b: b[0]):  # the nearest branches first
+    for _, block, test in sorted(blocks, key=lambda b: b[0]):  # the nearest branches first
         for stmt in block:
             call = stmt.value if isinstance(stmt, ast.Expr) else None
             if (
@@ -142,7 +156,7 @@ def _sibling_calls(branch: ast.If, func: ast.AST, in_body: bool) -> Iterator[tup
                 and not call.keywords
                 and not isinstance(call.args[0], ast.Starred)
             ):
-                yield call, call.args[0]
+                yield call, call.args[0], test
                 made += 1
                 if made >= MAX_SIBLING_CALLS:
                     return
