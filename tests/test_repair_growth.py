@@ -57,6 +57,8 @@ def parse(data):
     return records
 """
 
+RECORD_CLASS = RECORDS.split("\n\n\n")[0] + "\n"
+
 BUCKETS = """\
 def insert(buckets, element):
     bucket = buckets.setdefault(hash(element), [])
@@ -150,6 +152,23 @@ CASES = [
         ),
     ),
     ("add-statement", BUCKETS, BUCKETS.replace("        pass\n", "        bucket.append(element)\n")),
+    # a dataclass and a NamedTuple are made from their fields (ehviewer-parser, heldout33), a
+    # defaulted one too when a local is named for it (minidump-analyzer, heldout35)
+    *(
+        (
+            "add-built",
+            RECORDS.replace(RECORD_CLASS, header),
+            RECORDS.replace(RECORD_CLASS, header).replace(
+                "        check(kind, payload)\n",
+                "        check(kind, payload)\n        records.append(Record(kind, payload))\n",
+            ),
+        )
+        for header in (
+            "@dataclass(frozen=True)\nclass Record:\n    kind: str\n    payload: bytes\n",
+            "@dataclasses.dataclass\nclass Record:\n    kind: str\n    payload: bytes = b''\n",
+            "class Record(typing.NamedTuple):\n    kind: str\n    SIZE: ClassVar[int] = 2\n    payload: bytes\n",
+        )
+    ),
 ]
 
 
@@ -222,8 +241,40 @@ def _added(source: str, line_text: str, op: str) -> set[str]:
             "add-built",
             "records.append(Record(kind, payload))",
         ),
+        # a dataclass of keyword-only fields, a plain class of annotations, and one of a single field
+        *(
+            (
+                RECORDS.replace(RECORD_CLASS, header),
+                "        check(kind, payload)",
+                "add-built",
+                "records.append(Record(kind, payload))",
+            )
+            for header in (
+                "@dataclass(kw_only=True)\nclass Record:\n    kind: str\n    payload: bytes\n",
+                "class Record:\n    kind: str\n    payload: bytes\n",
+                "@dataclass\nclass Record:\n    kind: str\n    _: KW_ONLY\n    payload: bytes\n",
+            )
+        ),
+        (
+            RECORDS.replace(RECORD_CLASS, "@dataclass\nclass Record:\n    kind: str\n"),
+            "        check(kind, payload)",
+            "add-built",
+            "records.append(Record(kind))",
+        ),
     ],
-    ids=["bound-after", "dict", "not-returned", "default", "int-for-text", "else-branch", "no-local"],
+    ids=[
+        "bound-after",
+        "dict",
+        "not-returned",
+        "default",
+        "int-for-text",
+        "else-branch",
+        "no-local",
+        "keyword-only",
+        "no-dataclass",
+        "kw-only-marker",
+        "one-field",
+    ],
 )
 def test_a_growth_is_not_made_where_it_cannot_be_the_fix(
     source: str, line_text: str, op: str, never: str

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from repofix.repair.additions import added_after, grown_at, starts_line
 from repofix.repair.facts import module_facts
 from repofix.repair.scope import BUILTIN_NAMES, Scope
-from repofix.repair.source import Mutation, SourceFile, own_scope
+from repofix.repair.source import Mutation, SourceFile, dotted, own_scope
 
 TESTED = 0.45  # what a membership test asks for: the likeliest of the three
 RECURSED = 0.4
@@ -110,20 +110,52 @@ def _recursions(
 def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
     """`Cls(a, b)` for each module class whose last `__init__` written in its body (not one under
     an `if` or a `try`) takes two or more positional parameters besides `self`, none with a
-    default, no others: the locals they are named for."""
+    default, no others: the locals they are named for. A dataclass or a NamedTuple with no
+    `__init__` of its own is made from its fields without a default, in their order (`entries.
+    append(SpiderPageEntry(index, p_token))`, ehviewer-parser, heldout33; minidump-analyzer's
+    `MemoryRange(start, size, rva)`, heldout35)."""
     out = []
     for cls in module.body:
         if not isinstance(cls, ast.ClassDef):
             continue
         inits = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"]
         if not inits:
-            continue
-        args = inits[-1].args
-        names = [a.arg for a in [*args.posonlyargs, *args.args]][1:]
-        if len(names) < 2 or args.defaults or args.vararg or args.kwarg or args.kwonlyargs:
-            continue
-        out.append((f"{cls.name}({', '.join(names)})", set(names)))
+            made = _fields(cls)
+        else:
+            args = inits[-1].args
+            made = [[a.arg for a in [*args.posonlyargs, *args.args]][1:]]
+            if args.defaults or args.vararg or args.kwarg or args.kwonlyargs:
+                continue
+        out += [(f"{cls.name}({', '.join(names)})", set(names)) for names in made if len(names) >= 2]
     return sorted(out, key=lambda built: -len(built[1]))
+
+
+def _fields(cls: ast.ClassDef) -> list[list[str]]:
+    """The fields of a dataclass or a NamedTuple that it is made from, in order: those without a
+    default, then all of them when some have one (`MemoryRange(start, size, rva)`, `rva: int =
+    0`); none for another class, a dataclass whose fields are keyword-only, or one with an
+    `InitVar` or `KW_ONLY`."""
+    decorators = [d.func if isinstance(d, ast.Call) else d for d in cls.decorator_list]
+    dataclass = any(dotted(d).rsplit(".", 1)[-1] == "dataclass" for d in decorators)
+    named_tuple = any(dotted(b).rsplit(".", 1)[-1] == "NamedTuple" for b in cls.bases)
+    keyword_only = any(
+        k.arg == "kw_only" for d in cls.decorator_list if isinstance(d, ast.Call) for k in d.keywords
+    )
+    if not (dataclass or named_tuple) or keyword_only:
+        return []
+    names: list[tuple[str, bool]] = []  # (field, without a default)
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        hint = ast.unparse(stmt.annotation)
+        if "ClassVar" in hint:
+            continue
+        if "InitVar" in hint or "KW_ONLY" in hint:
+            return []
+        names.append((stmt.target.id, stmt.value is None))
+    required = [name for name, bare in names if bare]
+    every = [name for name, _ in names]
+    return [required, every] if every != required else [required]
 
 
 def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterator[Mutation]:
