@@ -32,6 +32,15 @@ def test_partner(name: str, other: str | None) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "other"),
+    [("add", "remove"), ("remove", "add"), ("add_reader", "remove_reader"), ("left", "right")],
+)
+def test_opposite_actions_are_partners_only_when_asked(name: str, other: str) -> None:
+    assert partner(name, opposites=True) == other
+    assert partner(name) == (other if name == "left" else None)
+
+
+@pytest.mark.parametrize(
     ("source", "line", "made"),
     [
         # python-intervals' `new_items.extend(other[dom2 - dom1].items())`
@@ -67,6 +76,8 @@ def test_the_mirror_image_is_added_after_the_statement(source: str, line: int, m
         "class D:\n    def f(self):\n        self.items.clear()\n        return self\n",
         # a statement of no pair
         "def f(total, items):\n    total = sum(items)\n    return total\n",
+        # opposite actions are no pair: a removal is not undone right after it
+        "def f(self, fd):\n    self.remove_reader(fd)\n    self.add_reader(self)\n",
     ],
 )
 def test_no_mirror_without_a_pair(source: str) -> None:
@@ -182,12 +193,27 @@ def updates_made(source: str, line: int) -> dict[str, float]:
     [
         # in place of the `pass` of the branch beside the one that updates the other side
         (TREE, 8, "add 'self.right.add(box, value)' at line 8, the mirror of line 6"),
+        # where the module also removes, an update's mirror is still an update, never its undoing
+        (
+            TREE + "\n    def drop(self, box):\n        self.boxes.remove(box)\n",
+            8,
+            "add 'self.right.add(box, value)' at line 8, the mirror of line 6",
+        ),
         # after a statement of another block: `s1` and `s2` are a pair the function binds
         (
             "def f(out, s1, s2, other):\n    if other in s1:\n        out.append(s1)\n"
             "    elif other in s2:\n        s1 = s2\n",
             5,
             "add 'out.append(s2)' at line 5, the mirror of line 3",
+        ),
+        # an index kept in step: the removal of the old value mirrors to the addition of the new
+        # (aethisdb's collection, heldout35)
+        (
+            "def update(self, rec, old_data, new_data):\n    for field in self.fields:\n"
+            "        if field in old_data:\n            self.index(field).remove(old_data[field], rec.id)\n"
+            "        if field in new_data:\n            pass\n    self.seen.add(rec.id)\n",
+            6,
+            "add 'self.index(field).add(new_data[field], rec.id)' at line 6, the mirror of line 4",
         ),
     ],
 )
@@ -247,6 +273,12 @@ def test_a_mirror_that_swaps_only_a_method_comes_after_the_copy(
         (TREE, 6),
         # a `return` or a `raise` is never followed by new code
         (TREE.replace("            pass\n", "            return\n"), 8),
+        # a module's removal is no index the function keeps: `os.remove(old_path)` gives no `os.add`
+        (
+            "import os\n\n\ndef move(seen, path, old_path, new_path):\n    if old_path:\n        os.remove(old_path)\n"
+            "    if new_path:\n        pass\n    seen.add(path)\n",
+            8,
+        ),
     ],
 )
 def test_no_mirror_of_an_update_where_it_is_not_missing(source: str, line: int) -> None:

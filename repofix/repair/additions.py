@@ -43,6 +43,15 @@ MAX_RECEIVERS = 16
 BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
 
 
+def block_of(node: ast.AST, parent: ast.AST) -> list[ast.stmt] | None:
+    """The block of `parent` (its body, `else` or `finally`) that holds `node`, if one does."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(parent, name, None)
+        if isinstance(block, list) and any(s is node for s in block):
+            return block
+    return None
+
+
 def starts_line(src: SourceFile, node: ast.stmt) -> bool:
     start = src.line_starts[node.lineno - 1]
     return not src.data[start : start + node.col_offset].strip()

@@ -13,6 +13,7 @@ from repofix.repair import (
     additions,
     calls,
     clones,
+    closers,
     echoes,
     empty,
     growth,
@@ -195,14 +196,13 @@ def mutations(
                 clones.for_node(src, node, parent, reuses[id(func)]),
                 unread.for_node(src, node, parent, boost(func), scopes[id(func)], reuses[id(func)]),
                 mirror.mirror_statement(src, node, parent, scopes[id(func)], attrs),
-                mirror.mirror_of_an_update(
-                    src, node, parent, reuses[id(func)].updates, scopes[id(func)], attrs
-                ),
+                mirror.mirror_of_an_update(src, node, parent, mirror.sources(func), scopes[id(func)], attrs),
                 mirror.like_its_mirror(src, node, parent, scopes[id(func)], attrs),
                 recursion.recurse(src, node, parent, recursions[id(func)]),
                 unfilled.fills(src, node, fillables[id(func)], scopes[id(func)]),
                 growth.grow(src, node, growths[id(func)], scopes[id(func)]),
                 protocols.protocol_return(src, node, func),
+                closers.close_what_opened(src, node, parent),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(

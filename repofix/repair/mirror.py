@@ -6,10 +6,12 @@ partner: `self` <-> `other`, `left` <-> `right`, `x1` <-> `x2`, where both are i
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 
-from repofix.repair.additions import BLOCKS, starts_line
+from repofix.repair.additions import BLOCKS, block_of, starts_line
+from repofix.repair.facts import UPDATES, updates
 from repofix.repair.scope import Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
@@ -44,29 +46,38 @@ PAIRS = [
 ]
 # `end` is the partner of `start` and of `begin`; `start`, listed first, is the one it swaps back to
 PARTNER = {**{b: a for a, b in reversed(PAIRS)}, **dict(PAIRS)}
+# actions that undo each other: no two sides of one thing, so only an update's mirror swaps them (an
+# index kept in step: `remove(old_data[field], rec.id)` beside `add(new_data[field], rec.id)`,
+# aethisdb's collection, heldout35), never a statement's after itself (`remove(fd)` then `add(fd)`)
+OPPOSITE = {"add": "remove", "remove": "add"}
 NUMBERED = re.compile(r"^(.*?)([12])$")  # `dom1` <-> `dom2`, `i1` <-> `i2`
 MIRRORED = (ast.Expr, ast.Assign, ast.AugAssign)
 
 
-def partner(name: str) -> str | None:
-    """`dom1` -> `dom2`, `self` -> `other`, `left_edge` -> `right_edge`, `MIN_SIZE` -> `MAX_SIZE`;
-    None for a name of no pair."""
+def partner(name: str, opposites: bool = False) -> str | None:
+    """`dom1` -> `dom2`, `self` -> `other`, `left_edge` -> `right_edge`, `MIN_SIZE` -> `MAX_SIZE`,
+    and with `opposites` `add` -> `remove`; None for a name of no pair."""
     if name.isupper():  # a constant's words are upper-case
-        found = partner(name.lower())
+        found = partner(name.lower(), opposites)
         return found.upper() if found is not None else None
     if name in PARTNER:
         return PARTNER[name]
+    if opposites and name in OPPOSITE:
+        return OPPOSITE[name]
     numbered = NUMBERED.match(name)
     if numbered and numbered.group(1):
         return numbered.group(1) + ("2" if numbered.group(2) == "1" else "1")
     words = name.split("_")
     for i, word in enumerate(words):
-        if word in PARTNER and len(words) > 1:
-            return "_".join([*words[:i], PARTNER[word], *words[i + 1 :]])
+        found = PARTNER.get(word) or (OPPOSITE.get(word) if opposites else None)
+        if found is not None and len(words) > 1:
+            return "_".join([*words[:i], found, *words[i + 1 :]])
     return None
 
 
-def mirrored(src: SourceFile, node: ast.AST, known: set[str] | dict[str, int], attrs: set[str]) -> str | None:
+def mirrored(
+    src: SourceFile, node: ast.AST, known: set[str] | dict[str, int], attrs: set[str], opposites: bool = False
+) -> str | None:
     """`node`'s text with each name that has a partner in `known` swapped for it, and each
     attribute that has a partner among `attrs` (`item.lower` -> `item.upper`); None when none has."""
     if any(isinstance(n, SCOPED) for n in ast.walk(node)):
@@ -74,11 +85,11 @@ def mirrored(src: SourceFile, node: ast.AST, known: set[str] | dict[str, int], a
     swaps: list[tuple[int, int, str]] = []
     for part in ast.walk(node):
         if isinstance(part, ast.Name):
-            other = partner(part.id)
+            other = partner(part.id, opposites)
             if other is not None and other in known:
                 swaps.append((*src.span(part), other))
         elif isinstance(part, ast.Attribute):
-            other = partner(part.attr)
+            other = partner(part.attr, opposites)
             if other is not None and other in attrs:
                 end = src.span(part)[1]
                 name = part.attr.encode()
@@ -119,11 +130,40 @@ def mirror_statement(
     )
 
 
+@functools.lru_cache(maxsize=16)  # keyed by the function node itself (held while cached)
+def sources(func: ast.AST) -> list[ast.Call]:
+    """The statements of `func` a missing update may mirror: its updates (`R.append(...)`), and the
+    calls whose method's partner is one (`index.remove(old[k], id)`, whose mirror `index.add(new[k],
+    id)` keeps an index in step: aethisdb's collection, heldout35) on what the function binds or
+    takes."""
+    own = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    own.update(a.arg for a in ast.walk(func) if isinstance(a, ast.arg))
+    return [
+        *updates(func),
+        *(
+            n.value
+            for n in ast.walk(func)
+            if isinstance(n, ast.Expr)
+            and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute)
+            and OPPOSITE.get(n.value.func.attr) in UPDATES
+            and _root(n.value.func.value) in own  # a local's or `self`'s, not a module's (`os.remove`)
+        ),
+    ]
+
+
+def _root(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def mirror_of_an_update(
-    src: SourceFile, node: ast.AST, parent: ast.AST, updates: list[ast.Call], scope: Scope, attrs: set[str]
+    src: SourceFile, node: ast.AST, parent: ast.AST, statements: list[ast.Call], scope: Scope, attrs: set[str]
 ) -> Iterator[Mutation]:
-    """An update statement of the function (`self.left.add(aabb, value)`, `ret_addrs.append(s1)`)
-    as its mirror image, added after `node` or in place of it when it is a `pass`: the branch
+    """An update statement of the function (`self.left.add(aabb, value)`, `ret_addrs.append(s1)`,
+    or a removal whose partner is one: `sources`) as its mirror image, added after `node` or in
+    place of it when it is a `pass`: the branch
     beside the one that updates one side forgot the other (`else: self.right.add(aabb, value)`).
     A mirror the function already makes is a copy, clones.clone_update's to try; one right after
     the statement it mirrors is mirror_statement's."""
@@ -133,12 +173,20 @@ def mirror_of_an_update(
         return
     if not starts_line(src, node):
         return
-    made = {src.segment(call) for call in updates}
+    made = {src.segment(call) for call in statements}
     seen: set[str] = set()
-    for call in updates:
+    for call in statements:
         if call.lineno != call.end_lineno or call.lineno == node.lineno:
             continue
-        text = mirrored(src, call, scope.bound, attrs)
+        method = call.func.attr  # type: ignore[attr-defined]
+        # an update's mirror is one too, not its undoing (`seen.add(k)` -> `seen.remove(k)`)
+        if method in UPDATES:
+            swappable = attrs - {partner(method, True)}
+        elif OPPOSITE.get(method) in attrs:  # a removal: its mirror is the addition
+            swappable = attrs
+        else:
+            continue
+        text = mirrored(src, call, scope.bound, swappable, opposites=True)
         if text is None or text in made or text in seen:
             continue
         seen.add(text)
@@ -149,7 +197,9 @@ def mirror_of_an_update(
             for n in ast.walk(call)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
         }
-        sides = mirrored(src, call, scope.bound, attrs - {partner(name) for name in called}) is not None
+        sides = (
+            mirrored(src, call, scope.bound, swappable - {partner(n, True) for n in called}, True) is not None
+        )
         if isinstance(node, ast.Pass):
             edit = Edit(*src.span(node), text)
         else:
@@ -171,7 +221,7 @@ def like_its_mirror(
     _convert(item.lower)`; `if left:` beside `if callable(right):` -> `if callable(left):`. The
     mirror must bind what the statement binds (an assignment), call what it calls (a call), and read
     every name it reads: it adds to the statement, it does not replace it with another."""
-    block = _block_of(node, parent)
+    block = block_of(node, parent)
     if block is None or node.lineno != node.end_lineno and not isinstance(node, ast.If):  # type: ignore[attr-defined]
         return
     at = block.index(node)  # type: ignore[arg-type]
@@ -197,14 +247,6 @@ def like_its_mirror(
             [Edit(start, end, text)],
             NEIGHBOUR,
         )
-
-
-def _block_of(node: ast.AST, parent: ast.AST) -> list[ast.stmt] | None:
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(parent, name, None)
-        if isinstance(block, list) and any(s is node for s in block):
-            return block
-    return None
 
 
 def _part(stmt: ast.stmt) -> ast.stmt | ast.expr | None:
