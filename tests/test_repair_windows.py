@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair.windows import windows
+from repofix.repair.generate import mutations
+from repofix.repair.source import SourceFile
+from repofix.repair.windows import WINDOW_PRIOR, windows
 from tests.test_repair_additions import assert_engine_repairs, assert_produces
 
 CHUNKS = """\
@@ -62,6 +64,45 @@ def test_a_value_read_where_an_index_steps_gets_its_window(buggy: str, fixed: st
     assert_produces("add-slice", buggy, fixed)
 
 
+# an end computed from a start: the span a value read after it lost (heldout35's legacy-doc, aethisdb)
+LPSTR = """def lpstr(data, offset, section_end):
+    start = offset + 4
+    end = start + data[offset]
+    if end > section_end:
+        raise ValueError(end)
+    return {value}.rstrip(b"\\x00")
+"""
+
+BLOB = """class Reader:
+    def blob(self, length):
+        end = self._pos + length
+        if end > len(self._data):
+            raise ValueError(end)
+        chunk = {value}
+        self._pos = end
+        return chunk
+"""
+
+
+@pytest.mark.parametrize(
+    ("buggy", "fixed"),
+    [
+        (LPSTR.format(value="data"), LPSTR.format(value="data[start:end]")),  # a method's receiver
+        (BLOB.format(value="self._data"), BLOB.format(value="self._data[self._pos:end]")),
+    ],
+    ids=["receiver", "assigned"],
+)
+def test_a_value_read_after_an_end_is_computed_gets_the_span(buggy: str, fixed: str) -> None:
+    src = SourceFile("m.py", buggy)
+    want = ast.dump(ast.parse(fixed))
+    priors = [
+        m.prior
+        for m in mutations(src, range(1, buggy.count("\n") + 1))
+        if m.op == "add-slice" and ast.dump(ast.parse(src.apply(m.edits))) == want
+    ]
+    assert priors == [WINDOW_PRIOR]  # a window's, before the function's other bounds
+
+
 def _windows(source: str) -> dict[str, list[str]]:
     func = ast.parse(source).body[0]
     assert isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -95,8 +136,26 @@ def _windows(source: str) -> dict[str, list[str]]:
             "def f(self, size):\n    for i in range(0, 10, size):\n        emit(self.rows, i, size)\n",
             {"self.rows": ["[i:i + size]"]},
         ),
+        (  # a sum named for no end and compared with no length is no span; one named so is
+            "def f(price, tax, data):\n    total = price + tax\n    out = data\n"
+            "    data_end = price + tax\n    return data\n",
+            {"data": ["[price:data_end]"]},
+        ),
+        (  # one compared with a length is, whatever its name; a value read before it gets none
+            "def f(pos, n, head, body):\n    x = head\n    upto = pos + n\n    if upto > len(body):\n"
+            "        return None\n    return body\n",
+            {"body": ["[pos:upto]"]},
+        ),
     ],
-    ids=["running-total", "step-of-one", "read-before", "no-step", "index-step-and-parts"],
+    ids=[
+        "running-total",
+        "step-of-one",
+        "read-before",
+        "no-step",
+        "index-step-and-parts",
+        "sum-no-span",
+        "end-compared-with-len",
+    ],
 )
 def test_only_values_read_where_an_index_steps_by_more_than_one_get_a_window(
     source: str, expected: dict[str, list[str]]
