@@ -24,6 +24,7 @@ from repofix.repair import (
     protocols,
     recursion,
     siblings,
+    snapshots,
     twins,
     typechecks,
     unfilled,
@@ -89,6 +90,8 @@ def _node_mutations(
         yield from ops.negate(src, node.test, 0.7)
     elif isinstance(node, (ast.If, ast.While)):
         yield from st.if_statement(src, node)
+    elif isinstance(node, ast.For):
+        yield from snapshots.snapshot(src, node)
     if isinstance(node, ast.stmt):
         yield from st.remove_statement(src, node, _is_docstring(node, parent))
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
