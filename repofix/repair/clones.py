@@ -27,9 +27,11 @@ from repofix.repair.following import FOLLOWED_CLONE, compared_words, followed
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.stepped import stepped
+from repofix.repair.unused import unused_predicates
 
 MAX_CONDITIONS = 32  # conditions tried as a new clause: the function's own, then the module's nearest
-MAX_ELSEWHERE = 16  # update statements of the rest of the module tried as a missing one, nearest first
+MAX_ELSEWHERE = 16
+UNASKED = 0.45  # a clause calling a predicate method of the class that nothing else calls  # update statements of the rest of the module tried as a missing one, nearest first
 
 
 @dataclass
@@ -65,9 +67,14 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
         if text not in texts and _free_names(call) <= visible:
             elsewhere.setdefault(text, call)
     tested: dict[str, float] = {}
+    # a predicate of the class nothing asks (unused.unused_predicates) first: what a lost clause leaves
+    for cls in module.body:
+        if isinstance(cls, ast.ClassDef) and func in cls.body and parameters(func)[:1] == ["self"]:
+            for name in unused_predicates(cls, module):
+                tested.setdefault(f"self.{name}()", UNASKED)
 
-    # the function's own conditions first, then the steps their runs of constants leave out, then
-    # the module's nearest the function first
+    # then the function's own conditions, the steps their runs of constants leave out, and the
+    # module's nearest the function
     def usable(cond: ast.expr) -> bool:  # one line, every name it reads visible here
         return "\n" not in src.segment(cond) and _free_names(cond) <= visible
 

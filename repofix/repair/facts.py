@@ -8,6 +8,7 @@ import ast
 import functools
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from repofix.repair.source import dotted
@@ -198,13 +199,18 @@ def conditions(tree: ast.AST) -> list[ast.expr]:
 
 def updates(tree: ast.AST) -> list[ast.Call]:
     """`R.update(...)` / `R.append(...)`... calls made as statements."""
+    return method_statements(tree, UPDATES)
+
+
+def method_statements(tree: ast.AST, methods: Collection[str]) -> list[ast.Call]:
+    """`R.m(...)` calls made as statements, `m` one of `methods`."""
     return [
         n.value
         for n in ast.walk(tree)
         if isinstance(n, ast.Expr)
         and isinstance(n.value, ast.Call)
         and isinstance(n.value.func, ast.Attribute)
-        and n.value.func.attr in UPDATES
+        and n.value.func.attr in methods
     ]
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from repofix.repair.additions import BLOCKS, block_of, starts_line
-from repofix.repair.facts import UPDATES, updates
+from repofix.repair.facts import UPDATES, method_statements, updates
 from repofix.repair.scope import Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
@@ -138,24 +138,15 @@ def sources(func: ast.AST) -> list[ast.Call]:
     takes."""
     own = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     own.update(a.arg for a in ast.walk(func) if isinstance(a, ast.arg))
-    return [
-        *updates(func),
-        *(
-            n.value
-            for n in ast.walk(func)
-            if isinstance(n, ast.Expr)
-            and isinstance(n.value, ast.Call)
-            and isinstance(n.value.func, ast.Attribute)
-            and OPPOSITE.get(n.value.func.attr) in UPDATES
-            and _root(n.value.func.value) in own  # a local's or `self`'s, not a module's (`os.remove`)
-        ),
-    ]
+    removals = method_statements(func, [m for m, other in OPPOSITE.items() if other in UPDATES])
+    # a local's or `self`'s, not a module's (`os.remove`)
+    return [*updates(func), *(c for c in removals if _root(c.func.value) in own)]  # type: ignore[attr-defined]
 
 
-def _root(node: ast.expr) -> str | None:
+def _root(node: ast.expr) -> str:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def mirror_of_an_update(

@@ -6,6 +6,7 @@ something away). scope.py and facts.py ask."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 from repofix.repair.source import dotted, own_scope
@@ -141,3 +142,37 @@ def destructive(name: str) -> bool:
     `removeTree`, `os.unlink`; not `delta` or `delimit`."""
     words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
     return any(word.lower() in DESTRUCTIVE for word in words)
+
+
+PREDICATE_WORDS = ("is", "has", "should", "can")  # `_should_compact`, `is_empty`: a yes or no
+
+
+@functools.lru_cache(maxsize=64)  # keyed by the trees themselves (held while cached)
+def unused_predicates(cls: ast.ClassDef, module: ast.Module) -> tuple[str, ...]:
+    """The private methods of `cls` that answer yes or no of the object alone (no parameter but
+    `self`, annotated `-> bool` or named `_is_...`, `_has_...`, `_should_...`, `_can_...`;
+    undecorated) that nothing in the module reads by name: a condition that lost its clause leaves
+    its predicate so (aethisdb's `if self.auto_compact and self._should_compact():`, heldout35). A
+    public one is for the class's callers (asyncio's `is_closing()`, `can_write_eof()`)."""
+    read = {n.attr for n in ast.walk(module) if isinstance(n, ast.Attribute)}
+    read |= {n.id for n in ast.walk(module) if isinstance(n, ast.Name)}
+    read |= {n.value for n in ast.walk(module) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    found = []
+    for node in cls.body:
+        if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+            continue
+        if not node.name.startswith("_") or node.name.startswith("__"):
+            continue
+        args = node.args
+        if (
+            [a.arg for a in args.args] != ["self"]
+            or args.posonlyargs
+            or args.vararg
+            or args.kwonlyargs
+            or args.kwarg
+        ):
+            continue
+        boolean = isinstance(node.returns, ast.Name) and node.returns.id == "bool"
+        if (boolean or node.name.lstrip("_").split("_")[0] in PREDICATE_WORDS) and node.name not in read:
+            found.append(node.name)
+    return tuple(found)
