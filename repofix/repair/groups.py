@@ -10,6 +10,8 @@ import ast
 import functools
 from collections.abc import Iterator
 
+from repofix.repair.source import dotted
+
 GROUPED = 0.55  # as likely as another branch's call with a value from this one (empty.SIBLING)
 MAX_OTHERS = 4  # the values of a group a branch is given, in their order
 DISPLAYS = (ast.Tuple, ast.List, ast.Set)
@@ -38,9 +40,7 @@ def constant_groups(module: ast.Module) -> tuple[tuple[object, ...], ...]:
 
 
 def _named(node: ast.expr, name: str) -> bool:
-    return (isinstance(node, ast.Name) and node.id == name) or (
-        isinstance(node, ast.Attribute) and node.attr == name
-    )
+    return dotted(node).rsplit(".", 1)[-1] == name  # `Literal`, `typing.Literal`
 
 
 def _constants(node: ast.expr) -> tuple[object, ...]:
