@@ -30,6 +30,25 @@ def chain(obj):
     return out
 """
 
+TREE = """\
+def build(main_id, depth):
+    row = rows[main_id]
+    children = []
+    child = row.first_child
+    while child:
+        pass
+        child = rows[child].next_sibling
+    return Layer(row.name, tuple(children))
+"""
+
+NESTED = """\
+def outline(node, level):
+    kids = []
+    for sub in node.sections:
+        pass
+    return {"title": node.title, "level": level, "kids": kids}
+"""
+
 FLATTEN = """\
 def flatten(tree, depth):
     out = []
@@ -142,6 +161,17 @@ CASES = [
         "add-recursion",
         FLATTEN,
         FLATTEN.replace("            pass\n", "            out.extend(flatten(item, depth))\n"),
+    ),
+    # a tree built by walking a node's children, one level deeper each (csp-format, heldout37)
+    (
+        "add-recursion",
+        TREE,
+        TREE.replace("        pass\n", "        children.append(build(child, depth + 1))\n"),
+    ),
+    (
+        "add-recursion",
+        NESTED,
+        NESTED.replace("        pass\n", "        kids.append(outline(sub, level + 1))\n"),
     ),
     (
         "add-built",
@@ -389,6 +419,32 @@ def test_the_engine_adds_what_the_set_is_tested_for(make_sandbox, tmp_path: Path
             "clone-update",
             "extras.extend(arg_count)",
         ),
+        (  # a `while` loop stepping through what no parameter made
+            TREE.replace("    child = row.first_child\n", "    child = 3\n").replace(
+                "rows[child].next_sibling", "child - 1"
+            ),
+            "        pass",
+            "add-recursion",
+            "children.append(build(child, depth + 1))",
+        ),
+        (  # a list the result is not made of
+            TREE.replace("tuple(children)", "()"),
+            "        pass",
+            "add-recursion",
+            "children.append(build(child, depth + 1))",
+        ),
+        (  # lines made from rows: no level is counted, so no tree is built (evals/' `table(r)`)
+            "def table(rows):\n    out = []\n    for r in rows:\n        pass\n    return '\\n'.join(out)\n",
+            "        pass",
+            "add-recursion",
+            "out.append(table(r))",
+        ),
+        (  # after the loop the part is no child of this level
+            TREE.replace("    return Layer", "    pass\n    return Layer"),
+            "    pass",
+            "add-recursion",
+            "children.append(build(child, depth + 1))",
+        ),
     ],
     ids=[
         "comprehension",
@@ -400,6 +456,10 @@ def test_the_engine_adds_what_the_set_is_tested_for(make_sandbox, tmp_path: Path
         "target",
         "f-string",
         "compared",
+        "while-unrelated",
+        "not-fed",
+        "no-level",
+        "after-the-loop",
     ],
 )
 def test_what_a_review_found_is_not_made(source: str, line_text: str, op: str, never: str) -> None:

@@ -2,8 +2,10 @@
 
 - what the function tests the collection for: `if id(current) in seen_ids:` with no
   `seen_ids.add(id(current))` (the visited set that is checked and never filled);
-- the function's own result on a part of its input, in a function that returns the collection:
-  `l.extend(_flatten(item, escape))`, `result.extend(self._TextJustify(paragraph, col_size))`;
+- the function's own result on a part of its input, merged into the collection it returns
+  (`l.extend(_flatten(item, escape))`, `result.extend(self._TextJustify(paragraph, col_size))`) or
+  added to one its result is made of (`children.append(build(child, depth + 1))` before `return
+  Layer(..., tuple(children))`);
 - an object of one of the module's classes made from the locals its constructor's parameters are
   named for: `records.append(NdefRecord(tnf, record_type, record_id, payload))`.
 
@@ -39,13 +41,29 @@ MAX_BUILT = 4
 MAX_EACH = 8
 
 
+@dataclass(frozen=True)
+class Recursed:
+    """The function's own call on a part of its input (`build(child, depth + 1)`), the names it
+    reads, and the loop that binds the part: `stepped` when a `while` steps through it."""
+
+    text: str
+    names: frozenset[str]
+    loop: tuple[int, int]  # its first and last line
+    stepped: bool
+    deeper: bool  # a parameter counting levels is passed one deeper
+
+    def holds(self, node: ast.stmt) -> bool:
+        return self.loop[0] < node.lineno <= self.loop[1]
+
+
 @dataclass
 class Growth:
     """A function's values a missing growth may add, each as (text, names it reads)."""
 
     tested: dict[str, list[tuple[str, set[str]]]] = field(default_factory=dict)  # collection -> members
-    recursed: list[tuple[str, set[str]]] = field(default_factory=list)
+    recursed: list[Recursed] = field(default_factory=list)
     returned: set[str] = field(default_factory=set)  # the collections the function returns
+    fed: set[str] = field(default_factory=set)  # what the value it returns is made of (`tuple(children)`)
     built: list[tuple[str, set[str]]] = field(default_factory=list)
     outer: set[str] = field(default_factory=set)  # what the module binds, and the builtins
 
@@ -71,6 +89,8 @@ def growth_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) 
                 members.append((text, _reads(node.left)))
         elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
             found.returned.add(node.value.id)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            found.fed |= _reads(node.value)
     found.recursed = _recursions(func, module, own)
     found.built = _built(module)
     return found
@@ -78,10 +98,13 @@ def growth_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) 
 
 def _recursions(
     func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, own: list[ast.AST]
-) -> list[tuple[str, set[str]]]:
+) -> list[Recursed]:
     """The function called on a name a loop of its binds, in place of the parameter that loop walks
-    (`for item in tree:` -> `flatten(item, depth)`). Not an `async def` (its result is a coroutine),
-    nor a method but one called through `self`/`cls`."""
+    (`for item in tree:` -> `flatten(item, depth)`), or a `while` loop steps through, in place of
+    the parameter it was first made from (`child = _int(rows.get(main_id), ...)`, `while child:` ->
+    `build(child, depth)`); a parameter counting levels passed one deeper first (`build(child, depth
+    + 1)`). Not an `async def` (its result is a coroutine), nor a method but one called through
+    `self`/`cls`."""
     args = func.args
     if isinstance(func, ast.AsyncFunctionDef) or args.vararg or args.kwarg or args.kwonlyargs:
         return []
@@ -92,19 +115,65 @@ def _recursions(
         return []
     taken = positional[1:] if in_class else positional
     callee = f"{positional[0]}.{func.name}" if in_class else func.name
+    made_from = _made_from(own)
     out = []
     for loop in own:
-        if not isinstance(loop, ast.For):
+        if not isinstance(loop, (ast.For, ast.While)):
             continue
-        walked = _reads(loop.iter)
-        parts = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name) and n.id not in taken]
+        span = (loop.lineno, loop.end_lineno or loop.lineno)
+        if isinstance(loop, ast.For):
+            walked = _reads(loop.iter)
+            parts = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name) and n.id not in taken]
+        elif isinstance(loop, ast.While):  # `while child: ... child = next_of(child)`
+            stepped = {
+                n.id
+                for s in loop.body
+                for n in ast.walk(s)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            parts = [n for n in _reads(loop.test) & stepped if n not in taken]
+            walked = set().union(*(made_from.get(part, set()) for part in parts))
         for i, param in enumerate(taken):
             if param not in walked:
                 continue
             for part in parts:
-                called = [*taken[:i], part, *taken[i + 1 :]]
-                out.append((f"{callee}({', '.join(called)})", set(called)))
-    return list({text: (text, names) for text, names in out}.values())[:MAX_EACH]
+                names = frozenset({*taken[:i], part, *taken[i + 1 :]})
+                counted = any(_deeper(p, True) != p for j, p in enumerate(taken) if j != i)
+                for deeper in (True, False) if counted else (False,):
+                    called = [part if j == i else _deeper(p, deeper) for j, p in enumerate(taken)]
+                    text = f"{callee}({', '.join(called)})"
+                    out.append(Recursed(text, names, span, isinstance(loop, ast.While), deeper))
+    return list({r.text: r for r in out}.values())[:MAX_EACH]
+
+
+DEPTHS = ("depth", "level", "indent", "nesting")  # a parameter a recursion passes one deeper
+
+
+def _deeper(param: str, deeper: bool) -> str:
+    """`depth` -> `depth + 1` (when `deeper`) for a parameter that counts levels of the recursion."""
+    counts = param in DEPTHS or param.endswith(tuple(f"_{d}" for d in DEPTHS))
+    return f"{param} + 1" if deeper and counts else param
+
+
+def _made_from(own: list[ast.AST]) -> dict[str, set[str]]:
+    """Per local, every name its assignments read, through the locals those read in turn:
+    `row = rows.get(main_id)`, `child = _int(row, ...)` -> child is made from row, rows, main_id."""
+    direct: dict[str, set[str]] = {}
+    for node in own:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    direct.setdefault(name, set()).update(_reads(node.value))
+    closed = {}
+    for name in direct:
+        seen: set[str] = set()
+        todo = [name]
+        while todo:
+            for read in direct.get(todo.pop(), set()) - seen:
+                seen.add(read)
+                todo.append(read)
+        closed[name] = seen
+    return closed
 
 
 def _built(module: ast.Module) -> list[tuple[str, set[str]]]:
@@ -181,11 +250,23 @@ def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterat
         for text, names in growth.tested.get(collection, [])[:MAX_EACH]:
             if collection not in names and readable(names):
                 yield added_after(src, node, f"{collection}.{method}({text})", "add-tested", TESTED)
-        if collection in growth.returned and method in BY_MANY:
-            for text, names in growth.recursed:
-                if readable(names):
-                    call = f"{collection}.{BY_MANY[method]}({text})"
-                    yield added_after(src, node, call, "add-recursion", RECURSED)
+        # the function's result on a part: merged into the collection it returns, or one item of
+        # what its result is made of (`children.append(build(child, depth + 1))` before `return
+        # Layer(..., tuple(children))`, csp-format, heldout37)
+        # Those two only inside the loop the part comes from when a `while` steps through it or
+        # the item is one of what the result is made of, and then only one level deeper: a
+        # function that builds lines or rows from a loop is no tree builder (a first version made
+        # 408 such candidates over json, email, asyncio and evals/: `out.append(table(r))`).
+        many = collection in growth.returned and method in BY_MANY
+        one = collection in growth.fed and method in BY_MANY
+        for made in growth.recursed:
+            if many:
+                fits = not made.stepped or made.holds(node)
+            else:
+                fits = one and made.deeper and made.holds(node)
+            if fits and readable(set(made.names)):
+                call = f"{collection}.{BY_MANY[method] if many else method}({made.text})"
+                yield added_after(src, node, call, "add-recursion", RECURSED)
         built = [text for text, names in growth.built if collection not in names and all(map(local, names))]
         for text in built[:MAX_BUILT]:  # the constructor's parameters are all locals here
             yield added_after(src, node, f"{collection}.{method}({text})", "add-built", BUILT)
