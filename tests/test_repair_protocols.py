@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from repofix.repair.generate import mutations
-from repofix.repair.protocols import PRIOR
+from repofix.repair.protocols import PRIOR, SLICED
 from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_engine_repairs
 
@@ -80,3 +80,47 @@ def test_the_engine_gives_iter_back_to_a_stack(make_sandbox, tmp_path: Path) -> 
         "    assert s.stack == [3]\n"
     )
     assert_engine_repairs(make_sandbox, tmp_path, "stack", code, tests, "return iter(self.stack)")
+
+
+def declared_wraps(returns: str, returned: str) -> dict[str, float]:
+    """The wrappers declared_return makes of `return {returned}` in a function `-> {returns}`."""
+    source = f"def pixel(self, i) -> {returns}:\n    x = 1\n    return {returned}\n"
+    src = SourceFile("m.py", source)
+    made = {}
+    for m in mutations(src, [3]):
+        if m.op == "add-wrapper" and m.description.startswith("wrap") and m.prior in (PRIOR, SLICED):
+            ast.parse(src.apply(m.edits))
+            made[m.description] = m.prior
+    return made
+
+
+@pytest.mark.parametrize(
+    ("returns", "returned", "made"),
+    [
+        # csp-format's pixel (heldout37): four bytes of a bytearray, declared a tuple of four ints
+        ("tuple[int, int, int, int]", "self.rgba[i:i + 4]", {"wrap self.rgba[i:i + 4] in tuple()": SLICED}),
+        ("list[str]", "(p.name for p in self.parts)", {"wrap (p.name for p in self.parts) in list()": PRIOR}),
+        ("typing.List[int]", "map(int, self.row)", {"wrap map(int, self.row) in list()": PRIOR}),
+        ("frozenset", "self.table.keys()", {"wrap self.table.keys() in frozenset()": PRIOR}),
+        ("bytes", "self.buf[:i]", {"wrap self.buf[:i] in bytes()": SLICED}),
+    ],
+)
+def test_a_value_not_of_the_declared_container_gets_its_constructor(
+    returns: str, returned: str, made: dict[str, float]
+) -> None:
+    assert declared_wraps(returns, returned) == made
+
+
+@pytest.mark.parametrize(
+    ("returns", "returned"),
+    [
+        ("tuple[int, int]", "tuple(self.rgba[i:i + 2])"),  # the constructor is there
+        ("tuple[int, int]", "self.pair"),  # a name may hold a tuple: its kind is unknown here
+        ("int", "self.rgba[i:i + 4]"),  # no container is declared
+        ("'Pixel'", "self.rgba[i:i + 4]"),  # nor by a string
+        ("list[int]", "self.row[i]"),  # an item is no slice
+        ("list[int]", "self.table.get(i)"),  # a method that is no view
+    ],
+)
+def test_no_constructor_where_the_declared_kind_may_be_returned(returns: str, returned: str) -> None:
+    assert declared_wraps(returns, returned) == {}

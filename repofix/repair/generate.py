@@ -18,6 +18,7 @@ from repofix.repair import (
     empty,
     growth,
     guards,
+    idioms,
     literals,
     mirror,
     offbyone,
@@ -205,6 +206,7 @@ def mutations(
                 unfilled.fills(src, node, fillables[id(func)], scopes[id(func)]),
                 growth.grow(src, node, growths[id(func)], scopes[id(func)]),
                 protocols.protocol_return(src, node, func),
+                protocols.declared_return(src, node, func),
                 closers.close_what_opened(src, node, parent),
             )
             if isinstance(node, ast.Pass):
@@ -219,6 +221,7 @@ def mutations(
                     guards.complete_guard(src, node.test, hands[id(func)]),
                     echoes.echo_clauses(src, node.test, set(scopes[id(func)].bound)),
                     typechecks.type_check(src, node.test, func, scopes[id(func)]),
+                    idioms.idiom_clauses(src, node.test),
                 )
             found = itertools.chain(found, boost(func).all(src, added))
         for m in found:

