@@ -47,6 +47,12 @@ def resolve(reference):
     return reference[:colon], {value}
 """
 
+PALINDROME = """\
+def is_palindrome(text):
+    clean = text.replace(" ", "").lower()
+    return clean == {value}
+"""
+
 TABLE = """\
 def parse(lines):
     header = lines[0].split('|')
@@ -94,6 +100,10 @@ CASES = [
         "def strip(line):\n    comment = line.find('#')\n    return line\n",
         "def strip(line):\n    comment = line.find('#')\n    return line[:comment]\n",
     ),
+    (  # kapo-mathtools (heldout38): a palindrome test compared a value with itself
+        PALINDROME.format(value="clean"),
+        PALINDROME.format(value="clean[::-1]"),
+    ),
     (  # tg-rich-render (heldout36): a table's rows follow its header and rule, each read on its own
         TABLE.format(value="lines"),
         TABLE.format(value="lines[2:]"),
@@ -114,6 +124,7 @@ CASES = [
         "elsewhere",
         "after-found",
         "before-found",
+        "reversed-self",
         "after-header",
     ],
 )
@@ -130,8 +141,11 @@ def test_a_missing_slice_is_among_the_candidates(buggy: str, fixed: str) -> None
         ("import os\n\n\ndef f(p):\n    return os.path.join(p)\n", "    return os.path.join(p)"),
         # an ordering with a literal says nothing of a length
         ("def f(key):\n    return key < 'ssh-'\n", "    return key < 'ssh-'"),
+        # a value ordered against itself, or compared with another, is no palindrome test
+        ("def f(key):\n    return key <= key\n", "    return key <= key"),
+        ("def f(key, other):\n    return key == other\n", "    return key == other"),
     ],
-    ids=["no-bound", "module", "ordering"],
+    ids=["no-bound", "module", "ordering", "self-ordering", "another"],
 )
 def test_nothing_is_sliced_without_a_bound_for_it(source: str, line: str) -> None:
     made = changed_line(source, line, lambda m: m.description.startswith(("receiver", "compared")))
@@ -277,3 +291,22 @@ def test_the_engine_repairs_the_missing_slice_on_a_receiver(make_sandbox, tmp_pa
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert "return host[1:-1].decode()" in result.files["hosts.py"], result.patch_diff
+
+
+def test_the_engine_repairs_a_palindrome_test_that_compares_a_value_with_itself(
+    make_sandbox, tmp_path: Path
+) -> None:
+    tests = (
+        "from words import is_palindrome\n\n\n"
+        "def test_radar():\n    assert is_palindrome('radar')\n\n\n"
+        "def test_phrase():\n    assert is_palindrome('A man a plan a canal Panama')\n\n\n"
+        "def test_python():\n    assert not is_palindrome('python')\n"
+    )
+    assert_engine_repairs(
+        make_sandbox,
+        tmp_path,
+        "words",
+        PALINDROME.format(value="clean"),
+        tests,
+        "return clean == clean[::-1]",
+    )

@@ -12,6 +12,8 @@ additions.add_slice_or_operand covers (returned, assigned, passed):
 - a method's receiver (`host.decode()` -> `host[1:-1].decode()`, `data.tobytes()` ->
   `data[8:].tobytes()`), with those bounds only: any value a method is called on would otherwise
   get every usual slice;
+- a value compared equal to itself, its right side reversed (`clean == clean` -> `clean ==
+  clean[::-1]`);
 - an operand compared with a literal, cut to the literal's length (`self._data == b"\\r\\n"` ->
   `self._data[:2] == b"\\r\\n"`, `key_str == "ssh-"` -> `key_str[:4] == "ssh-"`), or with the
   function's bounds."""
@@ -197,6 +199,28 @@ def _sliced(
         )
 
 
+SELF_PRIOR = 0.5  # a value compared equal to itself is always equal: one side lost what it does
+
+
+def _reversed_self(src: SourceFile, node: ast.Compare) -> Iterator[Mutation]:
+    """`clean == clean` -> `clean == clean[::-1]`: a name or attribute compared equal (or unequal)
+    to itself, whose other side lost the reversal a palindrome test makes (kapo-mathtools'
+    `is_palindrome`, heldout38, after its measurement). Only the right side is cut: `x[::-1] == x`
+    is the same test."""
+    left, right = node.left, node.comparators[0]
+    if not (
+        isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+        and isinstance(right, SLICEABLE)
+        and ast.dump(left) == ast.dump(right)
+    ):
+        return
+    end = src.span(right)[1]
+    text = src.segment(right)
+    yield src.mutation(
+        "add-slice", f"compared with itself: {text} -> {text}[::-1]", [Edit(end, end, "[::-1]")], SELF_PRIOR
+    )
+
+
 def for_node(
     src: SourceFile,
     node: ast.AST,
@@ -214,6 +238,7 @@ def for_node(
         key = ast.unparse(node.value)
         yield from _sliced(src, node.value, bounds.get(key, []), "receiver", windows.get(key, []))
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        yield from _reversed_self(src, node)
         pair = [node.left, node.comparators[0]]
         for value, other in (pair, pair[::-1]):
             if not isinstance(value, SLICEABLE):
