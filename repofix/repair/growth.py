@@ -124,7 +124,7 @@ def _recursions(
         if isinstance(loop, ast.For):
             walked = _reads(loop.iter)
             parts = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name) and n.id not in taken]
-        elif isinstance(loop, ast.While):  # `while child: ... child = next_of(child)`
+        else:  # `while child: ... child = next_of(child)`
             stepped = {
                 n.id
                 for s in loop.body
@@ -136,9 +136,9 @@ def _recursions(
         for i, param in enumerate(taken):
             if param not in walked:
                 continue
+            counted = any(_deeper(p, True) != p for j, p in enumerate(taken) if j != i)
             for part in parts:
                 names = frozenset({*taken[:i], part, *taken[i + 1 :]})
-                counted = any(_deeper(p, True) != p for j, p in enumerate(taken) if j != i)
                 for deeper in (True, False) if counted else (False,):
                     called = [part if j == i else _deeper(p, deeper) for j, p in enumerate(taken)]
                     text = f"{callee}({', '.join(called)})"
@@ -254,13 +254,12 @@ def grow(src: SourceFile, node: ast.AST, growth: Growth, scope: Scope) -> Iterat
         for text, names in growth.tested.get(collection, [])[:MAX_EACH]:
             if collection not in names and readable(names):
                 yield added_after(src, node, f"{collection}.{method}({text})", "add-tested", TESTED)
-        # the function's result on a part: merged into the collection it returns, or one item of
-        # what its result is made of (`children.append(build(child, depth + 1))` before `return
-        # Layer(..., tuple(children))`, csp-format, heldout37)
-        # Those two only inside the loop the part comes from when a `while` steps through it or
-        # the item is one of what the result is made of, and then only one level deeper: a
-        # function that builds lines or rows from a loop is no tree builder (a first version made
-        # 408 such candidates over json, email, asyncio and evals/: `out.append(table(r))`).
+        # The function's result on a part, merged into the collection it returns (inside the loop
+        # when a `while` steps through the part), or appended to one its result is made of, one
+        # level deeper and only inside the part's loop (`children.append(build(child, depth + 1))`
+        # before `return Layer(..., tuple(children))`, csp-format, heldout37): a function that
+        # builds lines or rows in a loop is no tree builder (appended anywhere, a first version
+        # made 408 candidates over json, email, asyncio and evals/: `out.append(table(r))`).
         many = collection in growth.returned and method in BY_MANY
         one = collection in growth.fed and method in BY_MANY
         for made in growth.recursed:

@@ -62,8 +62,10 @@ def _completed(src: SourceFile, node: ast.expr, whole: str) -> list[tuple[str, t
             return []
         first, second = (src.segment(node), half) if method == "startswith" else (half, src.segment(node))
         return [(f"{first} and {second}", ast.And)]
-    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-    checked = _integer_check(node.operand if isinstance(node, ast.UnaryOp) and negated else node)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        negated, checked = True, _integer_check(node.operand)
+    else:
+        negated, checked = False, _integer_check(node)
     if checked is None or "bool" in whole:
         return []
     if negated:

@@ -66,8 +66,11 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
             value, method, size = affix
             (prefix if method == "startswith" else suffix).setdefault(value, {})[size] = None
     for value, read in heads.items():  # `lines[0]`, `lines[1]` read: the rows are `lines[2:]`
-        if 0 in read:
-            found.setdefault(value, {})[f"[{min(set(range(MAX_HEAD + 2)) - read)}:]"] = None
+        rest = 0
+        while rest in read:  # past the items read one by one from the head
+            rest += 1
+        if rest:
+            found.setdefault(value, {})[f"[{rest}:]"] = None
     for value in dict.fromkeys([*prefix, *suffix]):
         made = found.setdefault(value, {})
         starts, stops = prefix.get(value, {}), suffix.get(value, {})
