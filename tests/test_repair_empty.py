@@ -10,7 +10,7 @@ import pytest
 
 from repofix.repair import empty
 from repofix.repair.generate import mutations
-from repofix.repair.groups import GROUPED, constant_groups
+from repofix.repair.groups import GROUPED, PAIRED, constant_groups, other_of
 from repofix.repair.source import SourceFile
 
 
@@ -56,6 +56,23 @@ CASES = [
         8,
         "out.append('center')",
         GROUPED,
+    ),
+    # a unit's other value in the `else` (potatonumpy's identity matrix, heldout38)
+    (
+        "def eye(n):\n    rows = []\n    for i in range(n):\n        row = []\n        for j in range(n):\n"
+        "            if i == j:\n                row.append(1)\n            else:\n                pass\n"
+        "        rows.append(row)\n    return rows\n",
+        9,
+        "row.append(0)",
+        PAIRED,
+    ),
+    # a flag's other value in the branch
+    (
+        "def f(xs, out):\n    for x in xs:\n        if x:\n            pass\n        else:\n"
+        "            out.append(False)\n    return out\n",
+        4,
+        "out.append(True)",
+        PAIRED,
     ),
     # the membership idiom (argh's `self.cli_arg_names.append(name)`)
     (
@@ -224,3 +241,20 @@ def test_a_long_chain_or_a_large_class_gives_a_few_fills() -> None:
 )
 def test_the_groups_of_constants_a_module_lists(source: str, groups: tuple[tuple[object, ...], ...]) -> None:
     assert constant_groups(ast.parse(source)) == groups
+
+
+@pytest.mark.parametrize(
+    ("value", "used", "others"),
+    [
+        (True, {True}, ["False"]),
+        (0, {0}, ["1"]),
+        (1, {1}, ["0", "-1"]),  # a unit's zero, a sign's other
+        (1.0, {1.0}, ["0.0", "-1.0"]),
+        (1, {1, 0}, ["-1"]),  # what another branch passes already is left out
+        (2, {2}, []),  # no two-valued constant
+        ("a", {"a"}, []),
+        (None, {None}, []),
+    ],
+)
+def test_the_other_value_of_a_flag_or_a_unit(value: object, used: set[object], others: list[str]) -> None:
+    assert list(other_of(value, used)) == others

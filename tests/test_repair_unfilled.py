@@ -14,7 +14,7 @@ from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
-from repofix.repair.unfilled import HINTED, Fillable, unfilled
+from repofix.repair.unfilled import HINTED, PART, PRIOR, Fillable, parts_tested, unfilled
 from tests.test_repair_additions import assert_produces
 
 
@@ -111,6 +111,41 @@ def test_the_filling_is_tried_in_the_functions_own_loop_lines_with_its_own_names
     filled = {m.description for m in mutations(SourceFile("m.py", source)) if m.op == "fill-unfilled"}
     assert "add 'out.append(x)' in place of 'pass' (line 6)" in filled
     assert not any("(v)" in d or "(g)" in d for d in filled)  # a nested function's names are not in scope
+
+
+# quantlint's `_subscript_names` (heldout38): the test says the part of `sl` that is kept
+KEYS = """\
+def keys(tree):
+    out = []
+    for n in walk(tree):
+        if isinstance(n, Subscript):
+            sl = n.slice
+            if isinstance(sl, Constant) and isinstance(sl.value, str):
+                pass
+    return out
+"""
+
+
+def test_the_filling_under_a_test_of_a_names_part_is_tried_with_the_part() -> None:
+    filled = {
+        m.edits[0].text: m.prior for m in mutations(SourceFile("m.py", KEYS), [7]) if m.op == "fill-unfilled"
+    }
+    assert filled["out.append(sl.value)"] == PART
+    assert filled["out.append(sl)"] == PRIOR  # the name itself first
+
+
+@pytest.mark.parametrize(
+    ("test", "names", "parts"),
+    [
+        ("isinstance(sl.value, str) and sl.value", {"sl"}, ["sl.value"]),
+        ("row['id'] is not None and row['id'].strip()", {"row"}, ["row['id']"]),  # not the called `.strip`
+        ("a.b.c > 0", {"a"}, ["a.b.c"]),  # the chain's outermost link
+        ("other.value > 0", {"sl"}, []),  # not a part of the names given
+        ("f(x).value", {"x"}, []),  # a part of a call's result
+    ],
+)
+def test_the_parts_a_test_reads(test: str, names: set[str], parts: list[str]) -> None:
+    assert parts_tested(ast.parse(test, mode="eval").body, names) == parts
 
 
 def _pool(source: str, ranked_lines: list[int], max_lines: int) -> CandidatePool:

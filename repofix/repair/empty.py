@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from repofix.repair.containers import constructor
 from repofix.repair.facts import module_facts
 from repofix.repair.following import FOLLOWED, compared_words, followed
-from repofix.repair.groups import GROUPED, left_over
+from repofix.repair.groups import GROUPED, PAIRED, left_over, other_of
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 
@@ -73,6 +73,9 @@ def fill(
             if isinstance(value, ast.Constant) and type(value.value) in (str, int):  # 'center' beside 'left'
                 for text in left_over(value.value, passed, module):
                     offer(f"{receiver}({text})", GROUPED)
+            if isinstance(value, ast.Constant):  # 0 beside 1, False beside True
+                for text in other_of(value.value, passed):
+                    offer(f"{receiver}({text})", PAIRED)
             if isinstance(value, ast.Name):  # `T_TRUE` under `is True` -> `T_FALSE` under `is False`
                 bound = module_facts(module).names | set(scope.bound)
                 for name in followed(value.id, ours, compared_words(theirs), bound):

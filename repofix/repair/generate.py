@@ -26,6 +26,7 @@ from repofix.repair import (
     recursion,
     siblings,
     snapshots,
+    stated,
     twins,
     typechecks,
     unfilled,
@@ -203,7 +204,7 @@ def mutations(
                 mirror.mirror_of_an_update(src, node, parent, mirror.sources(func), scopes[id(func)], attrs),
                 mirror.like_its_mirror(src, node, parent, scopes[id(func)], attrs),
                 recursion.recurse(src, node, parent, recursions[id(func)]),
-                unfilled.fills(src, node, fillables[id(func)], scopes[id(func)]),
+                unfilled.fills(src, node, parent, fillables[id(func)], scopes[id(func)]),
                 growth.grow(src, node, growths[id(func)], scopes[id(func)]),
                 protocols.protocol_return(src, node, func),
                 protocols.declared_return(src, node, func),
@@ -223,6 +224,8 @@ def mutations(
                     typechecks.type_check(src, node.test, func, scopes[id(func)]),
                     idioms.idiom_clauses(src, node.test),
                 )
+            if isinstance(node, ast.If):
+                added = itertools.chain(added, stated.stated_clauses(src, node, scopes[id(func)]))
             found = itertools.chain(found, boost(func).all(src, added))
         for m in found:
             if (wanted is None or not wanted.isdisjoint(m.lines)) and not _edits_raised_text(m, messages):

@@ -2,7 +2,11 @@
 Literal['left', 'right', 'center']`, `MODES = ('r', 'w', 'a')`) says what a branch beside those
 passing 'left' and 'right' passes: the one left over. tg-rich-render's table parser (heldout36)
 lost `alignments.append('center')` under the branch testing for both colons, beside
-`alignments.append('right')` and `alignments.append('left')`."""
+`alignments.append('right')` and `alignments.append('left')`.
+
+A flag or a unit is a group of its own, without a module's list: the branch beside one passing
+`1` passes `0` (potatonumpy's identity matrix, heldout38, lost `row.append(0)` in the `else` of
+`if i == j: row.append(1)`), beside `True` `False`."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from collections.abc import Iterator
 from repofix.repair.source import dotted
 
 GROUPED = 0.55  # as likely as another branch's call with a value from this one (empty.SIBLING)
+PAIRED = 0.5  # a flag's or a unit's other value: as likely as a part of another branch's value
 MAX_OTHERS = 4  # the values of a group a branch is given, in their order
 DISPLAYS = (ast.Tuple, ast.List, ast.Set)
 
@@ -62,3 +67,15 @@ def left_over(value: object, used: set[object], module: ast.Module) -> Iterator[
             if other not in used and made < MAX_OTHERS:
                 made += 1
                 yield repr(other)
+
+
+def other_of(value: object, used: set[object]) -> Iterator[str]:
+    """The source text of the other values of a flag or a unit that `used` lacks: `False` for
+    `True`, `1` for `0`, and `0` and `-1` (a sign's other) for `1`."""
+    if isinstance(value, bool):
+        others: list[object] = [not value]
+    elif type(value) in (int, float) and value in (0, 1):
+        others = [type(value)(1 - value), *([type(value)(-1)] if value else [])]
+    else:
+        return
+    yield from (repr(v) for v in others if v not in used)

