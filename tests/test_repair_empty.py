@@ -82,6 +82,14 @@ CASES = [
         "self.names.append(name)",
         empty.IDIOM,
     ),
+    # as a clause of an `and` (localbiz-page's `result.append(code)`, heldout39)
+    (
+        "def f(names, result):\n    for name in names:\n        code = MAP.get(name)\n"
+        "        if code and code not in result:\n            pass\n    return result\n",
+        5,
+        "result.append(code)",
+        empty.IDIOM,
+    ),
     # and its `else`
     (
         "def f(seen, xs):\n    for x in xs:\n        if x in seen:\n            continue\n"

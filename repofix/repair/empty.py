@@ -200,8 +200,13 @@ def _variants(value: ast.expr, test: ast.expr | None, receiver: ast.expr) -> Ite
 
 
 def _idiom(test: ast.expr, in_body: bool, scope: Scope) -> Iterator[str]:
-    """`if x not in seen:` (or the `else` of `if x in seen:`): `seen` grown by `x`, with the method
-    the function grows it by first."""
+    """`if x not in seen:` (or the `else` of `if x in seen:`), also as a clause of an `and` (`if code
+    and code not in result:`, localbiz-page, heldout39): `seen` grown by `x`, with the method the
+    function grows it by first."""
+    if in_body and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for clause in test.values:
+            yield from _idiom(clause, in_body, scope)
+        return
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return
     wanted = ast.NotIn if in_body else ast.In
