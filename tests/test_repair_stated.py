@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from repofix.repair import stated
 from tests.test_repair_additions import assert_engine_repairs, assert_produces, changed_line
 
 # potatonumpy's identity matrix (heldout38)
@@ -110,3 +111,10 @@ def test_the_engine_repairs_a_lost_positive_bound(make_sandbox, tmp_path: Path) 
     )
     buggy = SIZE.format(test="not isinstance(n, int)")
     assert_engine_repairs(make_sandbox, tmp_path, "identity", buggy, tests, "n <= 0")
+
+
+def test_a_message_listing_many_bounds_gives_a_few_candidates() -> None:
+    bounds = " or ".join(f"at least {n}" for n in range(1000))
+    source = f"def f(n):\n    if n is None:\n        raise ValueError('n must be {bounds}')\n"
+    made = changed_line(source, "    if n is None:", lambda m: m.op == "add-stated")
+    assert made == {f"if n is None or n < {n}:" for n in range(stated.MAX_BOUNDS)}

@@ -17,6 +17,7 @@ before it read."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Iterator
 from typing import TypeGuard
@@ -28,6 +29,7 @@ STATED = 0.5
 MAX_SUBJECTS = 3  # names a bound is tried on: those the condition reads, then the nearest bound
 NEAREST_LINES = 3
 STATEMENTS = 3  # the branch's first statements searched for the message
+MAX_BOUNDS = 4  # bounds read from one message: a text listing a thousand makes no thousand candidates
 # a bound's value: a number or a `{placeholder}` of an f-string
 VALUE = r"(-?\d+(?:\.\d+)?|\{[^{}]+\})"
 COUNTED = r"(?:characters?|chars?|items?|elements?|entries|values|bytes|long|in length)"
@@ -102,12 +104,16 @@ def _text(node: ast.expr) -> str:
 def _bounds(message: str) -> Iterator[tuple[str, bool, list[str]]]:
     """(a clause with `{x}` for its subject, whether the message counts the subject's items, the
     bound's values) per bound the message states."""
-    for pattern, clauses in BOUNDS:
-        for found in pattern.finditer(message):
-            values = [v[1:-1] if v.startswith("{") else v for v in found.groups()] or [""]
-            counted = re.match(rf"\s*{COUNTED}\b", message[found.end() :], re.IGNORECASE) is not None
-            for clause in clauses:
-                yield clause.replace("{a}", values[0]).replace("{b}", values[-1]), counted, values
+    matches = [
+        (found, clauses)
+        for pattern, clauses in BOUNDS
+        for found in itertools.islice(pattern.finditer(message), MAX_BOUNDS)
+    ]
+    for found, clauses in sorted(matches, key=lambda m: m[0].start())[:MAX_BOUNDS]:  # the first in the text
+        values = [v[1:-1] if v.startswith("{") else v for v in found.groups()] or [""]
+        counted = re.match(rf"\s*{COUNTED}\b", message[found.end() :], re.IGNORECASE) is not None
+        for clause in clauses:
+            yield clause.replace("{a}", values[0]).replace("{b}", values[-1]), counted, values
 
 
 def _subjects(test: ast.expr, node: ast.If, scope: Scope, counted: bool, values: list[str]) -> list[str]:
