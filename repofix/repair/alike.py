@@ -16,20 +16,20 @@ MAX_NAMES = 3  # names of the condition tried as the cut
 
 
 def differ_branches(src: SourceFile, node: ast.IfExp) -> Iterator[Mutation]:
-    """`x if c else x`: each branch in turn cut to a name `c` reads, `x[:n]`, then `x[n:]`; the branch
-    a `None` test leaves the name set for first (`else` under `n is None`, the body under `n is not
-    None`)."""
+    """`x if c else x`: each branch in turn cut to a name `c` reads, `x[:n]`, then `x[n:]`; the body
+    first, but the `else` under `n is None` (where the name is set)."""
     if ast.dump(node.body) != ast.dump(node.orelse):
         return
-    own = {n.id for n in ast.walk(node.body) if isinstance(n, ast.Name)}  # `found[:found]` cuts nothing
+    # not the branch's own names (`found[:found]` cuts nothing), a builtin or a class
+    never = BUILTIN_NAMES | {n.id for n in ast.walk(node.body) if isinstance(n, ast.Name)}
     names = [
         n.id
         for n in ast.walk(node.test)
-        if isinstance(n, ast.Name) and n.id not in BUILTIN_NAMES | own and not n.id[:1].isupper()
+        if isinstance(n, ast.Name) and n.id not in never and not n.id[:1].isupper()
     ]
     value = src.segment(node.orelse)
     wrapped = value if isinstance(node.orelse, ATOMS) else f"({value})"
-    branches = [node.orelse, node.body] if _tests_none(node.test) is True else [node.body, node.orelse]
+    branches = [node.orelse, node.body] if _is_none(node.test) else [node.body, node.orelse]
     for name in list(dict.fromkeys(names))[:MAX_NAMES]:
         for cut in (f"{wrapped}[:{name}]", f"{wrapped}[{name}:]"):
             for branch in branches:
@@ -42,16 +42,12 @@ def differ_branches(src: SourceFile, node: ast.IfExp) -> Iterator[Mutation]:
                 )
 
 
-def _tests_none(test: ast.expr) -> bool | None:
-    """True for `n is None`, False for `n is not None`, None for any other test."""
-    if (
+def _is_none(test: ast.expr) -> bool:
+    """`n is None`: the name is set in the `else`."""
+    return (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
-    ):
-        if isinstance(test.ops[0], ast.Is):
-            return True
-        if isinstance(test.ops[0], ast.IsNot):
-            return False
-    return None
+    )

@@ -55,6 +55,7 @@ def stated_clauses(src: SourceFile, node: ast.If, scope: Scope) -> Iterator[Muta
     if message is None or "\n" in src.segment(test):
         return
     whole = ast.dump(test)
+    start, end = src.span(test)
     made: set[str] = set()
     for clause, counted, values in _bounds(message):
         for subject in _subjects(test, node, scope, counted, values):
@@ -68,7 +69,6 @@ def stated_clauses(src: SourceFile, node: ast.If, scope: Scope) -> Iterator[Muta
             for joined in _joined(src, test, new, tree):
                 if joined not in made:
                     made.add(joined)
-                    start, end = src.span(test)
                     yield src.mutation(
                         "add-stated",
                         f"condition '{src.segment(test)}' -> '{joined}' (as its message says)",
@@ -122,11 +122,9 @@ def _subjects(test: ast.expr, node: ast.If, scope: Scope, counted: bool, values:
     nearest before the branch (`val` of `if config.min is not None:` under "at least
     {config.min}"); each in `len()` when the message counts items and the condition does not
     measure it already."""
-    called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}
-    read = [
-        n for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in called | inner
-    ]
+    skipped = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}  # callees
+    skipped |= {id(n.value) for n in ast.walk(test) if isinstance(n, ast.Attribute)}  # a chain's inner links
+    read = [n for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in skipped]
     names = [ast.unparse(n) for n in read if not (isinstance(n, ast.Name) and _kind_or_builtin(n.id))]
     names = [n for n in names if n not in values]
     if not names:
@@ -156,15 +154,12 @@ def _joined(src: SourceFile, test: ast.expr, new: str, tree: ast.expr) -> list[s
     """`test` joined to `new`: by `or` (the branch runs when either check fails), and by `and`
     after a test that the bound's value or subject is there (`config.min is not None`)."""
     old = src.segment(test)
-    wrapped_new = f"({new})" if isinstance(tree, ast.BoolOp) else new
-    out = [
-        f"{old} or {wrapped_new}"
-        if not isinstance(test, ast.BoolOp) or isinstance(test.op, ast.Or)
-        else f"({old}) or {wrapped_new}"
-    ]
+    right = f"({new})" if isinstance(tree, ast.BoolOp) else new
+    op = type(test.op) if isinstance(test, ast.BoolOp) else None
+    # an `and` before `or` grouped for the reader; an `or` before `and` grouped, as it must be
+    out = [f"({old}) or {right}" if op is ast.And else f"{old} or {right}"]
     if _presence(test, tree):
-        left = f"({old})" if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else old
-        out.append(f"{left} and {wrapped_new}")
+        out.append(f"({old}) and {right}" if op is ast.Or else f"{old} and {right}")
     return out
 
 

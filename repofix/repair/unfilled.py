@@ -199,13 +199,13 @@ def parts_tested(test: ast.expr, names: set[str]) -> list[str]:
     """The attributes and items of `names` that `test` reads, the outermost of each chain (`sl.value`
     of `isinstance(sl.value, str)`, `row['id']` of `row['id'] is not None`), in reading order; none
     that is called (a method) or holds a call."""
-    called = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}
-    inner = {
+    skipped = {id(n.func) for n in ast.walk(test) if isinstance(n, ast.Call)}  # methods
+    skipped |= {
         id(n.value) for n in ast.walk(test) if isinstance(n, (ast.Attribute, ast.Subscript))
-    }  # a chain's inner links: `a.b` of `a.b.c`
+    }  # `a.b` of `a.b.c`
     found: list[str] = []
     for node in ast.walk(test):
-        if not isinstance(node, (ast.Attribute, ast.Subscript)) or id(node) in called | inner:
+        if not isinstance(node, (ast.Attribute, ast.Subscript)) or id(node) in skipped:
             continue
         root: ast.expr = node
         while isinstance(root, (ast.Attribute, ast.Subscript)):
