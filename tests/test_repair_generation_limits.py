@@ -17,11 +17,11 @@ from repofix.models import FACTORIES
 from repofix.repair import Budget, repair
 from repofix.repair.additions import MAX_GROWN, MAX_RECEIVERS
 from repofix.repair.generate import Deadline, mutations
-from repofix.repair.limits import give_up_reason, stuck_reason
+from repofix.repair.limits import MOST_MADE, give_up_reason, stuck_reason
 from repofix.repair.localize import Suspect
 from repofix.repair.model import make_builtin_model
 from repofix.repair.search import CandidatePool
-from repofix.repair.source import SourceFile
+from repofix.repair.source import DESCRIPTION_HEAD, DESCRIPTION_TAIL, SourceFile
 from tests.conftest import require_backend
 
 
@@ -117,12 +117,38 @@ def test_lines_far_down_a_module_get_the_same_mutations_as_in_the_function_alone
     ]
 
 
-@pytest.mark.parametrize("cut", [False, True])
-def test_the_give_up_reason_says_when_making_candidates_was_stopped(cut: bool) -> None:
-    why = give_up_reason(12, 40, True, 60.0, cut=cut)
+@pytest.mark.parametrize("late", [False, True])
+def test_the_give_up_reason_says_when_making_candidates_was_stopped(late: bool) -> None:
+    deadline = Deadline(time.monotonic() - 1 if late else None)
+    deadline.passed()
+    why = give_up_reason(12, 40, True, 60.0, cut=deadline.cut)
     assert why.startswith("no plausible patch among 12 candidates on 40 suspicious lines")
-    assert ("was stopped: some lines got none" in why) == cut
+    assert ("took 50% of the time it had and was stopped: some lines got none" in why) == late
     assert why.endswith("; the time budget (60 s) ran out")
+
+
+def test_making_candidates_stops_at_the_most_it_may_keep_and_says_so() -> None:
+    src = SourceFile("m.py", collections_function(5, "set()"))
+    every = mutations(src, [3])
+    assert len(every) > 10
+    capped = Deadline(None, most=10)
+    assert mutations(src, [3], capped) == every[:10] and capped.reached
+    assert capped.cut == f"making them stopped at the {MOST_MADE:,} kept at most"
+    roomy = Deadline(None, most=len(every))
+    assert mutations(src, [3], roomy) == every and not roomy.reached and roomy.cut == ""
+
+
+def test_a_condition_of_a_thousand_clauses_is_not_quoted_whole_in_each_description() -> None:
+    # each of its millions of candidates quoted all 13,000 bytes of it (3.5 GB in 20 s); 100 here
+    params = ", ".join(f"a{i}" for i in range(100))
+    condition = " or ".join(f"a{i}.x" for i in range(100))
+    src = SourceFile("m.py", f"def f({params}):\n    if {condition}:\n        return 1\n    return 0\n")
+    found = mutations(src, [2])
+    assert max(len(m.description) for m in found) == DESCRIPTION_HEAD + DESCRIPTION_TAIL + 5
+    # what a description is cut to still ends as the change it names
+    short = next(m for m in found if m.op == "drop-condition")
+    assert short.description.startswith("condition 'a0.x or a1.x or")
+    assert " ... " in short.description and short.description.endswith("or a99.x' -> True")
 
 
 # 3,000 locals and 12 sets: 72,000 statements a line (12 sets x 3,000 names x 2), millions on the

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
+from repofix.repair.additions import IDLE_PRIOR
+from repofix.repair.generate import mutations
 from repofix.repair.slices import elsewhere, taken
+from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_engine_repairs, assert_produces, changed_line
 
 UNBRACKET = """\
@@ -265,6 +268,64 @@ def test_a_value_compared_with_one_whose_length_a_local_holds_is_cut_to_it(
 def test_a_lost_prefix_cut_is_among_the_candidates() -> None:
     buggy = "def pool(entries, prefix):\n    n = len(prefix)\n    return [e for e in entries if e.path == prefix]\n"
     assert_produces("add-slice", buggy, buggy.replace("e.path == prefix", "e.path[:n] == prefix"))
+
+
+TOP = """\
+def top_values(counts, top_n=5):
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [k for k, _ in ordered]
+"""
+
+
+@pytest.mark.parametrize(
+    ("signature", "line"),
+    [
+        ("def top_values(counts, top_n=5):", "    return [k for k, _ in ordered[:top_n]]"),
+        ("def top_values(counts, top_n: int):", "    return [k for k, _ in ordered[:top_n]]"),
+    ],
+    ids=["default", "annotated"],
+)
+def test_an_int_parameter_nothing_reads_bounds_what_is_returned(signature: str, line: str) -> None:
+    buggy = TOP.replace("def top_values(counts, top_n=5):", signature)
+    src = SourceFile("m.py", buggy)
+    found = [m for m in mutations(src, [3]) if line in src.apply(m.edits).splitlines()]
+    assert [(m.op, m.prior) for m in found] == [("add-slice", IDLE_PRIOR)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    print(top_n)\n    ordered = sorted(counts)\n    return [k for k in ordered]\n",  # read: not idle
+        "    ordered = sorted(counts)\n    return [k for k in ordered]\n",  # not an int parameter
+    ],
+    ids=["read", "not-int"],
+)
+def test_only_an_unread_int_parameter_is_cut_to(body: str) -> None:
+    signature = "def f(counts, top_n=5):\n" if "top_n" in body else "def f(counts, top_n=None):\n"
+    cut = changed_line(signature + body, "    return [k for k in ordered]", lambda m: m.op == "add-slice")
+    assert "return [k for k in ordered[:top_n]]" not in cut and cut  # other slices are still made
+
+
+TOP_TESTS = """\
+from top import top_values
+
+
+def test_the_first_two():
+    assert top_values({"a": 3, "b": 1, "c": 2}, top_n=2) == ["a", "c"]
+
+
+def test_all_when_fewer():
+    assert top_values({"a": 1}) == ["a"]
+
+
+def test_five_by_default():
+    assert top_values(dict.fromkeys("abcdefg", 1)) == ["a", "b", "c", "d", "e"]
+"""
+
+
+def test_the_engine_cuts_a_result_to_the_parameter_nothing_read(make_sandbox, tmp_path: Path) -> None:
+    expected = "    return [k for k, _ in ordered[:top_n]]\n"
+    assert_engine_repairs(make_sandbox, tmp_path, "top", TOP, TOP_TESTS, expected)
 
 
 FRONT = """\

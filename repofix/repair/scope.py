@@ -30,7 +30,7 @@ from repofix.repair.facts import (
 )
 from repofix.repair.fields import declared_containers
 from repofix.repair.lazy import valued_names
-from repofix.repair.numbers import numbers_of
+from repofix.repair.numbers import int_parameters, numbers_of
 from repofix.repair.slices import elsewhere, taken
 from repofix.repair.source import dotted
 from repofix.repair.unused import destructive, unused_imports_in
@@ -52,6 +52,7 @@ class Scope:
     grow: list[tuple[str, str]] = field(default_factory=list)  # (collection, method): visited.add, out.append
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
     numbers: list[str] = field(default_factory=list)  # those and parameters that are ints (`n: int = 1`)
+    idle: list[str] = field(default_factory=list)  # int parameters it never reads: a lost `[:limit]`
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
     assigned: list[str] = field(default_factory=list)  # names assigned in the function
     containers: list[str] = field(
@@ -215,6 +216,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
         numbers=[n for n in numbers_of(func) if n in local],
+        idle=[n for n in int_parameters(func) if n not in read],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
         containers=[n for n in dict.fromkeys(stored + params) if n in containers]

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 # not Python, not UTF-8 (a ValueError), or nested deeper than Python's recursion (a generated or
 # hostile thousand-term line)
 UNPARSABLE = (SyntaxError, ValueError, RecursionError)
+# a description quotes the code it changes: one of a 1,000-clause condition quoted it whole in each of
+# its 1.4 million candidates (3.5 GB in 20 s); its head and tail say what changed
+DESCRIPTION_HEAD, DESCRIPTION_TAIL = 160, 80
 
 # Expressions that bind names of their own: a name read inside one may not be the function's.
 SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
@@ -226,13 +229,20 @@ class SourceFile:
     ) -> Mutation:
         edits_sorted = tuple(sorted(edits, key=lambda e: e.start))
         lines = tuple(sorted({self.line_of(e.start) for e in edits_sorted}))
-        return Mutation(self.path, lines[0], op, description, edits_sorted, prior, lines, misfit)
+        return Mutation(self.path, lines[0], op, shortened(description), edits_sorted, prior, lines, misfit)
 
     def apply(self, edits: tuple[Edit, ...] | list[Edit]) -> str:
         data = self.data
         for edit in sorted(edits, key=lambda e: e.start, reverse=True):
             data = data[: edit.start] + edit.text.encode("utf-8") + data[edit.end :]
         return data.decode("utf-8")
+
+
+def shortened(description: str) -> str:
+    """`description`, its middle cut when it is long (a long condition's, a statement's)."""
+    if len(description) <= DESCRIPTION_HEAD + DESCRIPTION_TAIL + 5:
+        return description
+    return f"{description[:DESCRIPTION_HEAD]} ... {description[-DESCRIPTION_TAIL:]}"
 
 
 def find_token(src: SourceFile, start: int, end: int, token: str) -> tuple[int, int] | None:
