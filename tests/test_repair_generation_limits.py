@@ -12,6 +12,7 @@ import pytest
 from agent_helpers import make_repo
 
 from repofix.agent import AgentOutcome, AgentRequest, run_agent
+from repofix.agent.api import ENGINE_SHARE
 from repofix.config import Settings
 from repofix.models import FACTORIES
 from repofix.repair import Budget, repair
@@ -248,3 +249,19 @@ def test_a_file_holding_an_integer_too_long_to_print_is_left_as_it_is(make_sandb
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=60, test_timeout=2))
     assert result.status == "not_fixed", result.message
     assert (root / "big.py").read_text() == code
+
+
+def test_the_builtin_engine_plans_within_the_run_s_own_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the engine planned its own 300 s while the run had 60 (`--timeout 60`): it ran on to 95 s and
+    # the run ended as `time_limit` mid-search; now it ends by ENGINE_SHARE of the run's limit
+    require_backend("bwrap")
+    monkeypatch.setenv("REPOFIX_HOME", str(tmp_path / "home"))
+    repo = make_repo(tmp_path / "repo", {"big.py": HOSTILE, "test_big.py": HOSTILE_TEST})
+    settings = Settings(sandbox="bwrap", model="builtin", timeout=30)
+    outcome = run_agent(AgentRequest(repo=repo, mode="fix", settings=settings))
+    assert outcome.status == "not_done" and outcome.reason == "gave_up", outcome.message
+    planned = re.search(r"the time budget \((\d+) s\) ran out", outcome.message)
+    assert planned and 0 < int(planned.group(1)) <= 30 * ENGINE_SHARE, outcome.message
+    assert (repo / "big.py").read_text() == HOSTILE

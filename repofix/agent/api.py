@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -92,6 +93,16 @@ def pin_interpreter(settings: Settings, repo: Path | str) -> tuple[Settings, str
     return dataclasses.replace(settings, python=chosen.executable), ""
 
 
+# the share of --timeout the built-in engine may plan its search in (a 60 s run's engine planned
+# 300 s and ran on to 95 s); the rest is for the run's own steps after its last (the verification)
+ENGINE_SHARE = 0.9
+
+
+def engine_deadline(settings: Settings) -> float:
+    """When the built-in engine must be done (`time.monotonic()`), for a run starting now."""
+    return time.monotonic() + settings.timeout * ENGINE_SHARE
+
+
 def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = None) -> AgentOutcome:
     """Run the agent on a new workspace; always returns an outcome (errors included) once the run exists."""
 
@@ -109,6 +120,7 @@ def run_agent(request: AgentRequest, progress: Callable[[dict], None] | None = N
         price_file=settings.price_file,
         native_tools=settings.native_tools,
         runs_dir=_runs_dir(settings),
+        until=engine_deadline(settings),
         **dataclasses.asdict(settings.model_call),
     )
     check_credentials(model)  # a missing key stops here, before any workspace or sandbox exists

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from repofix.agent.actions import openai_tools
-from repofix.agent.api import open_run_sandbox, stops_recorded
+from repofix.agent.api import engine_deadline, open_run_sandbox, stops_recorded
 from repofix.agent.finish import finish
 from repofix.agent.loop import run_loop
 from repofix.agent.prepare import prepare_run  # the same first prompt as a new run
@@ -78,6 +78,7 @@ def _model(spec_override: str | None, data: dict, settings: Settings, spent: flo
         api_base=settings.api_base,
         price_file=settings.price_file,
         native_tools=settings.native_tools,
+        until=engine_deadline(settings),
         **dataclasses.asdict(settings.model_call),
     )
     if spec_override is None and hasattr(

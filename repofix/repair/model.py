@@ -20,6 +20,7 @@ in a chain `builtin,<llm>` the LLM takes over."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import time
@@ -41,9 +42,10 @@ from repofix.testfiles import is_test_file
 class BuiltinModel:
     """Deterministic, offline, free: fault localization + mutation search, via tool calls."""
 
-    def __init__(self, budget: Budget | None = None):
+    def __init__(self, budget: Budget | None = None, until: float | None = None):
         self.name = "builtin"
         self.budget = budget or Budget()
+        self.until = until  # the run's own deadline (`time.monotonic()`), when it has one
         self.phase = "start"
         self.step = 0
         self.started = 0.0
@@ -77,6 +79,9 @@ class BuiltinModel:
 
     def _on_start(self, messages: list[dict[str, Any]]) -> ModelReply:
         self.started = time.monotonic()
+        if self.until is not None:  # a run's --timeout below the engine's budget is the budget
+            left = max(1.0, self.until - self.started)
+            self.budget = dataclasses.replace(self.budget, max_seconds=min(self.budget.max_seconds, left))
         kind, self.targets = read_goal(messages)
         if kind == "red":
             return self._give_up(
@@ -282,7 +287,9 @@ class BuiltinModel:
         return ModelReply(content=f"gave up: {why} (built-in repair engine)", give_up=True, model="builtin")
 
 
-def make_builtin_model(**options: Any) -> BuiltinModel:
-    """`options` may set any `Budget` field (max_candidates, max_seconds, ...); others are ignored."""
+def make_builtin_model(until: float | None = None, **options: Any) -> BuiltinModel:
+    """`options` may set any `Budget` field (max_candidates, max_seconds, ...); others are ignored.
+    `until`: the run's deadline (`time.monotonic()`); the engine's time budget ends by it."""
     fields = set(Budget.__dataclass_fields__)
-    return BuiltinModel(Budget(**{k: v for k, v in options.items() if k in fields and v is not None}))
+    budget = Budget(**{k: v for k, v in options.items() if k in fields and v is not None})
+    return BuiltinModel(budget, until)
