@@ -17,8 +17,8 @@ from repofix.config import Settings
 from repofix.models import FACTORIES
 from repofix.repair import Budget, repair
 from repofix.repair.additions import MAX_GROWN, MAX_RECEIVERS
-from repofix.repair.generate import Deadline, mutations
-from repofix.repair.limits import MOST_MADE, give_up_reason, stuck_reason
+from repofix.repair.generate import mutations
+from repofix.repair.limits import MOST_MADE, Deadline, give_up_reason, stuck_reason
 from repofix.repair.localize import Suspect
 from repofix.repair.model import make_builtin_model
 from repofix.repair.search import CandidatePool

@@ -6,7 +6,6 @@ import ast
 import bisect
 import dataclasses
 import itertools
-import time
 from collections.abc import Iterable, Iterator
 
 from repofix.repair import (
@@ -35,41 +34,10 @@ from repofix.repair import (
 )
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
-from repofix.repair.limits import GENERATION_SHARE, MOST_MADE
+from repofix.repair.limits import Deadline
 from repofix.repair.scope import Scope, scope_of
 from repofix.repair.source import Mutation, SourceFile
 from repofix.repair.wrappers import raises_text
-
-
-class Deadline:
-    """When generating candidates must stop: a hostile function can make millions of them (no real
-    one comes near), and the time budget must hold all the same, and so must memory (`most`: a
-    1,000-clause condition made 2.7 million in 20 s, 1.6 GB). `reached` says it was cut short,
-    `cut` why."""
-
-    def __init__(self, at: float | None = None, most: int = MOST_MADE):
-        self.at = at
-        self.left = most  # candidates that may still be kept
-        self.reached = False
-
-    def passed(self) -> bool:
-        self.reached = self.reached or (self.at is not None and time.monotonic() >= self.at)
-        return self.reached
-
-    def room(self) -> bool:
-        """Whether one more candidate may be kept (it is counted as kept)."""
-        self.left -= 1
-        self.reached = self.reached or self.left < 0
-        return self.left >= 0
-
-    @property
-    def cut(self) -> str:
-        """Why making candidates stopped early ("" when it did not)."""
-        if not self.reached:
-            return ""
-        if self.left < 0:
-            return f"making them stopped at the {MOST_MADE:,} kept at most"
-        return f"making them took {GENERATION_SHARE:.0%} of the time it had and was stopped"
 
 
 def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:

@@ -9,7 +9,8 @@ import hashlib
 from collections.abc import Iterable, Iterator
 
 from repofix.repair import unfilled
-from repofix.repair.generate import Deadline, mutations, token_swaps
+from repofix.repair.generate import mutations, token_swaps
+from repofix.repair.limits import Deadline
 from repofix.repair.localize import Suspect
 from repofix.repair.operators import constant_conditions
 from repofix.repair.pairs import function_pairs, functions, pairs
