@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
+import time
 
 import pytest
 
 from repofix.repair.doubt import doubts
+from repofix.repair.limits import until
 from repofix.repair.localize import Suspect
 from repofix.repair.search import CandidatePool, best, order
 from repofix.repair.source import Edit, Mutation, SourceFile
@@ -61,6 +63,24 @@ def test_candidates_with_the_same_tree_or_no_tree_are_dropped() -> None:
     kept = list(p.valid([same_as_original, broken, flip, flip_spaced]))
     assert kept == [flip]
     assert p.invalid == 1 and p.generated == 4
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_the_time_is_checked_after_each_candidate_dropped_too(late: bool) -> None:
+    # a long run of dropped candidates (each parsed, a whole function in the worst case) held a batch
+    # past its deadline: only a kept one let `until` look at the clock
+    p = pool({3: 1.0})
+    src = p.sources["m.py"]
+    start = SOURCE.index("<")
+    broken = [
+        src.mutation("broken", f"syntax error {i}", [Edit(start, start + 1, "<<<")], 1.0) for i in range(50)
+    ]
+    flip = src.mutation("compare", "<=", [Edit(start, start + 1, "<=")], 1.0)
+    taken = list(until(p.stream([*broken, flip], 0, 0), time.monotonic() + (-1 if late else 3600)))
+    assert taken == ([] if late else [flip])
+    assert p.generated == (
+        1 if late else 51
+    )  # past the deadline, the first dropped one is the last looked at
 
 
 def test_order_prefers_smaller_edits_on_ties() -> None:

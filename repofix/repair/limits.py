@@ -184,12 +184,14 @@ def generation_deadline(seconds_left: float) -> float:
     return time.monotonic() + max(0.0, seconds_left) * GENERATION_SHARE
 
 
-def until(stream: Iterator[T], at: float) -> Iterator[T]:
+def until(stream: Iterator[T | None], at: float) -> Iterator[T]:
     """`stream`'s items until `time.monotonic()` reaches `at` (none taken from it after that): a
     batch of candidates is checked as it is taken (each parsed, its whole function in the worst
-    case), so making one must stop at the deadline too."""
+    case), so making one must stop at the deadline too. A None is a candidate dropped: not given,
+    but the time is checked after it as after any other."""
     for item in stream:
-        yield item
+        if item is not None:
+            yield item
         if time.monotonic() >= at:
             return
 

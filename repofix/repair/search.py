@@ -268,14 +268,20 @@ class CandidatePool:
         across = list(function_pairs(strong, spans, max(0, limit - len(same_line))))
         return order(same_line, self.scores) + order(across, self.scores)
 
-    def stream(self, singles: list[Mutation], top_lines: int, limit: int) -> Iterator[Mutation]:
-        """The valid single candidates, then the valid pairs (made only once the singles run out)."""
-        yield from self.valid(singles)
-        yield from self.valid(self.doubles(singles, top_lines, limit))
+    def stream(self, singles: list[Mutation], top_lines: int, limit: int) -> Iterator[Mutation | None]:
+        """The valid single candidates, then the valid pairs (made only once the singles run out);
+        None for each dropped one, so that `limits.until` checks the time between them too (each is
+        parsed, its whole function in the worst case)."""
+        yield from self._checked(singles)
+        yield from self._checked(self.doubles(singles, top_lines, limit))
 
     def valid(self, candidates: Iterable[Mutation]) -> Iterator[Mutation]:
         """Only candidates that parse, add no condition that its value's kind decides, and differ (as
         a tree) from the original and each other."""
+        return (m for m in self._checked(candidates) if m is not None)
+
+    def _checked(self, candidates: Iterable[Mutation]) -> Iterator[Mutation | None]:
+        """Each of `candidates` if valid, else None."""
         for m in candidates:
             self.generated += 1
             src = self.sources[m.path]
@@ -300,11 +306,12 @@ class CandidatePool:
                 dumped = _digest(tree)
             except UNPARSABLE:
                 self.invalid += 1
-                continue
-            if constant_conditions(tree) - self.constant[(m.path, index)]:  # `if not (gen)`, `not` dropped
+                yield None
                 continue
             key = (m.path, index, dumped)
-            if key in self.seen:
+            # a condition made that its value's kind decides (`if not (gen)`, `not` dropped), or a copy
+            if constant_conditions(tree) - self.constant[(m.path, index)] or key in self.seen:
+                yield None
                 continue
             self.seen.add(key)
             yield m

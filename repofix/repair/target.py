@@ -36,7 +36,7 @@ class TargetSearch:
     share: float  # seconds it was given, of the time left
     split: int  # the targets the time left was shared among
     pool: CandidatePool | None = None
-    stream: Iterator[Mutation] = field(default_factory=lambda: iter(()))
+    stream: Iterator[Mutation | None] = field(default_factory=lambda: iter(()))  # None: one dropped
     covering: Covering = field(default_factory=dict)  # passing tests per suspicious line, run first
     timeouts: tuple[float, float] = (5.0, 30.0)  # the failing test's and the passing tests' limits
     searched_after: int = 0  # candidates searched past the settling patch: extra ones, then scouts
