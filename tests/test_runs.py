@@ -152,6 +152,30 @@ def test_kill_9_mid_checkpoint_then_resume(tmp_path, delay):
     assert following.n == point.checkpoint + 1
 
 
+@pytest.mark.parametrize("lock", ["next-ref", "index", "packed-refs"])
+def test_a_resume_drops_the_git_locks_a_killed_writer_left(tmp_path, lock):
+    # kill -9 while fast-import wrote checkpoint 2 left refs/repofix/<run>/2.lock: the resumed run's
+    # own checkpoint 2 failed with "cannot lock ref ... File exists" (CI, delay 0.25 s above)
+    from repofix.workspace import FileEntry
+
+    home = tmp_path / "home"
+    ws = Workspace.create(make_repo(tmp_path / "user", {"a.txt": "a\n"}), home=home)
+    ws.store.commit_files({"b.txt": FileEntry(0o100644, b"b\n")}, step=1)
+    git_dir = ws.folder.repo / ".git"
+    ref_dir = next(p for p in (git_dir / "refs").rglob("*") if p.is_file()).parent
+    path = {
+        "next-ref": ref_dir / "2.lock",
+        "index": git_dir / "index.lock",
+        "packed-refs": git_dir / "packed-refs.lock",
+    }
+    path[lock].write_text("")
+    ws2, point = resume_point(ws.run_id, home)
+    claim(ws2, point)
+    assert not path[lock].exists()
+    following = ws2.store.commit_files({"c.txt": FileEntry(0o100644, b"c\n")}, step=2)
+    assert following.n == 2 and [c.n for c in ws2.store.list()] == [0, 1, 2]
+
+
 @pytest.mark.parametrize("command", [["show"], ["resume"], ["restore", "3"], ["diff"], ["checkpoints"]])
 def test_an_unknown_run_is_refused_alike_by_every_command(tmp_path, command):
     result = CliRunner().invoke(
