@@ -134,7 +134,8 @@ def test_making_candidates_stops_at_the_most_it_may_keep_and_says_so() -> None:
     assert len(every) > 10
     capped = Deadline(None, most=10)
     assert mutations(src, [3], capped) == every[:10] and capped.reached
-    assert capped.cut == f"making them stopped at the {MOST_MADE:,} kept at most"
+    assert capped.cut == "making them stopped at the 10 kept at most"
+    assert Deadline().most == MOST_MADE == 500_000  # the engine's own
     roomy = Deadline(None, most=len(every))
     assert mutations(src, [3], roomy) == every and not roomy.reached and roomy.cut == ""
 

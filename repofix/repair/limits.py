@@ -156,6 +156,7 @@ class Deadline:
 
     def __init__(self, at: float | None = None, most: int = MOST_MADE):
         self.at = at
+        self.most = most
         self.left = most  # candidates that may still be kept
         self.reached = False
 
@@ -175,7 +176,7 @@ class Deadline:
         if not self.reached:
             return ""
         if self.left < 0:
-            return f"making them stopped at the {MOST_MADE:,} kept at most"
+            return f"making them stopped at the {self.most:,} kept at most"
         return f"making them took {GENERATION_SHARE:.0%} of the time it had and was stopped"
 
 
@@ -201,7 +202,7 @@ def give_up_reason(
 ) -> str:
     """The true reason: candidates exhausted, or the time budget spent (never both claimed). `share`:
     the seconds this target was given of `seconds` when its share ran out, not the whole budget;
-    `cut`: why making the candidates stopped early (generate.Deadline.cut), so some lines have none."""
+    `cut`: why making the candidates stopped early (Deadline.cut), so some lines have none."""
     why = f"no plausible patch among {tried} candidates on {lines} suspicious lines"
     if cut:
         why += f" ({cut}: some lines got none)"
