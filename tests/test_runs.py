@@ -162,7 +162,8 @@ def test_a_resume_drops_the_git_locks_a_killed_writer_left(tmp_path, lock):
     ws = Workspace.create(make_repo(tmp_path / "user", {"a.txt": "a\n"}), home=home)
     ws.store.commit_files({"b.txt": FileEntry(0o100644, b"b\n")}, step=1)
     git_dir = ws.folder.repo / ".git"
-    ref_dir = next(p for p in (git_dir / "refs").rglob("*") if p.is_file()).parent
+    ref_dir = git_dir / "refs" / "repofix" / ws.run_id  # the run's checkpoints: 0 and 1 so far
+    assert sorted(p.name for p in ref_dir.iterdir()) == ["0", "1"]
     path = {
         "next-ref": ref_dir / "2.lock",
         "index": git_dir / "index.lock",
