@@ -16,6 +16,7 @@ from repofix.repair import (
     closers,
     echoes,
     empty,
+    growers,
     growth,
     guards,
     idioms,
@@ -155,6 +156,7 @@ def mutations(
     boosts: dict[int, unread.Boost] = {}
     fillables: dict[int, unfilled.Fillable] = {}
     growths: dict[int, growth.Growth] = {}
+    growers_of: dict[int, growers.Growers] = {}
     attrs = mirror.attributes(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
@@ -184,6 +186,7 @@ def mutations(
                 recursions[id(func)] = recursion.recursion_of(func)  # type: ignore[arg-type]
                 fillables[id(func)] = unfilled.Fillable(func)  # type: ignore[arg-type]
                 growths[id(func)] = growth.growth_of(func, src.tree)  # type: ignore[arg-type]
+                growers_of[id(func)] = growers.Growers(func)
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
@@ -216,7 +219,7 @@ def mutations(
                 added = itertools.chain(added, stated.stated_clauses(src, node, scopes[id(func)]))
             if isinstance(node, ast.IfExp):
                 added = itertools.chain(added, alike.differ_branches(src, node))
-            found = itertools.chain(found, boost(func).all(src, added))
+            found = itertools.chain(found, growers_of[id(func)].all(src, boost(func).all(src, added)))
         for m in found:
             if (wanted is None or not wanted.isdisjoint(m.lines)) and not _edits_raised_text(m, messages):
                 if not deadline.room():
