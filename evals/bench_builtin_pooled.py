@@ -63,7 +63,13 @@ def pooled(names: list[str], results: Path = RESULTS) -> dict[str, dict[str, Tal
     """Per view ("kind", "failing tests", "set"), per value, the tally of outcomes; "all" the whole."""
     views: dict[str, dict[str, Tally]] = collections.defaultdict(lambda: collections.defaultdict(Tally))
     for name in names:
-        _, bugs = load_set(results / f"bench_builtin_{name}.bugs.json")
+        frozen = results / f"bench_builtin_{name}.bugs.json"
+        if not frozen.is_file():
+            raise SystemExit(f"{name}: no frozen list {frozen}")
+        try:
+            _, bugs = load_set(frozen)
+        except (ValueError, TypeError, KeyError) as err:  # not JSON, or not a frozen list's fields
+            raise SystemExit(f"{name}: {frozen} is not a frozen list of bugs ({err})") from None
         by_id = {planted(bug): bug for bug in bugs}
         records = load(results / f"bench_builtin_{name}.engine_now.jsonl")
         if len(records) != len(bugs):
@@ -99,10 +105,10 @@ def report(names: list[str], results: Path = RESULTS) -> str:
         "patches the engine reported as doubtful without claiming them.",
         "",
     ]
-    for view, order in (("kind", sorted), ("failing tests", sorted), ("set", None)):
+    for view in ("kind", "failing tests", "set"):
         lines += [f"## By {view}", "", HEAD.format(view)]
         values = views[view]
-        for value in order(values) if order else names:
+        for value in names if view == "set" else sorted(values):  # the sets as given, not by their text
             lines.append(values[value].row(value))
         lines.append("")
     return "\n".join(lines)

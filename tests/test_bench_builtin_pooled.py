@@ -77,6 +77,27 @@ def test_a_set_whose_records_do_not_cover_its_bugs_is_refused(tmp_path: Path) ->
         pool.pooled(["heldout1"], tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (None, "heldout1: no frozen list"),
+        ("{not json", "heldout1: .* is not a frozen list of bugs"),
+        (
+            '{"set": "heldout1", "bugs": [{"project": "tiny==1.0"}]}',
+            "heldout1: .* is not a frozen list of bugs",
+        ),
+    ],
+    ids=["missing", "not-json", "not-bugs"],
+)
+def test_a_frozen_list_that_is_missing_or_malformed_is_named(
+    tmp_path: Path, text: str | None, error: str
+) -> None:
+    if text is not None:
+        (tmp_path / "bench_builtin_heldout1.bugs.json").write_text(text)
+    with pytest.raises(SystemExit, match=error):
+        pool.pooled(["heldout1"], tmp_path)
+
+
 def test_the_recorded_pool_adds_up() -> None:
     """On this repository's own records: every bug of heldout19 to heldout41 is counted once."""
     names = [f"heldout{n}" for n in range(19, 42)]

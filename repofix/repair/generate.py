@@ -219,7 +219,7 @@ def mutations(
                 added = itertools.chain(added, stated.stated_clauses(src, node, scopes[id(func)]))
             if isinstance(node, ast.IfExp):
                 added = itertools.chain(added, alike.differ_branches(src, node))
-            found = itertools.chain(found, growers_of[id(func)].all(src, boost(func).all(src, added)))
+            found = itertools.chain(found, growers_of[id(func)].all(boost(func).all(src, added)))
         for m in found:
             if (wanted is None or not wanted.isdisjoint(m.lines)) and not _edits_raised_text(m, messages):
                 if not deadline.room():

@@ -13,7 +13,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Iterator
 
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import Mutation
 
 PRIOR = 0.7
 # the first word of a method's name that says it grows the instance (`push`, `add_tag`, `_register`)
@@ -23,7 +23,7 @@ VERBS |= {"extend", "store", "record", "track", "remember", "collect", "accumula
 PURE = {"len", "isinstance", "issubclass", "str", "int", "float", "bool", "repr", "tuple", "type"}
 PURE |= {"abs", "min", "max", "sorted", "hash", "id", "callable", "hasattr", "getattr"}
 # what add_update makes of a container the instance holds: `self.stack.append(symbol)`
-GROWTH = re.compile(r"self((?:\.\w+)+)\.(?:append|appendleft|add|extend|insert|update)\((\w+)\)")
+GROWTH = re.compile(r"self(?:\.\w+)+\.(?:append|appendleft|add|extend|insert|update)\((?P<by>\w+)\)")
 
 
 def idle_grower(func: ast.AST) -> frozenset[str]:
@@ -47,6 +47,9 @@ def idle_grower(func: ast.AST) -> frozenset[str]:
 
 
 def _changes(node: ast.AST) -> bool:
+    """`node` may change something: a store into an attribute or an item, or any unpacking (taken
+    as one: it may hold either), a call but a PURE builtin's, a value made to return or yield, a
+    nested function or lambda, a global or nonlocal."""
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
         return any(isinstance(t, (ast.Attribute, ast.Subscript, ast.Tuple, ast.List)) for t in targets)
@@ -64,14 +67,17 @@ class Growers:
     def __init__(self, func: ast.AST):
         self.params = idle_grower(func)
 
-    def all(self, src: SourceFile, found: Iterable[Mutation]) -> Iterator[Mutation]:
+    def all(self, found: Iterable[Mutation]) -> Iterator[Mutation]:
+        if not self.params:  # most methods: nothing to look at
+            yield from found
+            return
         for m in found:
-            yield self(m) if self.params else m
+            yield self(m)
 
     def __call__(self, m: Mutation) -> Mutation:
         if m.op != "add-update" or len(m.edits) != 1:
             return m
         grown = GROWTH.fullmatch(m.edits[0].text.strip())
-        if grown is None or grown.group(2) not in self.params:
+        if grown is None or grown["by"] not in self.params:
             return m
         return dataclasses.replace(m, prior=max(m.prior, PRIOR))
