@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from repofix.repair import (
     additions,
     alike,
+    bounds,
     calls,
     clones,
     closers,
@@ -157,6 +158,7 @@ def mutations(
     fillables: dict[int, unfilled.Fillable] = {}
     growths: dict[int, growth.Growth] = {}
     growers_of: dict[int, growers.Growers] = {}
+    ranges: dict[int, bounds.Ranges] = {}
     attrs = mirror.attributes(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
@@ -187,6 +189,7 @@ def mutations(
                 fillables[id(func)] = unfilled.Fillable(func)  # type: ignore[arg-type]
                 growths[id(func)] = growth.growth_of(func, src.tree)  # type: ignore[arg-type]
                 growers_of[id(func)] = growers.Growers(func)
+                ranges[id(func)] = bounds.Ranges(func)  # type: ignore[arg-type]
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
@@ -210,6 +213,7 @@ def mutations(
                     added,
                     siblings.mirror_clauses(src, node.test, families[id(func)]),
                     twins.twin_clauses(src, node.test, scopes[id(func)], wanted),
+                    bounds.bound_clauses(src, node.test, ranges[id(func)], wanted),
                     guards.complete_guard(src, node.test, hands[id(func)]),
                     echoes.echo_clauses(src, node.test, set(scopes[id(func)].bound)),
                     typechecks.type_check(src, node.test, func, scopes[id(func)]),
