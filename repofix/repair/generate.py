@@ -29,6 +29,7 @@ from repofix.repair import (
     siblings,
     snapshots,
     stated,
+    tuples,
     twins,
     typechecks,
     unfilled,
@@ -159,6 +160,7 @@ def mutations(
     growths: dict[int, growth.Growth] = {}
     growers_of: dict[int, growers.Growers] = {}
     ranges: dict[int, bounds.Ranges] = {}
+    holders: dict[int, list[tuples.Holder]] = {}
     attrs = mirror.attributes(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
@@ -190,6 +192,7 @@ def mutations(
                 growths[id(func)] = growth.growth_of(func, src.tree)  # type: ignore[arg-type]
                 growers_of[id(func)] = growers.Growers(func)
                 ranges[id(func)] = bounds.Ranges(func)  # type: ignore[arg-type]
+                holders[id(func)] = tuples.holders_of(func, scopes[id(func)])  # type: ignore[arg-type]
             added = itertools.chain(
                 additions.for_node(src, node, parent, scopes[id(func)]),
                 clones.for_node(src, node, parent, reuses[id(func)]),
@@ -200,6 +203,7 @@ def mutations(
                 recursion.recurse(src, node, parent, recursions[id(func)]),
                 unfilled.fills(src, node, parent, fillables[id(func)], scopes[id(func)]),
                 growth.grow(src, node, growths[id(func)], scopes[id(func)]),
+                tuples.grow_by_tuple(src, node, parent, func, holders[id(func)], scopes[id(func)]),  # type: ignore[arg-type]
                 protocols.protocol_return(src, node, func),
                 protocols.declared_return(src, node, func),
                 closers.close_what_opened(src, node, parent),
