@@ -600,7 +600,7 @@ def test_scope_knows_collections_that_grow_and_names_used_as_indexes() -> None:
         ("list[dict]", [("entries", "append")]),
         ("List[str]", [("entries", "append")]),
         ("typing.Set[int]", [("entries", "add")]),
-        ("collections.deque", [("entries", "append")]),
+        ("collections.deque", [("entries", "append"), ("entries", "appendleft")]),  # at either end
         ("dict[str, int]", []),  # a mapping grows by a key, not by a name alone
         ("int", []),
         (None, []),

@@ -1,5 +1,5 @@
 """What a function has in scope (repair/scope.py) for the operators to build with: a name read only
-in an annotation is a type, never a value."""
+in an annotation is a type, never a value; a container grows by what its kind grows by."""
 
 from __future__ import annotations
 
@@ -46,3 +46,39 @@ def test_a_type_also_read_as_a_value_stays_a_name() -> None:
     func = tree.body[0]
     assert isinstance(func, ast.FunctionDef)
     assert "Rule" in scope_of(func, tree).names
+
+
+def _grown(source: str, line: int) -> set[str]:
+    """The statements the additions grow a collection by, after `line`."""
+    found = mutations(SourceFile("m.py", source), [line])
+    return {m.edits[0].text.strip() for m in found if m.op in ("add-statement", "add-update")}
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "wanted"),
+    [
+        # a deque grows at its left end too: a number's digits are put in front
+        (
+            "from collections import deque\n\ndef digits(acc):\n    result = deque()\n"
+            "    while acc > 0:\n        acc, mod = divmod(acc, 256)\n    return bytes(result)\n",
+            6,
+            {"result.append(mod)", "result.appendleft(mod)"},
+        ),
+        # a bytearray buffer grows by bytes, a local's and the instance's
+        (
+            "def pack(chunks):\n    out = bytearray()\n    for chunk in chunks:\n        print(chunk)\n"
+            "    return bytes(out)\n",
+            4,
+            {"out.extend(chunk)"},
+        ),
+        (
+            "class Decoder:\n    def __init__(self):\n        self._buffer = bytearray()\n\n"
+            "    def feed(self, chunk):\n        print(chunk)\n        return len(self._buffer)\n",
+            6,
+            {"self._buffer.extend(chunk)", "self._buffer.append(chunk)"},
+        ),
+    ],
+    ids=["deque-appendleft", "bytearray-local", "bytearray-member"],
+)
+def test_a_container_grows_by_what_its_kind_grows_by(source: str, line: int, wanted: set[str]) -> None:
+    assert wanted <= _grown(source, line)

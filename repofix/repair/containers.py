@@ -11,12 +11,18 @@ import functools
 from repofix.repair.source import dotted
 
 # constructors that say what a local holds, and the method that grows it
-GROWS = {"set": "add", "list": "append", "deque": "append", "dict": None, "Counter": None}
+GROWS = {
+    "set": "add", "list": "append", "deque": "append", "bytearray": "extend", "dict": None, "Counter": None
+}  # fmt: skip
+# and the other end a deque grows at: a number's digits are put in front (base58check's lost
+# `result.appendleft(mod)`, heldout41)
+ALSO_GROWS = {"deque": ("appendleft",)}
 # the literals and comprehensions that make a container a local may be grown in
 CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 # per kind, the methods that grow it: by one item first, then by many (`self.tags.update(tags)`)
 MEMBER_METHODS = {
-    "list": ("append", "extend"), "set": ("add", "update"), "deque": ("append", "extend"), "dict": ("update",)
+    "list": ("append", "extend"), "set": ("add", "update"), "deque": ("append", "extend", "appendleft"),
+    "dict": ("update",), "bytearray": ("extend", "append"),  # a buffer of bytes grows by bytes
 }  # fmt: skip
 COPIES = {"copy.copy", "copy.deepcopy", "copy", "deepcopy", "dict", "list", "set", "OrderedDict"}
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from repofix.repair.containers import (
+    ALSO_GROWS,
     CONTAINERS,
     GROWS,
     MEMBER_METHODS,
@@ -165,6 +166,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
             kind = constructor(value) or defaulted(value) or returned(value, module)
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
+                grow.update(((targets[0].id, also), None) for also in ALSO_GROWS.get(kind or "", ()))
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
