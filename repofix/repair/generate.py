@@ -15,6 +15,7 @@ from repofix.repair import (
     calls,
     clones,
     closers,
+    dropped,
     echoes,
     empty,
     growers,
@@ -207,6 +208,7 @@ def mutations(
                 protocols.protocol_return(src, node, func),
                 protocols.declared_return(src, node, func),
                 closers.close_what_opened(src, node, parent),
+                dropped.dropped_value(src, node, parent),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(

@@ -1,0 +1,119 @@
+"""A value computed and dropped (repair/dropped.py) on its own minimal cases: which statements
+drop a value, which callables take it, and the engine repairing a lost `print(...)` end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.dropped import MAX_CALLEES, PRIOR
+from repofix.repair.generate import mutations
+from repofix.repair.source import SourceFile
+
+
+def _wrapped(source: str, line: int) -> list[str]:
+    found = mutations(SourceFile("m.py", source), [line])
+    return [m.edits[0].text for m in found if m.description.startswith("wrap the dropped")]
+
+
+@pytest.mark.parametrize(
+    ("statement", "wanted"),
+    [
+        ('"Invalid numeral"', ['print("Invalid numeral")', 'emit("Invalid numeral")']),
+        ('results["hex"]', ['print(results["hex"])', 'emit(results["hex"])']),
+        ("code & 0xFF", ["print(code & 0xFF)", "emit(code & 0xFF)"]),
+        ("code", ["print(code)", "emit(code)"]),
+        # a statement that does something, or is meant to do nothing
+        ("emit(code)", []),
+        ("...", []),
+    ],
+    ids=["text", "subscript", "arithmetic", "name", "a-call", "ellipsis"],
+)
+def test_a_dropped_value_goes_into_what_the_module_calls_as_a_statement(
+    statement: str, wanted: list[str]
+) -> None:
+    source = (
+        "def emit(byte):\n    global LAST\n    LAST = byte\n\n\n"
+        "def main(code, results):\n    try:\n"
+        f"        {statement}\n"
+        "    except ValueError:\n        print('bad')\n        print('again')\n    emit(code)\n"
+    )
+    assert _wrapped(source, 8) == wanted  # print is called twice, emit once: print first
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f():\n    """What it does."""\n    print(1)\n',
+        'class A:\n    """What it is."""\n\n\ndef f():\n    print(1)\n',
+    ],
+    ids=["function-docstring", "class-docstring"],
+)
+def test_a_docstring_is_no_dropped_value(source: str) -> None:
+    assert _wrapped(source, 2) == []
+
+
+def test_an_except_body_first_string_is_dropped_not_a_docstring() -> None:
+    source = "def f(x):\n    try:\n        x = int(x)\n    except ValueError:\n        'not a number'\n    print(x)\n"
+    assert _wrapped(source, 5) == ["print('not a number')"]
+
+
+def test_callees_are_those_called_with_one_positional_argument_most_called_first_and_capped() -> None:
+    calls = "".join(f"    f{i}(x)\n" * (i + 1) for i in range(MAX_CALLEES + 2))
+    calls += "    g(x, 1)\n    h(x, key=1)\n    make()(x)\n    k(*x)\n" * 20  # never a callee, however often
+    source = f"def main(x):\n    x\n{calls}"
+    made = _wrapped(source, 2)
+    assert made == [f"f{i}(x)" for i in reversed(range(2, MAX_CALLEES + 2))]
+
+
+def test_the_prior_is_ahead_of_a_plain_wrapper() -> None:
+    found = mutations(SourceFile("m.py", "def f(x):\n    x\n    print(x)\n"), [2])
+    assert {m.prior for m in found if m.description.startswith("wrap the dropped")} == {PRIOR}
+
+
+CLI = """\
+import sys
+
+
+def parse(text):
+    return int(text, 16)
+
+
+def main(argv):
+    for arg in argv:
+        try:
+            print(parse(arg))
+        except ValueError:
+            "invalid: " + arg
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+"""
+
+CLI_TESTS = """\
+from cli import main
+
+
+def test_valid(capsys):
+    main(["ff", "10"])
+    assert capsys.readouterr().out == "255\\n16\\n"
+
+
+def test_invalid_is_reported(capsys):
+    main(["zz"])
+    assert capsys.readouterr().out == "invalid: zz\\n"
+"""
+
+
+def test_the_engine_repairs_a_dropped_print(make_sandbox, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "cli.py").write_text(CLI)
+    (root / "test_cli.py").write_text(CLI_TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert 'print("invalid: " + arg)' in result.files["cli.py"], result.patch_diff
