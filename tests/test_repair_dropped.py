@@ -117,3 +117,12 @@ def test_the_engine_repairs_a_dropped_print(make_sandbox, tmp_path: Path) -> Non
     result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
     assert result.status == "plausible", result.message
     assert 'print("invalid: " + arg)' in result.files["cli.py"], result.patch_diff
+
+
+def test_a_callable_that_deletes_stops_or_runs_never_takes_a_dropped_value() -> None:
+    calls = (
+        "    sys.exit(x)\n    os.remove(x)\n    shutil.rmtree(x)\n    self.send(x)\n    subprocess.call(x)\n"
+        * 3
+    )
+    source = f"def main(self, x):\n    x\n{calls}    print(x)\n"
+    assert _wrapped(source, 2) == ["print(x)"]

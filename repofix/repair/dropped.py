@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.unused import destructive
 
 MAX_CALLEES = 6  # callables tried per dropped value, the most called first
 PRIOR = 0.45  # a statement that does nothing is a strong sign: ahead of most wrappers
@@ -23,7 +24,8 @@ EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)  # a st
 
 @functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
 def statement_callees(module: ast.Module) -> list[str]:
-    """The callables the module calls as a statement with one positional argument, most called first."""
+    """The callables the module calls as a statement with one positional argument, most called first;
+    never one whose name says it deletes, stops, runs or sends something (unused.destructive)."""
     counts: Counter[str] = Counter()
     for node in ast.walk(module):
         if (
@@ -33,6 +35,7 @@ def statement_callees(module: ast.Module) -> list[str]:
             and not node.value.keywords
             and not isinstance(node.value.args[0], ast.Starred)
             and _callee(node.value.func)
+            and not destructive(ast.unparse(node.value.func))  # `sys.exit`, `shutil.rmtree`, `self.send`
         ):
             counts[ast.unparse(node.value.func)] += 1
     return [name for name, _ in counts.most_common()]
