@@ -114,6 +114,22 @@ def make_sandbox(tree: Path):
 
 
 @pytest.fixture
+def repaired(make_sandbox, tmp_path: Path):
+    """Factory: repaired(files) writes `files` (name -> text) to a fresh repository and runs the
+    built-in engine on it in an unisolated sandbox (a test's own code, up to 240 s)."""
+    from repofix.repair import Budget, repair
+
+    def run(files: dict[str, str]):
+        root = tmp_path / "repo"
+        root.mkdir()
+        for name, text in files.items():
+            (root / name).write_text(text)
+        return repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+
+    return run
+
+
+@pytest.fixture
 def listening():
     """Start TCP servers on the host: listening(address) -> (port, accepted connections)."""
     servers = []

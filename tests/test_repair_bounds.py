@@ -4,11 +4,8 @@ missing lower end end to end."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from repofix.repair import Budget, repair
 from repofix.repair.bounds import MAX_GUARDS
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
@@ -164,11 +161,7 @@ def test_before_the_start():
 """
 
 
-def test_the_engine_repairs_a_missing_lower_end(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "indexes.py").write_text(INDEXES)
-    (root / "test_indexes.py").write_text(INDEXES_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+def test_the_engine_repairs_a_missing_lower_end(repaired) -> None:
+    result = repaired({"indexes.py": INDEXES, "test_indexes.py": INDEXES_TESTS})
     assert result.status == "plausible", result.message
     assert "if resolved < 0 or resolved >= length:" in result.files["indexes.py"], result.patch_diff

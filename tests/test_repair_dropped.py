@@ -3,11 +3,8 @@ drop a value, which callables take it, and the engine repairing a lost `print(..
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from repofix.repair import Budget, repair
 from repofix.repair.dropped import MAX_CALLEES, PRIOR
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
@@ -109,12 +106,8 @@ def test_invalid_is_reported(capsys):
 """
 
 
-def test_the_engine_repairs_a_dropped_print(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "cli.py").write_text(CLI)
-    (root / "test_cli.py").write_text(CLI_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+def test_the_engine_repairs_a_dropped_print(repaired) -> None:
+    result = repaired({"cli.py": CLI, "test_cli.py": CLI_TESTS})
     assert result.status == "plausible", result.message
     assert 'print("invalid: " + arg)' in result.files["cli.py"], result.patch_diff
 

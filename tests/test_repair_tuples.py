@@ -5,11 +5,9 @@ repairing such a missing statement end to end."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.scope import scope_of
 from repofix.repair.source import SourceFile
@@ -162,12 +160,8 @@ def test_empty():
 """
 
 
-def test_the_engine_repairs_a_missing_tuple_append(make_sandbox, tmp_path: Path) -> None:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "tracker.py").write_text(TRACKER)
-    (root / "test_tracker.py").write_text(TRACKER_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+def test_the_engine_repairs_a_missing_tuple_append(repaired) -> None:
+    result = repaired({"tracker.py": TRACKER, "test_tracker.py": TRACKER_TESTS})
     assert result.status == "plausible", result.message
     assert "        stack.pop()\n    stack.append((level, title))\n" in result.files["tracker.py"], (
         result.patch_diff
