@@ -98,6 +98,11 @@ def test_validation_passes_gold_and_catches_a_bug_that_fails_other_tests(cache: 
     assert report["empty_resolved"] == 1 and "test_tail_elsewhere" in report["problems"][0]
 
 
+# a set frozen short of forty bugs, said so in its note and measured as it is: dropping or refilling a
+# measured set would choose what the pool holds after seeing how the engine did on it
+SHORT = {"heldout43": 39}
+
+
 def test_each_frozen_set_has_its_own_seed_and_projects_and_a_later_set_was_validated() -> None:
     frozen = sorted(sets.RESULTS.glob("bench_builtin_*.bugs.json"))
     loaded = [sets.load_set(path) for path in frozen]
@@ -107,7 +112,9 @@ def test_each_frozen_set_has_its_own_seed_and_projects_and_a_later_set_was_valid
     names = [spec.split("==")[0].lower() for header, _ in loaded for spec in header["projects"]]
     assert len(set(names)) == len(names)  # no project is in two sets
     for header, chosen in loaded:
-        assert len(chosen) >= 40 and {b.project for b in chosen} <= set(header["projects"])
+        assert len(chosen) >= SHORT.get(header["set"], 40) and {b.project for b in chosen} <= set(
+            header["projects"]
+        )
         if header["set"] != "heldout":  # the first set's bare list has no header to record it in
             check = header["validation"]
             assert check["problems"] == [] and check["empty_resolved"] == 0
