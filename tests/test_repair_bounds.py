@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from repofix.repair.bounds import MAX_GUARDS
+from repofix.repair.bounds import MAX_GUARDS, MAX_SEQUENCES
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
 
@@ -165,3 +165,13 @@ def test_the_engine_repairs_a_missing_lower_end(repaired) -> None:
     result = repaired({"indexes.py": INDEXES, "test_indexes.py": INDEXES_TESTS})
     assert result.status == "plausible", result.message
     assert "if resolved < 0 or resolved >= length:" in result.files["indexes.py"], result.patch_diff
+
+
+def test_a_hostile_function_indexing_with_one_name_everywhere_gets_few_bounds() -> None:
+    subscripts = "".join(f"    total += seq{n}[index]\n" for n in range(500))
+    source = (
+        f"def f(index, total):\n    if index < 0:\n        raise IndexError\n{subscripts}    return total\n"
+    )
+    ends = [c for c in _conditions(source) if ">= len(" in c]
+    assert len(ends) == MAX_SEQUENCES
+    assert ends[0] == "index < 0 or index >= len(seq0)"  # what it indexes first

@@ -11,7 +11,7 @@ import pytest
 from repofix.repair.generate import mutations
 from repofix.repair.scope import scope_of
 from repofix.repair.source import SourceFile
-from repofix.repair.tuples import TYPED, UNTYPED, Holder, holders_of
+from repofix.repair.tuples import MAX_HOLDERS, TYPED, UNTYPED, Holder, holders_of
 
 
 def _holders(source: str) -> list[Holder]:
@@ -166,3 +166,10 @@ def test_the_engine_repairs_a_missing_tuple_append(repaired) -> None:
     assert "        stack.pop()\n    stack.append((level, title))\n" in result.files["tracker.py"], (
         result.patch_diff
     )
+
+
+def test_a_hostile_function_of_many_collections_of_tuples_grows_few() -> None:
+    params = ", ".join(f"c{n}: list[tuple[int, int]]" for n in range(300))
+    source = f"def f(a, b, {params}):\n    pass\n"
+    grown = {text.split(".")[0] for text, _ in _tuples(source, 2)}
+    assert grown == {f"c{n}" for n in range(MAX_HOLDERS)}

@@ -27,6 +27,7 @@ from repofix.repair.source import Edit, Mutation, SourceFile, dotted
 ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 END, GUARD = 0.3, 0.25  # priors: a range's other end; a subscript's guard
 MAX_GUARDS = 6  # guards tried per condition
+MAX_SEQUENCES = 4  # lengths tried as a value's upper end: what it indexes first
 
 
 class Ranges:
@@ -82,11 +83,17 @@ def _ends(clause: ast.expr, joins: set[str], ranges: Ranges) -> Iterator[tuple[s
     greater, lesser = (left, right) if greater_op else (right, left)
     if _zero(right) and isinstance(op, ast.Lt) and (value := dotted(left)):
         if "or" in joins:  # `index < 0`: out of range below; above, it is past the end of what it indexes
-            yield from (("or", f"{value} >= len({seq})", True) for seq in ranges.indexed.get(value, []))
+            yield from (
+                ("or", f"{value} >= len({seq})", True)
+                for seq in ranges.indexed.get(value, [])[:MAX_SEQUENCES]
+            )
         return
     if _zero(right) and isinstance(op, ast.GtE) and (value := dotted(left)):
         if "and" in joins:
-            yield from (("and", f"{value} < len({seq})", True) for seq in ranges.indexed.get(value, []))
+            yield from (
+                ("and", f"{value} < len({seq})", True)
+                for seq in ranges.indexed.get(value, [])[:MAX_SEQUENCES]
+            )
         return
     if _constant_at_most_zero(lesser) or _constant_at_most_zero(greater):
         return  # `n > 0`, `0 < n`: the lower end is the check itself

@@ -24,6 +24,7 @@ from repofix.repair.source import Mutation, SourceFile
 
 KINDS = {"list": "append", "List": "append", "deque": "append", "Deque": "append", "set": "add", "Set": "add"}
 NEAREST = 4  # names a tuple is made of, those bound nearest before the statement
+MAX_HOLDERS = 4  # collections of tuples a function grows, those it declares first
 TYPED, UNTYPED = 0.4, 0.3  # priors: a tuple of parameters annotated as the items are; any other
 
 
@@ -62,7 +63,7 @@ def holders_of(func: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> li
             and grows.get(node.iter.id) in ("append", "add")
         ):
             found.setdefault(node.iter.id, Holder(node.iter.id, grows[node.iter.id], len(node.target.elts)))
-    return list(found.values())
+    return list(found.values())[:MAX_HOLDERS]
 
 
 def _annotated_shape(annotation: ast.expr | None) -> tuple[str, int, tuple[str, ...]] | None:
