@@ -4,9 +4,11 @@ missing lower end end to end."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
-from repofix.repair.bounds import MAX_GUARDS, MAX_SEQUENCES
+from repofix.repair.bounds import MAX_GUARDS, MAX_SEQUENCES, Ranges, bound_clauses
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
 
@@ -19,6 +21,14 @@ def _conditions(source: str) -> list[str]:
         for m in found
         if m.op == "add-clause" and m.description.startswith("condition '")
     ]
+
+
+def _bounds_only(source: str) -> list[str]:
+    """What bounds.py alone makes of the first function's first condition (no other operator's clauses)."""
+    src = SourceFile("m.py", source)
+    func = next(n for n in src.tree.body if isinstance(n, ast.FunctionDef))
+    test = next(n for n in ast.walk(func) if isinstance(n, (ast.If, ast.While))).test
+    return [m.description.split("' -> '", 1)[1][:-1] for m in bound_clauses(src, test, Ranges(func))]
 
 
 @pytest.mark.parametrize(
@@ -116,8 +126,9 @@ def test_a_bound_that_cannot_be_right_is_not_made(source: str, unwanted: str) ->
 
 def test_guards_per_condition_are_capped() -> None:
     source = "def f(a, b, c, i):\n    i += 1\n    if a[i] == b[i] == c[i] == a[i + 1] == b[i + 1]:\n        return 1\n"
-    guards = [c for c in _conditions(source) if "len(" in c or ">= 0 and" in c or "< 0 or" in c]
-    assert len(guards) == MAX_GUARDS
+    made = _bounds_only(source)
+    assert len(made) == MAX_GUARDS
+    assert made[0] == "i < len(a) and a[i] == b[i] == c[i] == a[i + 1] == b[i + 1]"  # the and-form first
 
 
 INDEXES = """\
@@ -172,6 +183,6 @@ def test_a_hostile_function_indexing_with_one_name_everywhere_gets_few_bounds() 
     source = (
         f"def f(index, total):\n    if index < 0:\n        raise IndexError\n{subscripts}    return total\n"
     )
-    ends = [c for c in _conditions(source) if ">= len(" in c]
+    ends = _bounds_only(source)
     assert len(ends) == MAX_SEQUENCES
     assert ends[0] == "index < 0 or index >= len(seq0)"  # what it indexes first

@@ -25,6 +25,8 @@ from repofix.repair.numbers import numbers_of
 from repofix.repair.source import Edit, Mutation, SourceFile, dotted
 
 ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# a check against zero and its other end: `index < 0 or index >= len(seq)`, `index >= 0 and index < len(seq)`
+UPPER_ENDS = {ast.Lt: ("or", ">="), ast.GtE: ("and", "<")}
 END, GUARD = 0.3, 0.25  # priors: a range's other end; a subscript's guard
 MAX_GUARDS = 6  # guards tried per condition
 MAX_SEQUENCES = 4  # lengths tried as a value's upper end: what it indexes first
@@ -81,17 +83,11 @@ def _ends(clause: ast.expr, joins: set[str], ranges: Ranges) -> Iterator[tuple[s
         return  # `char < " "` orders text: it has no zero end
     greater_op = isinstance(op, (ast.Gt, ast.GtE))  # the left side is the greater
     greater, lesser = (left, right) if greater_op else (right, left)
-    if _zero(right) and isinstance(op, ast.Lt) and (value := dotted(left)):
-        if "or" in joins:  # `index < 0`: out of range below; above, it is past the end of what it indexes
+    if _zero(right) and type(op) in UPPER_ENDS and (value := dotted(left)):
+        join, compared = UPPER_ENDS[type(op)]
+        if join in joins:  # `index < 0` is out of range below; above, past the end of what it indexes
             yield from (
-                ("or", f"{value} >= len({seq})", True)
-                for seq in ranges.indexed.get(value, [])[:MAX_SEQUENCES]
-            )
-        return
-    if _zero(right) and isinstance(op, ast.GtE) and (value := dotted(left)):
-        if "and" in joins:
-            yield from (
-                ("and", f"{value} < len({seq})", True)
+                (join, f"{value} {compared} len({seq})", True)
                 for seq in ranges.indexed.get(value, [])[:MAX_SEQUENCES]
             )
         return

@@ -35,9 +35,9 @@ def statement_callees(module: ast.Module) -> list[str]:
             and not node.value.keywords
             and not isinstance(node.value.args[0], ast.Starred)
             and _callee(node.value.func)
-            and not destructive(ast.unparse(node.value.func))  # `sys.exit`, `shutil.rmtree`, `self.send`
+            and not destructive(callee := ast.unparse(node.value.func))  # `sys.exit`, `shutil.rmtree`
         ):
-            counts[ast.unparse(node.value.func)] += 1
+            counts[callee] += 1
     return [name for name, _ in counts.most_common()]
 
 

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from repofix.repair.additions import BLOCKS, added_after, starts_line
+from repofix.repair.containers import ANNOTATED, MEMBER_METHODS
 from repofix.repair.scope import Scope, parameters
 from repofix.repair.source import Mutation, SourceFile
 
-KINDS = {"list": "append", "List": "append", "deque": "append", "Deque": "append", "set": "add", "Set": "add"}
 NEAREST = 4  # names a tuple is made of, those bound nearest before the statement
 MAX_HOLDERS = 4  # collections of tuples a function grows, those it declares first
 TYPED, UNTYPED = 0.4, 0.3  # priors: a tuple of parameters annotated as the items are; any other
@@ -68,7 +68,7 @@ def holders_of(func: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> li
 
 def _annotated_shape(annotation: ast.expr | None) -> tuple[str, int, tuple[str, ...]] | None:
     """(method, size, item types) of `List[Tuple[int, str]]`, `set[tuple[A, B, C]]`...; None else."""
-    if not (isinstance(annotation, ast.Subscript) and _last_name(annotation.value) in KINDS):
+    if not (isinstance(annotation, ast.Subscript) and _last_name(annotation.value) in ANNOTATED):
         return None
     item = annotation.slice
     if not (isinstance(item, ast.Subscript) and _last_name(item.value) in ("tuple", "Tuple")):
@@ -76,7 +76,8 @@ def _annotated_shape(annotation: ast.expr | None) -> tuple[str, int, tuple[str, 
     parts = item.slice.elts if isinstance(item.slice, ast.Tuple) else [item.slice]
     if not 2 <= len(parts) <= 3 or any(isinstance(p, ast.Constant) for p in parts):  # `tuple[int, ...]`
         return None
-    return KINDS[_last_name(annotation.value)], len(parts), tuple(ast.unparse(p) for p in parts)
+    method = MEMBER_METHODS[ANNOTATED[_last_name(annotation.value)]][0]  # its kind grows by one item so
+    return method, len(parts), tuple(ast.unparse(p) for p in parts)
 
 
 def _last_name(node: ast.expr) -> str:
@@ -102,14 +103,15 @@ def grow_by_tuple(
         return
     typed = {a.arg: ast.unparse(a.annotation) for a in func.args.args + func.args.kwonlyargs if a.annotation}
     order = {name: i for i, name in enumerate([*parameters(func), *scope.names])}
+    bound_before = [  # the names a tuple may hold: bound by this statement's line
+        n
+        for n in dict.fromkeys([*parameters(func, varargs=False), *scope.names])
+        if n not in ("self", "cls") and scope.bound.get(n, node.lineno + 1) <= node.lineno
+    ]
     for holder in holders:
         if scope.bound.get(holder.name, node.lineno + 1) > node.lineno:
             continue  # not bound yet
-        at_hand = [
-            n
-            for n in dict.fromkeys([*parameters(func, varargs=False), *scope.names])
-            if n not in (holder.name, "self", "cls") and scope.bound.get(n, node.lineno + 1) <= node.lineno
-        ]
+        at_hand = [n for n in bound_before if n != holder.name]
         nearest = sorted(at_hand, key=lambda n: (-scope.bound[n], -order[n]))[:NEAREST]
         chosen = sorted(nearest, key=lambda n: (scope.bound[n], order[n]))  # in the order they are bound
         tuples = sorted(
