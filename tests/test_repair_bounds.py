@@ -79,6 +79,11 @@ def _bounds_only(source: str) -> list[str]:
             "def prev(units, i):\n    if units[i - 1] == 7:\n        return 1\n",
             "i >= 1 and units[i - 1] == 7",
         ),
+        # a bound whose text is inside another clause's is still missing: `n < 0` is not `min < 0`
+        (
+            "def f(n, length, min):\n    if n >= length or min < 0:\n        raise IndexError\n",
+            "n < 0 or n >= length",
+        ),
     ],
     ids=[
         "zero-below-a-greater-or-equal",
@@ -91,6 +96,7 @@ def _bounds_only(source: str) -> list[str]:
         "guard-counted-up",
         "guard-in-an-or",
         "guard-one-back",
+        "text-inside-another-clause",
     ],
 )
 def test_a_missing_bound_is_made(source: str, wanted: str) -> None:
@@ -112,13 +118,25 @@ def test_a_missing_bound_is_made(source: str, wanted: str) -> None:
             "def f(c, i):\n    if i < 0 or i >= len(c):\n        return c[i]\n",
             "i < 0 or i >= len(c)",  # the first clause with the second's text
         ),
+        (
+            "def f(c, i):\n    if i<0 or i>=len(c):\n        return c[i]\n",
+            "i<0 or i >= len(c)",  # the same bound written without spaces
+        ),
         # an `or` guard never goes inside an `and`: `a and g or b` is `(a and g) or b`
         (
             "def f(flag, c, i):\n    i += 1\n    if flag and c[i] == 2:\n        return 1\n",
             "i >= len(c) or c[i] == 2",  # the clause it would guard
         ),
     ],
-    ids=["text", "zero-itself", "below-zero-itself", "dict-key", "already-there", "or-inside-and"],
+    ids=[
+        "text",
+        "zero-itself",
+        "below-zero-itself",
+        "dict-key",
+        "already-there",
+        "already-there-unspaced",
+        "or-inside-and",
+    ],
 )
 def test_a_bound_that_cannot_be_right_is_not_made(source: str, unwanted: str) -> None:
     assert unwanted not in _conditions(source)

@@ -48,7 +48,7 @@ def bound_clauses(
     joins = {"and", "or"}  # a lone clause may be either kind of check
     if isinstance(test, ast.BoolOp):
         joins = {"and" if isinstance(test.op, ast.And) else "or"}
-    text = src.segment(test)
+    has = {ast.dump(node) for node in ast.walk(test) if isinstance(node, ast.Compare)}
     guards: list[tuple[int, int, Mutation]] = []  # (form's rank, clause's, the guarded condition)
     for rank, clause in enumerate(clauses):
         if clause.lineno != clause.end_lineno or (wanted is not None and clause.lineno not in wanted):
@@ -56,10 +56,11 @@ def bound_clauses(
         start, end = src.span(clause)
         written = src.segment(clause)
         for join, bound, after in _ends(clause, joins, ranges):
-            if bound not in text:
+            if _compare(bound) not in has:
                 yield _joined(src, written, start, end, join, bound, after, END)
         for join, bound in _guards(clause, joins, ranges.counted):
-            if bound not in text:  # the join the condition has first: an `or` says what is out of range
+            if _compare(bound) not in has:
+                # the join the condition has first: an `or` says what is out of range
                 natural = 0 if join == ("or" if joins == {"or"} else "and") else 1
                 guards.append((natural, rank, _joined(src, written, start, end, join, bound, False, GUARD)))
     yield from (m for _, _, m in sorted(guards, key=lambda g: g[:2])[:MAX_GUARDS])
@@ -121,6 +122,12 @@ def _guards(clause: ast.expr, joins: set[str], counted: set[str]) -> Iterator[tu
             if guard not in seen and (join in joins or (join == "and" and joins == {"or"})):
                 seen.add(guard)  # an `and` guard binds tighter than the `or` it goes in: `a or g and b`
                 yield join, guard
+
+
+def _compare(bound: str) -> str:
+    """The tree of `bound`, to tell whether a condition has it: as a comparison, not as text
+    (`n < 0` is not in `min < 0`; `i>=0` is `i >= 0`)."""
+    return ast.dump(ast.parse(bound, mode="eval").body)
 
 
 def _offset_index(index: ast.expr) -> tuple[str, int] | None:
