@@ -131,7 +131,9 @@ def _recursions(
                 for n in ast.walk(s)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
             }
-            parts = [n for n in _reads(loop.test) & stepped if n not in taken]
+            # in the order the test reads them, not a set's (which varies with the hash seed)
+            tested = [n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)]
+            parts = [n for n in dict.fromkeys(tested) if n in stepped and n not in taken]
             walked = set().union(*(_sources(part, made_from) for part in parts))
         for i, param in enumerate(taken):
             if param not in walked:
