@@ -22,7 +22,7 @@ COMPILES = (
 # where the program compiles: in a passing test; in the failing tests, plain functions (run
 # directly and hot) or with a fixture (run by pytest). test_mid fails too: with test_high alone,
 # `return x` -> `return hi` on another line passes as well, and one failing test cannot place the
-# bug (the patch would be given, not claimed: doubt.unplaced)
+# bug (the patch would be claimed with that doubt)
 MID = "\n\n\ndef test_mid():\n    assert clamp(5, 0, 10) == 5\n"
 WHERE = {
     "a passing test": (

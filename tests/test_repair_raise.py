@@ -44,7 +44,7 @@ def body(size, limit):
     return size
 """
 # two failing tests: with test_limit alone, patches on the other raises' lines pass too, and one
-# failing test cannot place the bug (the patch would be given, not claimed: doubt.unplaced)
+# failing test cannot place the bug (the patch would be claimed with that doubt)
 TESTS = """\
 import pytest
 from parser import ParserError, header, body

@@ -103,6 +103,8 @@ class AgentRun:
             return None
         self.spent += reply.cost
         self.messages.append(reply.assistant_message())
+        for note in reply.notes:  # remarks for the user (a price unknown, the built-in engine's doubts)
+            self.notify({"event": "note", "message": note})
         return reply
 
     # -- actions -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ RESUME_HINTS = {
     "time_limit": " --timeout SECONDS",
     "model_error": "   (once the model provider answers again)",
 }
+SAID = 600  # characters of the model's summary shown (the trajectory keeps it whole)
 
 
 def summary_text(outcome, applied, apply_error, apply_) -> str:
@@ -21,6 +22,8 @@ def summary_text(outcome, applied, apply_error, apply_) -> str:
         f"  steps/cost: {outcome.steps} steps, ${outcome.cost:.4f}",
         f"  tokens:     {token_line(outcome.extra or {})}",
     ]
+    if said := " ".join((outcome.summary or "").split()):  # the model's own account: its doubts too
+        lines.append(f"  model said: {said[:SAID] + ' ...' if len(said) > SAID else said}")
     if (outcome.extra or {}).get("test_infra_not_counted"):
         lines.append(
             f"  not counted: the model changed test infrastructure, the verdict used yours: "

@@ -16,9 +16,6 @@ from repofix.repair.source import Mutation
 DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
 
 
-SAME_STATEMENT = 3  # lines: the same statement added this close to the patch's line is at its place
-
-
 def differential(
     checker: Checker,
     choices: list[Mutation],
@@ -139,82 +136,32 @@ def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[
     )
 
 
-def unplaced(
-    best: Mutation,
-    found: list[Mutation],
-    passing: list[str],
-    backing: int,
-    changed: dict[Mutation, list[str]],
-) -> str:
-    """Why a patch is not claimed (empty: it may be) when a single failing test is all that speaks
-    for it (`backing`) and plausible patches at other places pass the same tests. A place is
-    another line (`_same_place`); the patch there counts when it is no removal (a last resort,
-    claimed on its own by no test either), has no more edits than this one, and does not change
-    what the passing tests' calls return (`changed`, the differential check: those tests tell it
-    apart). The one test cannot say where the bug is, and the passing tests check none of those
-    places. On the held-aside sets 6 of the 9 such patches claimed (not removals) were wrong
-    (confusables' constants changed on another line), against 5 of the 26 where two or more
-    failing tests agreed. A one-test task (HumanEvalFix's kind: no passing test; its test is the
-    whole specification) leaves it claimable: 43 right, none wrong."""
-    if backing != 1 or not passing:
-        return ""
-    alike = [
-        m for m in found if not m.removes_only and not changed.get(m) and len(m.edits) <= len(best.edits)
-    ]
-    elsewhere = other_places(best, [m for m in alike if not _same_place(m, best)])
-    if not elsewhere:
-        return ""
-    return (
-        f"the one failing test is all that speaks for {best.description} ({best.path}:{best.line}), and "
-        f"{len(elsewhere)} other place(s) give a plausible patch too ({shown_places(elsewhere)}); "
-        "no passing test tells them apart, so it is not claimed"
-    )
-
-
-def _same_place(a: Mutation, b: Mutation) -> bool:
-    """The same line, a statement inserted next to the other's line (`add 'x.append(t)' before
-    line 7` and the same statement in place of line 6's `pass`), or the same statement added a
-    few lines apart (`seen_ids.add(id(current))` in place of wrapt's `pass` and after the `yield`
-    two lines below: the fix is the statement, and where among those lines it goes the one test
-    cannot say either)."""
-    if a.path != b.path:
-        return False
-    inserted = any("\n" in e.text for e in (*a.edits, *b.edits))
-    if a.line == b.line or (inserted and abs(a.line - b.line) == 1):
-        return True
-    added = _added_statement(a)
-    return added is not None and added == _added_statement(b) and abs(a.line - b.line) <= SAME_STATEMENT
-
-
-def _added_statement(m: Mutation) -> str | None:
-    """The statement a patch adds (`add '...' after line 7`, `... in place of 'pass'`), if that is all it does."""
-    if len(m.edits) != 1 or not m.description.startswith("add '"):
-        return None
-    return m.edits[0].text.strip()
-
-
 def unclaimed(
     best: Mutation,
-    found: list[Mutation],
     others: list[Mutation],
     runs: list[RunRecord],
     passing: list[str],
     *,
     backing: int,
-    changed: dict[Mutation, list[str]],
     withhold_ambiguous: bool = True,
 ) -> str:
     """Why the best plausible patch is given for review and not claimed (empty: it is claimed), the
     likeliest wrong first: it deletes an exit, it only removes code, or, unless told to claim what
     the tests cannot tell (`withhold_ambiguous` off), rivals behave otherwise on the tests
-    (`others`) or one failing test cannot place it."""
+    (`others`).
+
+    A patch that one failing test alone speaks for while plausible patches at other places pass
+    the same tests is claimed, with that doubt (`doubts`). It was held back from e436802 (6 of 9
+    such claims on the held-aside sets before it were wrong), but of the 36 it held back on
+    heldout23 to heldout44, 31 had the right patch: the ranking places them, so holding them back
+    gave up six right patches for each wrong one."""
     if best.deletes_exit:
         return exit_deleted(best)
     if why := uncorroborated_removal(best, runs, passing, backing):
         return why
     if not withhold_ambiguous:
         return ""
-    return ambiguous(best, others) if others else unplaced(best, found, passing, backing, changed)
+    return ambiguous(best, others) if others else ""
 
 
 def doubts(

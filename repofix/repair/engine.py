@@ -36,8 +36,8 @@ from repofix.testfiles import is_test_file
 class RepairResult:
     # "plausible" (failing tests now pass, no passing test broke), "ambiguous" (the best-ranked
     # plausible patch is given, not claimed: the tests cannot tell whether it is right, as it
-    # deletes an exit or only removes code, patches that do otherwise pass them too (with
-    # withhold_ambiguous), or one failing test cannot place it: doubt.unclaimed),
+    # deletes an exit or only removes code, or patches that do otherwise pass them too (with
+    # withhold_ambiguous): doubt.unclaimed),
     # "not_fixed", "no_failures"
     status: str
     patch_diff: str = ""
@@ -221,12 +221,10 @@ def repair(
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         why = unclaimed(
             best,
-            found,
             result.rivals,
             runs,
             passing,
             backing=len(failing),  # a candidate passes only when every failing test does
-            changed=differ.changed,
             withhold_ambiguous=budget.withhold_ambiguous,
         )
         if why:

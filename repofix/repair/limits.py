@@ -45,8 +45,7 @@ class Budget:
     # result is "ambiguous", its best patch given for review; off, the best is claimed and its
     # rivals are a doubt. With the scouts, on the 59 tasks of heldout17 and heldout18 the engine had
     # claimed: 41 claims, 2 wrong, where claiming every best patch makes 59, 11 wrong (9 right ones
-    # are held back); `repofix fix` (repair/model.py) gives such a target up, with the reason. The
-    # same holds for a patch one failing test cannot place (doubt.unplaced)
+    # are held back); `repofix fix` (repair/model.py) gives such a target up, with the reason
     withhold_ambiguous: bool = True
 
 

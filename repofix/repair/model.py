@@ -245,12 +245,10 @@ class BuiltinModel:
         # a patch not claimed is given as the reason, not applied (a chain's next model takes over)
         why = unclaimed(
             chosen,
-            search.found,
             others,
             self.runs,
             self.passing,
             backing=1 + search.also.get(chosen, 0),  # the focus and the other failing tests it fixes
-            changed=changed,
             withhold_ambiguous=self.budget.withhold_ambiguous,
         )
         if why:
@@ -265,7 +263,9 @@ class BuiltinModel:
             + (f" (doubtful: {'; '.join(doubtful)})" if doubtful else "")
         )
         self.phase = "edited"
-        return tool_call("edit", {"text": patch}, self.step)
+        edit = tool_call("edit", {"text": patch}, self.step)
+        edit.notes = [f"built-in repair: {self.repaired[-1]}"]  # shown as the run goes: a run done
+        return edit  # by this edit ends before any submit could say its doubts
 
     def _on_edited(self, messages: list[dict[str, Any]]) -> ModelReply:
         # the loop checkpointed and tested the edit (and stopped if the task is done); see what is left
