@@ -34,14 +34,19 @@ def as_response(reply: dict, number: int, native: bool):
     return text(f"{reply['content']}\n\n{block}")
 
 
-def run(tmp_path: Path, name: str, model: str, **settings) -> tuple[object, dict]:
+def run(
+    tmp_path: Path, name: str, model: str, notes: list[str] | None = None, **settings
+) -> tuple[object, dict]:
     repo = clamp_repo(tmp_path / name / "repo")
     request = AgentRequest(
         repo=repo,
         mode="fix",
         settings=Settings(model=model, sandbox="bwrap", home=str(tmp_path / name / "home"), **settings),
     )
-    outcome = run_agent(request)
+    keep = notes.append if notes is not None else None
+    outcome = run_agent(
+        request, lambda event: keep(event["message"]) if keep and event["event"] == "note" else None
+    )
     return outcome, json.loads(Path(outcome.trajectory_file).read_text(encoding="utf-8"))
 
 
@@ -72,7 +77,8 @@ def test_litellm_over_http_gives_the_scripted_trajectory(tmp_path, monkeypatch, 
     with OpenAIServer() as server:
         server.add(*(as_response(reply, n, native) for n, reply in enumerate(REPLIES, 1)))
         url = server.url
-        outcome, record = run(tmp_path, "litellm", model, api_base=url)
+        notes: list[str] = []
+        outcome, record = run(tmp_path, "litellm", model, notes, api_base=url)
         requests = list(server.requests)
     assert outcome.status == "done", outcome.message
     assert sequence(record) == sequence(scripted)
@@ -90,3 +96,6 @@ def test_litellm_over_http_gives_the_scripted_trajectory(tmp_path, monkeypatch, 
     assert "assert 10 == 5" in json.dumps(requests[2].messages)
     assert FAKE_KEY not in Path(outcome.trajectory_file).read_text(encoding="utf-8")
     assert record["model"] == model and record["settings"]["api_base"] == url
+    # a model without a known price says so once, as the run goes; one with a price says nothing
+    unpriced = [note for note in notes if note.startswith(f"no price known for {model}")]
+    assert len(unpriced) == (0 if model == "openai/gpt-4o" else 1), notes

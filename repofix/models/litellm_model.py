@@ -261,8 +261,7 @@ class LiteLLMModel:
                     f"no price known for {self.name}: its cost is counted as $0 and the cost cap cannot "
                     "limit it; give prices with a price file (--price-file) to fix that"
                 )
-                log.warning(note)
-                notes.append(note)
+                notes.append(note)  # the run shows it once, escaped (agent/run.py); no log line too
         else:
             cost, known = price.cost(input_tokens, output_tokens, cached, written), True
         self.budget.add(cost)
