@@ -150,7 +150,7 @@ def _values(test: ast.expr, func: ast.AST, scope: Scope) -> list[str]:
     local = set(scope.bound) - walrus
     called = {id(n.func) for n in own_scope(test) if isinstance(n, ast.Call)}
     found: dict[str, None] = {}
-    subscripted: set[str] = set()
+    subscripted: dict[str, None] = {}  # in reading order: a set's varies with the hash seed
     nodes = sorted(
         (n for n in own_scope(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))),
         key=lambda n: (n.lineno, n.col_offset, -n.end_col_offset),  # type: ignore[operator]
@@ -162,7 +162,7 @@ def _values(test: ast.expr, func: ast.AST, scope: Scope) -> list[str]:
         if not text or text.split(".")[0].split("[")[0] not in local:
             continue
         if isinstance(node, ast.Subscript):
-            subscripted.add(node.value.id)  # type: ignore[attr-defined]
+            subscripted[node.value.id] = None  # type: ignore[attr-defined]
             found[text] = None
             continue
         pieces = text.split(".")
