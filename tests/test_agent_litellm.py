@@ -43,10 +43,13 @@ def run(
         mode="fix",
         settings=Settings(model=model, sandbox="bwrap", home=str(tmp_path / name / "home"), **settings),
     )
-    keep = notes.append if notes is not None else None
-    outcome = run_agent(
-        request, lambda event: keep(event["message"]) if keep and event["event"] == "note" else None
-    )
+    notes = [] if notes is None else notes
+
+    def progress(event: dict) -> None:  # the notes the run shows as it goes
+        if event["event"] == "note":
+            notes.append(event["message"])
+
+    outcome = run_agent(request, progress)
     return outcome, json.loads(Path(outcome.trajectory_file).read_text(encoding="utf-8"))
 
 

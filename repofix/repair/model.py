@@ -263,9 +263,11 @@ class BuiltinModel:
             + (f" (doubtful: {'; '.join(doubtful)})" if doubtful else "")
         )
         self.phase = "edited"
+        # the account goes with the edit, shown as the run goes: a run this edit makes done ends
+        # before any submit could say the patch's doubts
         edit = tool_call("edit", {"text": patch}, self.step)
-        edit.notes = [f"built-in repair: {self.repaired[-1]}"]  # shown as the run goes: a run done
-        return edit  # by this edit ends before any submit could say its doubts
+        edit.notes = [f"built-in repair: {self.repaired[-1]}"]
+        return edit
 
     def _on_edited(self, messages: list[dict[str, Any]]) -> ModelReply:
         # the loop checkpointed and tested the edit (and stopped if the task is done); see what is left
