@@ -164,8 +164,9 @@ def test_patches_that_behave_alike_on_the_tests_share_a_digest_and_others_do_not
     digest = {name: found.behaviour[m] for name, m in patch.items()}
     assert digest["drop"] == digest["zero"]  # len(s) and len(s) + 0: the same calls, the same returns
     assert digest["limit"] != digest["drop"]  # width("abc") still returns 4
-    assert rivals(patch["drop"], found) == [patch["limit"]]
-    assert rivals(patch["zero"], found) == [patch["limit"]]
+    sources = {"sizes.py": SourceFile("sizes.py", SIZES)}
+    assert rivals(patch["drop"], found, sources) == [patch["limit"]]
+    assert rivals(patch["zero"], found, sources) == [patch["limit"]]
     assert (root / "sizes.py").read_text() == SIZES
 
 

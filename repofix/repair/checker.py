@@ -297,11 +297,11 @@ def differ_request(
 class Differences:
     """The differential check's answer, per mutation it checked: `changed`, the first changed call's
     example and a blank line per further changed call (the count is what ranking and doubts use);
-    `behaviour`, a digest of what the mutation's calls did on the tests (equal digests: the tests
-    saw the two patches do the same)."""
+    `behaviour`, per phase and function ("passing name"), a digest of what its calls did on the tests
+    (equal digests: the tests saw the two patches do the same there)."""
 
     changed: dict[Mutation, list[str]] = field(default_factory=dict)
-    behaviour: dict[Mutation, str] = field(default_factory=dict)
+    behaviour: dict[Mutation, dict[str, str]] = field(default_factory=dict)
 
 
 def differences(stdout: str, mutations: list[Mutation]) -> Differences:

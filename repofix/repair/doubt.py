@@ -5,13 +5,16 @@ behave otherwise), why a patch is not claimed (`unclaimed`) and the doubts said 
 
 from __future__ import annotations
 
+import io
+import keyword
 import time
+import tokenize
 
 from repofix.repair.checker import Checker, Differences
 from repofix.repair.limits import Budget
 from repofix.repair.localize import RunRecord
 from repofix.repair.search import ranked
-from repofix.repair.source import Mutation
+from repofix.repair.source import Mutation, SourceFile
 
 DIFFERED = 12  # plausible patches the differential check compares, the best-ranked first
 
@@ -61,23 +64,57 @@ def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: li
     return (2 + min(patches, DIFFERED)) * (2 * run_seconds + 1.0)
 
 
-def rivals(best: Mutation, differ: Differences) -> list[Mutation]:
+def rivals(best: Mutation, differ: Differences, sources: dict[str, SourceFile]) -> list[Mutation]:
     """The plausible patches whose calls did something else on the tests than `best`'s: the tests
     accept patches that behave differently, so they cannot tell which one is right. A patch that
     only reads otherwise (`!=` for `<` where the values never meet) behaves alike and is no rival;
-    nor is one that changes what the passing tests' calls return when `best` does not (the
-    original program's answers there are the best evidence of what is meant), nor one of more
-    edits than `best` (one edit is the likelier fix, as in `best`)."""
+    nor is one whose only difference is the calls of a function one of the two adds: what those
+    calls return is seen in what their callers do (`islice(seq, isiterable(1), ...)` does as
+    `islice(seq, 0, ...)`: toolz's take_nth was given up for it); nor one that changes what the
+    passing tests' calls return when `best` does not (the original program's answers there are the
+    best evidence of what is meant), nor one of more edits than `best` (one edit is the likelier
+    fix, as in `best`)."""
     behaviour, changed = differ.behaviour, differ.changed
     if best not in behaviour:
         return []
+    ours = added_calls(sources[best.path], best)
     return [
         m
-        for m, digest in behaviour.items()
-        if digest != behaviour[best]
+        for m, digests in behaviour.items()
+        if _differing(digests, behaviour[best]) - ours - added_calls(sources[m.path], m)
         and len(m.edits) <= len(best.edits)
         and not (changed.get(m) and not changed.get(best))
     ]
+
+
+def _differing(one: dict[str, str], other: dict[str, str]) -> set[str]:
+    """The functions whose calls did something else on the tests in `one` than in `other`."""
+    return {key.split(" ", 1)[1] for key in one.keys() | other.keys() if one.get(key) != other.get(key)}
+
+
+def added_calls(src: SourceFile, mutation: Mutation) -> set[str]:
+    """The names a mutation calls that the code it replaces did not: `isiterable` for
+    `1 -> isiterable(1)`, `append` for a new `out.append(x)`."""
+    added: set[str] = set()
+    for edit in mutation.edits:
+        replaced = src.data[edit.start : edit.end].decode("utf-8", "replace")
+        added |= called_names(edit.text) - called_names(replaced)
+    return added
+
+
+def called_names(code: str) -> set[str]:
+    """The names followed by a call's parenthesis in a piece of code, strings and comments not read;
+    a fragment that does not tokenize to its end keeps the names read before."""
+    names: set[str] = set()
+    last = ""  # the name just read, if the token just read was one
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.string == "(" and last and not keyword.iskeyword(last):
+                names.add(last)
+            last = token.string if token.type == tokenize.NAME else ""
+    except (tokenize.TokenError, SyntaxError):  # an unclosed bracket or a dedent of a cut block
+        pass
+    return names
 
 
 def ambiguous(best: Mutation, others: list[Mutation]) -> str:

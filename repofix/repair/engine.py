@@ -216,7 +216,7 @@ def repair(
             checker, choices, found, failing, passing, budget, full_timeout, start, pool.scores
         )
         best = choose(choices, pool.scores, changed=differ.changed)
-        result.mutation, result.rivals = best, rivals(best, differ)
+        result.mutation, result.rivals = best, rivals(best, differ, sources)
         result.patch_diff, result.files = diff(sources, best)
         result.doubts = doubts(best, found, differ.changed.get(best, []), result.rivals)
         why = unclaimed(

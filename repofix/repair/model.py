@@ -241,7 +241,7 @@ class BuiltinModel:
         search = self._searching()
         changed = differ.changed
         chosen = best(search.choices, search.pool.scores if search.pool else {}, search.also, changed)
-        others = rivals(chosen, differ)
+        others = rivals(chosen, differ, self.sources)
         # a patch not claimed is given as the reason, not applied (a chain's next model takes over)
         why = unclaimed(
             chosen,

@@ -5,10 +5,10 @@ return value are recorded. A patch that returns something else for the same argu
 behaviour the passing tests exercise without checking it (their asserts still pass): the tests
 generated from the original's behaviour on their inputs fail.
 
-The failing tests are traced too, apart, and each patch gets a digest of everything its calls did
-in both (`behaviour`): two plausible patches with different digests do different things on the
-suite's own inputs, so the tests cannot tell which is right. Functions whose calls differ between
-two runs of the original (a clock, a random draw, an id) are left out of the digests."""
+The failing tests are traced too, apart, and each patch gets a digest per function of everything
+its calls did in both (`behaviour`): two plausible patches with different digests do different
+things on the suite's own inputs, so the tests cannot tell which is right. Functions whose calls
+differ between two runs of the original (a clock, a random draw, an id) are left out of the digests."""
 
 import hashlib
 import json
@@ -142,16 +142,16 @@ def _noisy(first, again):
 
 
 def _behaviour(trace, noisy):
-    """A digest of every call and return the tests made into the traced files, noise left out."""
+    """Per phase and function ("passing name"), a digest of every call and return the tests made
+    into it, noise left out: kept apart, so that the calls of a function a patch adds can be told
+    from what its callers saw (doubt.rivals)."""
     events = trace["events"]
-    return _digest(
-        sorted(
-            [phase, name, digest]
-            for phase in ("passing", "failing")
-            for name, digest in events[phase].items()
-            if (phase, name) not in noisy
-        )
-    )
+    return {
+        "%s %s" % (phase, name): digest
+        for phase in ("passing", "failing")
+        for name, digest in events[phase].items()
+        if (phase, name) not in noisy
+    }
 
 
 def run_differ(req):
