@@ -47,7 +47,9 @@ def _traced_body(tests, failing, files, out):
     {"name(args)": [returns...]}, "failing": {...}} (the calls made in a test of `failing` kept
     apart; `self` left out), and "events", per phase and function a digest of the multiset of its
     calls and returns with `self` in the arguments (what `_behaviour` compares: there every call
-    counts, and a method's receiver too)."""
+    counts, and a method's receiver too). `files` are paths from the project's root: a file is
+    traced when its path is one of them or ends with "/" and one (`big.py` is not `test_big.py`)."""
+    suffixes = tuple("/" + path for path in files)
 
     def body():
         import collections
@@ -66,7 +68,8 @@ def _traced_body(tests, failing, files, out):
 
         def profile(frame, event, arg):
             code = frame.f_code
-            if event not in ("call", "return") or not code.co_filename.endswith(files):
+            name = code.co_filename
+            if event not in ("call", "return") or not (name.endswith(suffixes) or name in files):
                 return
             if event == "call":
                 names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
@@ -154,6 +157,17 @@ def _behaviour(trace, noisy):
     }
 
 
+def _unlike(patched, original):
+    """The digests of a patch that differ from the original program's ("" for a function no longer
+    called): only those are sent, as a module of hundreds of functions would make each patch's line
+    too long for the output cap; a function left out did on the tests what the original did."""
+    return {
+        key: patched.get(key, "")
+        for key in patched.keys() | original.keys()
+        if patched.get(key) != original.get(key)
+    }
+
+
 def run_differ(req):
     out = sys.stdout
     failing, passing = req.get("failing", []), req["passing"]
@@ -178,6 +192,7 @@ def run_differ(req):
             again = _trace(tests, failing, files, left())
             # no second run, no way to tell noise from behaviour: no digests are sent (None)
             noisy = _noisy(reference, again) if again is not None else None
+        as_original = _behaviour(reference, noisy or ()) if reference is not None else {}
         for number, cand in enumerate(req["candidates"]):
             if reference is None or time.time() > deadline:
                 break
@@ -190,7 +205,7 @@ def run_differ(req):
             changed = _changed(reference["calls"]["passing"], patched["calls"]["passing"], noisy or ())
             item = {"id": cand["id"], "changed": len(changed), "example": changed[:1]}
             if noisy is not None:
-                item["behaviour"] = _behaviour(patched, noisy)
+                item["behaviour"] = _unlike(_behaviour(patched, noisy), as_original)
             out.write(json.dumps(item) + "\n")
             out.flush()
     finally:
