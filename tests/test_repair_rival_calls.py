@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.checker import Differences
 from repofix.repair.doubt import added_calls, called_names, rivals
+from repofix.repair.replies import Differences
 from repofix.repair.source import Edit, SourceFile
 from tests.test_repair_engine import project
 

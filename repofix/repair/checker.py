@@ -8,10 +8,18 @@ import json
 import secrets
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 
 from repofix.repair.localize import RunRecord, records
+from repofix.repair.replies import (
+    VERDICT,
+    VERDICT_EXTRAS,
+    Differences,
+    MalformedReply,
+    candidate_items,
+    differences,
+)
 from repofix.repair.source import Mutation
 from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
 
@@ -179,20 +187,22 @@ class Checker:
             "hot": hot,
         }
         result = self._call_on(mutations, request, timeout=seconds + OVERRUN, covering=covering)
-        verdicts = []
-        for item in json_lines(result.stdout):
-            if "id" in item:
-                verdicts.append(
-                    Verdict(
-                        mutations[item["id"]],
-                        item["ok"],
-                        item["stage"],
-                        item["reason"],
-                        item["seconds"],
-                        item.get("also", 0),
-                        item.get("hot", False),
-                    )
-                )
+        try:
+            items = candidate_items(result.stdout, len(mutations), VERDICT, VERDICT_EXTRAS, result.truncated)
+        except MalformedReply as error:
+            raise RepairError(f"the repair worker's output was tampered with: {error}") from None
+        verdicts = [
+            Verdict(
+                mutations[item["id"]],
+                item["ok"],
+                item["stage"],
+                item["reason"],
+                item["seconds"],
+                item.get("also", 0),
+                item.get("hot", False),
+            )
+            for item in items
+        ]
         if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts
@@ -242,7 +252,10 @@ class Checker:
         and `failing` tests. Mutations missing from the answer were not checked."""
         request = differ_request(passing, timeout, seconds, failing)
         result = self._call_on(mutations, request, timeout=seconds + OVERRUN)
-        return differences(result.stdout, mutations)
+        try:
+            return differences(result.stdout, mutations, result.truncated)
+        except MalformedReply as error:
+            raise RepairError(f"the repair worker's output was tampered with: {error}") from None
 
 
 def candidate_list(mutations: list[Mutation], covering: Covering | None = None) -> list[dict]:
@@ -291,31 +304,3 @@ def differ_request(
         "seconds": seconds,
         "until": time.time() + seconds,
     }
-
-
-@dataclass
-class Differences:
-    """The differential check's answer, per mutation it checked: `changed`, the first changed call's
-    example and a blank line per further changed call (the count is what ranking and doubts use);
-    `behaviour`, per phase and function ("passing name"), a digest of what its calls did on the tests
-    (equal digests: the tests saw the two patches do the same there)."""
-
-    changed: dict[Mutation, list[str]] = field(default_factory=dict)
-    behaviour: dict[Mutation, dict[str, str]] = field(default_factory=dict)
-
-
-def differences(stdout: str, mutations: list[Mutation]) -> Differences:
-    found = Differences()
-    for item in json_lines(stdout):
-        if "id" in item:
-            mutation = mutations[item["id"]]
-            found.changed[mutation] = [*item["example"], *[""] * (item["changed"] - 1)]
-            if "behaviour" in item:
-                found.behaviour[mutation] = item["behaviour"]
-    return found
-
-
-def json_lines(stdout: str) -> list[dict]:
-    """The worker's complete JSON lines: one cut off when its call was cut at the deadline is dropped."""
-    lines = stdout.split("\n")[:-1]  # the text after the last newline was still being written
-    return [json.loads(line) for line in lines if line.startswith("{")]

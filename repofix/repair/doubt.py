@@ -10,9 +10,10 @@ import keyword
 import time
 import tokenize
 
-from repofix.repair.checker import Checker, Differences
+from repofix.repair.checker import Checker
 from repofix.repair.limits import Budget
 from repofix.repair.localize import RunRecord
+from repofix.repair.replies import Differences
 from repofix.repair.search import ranked
 from repofix.repair.source import Mutation, SourceFile
 

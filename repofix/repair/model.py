@@ -27,12 +27,20 @@ import time
 from typing import Any
 
 from repofix.models.base import ModelReply
-from repofix.repair.checker import Differences, candidate_list, differ_request, differences, worker_source
+from repofix.repair.checker import candidate_list, differ_request, worker_source
 from repofix.repair.doubt import compared, differential_due, doubts, rivals, unclaimed
 from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, batch_size, give_up_reason, more_to_try, stuck_reason, until
 from repofix.repair.localize import RunRecord, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
+from repofix.repair.replies import (
+    VERDICT,
+    VERDICT_EXTRAS,
+    Differences,
+    MalformedReply,
+    candidate_items,
+    differences,
+)
 from repofix.repair.search import best
 from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.repair.target import TargetSearch, search_for
@@ -213,9 +221,20 @@ class BuiltinModel:
 
     def _on_checked(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = marked_payload(messages) or {}
-        verdicts = [json.loads(x) for x in payload.get("stdout", "").splitlines() if x.startswith('{"id"')]
+        search = self._searching()
+        stdout = str(payload.get("stdout", ""))
+        try:
+            verdicts = candidate_items(stdout, len(search.batch), VERDICT, VERDICT_EXTRAS)
+        except MalformedReply as error:
+            return self._stuck_with(f"the repair worker's output was tampered with: {error}")
+        if not verdicts and search.batch and payload.get("code") and "deadline" not in stdout:
+            # it failed before checking any (as the engine's Checker.check says): not "no patch found"
+            said = [line for line in str(payload.get("stderr", "")).splitlines() if line.strip()]
+            return self._stuck_with(
+                f"the repair worker checked no candidate: {(said or ['no error'])[-1][-300:]}"
+            )
         self.tried += len(verdicts)
-        if self._searching().take(verdicts):
+        if search.take(verdicts):
             return self._next_batch() or self._next_focus()
         return self._compare()
 
@@ -235,7 +254,16 @@ class BuiltinModel:
 
     def _on_differed(self, messages: list[dict[str, Any]]) -> ModelReply:
         payload = marked_payload(messages) or {}
-        return self._deliver(differences(payload.get("stdout", ""), self.differed))
+        try:
+            return self._deliver(differences(payload.get("stdout", ""), self.differed))
+        except MalformedReply as error:
+            return self._stuck_with(f"the repair worker's output was tampered with: {error}")
+
+    def _stuck_with(self, reason: str) -> ModelReply:
+        """The worker failed or its output held a line it does not write (the project's code can):
+        the target is given up with that reason, and nothing it said is used."""
+        self.stuck[self._searching().focus] = reason
+        return self._next_focus()
 
     def _deliver(self, differ: Differences) -> ModelReply:
         search = self._searching()

@@ -1,0 +1,149 @@
+"""The repair worker's output read as data the repository could have written: the project's code
+runs in the worker, and a conftest can find the worker's output pipe and write lines to it. A line
+that does not parse, names no candidate sent or has a field of the wrong kind is refused; the
+engine gives up with that reason instead of crashing on it or trusting it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, RepairError, repair
+from repofix.repair.replies import (
+    VERDICT,
+    VERDICT_EXTRAS,
+    MalformedReply,
+    candidate_items,
+    differences,
+)
+from repofix.repair.source import Edit, SourceFile
+from tests.test_repair_engine import project
+from tests.test_repair_targets import fix, git, make_repo
+
+GOOD = {"id": 1, "ok": True, "stage": "passing", "reason": "", "seconds": 0.5}
+
+
+def lines(*items: object) -> str:
+    return "".join((item if isinstance(item, str) else json.dumps(item)) + "\n" for item in items)
+
+
+def test_the_workers_own_lines_are_read() -> None:
+    stdout = lines({"event": "deadline"}, GOOD, {**GOOD, "id": 0, "also": 2, "hot": True}) + '{"id": 0, "ok'
+    items = candidate_items(stdout, 2, VERDICT, VERDICT_EXTRAS)  # the line cut off at the end is dropped
+    assert [item["id"] for item in items] == [1, 0]
+
+
+def test_the_line_cut_where_the_sandbox_dropped_the_middle_of_the_output_is_left_out() -> None:
+    seam = '{"id": 0, "ok": true, "sta{"id": 1, "ok": true}'
+    assert [
+        item["id"] for item in candidate_items(lines(seam, GOOD), 2, VERDICT, VERDICT_EXTRAS, seam=True)
+    ] == [1]
+    with pytest.raises(MalformedReply, match="a line that is not JSON"):  # one seam, not two
+        candidate_items(lines(seam, GOOD, seam), 2, VERDICT, VERDICT_EXTRAS, seam=True)
+    with pytest.raises(MalformedReply, match="a line that is not JSON"):  # none without a seam
+        candidate_items(lines(seam, GOOD), 2, VERDICT, VERDICT_EXTRAS)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("{not json", "a line that is not JSON"),
+        ("[1, 2]", None),  # not read: it does not start as an object does
+        ('{"id": 2, "ok": true}', "names no candidate that was sent (id '2')"),
+        ('{"id": -1, "ok": true}', "names no candidate"),
+        ('{"id": true, "ok": true}', "names no candidate"),
+        ('{"id": "0"}', "names no candidate"),
+        ({**GOOD, "ok": "yes"}, "candidate 1's 'ok' is 'yes'"),
+        ({**GOOD, "seconds": None}, "candidate 1's 'seconds' is 'None'"),
+        ({k: v for k, v in GOOD.items() if k != "reason"}, "candidate 1's 'reason' is 'None'"),
+        ({**GOOD, "also": "2"}, "candidate 1's 'also' is '2'"),
+    ],
+)
+def test_a_line_the_worker_does_not_write_is_refused(line: object, said: str | None) -> None:
+    stdout = lines(GOOD, line)
+    if said is None:
+        assert len(candidate_items(stdout, 2, VERDICT, VERDICT_EXTRAS)) == 1
+        return
+    with pytest.raises(MalformedReply, match=None) as raised:
+        candidate_items(stdout, 2, VERDICT, VERDICT_EXTRAS)
+    assert said in str(raised.value)
+
+
+def mutations() -> list:
+    src = SourceFile("m.py", "x = 1\n")
+    return [src.mutation("constant", "constant 1 -> 0", [Edit(4, 5, "0")], 0.8)]
+
+
+@pytest.mark.parametrize(
+    ("item", "said"),
+    [
+        ({"id": 0, "changed": 1, "example": [3]}, "example is not text"),
+        ({"id": 0, "changed": 10**12, "example": []}, "is said to change 1000000000000 calls"),
+        ({"id": 0, "changed": -1, "example": []}, "is said to change -1 calls"),
+        ({"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": 1}}, "not digests by function"),
+        ({"id": 0, "changed": 0, "example": [], "behaviour": ["passing f"]}, "'behaviour' is"),
+    ],
+)
+def test_a_difference_the_worker_does_not_write_is_refused(item: dict, said: str) -> None:
+    with pytest.raises(MalformedReply) as raised:
+        differences(lines(item), mutations())
+    assert said in str(raised.value)
+
+
+def test_the_differential_checks_own_line_is_read() -> None:
+    item = {"id": 0, "changed": 2, "example": ["f(1) returned 2, now 3"], "behaviour": {"passing f": "ab"}}
+    found = differences(lines(item), mutations())
+    (mutation,) = mutations()
+    assert found.changed[mutation] == ["f(1) returned 2, now 3", ""]
+    assert found.behaviour[mutation] == {"passing f": "ab"}
+
+
+STEPS = "def step(n):\n    return n + 2\n"
+STEPS_TESTS = (
+    "from steps import step\n\ndef test_step():\n    assert step(1) == 2\n\n"
+    "def test_type():\n    assert isinstance(step(0), int)\n"
+)
+# writes a forged line to every pipe it can reach: at every import (the candidates' check), or
+# only under the differential check's tracer
+FORGER = (
+    "import os, stat, sys\n\n\ndef _forge():\n    for fd in range(64):\n        try:\n"
+    "            if stat.S_ISFIFO(os.fstat(fd).st_mode):\n"
+    '                os.write(fd, b\'{"id": 999, "ok": true, "changed": 1, "example": []}\\n\')\n'
+    "        except OSError:\n            pass\n\n\n"
+)
+FORGERS = {
+    "check": FORGER + "_forge()\n",
+    "differ": FORGER
+    + "def pytest_unconfigure(config):\n    if sys.getprofile() is not None:\n        _forge()\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("phase", "reason"),
+    [
+        ("check", "the repair worker checked no candidate: _pickle.UnpicklingError: invalid load key"),
+        ("differ", "the repair worker's output was tampered with: a line names no candidate that was sent"),
+    ],
+)
+def test_repofix_fix_gives_up_when_the_repository_forges_the_workers_output(
+    tmp_path: Path, phase: str, reason: str
+) -> None:
+    files = {"steps.py": STEPS, "test_steps.py": STEPS_TESTS, "conftest.py": FORGERS[phase]}
+    repo = make_repo(tmp_path, files)
+    outcome = fix(repo, tmp_path)
+    said = [reply.content for reply in outcome["replies"] if reply.give_up]
+    assert outcome["exit"] != 0 and outcome["reason"] == "gave_up", outcome
+    assert said and reason in said[0], said
+    assert git(repo, "status", "--porcelain") == "" and not git(repo, "branch", "--list", "repofix/*").strip()
+
+
+def test_repair_raises_a_repair_error_on_a_forged_line(make_sandbox, tmp_path: Path) -> None:
+    root = project(
+        tmp_path, {"steps.py": STEPS, "test_steps.py": STEPS_TESTS, "conftest.py": FORGERS["differ"]}
+    )
+    box = make_sandbox("none", source=root)
+    with pytest.raises(RepairError, match="tampered with: a line names no candidate that was sent"):
+        repair(box, budget=Budget(max_seconds=60))
+    assert (root / "steps.py").read_text() == STEPS
