@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, RepairError, repair
-from repofix.repair.replies import (
-    VERDICT,
-    VERDICT_EXTRAS,
-    MalformedReply,
-    candidate_items,
-    differences,
-)
+from repofix.repair.doubt import rivals
+from repofix.repair.replies import MalformedReply, differences, verdict_items
 from repofix.repair.source import Edit, SourceFile
 from tests.test_repair_engine import project
 from tests.test_repair_targets import fix, git, make_repo
@@ -30,27 +25,26 @@ def lines(*items: object) -> str:
 
 
 def test_the_workers_own_lines_are_read() -> None:
-    stdout = lines({"event": "deadline"}, GOOD, {**GOOD, "id": 0, "also": 2, "hot": True}) + '{"id": 0, "ok'
-    items = candidate_items(stdout, 2, VERDICT, VERDICT_EXTRAS)  # the line cut off at the end is dropped
+    # a line that does not start as an object does is not read ([1, 2]); the one cut off at the end
+    # (still being written at the deadline) is dropped
+    stdout = lines({"event": "deadline"}, GOOD, "[1, 2]", {**GOOD, "id": 0, "also": 2, "hot": True})
+    items = verdict_items(stdout + '{"id": 0, "ok', 2)
     assert [item["id"] for item in items] == [1, 0]
 
 
 def test_the_line_cut_where_the_sandbox_dropped_the_middle_of_the_output_is_left_out() -> None:
     seam = '{"id": 0, "ok": true, "sta{"id": 1, "ok": true}'
-    assert [
-        item["id"] for item in candidate_items(lines(seam, GOOD), 2, VERDICT, VERDICT_EXTRAS, seam=True)
-    ] == [1]
+    assert [item["id"] for item in verdict_items(lines(seam, GOOD), 2, seam=True)] == [1]
     with pytest.raises(MalformedReply, match="a line that is not JSON"):  # one seam, not two
-        candidate_items(lines(seam, GOOD, seam), 2, VERDICT, VERDICT_EXTRAS, seam=True)
+        verdict_items(lines(seam, GOOD, seam), 2, seam=True)
     with pytest.raises(MalformedReply, match="a line that is not JSON"):  # none without a seam
-        candidate_items(lines(seam, GOOD), 2, VERDICT, VERDICT_EXTRAS)
+        verdict_items(lines(seam, GOOD), 2)
 
 
 @pytest.mark.parametrize(
     ("line", "said"),
     [
         ("{not json", "a line that is not JSON"),
-        ("[1, 2]", None),  # not read: it does not start as an object does
         ('{"id": 2, "ok": true}', "names no candidate that was sent (id '2')"),
         ('{"id": -1, "ok": true}', "names no candidate"),
         ('{"id": true, "ok": true}', "names no candidate"),
@@ -61,13 +55,10 @@ def test_the_line_cut_where_the_sandbox_dropped_the_middle_of_the_output_is_left
         ({**GOOD, "also": "2"}, "candidate 1's 'also' is '2'"),
     ],
 )
-def test_a_line_the_worker_does_not_write_is_refused(line: object, said: str | None) -> None:
+def test_a_line_the_worker_does_not_write_is_refused(line: object, said: str) -> None:
     stdout = lines(GOOD, line)
-    if said is None:
-        assert len(candidate_items(stdout, 2, VERDICT, VERDICT_EXTRAS)) == 1
-        return
-    with pytest.raises(MalformedReply, match=None) as raised:
-        candidate_items(stdout, 2, VERDICT, VERDICT_EXTRAS)
+    with pytest.raises(MalformedReply) as raised:
+        verdict_items(stdout, 2)
     assert said in str(raised.value)
 
 
@@ -84,6 +75,8 @@ def mutations() -> list:
         ({"id": 0, "changed": -1, "example": []}, "is said to change -1 calls"),
         ({"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": 1}}, "not digests by function"),
         ({"id": 0, "changed": 0, "example": [], "behaviour": ["passing f"]}, "'behaviour' is"),
+        # a key that names no phase: rivals() read the function after the phase's space
+        ({"id": 0, "changed": 0, "example": [], "behaviour": {"nospace": "a"}}, "not digests by function"),
     ],
 )
 def test_a_difference_the_worker_does_not_write_is_refused(item: dict, said: str) -> None:
@@ -98,6 +91,7 @@ def test_the_differential_checks_own_line_is_read() -> None:
     (mutation,) = mutations()
     assert found.changed[mutation] == ["f(1) returned 2, now 3", ""]
     assert found.behaviour[mutation] == {"passing f": "ab"}
+    assert rivals(mutation, found, {"m.py": SourceFile("m.py", "x = 1\n")}) == []  # itself is no rival
 
 
 STEPS = "def step(n):\n    return n + 2\n"

@@ -12,14 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from repofix.repair.localize import RunRecord, records
-from repofix.repair.replies import (
-    VERDICT,
-    VERDICT_EXTRAS,
-    Differences,
-    MalformedReply,
-    candidate_items,
-    differences,
-)
+from repofix.repair.replies import Differences, MalformedReply, differences, verdict_items
 from repofix.repair.source import Mutation
 from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
 
@@ -188,9 +181,9 @@ class Checker:
         }
         result = self._call_on(mutations, request, timeout=seconds + OVERRUN, covering=covering)
         try:
-            items = candidate_items(result.stdout, len(mutations), VERDICT, VERDICT_EXTRAS, result.truncated)
+            items = verdict_items(result.stdout, len(mutations), result.truncated)
         except MalformedReply as error:
-            raise RepairError(f"the repair worker's output was tampered with: {error}") from None
+            raise RepairError(str(error)) from None
         verdicts = [
             Verdict(
                 mutations[item["id"]],
@@ -255,7 +248,7 @@ class Checker:
         try:
             return differences(result.stdout, mutations, result.truncated)
         except MalformedReply as error:
-            raise RepairError(f"the repair worker's output was tampered with: {error}") from None
+            raise RepairError(str(error)) from None
 
 
 def candidate_list(mutations: list[Mutation], covering: Covering | None = None) -> list[dict]:

@@ -90,7 +90,7 @@ def rivals(best: Mutation, differ: Differences, sources: dict[str, SourceFile]) 
 
 def _differing(one: dict[str, str], other: dict[str, str]) -> set[str]:
     """The functions whose calls did something else on the tests in `one` than in `other`."""
-    return {key.split(" ", 1)[1] for key in one.keys() | other.keys() if one.get(key) != other.get(key)}
+    return {key.partition(" ")[2] for key in one.keys() | other.keys() if one.get(key) != other.get(key)}
 
 
 def added_calls(src: SourceFile, mutation: Mutation) -> set[str]:

@@ -33,14 +33,7 @@ from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, batch_size, give_up_reason, more_to_try, stuck_reason, until
 from repofix.repair.localize import RunRecord, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
-from repofix.repair.replies import (
-    VERDICT,
-    VERDICT_EXTRAS,
-    Differences,
-    MalformedReply,
-    candidate_items,
-    differences,
-)
+from repofix.repair.replies import Differences, MalformedReply, differences, verdict_items
 from repofix.repair.search import best
 from repofix.repair.source import UNPARSABLE, Mutation, SourceFile
 from repofix.repair.target import TargetSearch, search_for
@@ -224,9 +217,9 @@ class BuiltinModel:
         search = self._searching()
         stdout = str(payload.get("stdout", ""))
         try:
-            verdicts = candidate_items(stdout, len(search.batch), VERDICT, VERDICT_EXTRAS)
+            verdicts = verdict_items(stdout, len(search.batch))
         except MalformedReply as error:
-            return self._stuck_with(f"the repair worker's output was tampered with: {error}")
+            return self._stuck_with(str(error))
         if not verdicts and search.batch and payload.get("code") and "deadline" not in stdout:
             # it failed before checking any (as the engine's Checker.check says): not "no patch found"
             said = [line for line in str(payload.get("stderr", "")).splitlines() if line.strip()]
@@ -257,7 +250,7 @@ class BuiltinModel:
         try:
             return self._deliver(differences(payload.get("stdout", ""), self.differed))
         except MalformedReply as error:
-            return self._stuck_with(f"the repair worker's output was tampered with: {error}")
+            return self._stuck_with(str(error))
 
     def _stuck_with(self, reason: str) -> ModelReply:
         """The worker failed or its output held a line it does not write (the project's code can):

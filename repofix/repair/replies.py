@@ -15,6 +15,7 @@ from repofix.repair.source import Mutation
 # what a check's verdict on a candidate holds, and what it may hold besides
 VERDICT = {"ok": (bool,), "stage": (str,), "reason": (str,), "seconds": (int, float)}
 VERDICT_EXTRAS = {"also": (int,), "hot": (bool,)}
+PHASES = ("passing ", "failing ")  # how a behaviour digest's key starts: the phase, then the function
 # what the differential check says of a candidate (`behaviour`: per function, a digest)
 DIFFERENCE = {"changed": (int,), "example": (list,)}
 DIFFERENCE_EXTRAS = {"behaviour": (dict,)}
@@ -23,7 +24,11 @@ MOST_CHANGED = 1_000_000  # calls a patch can be said to change (each is kept as
 
 
 class MalformedReply(ValueError):
-    """A line of the worker's output that is not what the worker writes."""
+    """A line of the worker's output that is not what the worker writes; the message says so and what
+    the line held, as the engine gives it (`repair()` in a RepairError, `repofix fix` as a give-up)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"the repair worker's output was tampered with: {what}")
 
 
 @dataclass
@@ -72,6 +77,11 @@ def candidate_items(stdout: str, count: int, required: dict, extras: dict, seam:
     return items
 
 
+def verdict_items(stdout: str, count: int, seam: bool = False) -> list[dict]:
+    """The check's verdicts on the `count` candidates sent (Checker.check and the agent's model read them)."""
+    return candidate_items(stdout, count, VERDICT, VERDICT_EXTRAS, seam)
+
+
 def differences(stdout: str, mutations: list[Mutation], seam: bool = False) -> Differences:
     found = Differences()
     for item in candidate_items(stdout, len(mutations), DIFFERENCE, DIFFERENCE_EXTRAS, seam):
@@ -81,7 +91,7 @@ def differences(stdout: str, mutations: list[Mutation], seam: bool = False) -> D
             raise MalformedReply(f"candidate {item['id']} is said to change {item['changed']} calls")
         if not all(isinstance(text, str) for text in example):
             raise MalformedReply(f"candidate {item['id']}'s example is not text")
-        if not all(isinstance(key, str) and isinstance(value, str) for key, value in digests.items()):
+        if not all(isinstance(value, str) and key.startswith(PHASES) for key, value in digests.items()):
             raise MalformedReply(f"candidate {item['id']}'s behaviour is not digests by function")
         found.changed[mutation] = [*example, *[""] * (item["changed"] - 1)]
         if "behaviour" in item:
