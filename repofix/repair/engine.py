@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from repofix.difftext import unified_diff
+from repofix.repair.broken import broken_raises, mending
 from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
 from repofix.repair.limits import (
@@ -212,6 +213,8 @@ def repair(
     result.candidates_generated = pool.generated
     result.plausible = found
     if found:
+        broken = broken_raises(sources, raised_at(runs, set(failing), "TypeError"))
+        choices, found = mending(choices, found, broken)
         differ = differential(
             checker, choices, found, failing, passing, budget, full_timeout, start, pool.scores
         )

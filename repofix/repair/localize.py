@@ -126,13 +126,20 @@ def rank(
     return suspects
 
 
-def raised_at(runs: list[RunRecord], failing: set[str]) -> set[tuple[str, int]]:
+def raised_at(runs: list[RunRecord], failing: set[str], error: str = "") -> set[tuple[str, int]]:
     """The source lines where the failing tests' errors were raised (their deepest source frame),
     an error being anything but a failed `assert`: a `TypeError` at `if self < n:` says the values
-    are of the wrong kind, which no other comparison at that line repairs."""
+    are of the wrong kind, which no other comparison at that line repairs. With `error`, only
+    where an error of that type was raised."""
     found = set()
     for run in runs:
         frames = [f for f in run.tb if not is_test_file(f[0])]
-        if run.nodeid in failing and frames and run.error and run.error != "AssertionError":
+        if (
+            run.nodeid in failing
+            and frames
+            and run.error
+            and run.error != "AssertionError"
+            and run.error == (error or run.error)
+        ):
             found.add(frames[-1])
     return found

@@ -233,6 +233,7 @@ class BuiltinModel:
 
     def _compare(self) -> ModelReply:
         search = self._searching()
+        search.weigh()
         remaining = self._left()
         if not differential_due(self.budget, self.passing, remaining, search.timeouts[1]):
             return self._deliver(Differences())

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from repofix.repair.broken import Span, broken_raises, mending
 from repofix.repair.checker import Covering, Verdict, covering_tests
 from repofix.repair.doubt import differ_seconds
 from repofix.repair.limits import (
@@ -48,6 +49,9 @@ class TargetSearch:
     since: int | None = None  # candidates tried since the first that settles the search
     also: dict[Mutation, int] = field(default_factory=dict)  # other failing tests each patch fixes
     tried: int = 0
+    broken: list[Span] = field(
+        default_factory=list
+    )  # `raise` statements the focus's TypeError says cannot raise
 
     def for_candidates(self, left: float) -> float:
         """Seconds its candidates may take now (`left`: the whole budget's): its share of what is
@@ -57,6 +61,10 @@ class TargetSearch:
         if self.found:
             remaining -= differ_seconds(len(self.found) + 1, self.run_seconds, self.budget, self.passing)
         return remaining
+
+    def weigh(self) -> None:
+        """The search is over: keep the plausible patches worth weighing (broken.mending)."""
+        self.choices, self.found = mending(self.choices, self.found, self.broken)
 
     def extra_left(self) -> int:
         return self.searched_after - (self.since or 0)
@@ -104,6 +112,7 @@ def search_for(
     share = max(0.0, left) / split  # making candidates spends it too
     search = TargetSearch(focus, others, passing, budget, run_seconds, time.monotonic() + share, share, split)
     search.pool = CandidatePool(sources, suspects, budget.max_lines, raised, budget.outer_lines)
+    search.broken = broken_raises(sources, raised_at(runs, {focus}, "TypeError"))
     search.covering = covering_tests(runs, passing, search.pool.searched)
     singles = search.pool.singles(budget.ordered, generation_deadline(search.deadline - time.monotonic()))
     search.stream = search.pool.stream(singles, budget.pair_lines, budget.max_pairs)
