@@ -6,6 +6,8 @@ engine gives up with that reason instead of crashing on it or trusting it."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,28 @@ def test_repair_raises_a_repair_error_on_a_forged_line(make_sandbox, tmp_path: P
     with pytest.raises(RepairError, match="tampered with: a line names no candidate that was sent"):
         repair(box, budget=Budget(max_seconds=60))
     assert (root / "steps.py").read_text() == STEPS
+
+
+def test_a_worker_the_repository_breaks_is_not_blamed_on_a_missing_pytest(
+    make_sandbox, tmp_path: Path
+) -> None:
+    root = project(
+        tmp_path, {"steps.py": STEPS, "test_steps.py": STEPS_TESTS, "conftest.py": FORGERS["check"]}
+    )
+    box = make_sandbox("none", source=root)
+    with pytest.raises(RepairError, match="UnpicklingError") as raised:
+        repair(box, budget=Budget(max_seconds=60))
+    assert "pytest" not in str(raised.value).rpartition("\n")[2], raised.value
+    assert (root / "steps.py").read_text() == STEPS
+
+
+def test_a_python_without_pytest_is_named_as_the_cause(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"steps.py": STEPS, "test_steps.py": STEPS_TESTS})
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    box = make_sandbox("none", source=root)
+    with pytest.raises(RepairError, match="No module named 'pytest'") as raised:
+        repair(box, budget=Budget(max_seconds=60), python=str(bare / "bin" / "python"))
+    assert str(raised.value).endswith(
+        f"Install pytest in the sandbox's Python ('{bare / 'bin' / 'python'}')."
+    )
