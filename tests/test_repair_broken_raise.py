@@ -21,6 +21,8 @@ from tests.test_repair_targets import delivered, fix, make_repo
         ('raise "need two points"', True),
         ('raise f"need two, got {len(data)}"', True),  # a call inside, but the value is a string all the same
         ('raise "need two, got %d" % len(data)', True),
+        ('raise "need two, got {}".format(len(data))', True),  # text, whatever the call did
+        ("raise message.format(len(data))", True),
         ("raise message", True),  # a name: evaluating it raises no TypeError, the raise does
         ("raise errors.Short", True),
         ("raise Short from cause", True),

@@ -13,6 +13,7 @@ import ast
 
 from repofix.repair.source import Mutation, SourceFile
 
+TEXT_MAKERS = ("format", "join")  # methods whose value is a string
 Span = tuple[str, int, int]  # path, start and end byte offsets of a `raise` statement
 
 
@@ -20,7 +21,8 @@ def broken_raises(sources: dict[str, SourceFile], lines: set[tuple[str, int]]) -
     """The `raise` statements holding one of `lines` (where a failing test's TypeError was raised,
     its deepest source frame) that raise what evaluating cannot have failed on: a TypeError there
     is the raise itself refusing a value that is no exception. Not one that calls something (the
-    call may have raised it: `raise ValueError(len(n))`, for an `n` gone wrong upstream)."""
+    call may have raised it: `raise ValueError(len(n))`, for an `n` gone wrong upstream) but one
+    that makes text (`"...".format(...)`): the statement raises a string either way."""
     spans = []
     for path, line in sorted(lines):
         src = sources.get(path)
@@ -42,6 +44,8 @@ def _cannot_raise(node: ast.Raise) -> bool:
         return True
     if isinstance(exc, ast.BinOp) and isinstance(exc.left, (ast.Constant, ast.JoinedStr)):
         return True  # `raise "bad %r" % x`: a string, or the formatting's own TypeError, both here
+    if isinstance(exc, ast.Call) and isinstance(exc.func, ast.Attribute) and exc.func.attr in TEXT_MAKERS:
+        return True  # `raise "bad {}".format(x)`, `raise msg.format(x)`: text whatever raised
     parts = [p for p in (exc, node.cause) if p is not None]
     return isinstance(exc, (ast.Name, ast.Attribute)) and not any(
         isinstance(n, ast.Call) for part in parts for n in ast.walk(part)
