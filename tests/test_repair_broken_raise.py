@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.broken import broken_raises, mending, mends
+from repofix.repair.broken import Span, broken_raises, mending, mends
 from repofix.repair.localize import RunRecord, raised_at
-from repofix.repair.source import Edit, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project
 from tests.test_repair_targets import delivered, fix, make_repo
 
@@ -64,16 +64,21 @@ def test_only_a_type_error_s_lines_are_asked_for() -> None:
 CODE = 'def f(data):\n    if len(data) < 2:\n        raise "need two"\n    return data\n'
 
 
-def _mutation(src: SourceFile, op: str, old: str, new: str):
+def _mutation(src: SourceFile, op: str, old: str, new: str) -> Mutation:
     start = CODE.index(old)
     return src.mutation(op, f"{old} -> {new}", [Edit(start, start + len(old), new)], 0.5)
 
 
-def test_a_patch_mends_a_broken_raise_when_it_changes_it_and_does_more_than_remove_it() -> None:
+def _patches() -> tuple[SourceFile, list[Span], Mutation, Mutation]:
+    """The broken raise of CODE, the patch that mends it and one that goes round it."""
     src = SourceFile("m.py", CODE)
     broken = broken_raises({"m.py": src}, {("m.py", 3)})
     wrapped = _mutation(src, "add-wrapper", '"need two"', 'ValueError("need two")')
-    guard = _mutation(src, "constant", "2", "1")
+    return src, broken, wrapped, _mutation(src, "constant", "2", "1")
+
+
+def test_a_patch_mends_a_broken_raise_when_it_changes_it_and_does_more_than_remove_it() -> None:
+    src, broken, wrapped, guard = _patches()
     removed = _mutation(src, "remove-exit", '        raise "need two"\n', "        pass\n")
     assert mends(wrapped, broken)
     assert not mends(guard, broken)
@@ -85,10 +90,7 @@ def test_a_patch_mends_a_broken_raise_when_it_changes_it_and_does_more_than_remo
 
 
 def test_patches_that_go_round_a_broken_raise_are_set_aside_when_one_mends_it() -> None:
-    src = SourceFile("m.py", CODE)
-    broken = broken_raises({"m.py": src}, {("m.py", 3)})
-    wrapped = _mutation(src, "add-wrapper", '"need two"', 'ValueError("need two")')
-    guard = _mutation(src, "constant", "2", "1")
+    src, broken, wrapped, guard = _patches()
     bound = _mutation(src, "constant", "2", "0")
     assert mending([guard, wrapped], [guard, wrapped, bound], broken) == ([wrapped], [wrapped])
     # the one that mends it was found as a scout (after the settling patch): it is the choice now
