@@ -190,23 +190,8 @@ class BuiltinModel:
             return None
         self.phase = "checked"
         search.calls += 1
-        request = {
-            "mode": "check",
-            "failing": [search.focus],
-            "passing": self.passing,
-            "also": search.others,
-            "timeout": search.timeouts[0],
-            "full_timeout": search.timeouts[1],
-            "seconds": min(remaining, 120),
-            "until": time.time() + min(remaining, 120),
-            "stop_after": len(search.batch),
-            "extra": search.extra_left(),
-            "fallback": search.fallback_left,
-            "slower": self.budget.slower,
-            "hot": self.budget.hot,
-            "candidates": candidate_list(search.batch, search.covering),
-        }
-        return self._python(request, min(remaining, 120) + search.timeouts[1] + 30)
+        seconds = min(remaining, 120)
+        return self._python(search.check_request(seconds), seconds + search.timeouts[1] + 30)
 
     def _searching(self) -> TargetSearch:
         assert self.search is not None, "a target is worked on only once its search has started"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from repofix.repair.broken import Span, broken_raises, mending
-from repofix.repair.checker import Covering, Verdict, covering_tests
+from repofix.repair.checker import Covering, Verdict, candidate_list, covering_tests
 from repofix.repair.doubt import differ_seconds
 from repofix.repair.limits import (
     Budget,
@@ -65,6 +65,25 @@ class TargetSearch:
     def weigh(self) -> None:
         """The search is over: keep the plausible patches worth weighing (broken.mending)."""
         self.choices, self.found = mending(self.choices, self.found, self.broken)
+
+    def check_request(self, seconds: float) -> dict[str, Any]:
+        """The check worker's request for the batch, to end within `seconds`."""
+        return {
+            "mode": "check",
+            "failing": [self.focus],
+            "passing": self.passing,
+            "also": self.others,
+            "timeout": self.timeouts[0],
+            "full_timeout": self.timeouts[1],
+            "seconds": seconds,
+            "until": time.time() + seconds,
+            "stop_after": len(self.batch),
+            "extra": self.extra_left(),
+            "fallback": self.fallback_left,
+            "slower": self.budget.slower,
+            "hot": self.budget.hot,
+            "candidates": candidate_list(self.batch, self.covering),
+        }
 
     def extra_left(self) -> int:
         return self.searched_after - (self.since or 0)
