@@ -1,5 +1,5 @@
 """A `raise` that cannot raise: Python 3 raises only exceptions, so a failing test's TypeError at
-`raise "need two points"` (a string, a name bound to one, a class that wants arguments) is a fault
+`raise "need two points"` (text, a name bound to some, a class that wants arguments) is a fault
 the program states itself, at that line. A plausible patch elsewhere passes by not reaching it: a
 guard's `< 2 -> < 1` lets `statistics.stdev` raise the ValueError the test expects, and the broken
 statement stays for the next input that reaches it. On the held-aside sets heldout19 to heldout47,
@@ -10,64 +10,101 @@ and 8 more, their best patch right, were held back for plausible patches at othe
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
+from dataclasses import dataclass
 
 from repofix.repair.source import Mutation, SourceFile
-
-TEXT_MAKERS = ("format", "join")  # methods whose value is a string
-Span = tuple[str, int, int]  # path, start and end byte offsets of a `raise` statement
+from repofix.repair.wrappers import raises_text
 
 
-def broken_raises(sources: dict[str, SourceFile], lines: set[tuple[str, int]]) -> list[Span]:
+@dataclass(frozen=True)
+class BrokenRaise:
+    path: str
+    start: int  # byte offsets of the statement, `raise` to its end
+    end: int
+    text: str
+
+
+def broken_raises(sources: dict[str, SourceFile], lines: set[tuple[str, int]]) -> list[BrokenRaise]:
     """The `raise` statements holding one of `lines` (where a failing test's TypeError was raised,
-    its deepest source frame) that raise what evaluating cannot have failed on: a TypeError there
-    is the raise itself refusing a value that is no exception. Not one that calls something (the
-    call may have raised it: `raise ValueError(len(n))`, for an `n` gone wrong upstream) but one
-    that makes text (`"...".format(...)`): the statement raises a string either way."""
-    spans = []
-    for path, line in sorted(lines):
+    its deepest source frame) that begin their line and whose value evaluating cannot have failed
+    on: a TypeError there is the raise itself refusing what is no exception. Not `if d: raise X`
+    (the condition may have raised it) nor a value that calls or indexes (`raise E(len(n))`, for
+    an `n` gone wrong upstream), but text for sure (`"...".format(n)`): a string is raised anyway."""
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for path, line in lines:
+        wanted[path].add(line)
+    found = []
+    for path, numbers in sorted(wanted.items()):
         src = sources.get(path)
         if src is None:
             continue
-        for node in ast.walk(src.tree):
+        for node in ast.walk(src.tree):  # once per file: a suite may fail at many lines
             if (
                 isinstance(node, ast.Raise)
-                and node.lineno <= line <= (node.end_lineno or node.lineno)
+                and any(node.lineno <= n <= (node.end_lineno or node.lineno) for n in numbers)
+                and _begins_line(src, node)
                 and _cannot_raise(node)
             ):
-                spans.append((path, *src.span(node)))
-    return spans
+                start, end = src.span(node)
+                found.append(BrokenRaise(path, start, end, src.data[start:end].decode("utf-8", "replace")))
+    return found
+
+
+def _begins_line(src: SourceFile, node: ast.Raise) -> bool:
+    begin = src.line_starts[node.lineno - 1]
+    return not src.data[begin : begin + node.col_offset].strip()
 
 
 def _cannot_raise(node: ast.Raise) -> bool:
-    exc = node.exc
-    if isinstance(exc, (ast.Constant, ast.JoinedStr)):  # `raise "text"`, `raise f"..."`: never an exception
+    """Its value is no exception (text, a constant), or a name or attribute, whose evaluation
+    raises no TypeError: then the raise did (its value, or its cause, is none, or the class
+    wants arguments)."""
+    if node.exc is None:
+        return False
+    if raises_text(node.exc) or isinstance(node.exc, ast.Constant):
         return True
-    if isinstance(exc, ast.BinOp) and isinstance(exc.left, (ast.Constant, ast.JoinedStr)):
-        return True  # `raise "bad %r" % x`: a string, or the formatting's own TypeError, both here
-    if isinstance(exc, ast.Call) and isinstance(exc.func, ast.Attribute) and exc.func.attr in TEXT_MAKERS:
-        return True  # `raise "bad {}".format(x)`, `raise msg.format(x)`: text whatever raised
-    parts = [p for p in (exc, node.cause) if p is not None]
-    return isinstance(exc, (ast.Name, ast.Attribute)) and not any(
-        isinstance(n, ast.Call) for part in parts for n in ast.walk(part)
-    )
+    parts = [p for p in (node.exc, node.cause) if p is not None]
+    return all(isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for part in parts for n in ast.walk(part))
 
 
-def mends(mutation: Mutation, broken: list[Span]) -> bool:
-    """It changes a broken `raise` and does more than remove code (deleting it is no repair)."""
-    return not mutation.removes_only and any(
-        path == mutation.path
-        and any(e.start < end and e.end > start or start <= e.start < end for e in mutation.edits)
-        for path, start, end in broken
-    )
+def mends(mutation: Mutation, broken: list[BrokenRaise]) -> bool:
+    """It edits broken `raise` statements only, and each one it edits raises something that can be
+    an exception after it (`raise ValueError(msg)`; not `raise data`, nor an edit before it or
+    beside it: a pair that also goes round it mends nothing)."""
+    if mutation.removes_only or not mutation.edits:
+        return False
+    touched = [
+        b
+        for b in broken
+        if b.path == mutation.path and any(b.start <= e.start and e.end <= b.end for e in mutation.edits)
+    ]
+    inside = sum(1 for e in mutation.edits for b in touched if b.start <= e.start and e.end <= b.end)
+    return bool(touched) and inside == len(mutation.edits) and all(_mended(b, mutation) for b in touched)
+
+
+def _mended(broken: BrokenRaise, mutation: Mutation) -> bool:
+    data = broken.text.encode()
+    for edit in sorted(mutation.edits, key=lambda e: e.start, reverse=True):
+        if broken.start <= edit.start and edit.end <= broken.end:
+            at, to = edit.start - broken.start, edit.end - broken.start
+            data = data[:at] + edit.text.encode() + data[to:]
+    try:
+        body = ast.parse(data.decode("utf-8", "replace")).body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and not _cannot_raise(body[0])
 
 
 def mending(
-    choices: list[Mutation], found: list[Mutation], broken: list[Span]
+    choices: list[Mutation], found: list[Mutation], broken: list[BrokenRaise]
 ) -> tuple[list[Mutation], list[Mutation]]:
     """The plausible patches (the choices, one of which is given, and all found) left to weigh: when
     one mends a broken `raise`, only those that do; a patch that leaves it passes by going round
     it, so it is neither given nor a rival of one that mends it, nor another place that could be
-    right. Scouts that mend it become choices when no choice does. Otherwise all, as found."""
+    right. When no choice mends it, the scouts that do become the choices: a scout is otherwise
+    never given (a later, smaller patch outranked the right one), but a mend is no such patch.
+    Otherwise all, as found."""
     kept = [m for m in found if mends(m, broken)]
     if not kept:
         return choices, found

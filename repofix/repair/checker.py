@@ -87,13 +87,9 @@ class Checker:
             timeout=timeout,
         )
         if result.exit_code not in (0, None) and not result.stdout.strip():
-            said = result.stderr.strip()
-            # the hint only where it is the cause: a repository's code failing the worker is not
-            hint = (
-                f"\nInstall pytest in the sandbox's Python ({self.python!r})."
-                if "No module named 'pytest'" in said
-                else ""
-            )
+            said = result.stderr.strip()  # a hint only where it is the cause: the repository can fail it too
+            missing = "No module named 'pytest'" in said
+            hint = f"\nInstall pytest in the sandbox's Python ({self.python!r})." if missing else ""
             raise RepairError(
                 f"the repair worker failed in the sandbox (exit {result.exit_code}): {said[-2000:]}{hint}"
             )

@@ -134,12 +134,7 @@ def raised_at(runs: list[RunRecord], failing: set[str], error: str = "") -> set[
     found = set()
     for run in runs:
         frames = [f for f in run.tb if not is_test_file(f[0])]
-        if (
-            run.nodeid in failing
-            and frames
-            and run.error
-            and run.error != "AssertionError"
-            and run.error == (error or run.error)
-        ):
+        wanted = run.error == error if error else run.error and run.error != "AssertionError"
+        if run.nodeid in failing and frames and wanted:
             found.add(frames[-1])
     return found

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from repofix.repair.broken import Span, broken_raises, mending
+from repofix.repair.broken import BrokenRaise, broken_raises, mending
 from repofix.repair.checker import Covering, Verdict, candidate_list, covering_tests
 from repofix.repair.doubt import differ_seconds
 from repofix.repair.limits import (
@@ -49,9 +49,8 @@ class TargetSearch:
     since: int | None = None  # candidates tried since the first that settles the search
     also: dict[Mutation, int] = field(default_factory=dict)  # other failing tests each patch fixes
     tried: int = 0
-    broken: list[Span] = field(
-        default_factory=list
-    )  # `raise` statements the focus's TypeError says cannot raise
+    # the `raise` statements the focus's TypeError says cannot raise (broken.py)
+    broken: list[BrokenRaise] = field(default_factory=list)
 
     def for_candidates(self, left: float) -> float:
         """Seconds its candidates may take now (`left`: the whole budget's): its share of what is
