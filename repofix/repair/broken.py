@@ -13,7 +13,7 @@ import ast
 from collections import defaultdict
 from dataclasses import dataclass
 
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile
 from repofix.repair.wrappers import raises_text
 
 
@@ -74,13 +74,13 @@ def mends(mutation: Mutation, broken: list[BrokenRaise]) -> bool:
     beside it: a pair that also goes round it mends nothing)."""
     if mutation.removes_only or not mutation.edits:
         return False
-    touched = [
-        b
-        for b in broken
-        if b.path == mutation.path and any(b.start <= e.start and e.end <= b.end for e in mutation.edits)
-    ]
-    inside = sum(1 for e in mutation.edits for b in touched if b.start <= e.start and e.end <= b.end)
-    return bool(touched) and inside == len(mutation.edits) and all(_mended(b, mutation) for b in touched)
+    holders = [_holder(broken, mutation.path, edit) for edit in mutation.edits]
+    return None not in holders and all(_mended(b, mutation) for b in set(holders) if b is not None)
+
+
+def _holder(broken: list[BrokenRaise], path: str, edit: Edit) -> BrokenRaise | None:
+    """The broken `raise` the edit lies inside, if any."""
+    return next((b for b in broken if b.path == path and b.start <= edit.start and edit.end <= b.end), None)
 
 
 def _mended(broken: BrokenRaise, mutation: Mutation) -> bool:

@@ -70,6 +70,12 @@ class Verdict:
     also: int = 0  # other failing tests this candidate fixes too
     hot: bool = False  # rejected by a hot-patched run (insandbox/hot.py)
 
+    @classmethod
+    def of(cls, mutation: Mutation, item: dict) -> Verdict:
+        """The verdict a checked line of the worker's (replies.verdict_items) gives `mutation`."""
+        fields = (item["ok"], item["stage"], item["reason"], item["seconds"])
+        return cls(mutation, *fields, item.get("also", 0), item.get("hot", False))
+
 
 class Checker:
     def __init__(self, sandbox: Sandbox, python: str = "python"):
@@ -185,18 +191,7 @@ class Checker:
             items = verdict_items(result.stdout, len(mutations), result.truncated)
         except MalformedReply as error:
             raise RepairError(str(error)) from None
-        verdicts = [
-            Verdict(
-                mutations[item["id"]],
-                item["ok"],
-                item["stage"],
-                item["reason"],
-                item["seconds"],
-                item.get("also", 0),
-                item.get("hot", False),
-            )
-            for item in items
-        ]
+        verdicts = [Verdict.of(mutations[item["id"]], item) for item in items]
         if not verdicts and mutations and not result.timed_out and "deadline" not in result.stdout:
             raise SandboxError(f"the repair worker checked no candidate: {result.output.strip()[-2000:]}")
         return verdicts

@@ -92,16 +92,12 @@ class TargetSearch:
         remove code passed: look on for one that does more, while allowed; one that does more
         passed: look on for a smaller one, then for rivals."""
         self.tried += len(verdicts)
-        checked = [
-            Verdict(self.batch[v["id"]], v["ok"], v["stage"], v["reason"], v["seconds"]) for v in verdicts
-        ]
+        checked = [Verdict.of(self.batch[v["id"]], v) for v in verdicts]
         self.fallback_left -= tried_after(checked, self.found, lambda m: True)
         chosen, scouted, self.since = sort_passed(checked, self.since, self.budget.extra_after_plausible)
         self.choices += chosen
         self.found += chosen + scouted
-        for v in verdicts:
-            if v["ok"]:
-                self.also[self.batch[v["id"]]] = v.get("also", 0)
+        self.also.update({v.mutation: v.also for v in checked if v.ok})
         if settled(self.found):
             return self.extra_left() > 0
         return not self.found or self.fallback_left > 0
