@@ -10,6 +10,7 @@ from repofix.difftext import unified_diff
 from repofix.repair.broken import broken_raises, mending
 from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
+from repofix.repair.expected import expected_errors, test_paths
 from repofix.repair.limits import (
     Budget,
     batch_size,
@@ -77,6 +78,18 @@ def _sources(sandbox: Sandbox, suspects: list[Suspect], protected: set[str]) -> 
     return sources
 
 
+def _texts(sandbox: Sandbox, paths: list[str]) -> dict[str, str]:
+    """The files at `paths` that are text (a test file that is not tells nothing)."""
+    found = {}
+    for path, data in sandbox.read_files(paths).items():
+        if data is not None:
+            try:
+                found[path] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    return found
+
+
 def diff(sources: dict[str, SourceFile], mutation: Mutation) -> tuple[str, dict[str, str]]:
     src = sources[mutation.path]
     new = src.apply(mutation.edits)
@@ -141,8 +154,14 @@ def repair(
     result.suspects = rank(runs, set(failing), together=True)  # one edit for every failing test
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(sandbox, result.suspects, protected)
+    expected = expected_errors(_texts(sandbox, test_paths(failing)), failing)
     pool = CandidatePool(
-        sources, result.suspects, budget.max_lines, raised_at(runs, set(failing)), budget.outer_lines
+        sources,
+        result.suspects,
+        budget.max_lines,
+        raised_at(runs, set(failing)),
+        budget.outer_lines,
+        expected,
     )
     if not pool.lines:
         result.message = "the failing tests execute no line of a source file that could be mutated"

@@ -6,7 +6,7 @@ import ast
 import bisect
 import dataclasses
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from repofix.repair import (
     additions,
@@ -133,11 +133,15 @@ def _touches(node: ast.AST, wanted: list[int] | None) -> bool:
 
 
 def mutations(
-    src: SourceFile, lines: Iterable[int] | None = None, deadline: Deadline | None = None
+    src: SourceFile,
+    lines: Iterable[int] | None = None,
+    deadline: Deadline | None = None,
+    expected: Sequence[str] = (),
 ) -> list[Mutation]:
     """Single mutations touching one of `lines` (all lines when None), but none that changes the
     text a `raise "..."` raises and leaves it text (`_edits_raised_text`); those of the lines walked
-    before `deadline` passed, if it does."""
+    before `deadline` passed, if it does. `expected`: the exception classes the failing tests expect
+    raised (expected.expected_errors)."""
     deadline = deadline or Deadline()
     wanted = None if lines is None else set(lines)
     ordered = None if wanted is None else sorted(wanted)
@@ -184,7 +188,7 @@ def mutations(
             found = boost(own).all(src, found)
         if func is not None:
             if id(func) not in scopes:
-                scopes[id(func)] = scope_of(func, src.tree)  # type: ignore[arg-type]
+                scopes[id(func)] = scope_of(func, src.tree, expected)  # type: ignore[arg-type]
                 reuses[id(func)] = clones.reuse_of(func, src.tree, src)  # type: ignore[arg-type]
                 families[id(func)] = siblings.siblings_of(func, src.tree)  # type: ignore[arg-type]
                 hands[id(func)] = guards.at_hand(func, src.tree)  # type: ignore[arg-type]

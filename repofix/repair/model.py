@@ -56,6 +56,7 @@ class BuiltinModel:
         self.repaired: list[str] = []  # one line per delivered edit
         self.runs: list[RunRecord] = []
         self.sources: dict[str, SourceFile] = {}
+        self.tests: dict[str, str] = {}  # the test files' texts (what exceptions a test expects)
         self.queue: list[str] = []  # failing targets not yet worked on
         self.passing: list[str] = []
         self.search: TargetSearch | None = None  # the target worked on now
@@ -129,6 +130,7 @@ class BuiltinModel:
         self.passing = list(dict.fromkeys(r.nodeid for r in self.runs if r.outcome == "passed"))
         protected = {n.split("::")[0] for n in failed + self.passing}
         self.sources = {}
+        self.tests = {p: text for p, text in sources.items() if p in protected or is_test_file(p)}
         for path, text in sources.items():
             if path not in protected and not is_test_file(path):
                 try:
@@ -155,7 +157,7 @@ class BuiltinModel:
                 break
             focus = self.queue.pop(0)
             self.search = search_for(
-                focus, self.targets, self.runs, self.sources, self.budget, self.passing,
+                focus, self.targets, self.runs, self.sources, self.tests, self.budget, self.passing,
                 self.run_seconds, self._left(), len(self.queue),
             )  # fmt: skip
             reply = self._next_batch()

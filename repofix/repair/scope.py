@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -87,6 +87,8 @@ class Scope:
     classes: set[str] = field(default_factory=set)
     # names used where a lazy value cannot serve: a key, measured, indexed (lazy.valued_names)
     valued: set[str] = field(default_factory=set)
+    # exception classes the failing tests expect raised (expected.expected_errors)
+    expected: list[str] = field(default_factory=list)
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
@@ -132,7 +134,9 @@ def annotation_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     return found
 
 
-def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> Scope:
+def scope_of(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, expected: Sequence[str] = ()
+) -> Scope:
     params = parameters(func, varargs=False)
     called = {n.func.id for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     stored: list[str] = []
@@ -241,6 +245,7 @@ def scope_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -
         argument_names=_argument_names(func, facts.argument_names),
         classes={n for n in facts.truthy if n[:1].isupper() and any(c.islower() for c in n)},
         valued=valued_names(func),
+        expected=list(expected),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from repofix.repair import unfilled
 from repofix.repair.generate import mutations, token_swaps
@@ -136,12 +136,14 @@ def _inside(data: bytes, start: int, edits: tuple[Edit, ...]) -> bool:
     return True
 
 
-def _mutations_of(src: SourceFile, lines: set[int], deadline: Deadline) -> list[Mutation]:
+def _mutations_of(
+    src: SourceFile, lines: set[int], deadline: Deadline, expected: Sequence[str]
+) -> list[Mutation]:
     """The single mutations of `lines`; none in a file nested deeper than the operators can walk
     (a generated or hostile file's thousand-term expression): it is left as it is, as a file that
     does not parse is (engine._sources)."""
     try:
-        return mutations(src, lines, deadline)
+        return mutations(src, lines, deadline, expected)
     except RecursionError:
         return []
 
@@ -179,11 +181,14 @@ class CandidatePool:
         max_lines: int,
         raised: set[tuple[str, int]] | None = None,
         outer: int = 0,
+        expected: Sequence[str] = (),
     ):
         """`max_lines` most suspicious lines get every operator, and so do the lines below them where
         an unfilled collection may be filled (`hinted`); the `outer` next ones (the outer ring) only
-        the one-token swaps (generate.token_swaps), weighed by OUTER_WEIGHT."""
+        the one-token swaps (generate.token_swaps), weighed by OUTER_WEIGHT. `expected`: the
+        exception classes the failing tests expect raised (expected.expected_errors)."""
         self.sources = sources
+        self.expected = expected
         self.raised = raised or set()  # where the failing tests' errors were raised (localize.raised_at)
         ranked = [s for s in suspects if s.path in sources]
         top, rest = ranked[:max_lines], ranked[max_lines:]
@@ -233,7 +238,7 @@ class CandidatePool:
             self._weighed(m)
             for path, lines in sorted(self.lines.items())
             if not self.deadline.passed()
-            for m in _mutations_of(self.sources[path], lines, self.deadline)
+            for m in _mutations_of(self.sources[path], lines, self.deadline, self.expected)
         ]
         found += [
             self._weighed(m)

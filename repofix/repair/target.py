@@ -12,6 +12,7 @@ from typing import Any
 from repofix.repair.broken import BrokenRaise, broken_raises, mending
 from repofix.repair.checker import Covering, Verdict, candidate_list, covering_tests
 from repofix.repair.doubt import differ_seconds
+from repofix.repair.expected import expected_errors
 from repofix.repair.limits import (
     Budget,
     generation_deadline,
@@ -108,6 +109,7 @@ def search_for(
     targets: list[str],
     runs: list[RunRecord],
     sources: dict[str, SourceFile],
+    tests: dict[str, str],
     budget: Budget,
     passing: list[str],
     run_seconds: float,
@@ -116,7 +118,8 @@ def search_for(
 ) -> TargetSearch:
     """The search for `focus` with a fair share of the `left` seconds (`waiting`: the targets after
     it). Every failing target sharpens the ranking (one bug often fails several tests), but only
-    lines the focused test runs can repair it."""
+    lines the focused test runs can repair it. `tests`: the test files' texts, read for the
+    exception classes the focused test expects raised."""
     failing = [r.nodeid for r in runs if r.outcome == "failed"]
     others = [n for n in failing if n != focus and (not targets or n in targets)]
     ran = next(r for r in runs if r.nodeid == focus).lines
@@ -125,7 +128,8 @@ def search_for(
     split = 1 + waiting
     share = max(0.0, left) / split  # making candidates spends it too
     search = TargetSearch(focus, others, passing, budget, run_seconds, time.monotonic() + share, share, split)
-    search.pool = CandidatePool(sources, suspects, budget.max_lines, raised, budget.outer_lines)
+    expected = expected_errors(tests, [focus])
+    search.pool = CandidatePool(sources, suspects, budget.max_lines, raised, budget.outer_lines, expected)
     search.broken = broken_raises(sources, raised_at(runs, {focus}, "TypeError"))
     search.covering = covering_tests(runs, passing, search.pool.searched)
     singles = search.pool.singles(budget.ordered, generation_deadline(search.deadline - time.monotonic()))

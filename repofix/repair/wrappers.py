@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from repofix.repair.expected import BUILTIN_ERRORS
 from repofix.repair.facts import message_words
 from repofix.repair.nearby import NEAR_PRIOR, near_callees
 from repofix.repair.scope import BUILTIN_NAMES, Scope
@@ -206,8 +207,9 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     out. The class the module raises a like message with comes first (`raise ParserLimitReached(
     "Maximum segment header length exceeded")` elsewhere: not the more raised ParserError, though
     a suite that catches the base class passes both); any other class has half the prior and ranks
-    below it when both pass. Without a like message, the classes the module raises or defines and
-    four builtin ones share one prior (the search tries them shortest first)."""
+    below it when both pass. Without a like message, a class a failing test expects raised comes
+    first; the classes the module raises or defines and a few builtin ones share one prior (the
+    search tries them shortest first)."""
     if node.exc is None or isinstance(node.exc, ast.Call) and not _formats_text(node.exc, scope.texts):
         return
     start, end = src.span(node.exc)
@@ -219,9 +221,13 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     # a class imported or defined and never used (`UndefinedLabel`, `DuplicateSectionError`): the
     # one this raise lost
     idle = [n for n in scope.unused if n[:1].isupper()]
-    for name in dict.fromkeys([*like, *idle, *scope.raised, *classes, *EXCEPTIONS]):
+    # a class the failing test expects raised (`pytest.raises(ZeroDivisionError)`), when the module
+    # can name it: likelier than any but a like message's (a test that expects the base class
+    # passes with the subclass the module raises the like message with)
+    expected = [n for n in scope.expected if n in BUILTIN_ERRORS or n in scope.classes or n in scope.raised]
+    for name in dict.fromkeys([*like, *expected, *idle, *scope.raised, *classes, *EXCEPTIONS]):
         misfit = bool(like) and name not in like
-        chance = max(prior, UNUSED_PRIOR) if name in idle else prior
+        chance = max(prior, UNUSED_PRIOR) if name in idle or name in expected else prior
         yield src.mutation(
             "add-wrapper",
             f"raise {name}({text})",
