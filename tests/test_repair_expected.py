@@ -43,6 +43,15 @@ def test_cases(text, error):
         calculate(text)
 
 
+ERRORS = [("1 +", SyntaxError), ("1/0", ArithmeticError)]
+
+
+@pytest.mark.parametrize("text, error", ERRORS)
+def test_listed_elsewhere(text, error):
+    with pytest.raises(error):
+        calculate(text)
+
+
 def test_no_raises():
     try:
         load("x")
@@ -65,6 +74,7 @@ def test_lowercase_name():
         ("t.py::TestUnit::test_regex", ["ParseError"]),
         ("t.py::test_cases[1/0-ZeroDivisionError]", ["ZeroDivisionError"]),  # the case's own class
         ("t.py::test_cases[text1-error1]", ["ZeroDivisionError", "ValueError", "NameError"]),  # any listed
+        ("t.py::test_listed_elsewhere[1/0-ArithmeticError]", ["ArithmeticError"]),  # a module-level list
         ("t.py::test_no_raises", []),  # catching one is not expecting it
         ("t.py::test_lowercase_name", []),  # no class by its name
         ("t.py::test_missing", []),

@@ -10,7 +10,7 @@ from repofix.difftext import unified_diff
 from repofix.repair.broken import broken_raises, mending
 from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
-from repofix.repair.expected import expected_errors, test_paths
+from repofix.repair.expected import expected_errors, files_of
 from repofix.repair.limits import (
     Budget,
     batch_size,
@@ -154,7 +154,7 @@ def repair(
     result.suspects = rank(runs, set(failing), together=True)  # one edit for every failing test
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(sandbox, result.suspects, protected)
-    expected = expected_errors(_texts(sandbox, test_paths(failing)), failing)
+    expected = expected_errors(_texts(sandbox, files_of(failing)), failing)
     pool = CandidatePool(
         sources,
         result.suspects,

@@ -40,12 +40,12 @@ def expected_errors(tests: dict[str, str], failing: Iterable[str]) -> list[str]:
         tree = trees[path]
         name, _, case = names[-1].partition("[")
         func = _function(tree, [*names[:-1], name]) if tree else None
-        if func is not None:
-            found += _expected_by(func, case.removesuffix("]"))
+        if func is not None and tree is not None:
+            found += _expected_by(func, tree, case.removesuffix("]"))
     return list(dict.fromkeys(found))[:MAX_EXPECTED]
 
 
-def test_paths(failing: Iterable[str]) -> list[str]:
+def files_of(failing: Iterable[str]) -> list[str]:
     """The files of the `failing` tests' node ids."""
     return sorted({nodeid.split("::", 1)[0] for nodeid in failing})
 
@@ -74,9 +74,10 @@ def _function(tree: ast.Module, names: list[str]) -> ast.FunctionDef | ast.Async
     return None
 
 
-def _expected_by(func: ast.FunctionDef | ast.AsyncFunctionDef, case: str) -> list[str]:
+def _expected_by(func: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, case: str) -> list[str]:
     """The classes `func`'s raises-calls name; a parameter's (`pytest.raises(error)`) are the
-    exception classes its decorators list, only those the case's id names when it names any."""
+    exception classes its decorators list (or a module-level list they name: `parametrize("text,
+    error", CASES)`), only those the case's id names when it names any."""
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
     found: list[str] = []
     for node in ast.walk(func):
@@ -84,13 +85,24 @@ def _expected_by(func: ast.FunctionDef | ast.AsyncFunctionDef, case: str) -> lis
             continue
         first = node.args[0]
         if isinstance(first, ast.Name) and first.id in params:
-            listed = [n for d in func.decorator_list for n in _errors_in(d)]
+            listed = [n for d in _cases(func, tree) for n in _errors_in(d)]
             tokens = set(re.findall(r"\w+", case))
             named = [n for n in listed if n in tokens]
             found += named or listed
         else:
             found += _classes(first)
     return found
+
+
+def _cases(func: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module) -> list[ast.AST]:
+    """`func`'s decorators, and the values of the module-level names they read."""
+    read = {n.id for d in func.decorator_list for n in ast.walk(d) if isinstance(n, ast.Name)}
+    bound = [
+        s.value
+        for s in tree.body
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id in read for t in s.targets)
+    ]
+    return [*func.decorator_list, *bound]
 
 
 def _classes(node: ast.expr) -> list[str]:
