@@ -113,6 +113,7 @@ RAISER = 'from errors import BadQuery\n\n\ndef load(name):\n    if not name:\n  
         (["ZeroDivisionError"], "ZeroDivisionError"),  # a builtin class
         (["BadQuery"], "BadQuery"),  # a class the module imports
         (["UnknownError"], None),  # a class the module cannot name is not written in
+        (["KeyboardInterrupt"], None),  # it would end the run that tries it
     ],
 )
 def test_an_expected_class_is_offered_for_a_raise_that_lost_its_class(

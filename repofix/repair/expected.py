@@ -15,10 +15,12 @@ from collections.abc import Iterable, Iterator
 from repofix.repair.source import UNPARSABLE
 
 RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"}
+# not SystemExit, KeyboardInterrupt or GeneratorExit: a candidate raising one would end the test run
+# that tries it, not fail a test
 BUILTIN_ERRORS = {
     name
     for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, BaseException) and not issubclass(value, Warning)
+    if isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, Warning)
 }
 MAX_TEST_BYTES = 400_000  # a test file larger than this is not read (as the coverage run's sources)
 # each is tried at every `raise` of the searched lines: a suite naming hundreds (a generated or
