@@ -103,7 +103,19 @@ def test_a_suite_naming_hundreds_of_classes_gives_the_first_few() -> None:
     assert expected_errors({"t.py": text}, ["t.py::test_many"]) == [f"Error{i}" for i in range(MAX_EXPECTED)]
 
 
-RAISER = 'from errors import BadQuery\n\n\ndef load(name):\n    if not name:\n        raise "no name"\n    return name\n'
+# BadQuery is raised elsewhere, so it is tried anyway, at the prior of the usual classes
+RAISER = (
+    "from errors import BadQuery\n\n\ndef check(query):\n    if not query:\n        raise BadQuery(query)\n\n\n"
+    'def load(name):\n    if not name:\n        raise "no name"\n    return name\n'
+)
+
+
+def wrapper_priors(code: str, line: int, expected: list[str]) -> dict[str, float]:
+    """The class each `add-wrapper` candidate of the `raise` at `line` gives it, with its prior."""
+    found = [
+        m for m in mutations(SourceFile("m.py", code), [line], expected=expected) if m.op == "add-wrapper"
+    ]
+    return {m.description.split("(")[0].removeprefix("raise "): m.prior for m in found}
 
 
 @pytest.mark.parametrize(
@@ -111,7 +123,7 @@ RAISER = 'from errors import BadQuery\n\n\ndef load(name):\n    if not name:\n  
     [
         ([], None),
         (["ZeroDivisionError"], "ZeroDivisionError"),  # a builtin class
-        (["BadQuery"], "BadQuery"),  # a class the module imports
+        (["BadQuery"], "BadQuery"),  # a class the module imports and raises
         (["UnknownError"], None),  # a class the module cannot name is not written in
         (["KeyboardInterrupt"], None),  # it would end the run that tries it
     ],
@@ -119,16 +131,12 @@ RAISER = 'from errors import BadQuery\n\n\ndef load(name):\n    if not name:\n  
 def test_an_expected_class_is_offered_for_a_raise_that_lost_its_class(
     expected: list[str], offered: str | None
 ) -> None:
-    src = SourceFile("m.py", RAISER)
-    wrapped = [m for m in mutations(src, [6], expected=expected) if m.op == "add-wrapper"]
-    classes = [m.description.split("(")[0].removeprefix("raise ") for m in wrapped]
-    others = [c for c in classes if c not in expected]
+    prior = wrapper_priors(RAISER, 11, expected)
+    assert "ValueError" in prior, prior  # the usual classes are still tried
     if offered is None:
-        assert not set(expected) & set(classes), classes
+        assert not set(expected) & prior.keys(), prior
     else:
-        first = next(m for m in wrapped if m.description == f'raise {offered}("no name")')
-        assert first.prior >= max(m.prior for m in wrapped), [(m.description, m.prior) for m in wrapped]
-    assert "ValueError" in others  # the usual classes are still tried
+        assert prior[offered] > max(p for name, p in prior.items() if name != offered), prior
 
 
 def test_a_class_raised_with_a_like_message_outranks_the_base_class_the_test_expects() -> None:
@@ -139,9 +147,7 @@ def test_a_class_raised_with_a_like_message_outranks_the_base_class_the_test_exp
         'def header(line, limit):\n    if len(line) > limit:\n        raise "Header length too long"\n'
         '    if not line:\n        raise LimitReached("Header too long")\n    return line\n'
     )
-    src = SourceFile("m.py", code)
-    wrapped = [m for m in mutations(src, [11], expected=["ParserError"]) if m.op == "add-wrapper"]
-    prior = {m.description.split("(")[0].removeprefix("raise "): m.prior for m in wrapped}
+    prior = wrapper_priors(code, 11, ["ParserError"])
     assert prior["LimitReached"] > prior["ParserError"] > prior["KeyError"], prior
 
 

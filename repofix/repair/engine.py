@@ -10,7 +10,7 @@ from repofix.difftext import unified_diff
 from repofix.repair.broken import broken_raises, mending
 from repofix.repair.checker import Checker, covering_tests
 from repofix.repair.doubt import differ_seconds, differential, doubts, rivals, unclaimed
-from repofix.repair.expected import expected_errors, files_of
+from repofix.repair.expected import expected_errors
 from repofix.repair.limits import (
     Budget,
     batch_size,
@@ -68,18 +68,16 @@ def _pytest_file(nodeid: str) -> str:
 def _sources(sandbox: Sandbox, suspects: list[Suspect], protected: set[str]) -> dict[str, SourceFile]:
     paths = sorted({s.path for s in suspects if s.path not in protected and not is_test_file(s.path)})
     sources = {}
-    for path, data in sandbox.read_files(paths).items():
-        if data is None:
-            continue
+    for path, text in _texts(sandbox, paths).items():
         try:
-            sources[path] = SourceFile(path, data.decode("utf-8"))
-        except UNPARSABLE:  # UnicodeDecodeError is a ValueError
+            sources[path] = SourceFile(path, text)
+        except UNPARSABLE:
             continue  # a file we cannot parse (or nested too deep to) is a file we cannot mutate safely
     return sources
 
 
 def _texts(sandbox: Sandbox, paths: list[str]) -> dict[str, str]:
-    """The files at `paths` that are text (a test file that is not tells nothing)."""
+    """The files at `paths` that are UTF-8 text (one that is not can be neither mutated nor read)."""
     found = {}
     for path, data in sandbox.read_files(paths).items():
         if data is not None:
@@ -154,7 +152,7 @@ def repair(
     result.suspects = rank(runs, set(failing), together=True)  # one edit for every failing test
     protected = {_pytest_file(n) for n in failing + passing}
     sources = _sources(sandbox, result.suspects, protected)
-    expected = expected_errors(_texts(sandbox, files_of(failing)), failing)
+    expected = expected_errors(_texts(sandbox, sorted({_pytest_file(n) for n in failing})), failing)
     pool = CandidatePool(
         sources,
         result.suspects,

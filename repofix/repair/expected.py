@@ -8,20 +8,13 @@ calculator, heldout43's jxconfig). Test files are data here: they are parsed, ne
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 from collections.abc import Iterable, Iterator
 
+from repofix.repair.scope import BUILTIN_ERRORS
 from repofix.repair.source import UNPARSABLE
 
 RAISES = {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"}
-# not SystemExit, KeyboardInterrupt or GeneratorExit: a candidate raising one would end the test run
-# that tries it, not fail a test
-BUILTIN_ERRORS = {
-    name
-    for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, Warning)
-}
 MAX_TEST_BYTES = 400_000  # a test file larger than this is not read (as the coverage run's sources)
 # each is tried at every `raise` of the searched lines: a suite naming hundreds (a generated or
 # hostile one) must not multiply the candidates; the first met are kept
@@ -40,16 +33,13 @@ def expected_errors(tests: dict[str, str], failing: Iterable[str]) -> list[str]:
         if path not in trees:
             trees[path] = _parsed(tests[path])
         tree = trees[path]
+        if tree is None:
+            continue
         name, _, case = names[-1].partition("[")
-        func = _function(tree, [*names[:-1], name]) if tree else None
-        if func is not None and tree is not None:
+        func = _function(tree, [*names[:-1], name])
+        if func is not None:
             found += _expected_by(func, tree, case.removesuffix("]"))
     return list(dict.fromkeys(found))[:MAX_EXPECTED]
-
-
-def files_of(failing: Iterable[str]) -> list[str]:
-    """The files of the `failing` tests' node ids."""
-    return sorted({nodeid.split("::", 1)[0] for nodeid in failing})
 
 
 def _parsed(text: str) -> ast.Module | None:
@@ -64,16 +54,13 @@ def _parsed(text: str) -> ast.Module | None:
 def _function(tree: ast.Module, names: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The test function the node id's names lead to (classes, then the function)."""
     body: list[ast.stmt] = tree.body
-    for i, name in enumerate(names):
-        last = i == len(names) - 1
-        kinds = (ast.FunctionDef, ast.AsyncFunctionDef) if last else (ast.ClassDef,)
-        node = next((n for n in body if isinstance(n, kinds) and n.name == name), None)
-        if node is None:
+    for name in names[:-1]:
+        cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        if cls is None:
             return None
-        if last:
-            return node  # type: ignore[return-value]
-        body = node.body
-    return None
+        body = cls.body
+    functions = (n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return next((f for f in functions if f.name == names[-1]), None)
 
 
 def _expected_by(func: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module, case: str) -> list[str]:
@@ -81,6 +68,7 @@ def _expected_by(func: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module,
     exception classes its decorators list (or a module-level list they name: `parametrize("text,
     error", CASES)`), only those the case's id names when it names any."""
     params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    tokens = set(re.findall(r"\w+", case))
     found: list[str] = []
     for node in ast.walk(func):
         if not (isinstance(node, ast.Call) and _callee(node.func) in RAISES and node.args):
@@ -88,7 +76,6 @@ def _expected_by(func: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module,
         first = node.args[0]
         if isinstance(first, ast.Name) and first.id in params:
             listed = [n for d in _cases(func, tree) for n in _errors_in(d)]
-            tokens = set(re.findall(r"\w+", case))
             named = [n for n in listed if n in tokens]
             found += named or listed
         else:

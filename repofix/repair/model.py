@@ -129,14 +129,15 @@ class BuiltinModel:
             self.stuck.setdefault(self.search.focus, "its repair did not hold when the tests ran again")
         self.passing = list(dict.fromkeys(r.nodeid for r in self.runs if r.outcome == "passed"))
         protected = {n.split("::")[0] for n in failed + self.passing}
-        self.sources = {}
-        self.tests = {p: text for p, text in sources.items() if p in protected or is_test_file(p)}
+        self.sources, self.tests = {}, {}
         for path, text in sources.items():
-            if path not in protected and not is_test_file(path):
-                try:
-                    self.sources[path] = SourceFile(path, text)
-                except UNPARSABLE:
-                    continue
+            if path in protected or is_test_file(path):
+                self.tests[path] = text  # read, never mutated: what exceptions a test expects
+                continue
+            try:
+                self.sources[path] = SourceFile(path, text)
+            except UNPARSABLE:
+                continue
         self.queue = [n for n in failing if n not in self.stuck]
         if not failing:
             done = "; ".join(self.repaired) or "no target test fails, so there is nothing to repair"

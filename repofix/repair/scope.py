@@ -39,6 +39,14 @@ from repofix.repair.windows import windows
 
 T = TypeVar("T")
 BUILTIN_NAMES = set(dir(builtins))
+# the builtin exception classes a `raise` may name: not SystemExit, KeyboardInterrupt or
+# GeneratorExit (a candidate raising one ends the test run that tries it, not fails a test), nor
+# a warning
+BUILTIN_ERRORS = {
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, Exception) and not issubclass(value, Warning)
+}
 WRAPPERS = ["abs", "len", "sorted", "list", "set", "int", "str", "sum", "max", "min"]
 MAX_CALLEES = 8  # the module's own one-argument callables tried as a missing wrapper, most called first
 MAX_MEMBERS = 12  # the class's instance containers tried as a missing update's receiver (each by its methods)

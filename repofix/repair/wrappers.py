@@ -10,10 +10,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from repofix.repair.expected import BUILTIN_ERRORS
 from repofix.repair.facts import message_words
 from repofix.repair.nearby import NEAR_PRIOR, near_callees
-from repofix.repair.scope import BUILTIN_NAMES, Scope
+from repofix.repair.scope import BUILTIN_ERRORS, BUILTIN_NAMES, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 EXCEPTIONS = (
@@ -28,6 +27,9 @@ EXCEPTIONS = (
 # a callable the module imports or defines privately and never uses (unused.unused_names): the call
 # a bug dropped is likelier than any builtin's
 UNUSED_PRIOR = 0.45
+# a class a failing test expects raised (`pytest.raises(ZeroDivisionError)`, expected.py), given to a
+# `raise` that lost its class: as likely as an idle one
+EXPECTED_PRIOR = 0.45
 # a callable of the module whose one argument bears the value's name (`def validate(karyotype)`
 # around `karyotype`): a call a bug dropped, not a chance fit
 NAMED_PRIOR = 0.45
@@ -227,7 +229,9 @@ def raise_value(src: SourceFile, node: ast.Raise, scope: Scope) -> Iterator[Muta
     expected = [n for n in scope.expected if n in BUILTIN_ERRORS or n in scope.classes or n in scope.raised]
     for name in dict.fromkeys([*like, *expected, *idle, *scope.raised, *classes, *EXCEPTIONS]):
         misfit = bool(like) and name not in like
-        chance = max(prior, UNUSED_PRIOR) if name in idle or name in expected else prior
+        chance = max(
+            prior, UNUSED_PRIOR if name in idle else 0.0, EXPECTED_PRIOR if name in expected else 0.0
+        )
         yield src.mutation(
             "add-wrapper",
             f"raise {name}({text})",
