@@ -9,6 +9,7 @@ import io
 import keyword
 import time
 import tokenize
+from collections.abc import Mapping, Sequence
 
 from repofix.repair.checker import Checker
 from repofix.repair.limits import Budget
@@ -174,6 +175,12 @@ def uncorroborated_removal(best: Mutation, runs: list[RunRecord], passing: list[
     )
 
 
+# Patches that only put one value for another: a constant, a name, a literal. Such a swap can offset
+# a fault elsewhere as well as mend one, so plausible patches at other places leave it unclaimed
+# (`swap_in_doubt`).
+VALUE_SWAPS = frozenset({"constant", "variable", "literal"})
+
+
 def unclaimed(
     best: Mutation,
     others: list[Mutation],
@@ -181,25 +188,52 @@ def unclaimed(
     passing: list[str],
     *,
     backing: int,
+    found: Sequence[Mutation] = (),
+    changed: Mapping[Mutation, list[str]] | None = None,
     withhold_ambiguous: bool = True,
 ) -> str:
     """Why the best plausible patch is given for review and not claimed (empty: it is claimed), the
     likeliest wrong first: it deletes an exit, it only removes code, or, unless told to claim what
     the tests cannot tell (`withhold_ambiguous` off), rivals behave otherwise on the tests
-    (`others`).
+    (`others`), or it only swaps a value where plausible patches `found` at other places pass too
+    (`swap_in_doubt`; `changed`: the differential check's calls each patch changes).
 
-    A patch that one failing test alone speaks for while plausible patches at other places pass
-    the same tests is claimed, with that doubt (`doubts`). It was held back from e436802 (6 of 9
-    such claims on the held-aside sets before it were wrong), but of the 36 it held back on
-    heldout23 to heldout44, 31 had the right patch: the ranking places them, so holding them back
-    gave up six right patches for each wrong one."""
+    A patch of another kind that plausible patches at other places match is claimed, with that
+    doubt (`doubts`). It was held back from e436802 (6 of 9 such claims on the held-aside sets
+    before it were wrong), but of the 36 it held back on heldout23 to heldout44, 31 had the right
+    patch: the ranking places them, so holding them back gave up six right patches for each wrong
+    one."""
     if best.deletes_exit:
         return exit_deleted(best)
     if why := uncorroborated_removal(best, runs, passing, backing):
         return why
     if not withhold_ambiguous:
         return ""
-    return ambiguous(best, others) if others else ""
+    if others:
+        return ambiguous(best, others)
+    return swap_in_doubt(best, found, changed or {})
+
+
+def swap_in_doubt(best: Mutation, found: Sequence[Mutation], changed: Mapping[Mutation, list[str]]) -> str:
+    """Why a patch that only swaps a value (VALUE_SWAPS) is not claimed: plausible patches at other
+    places pass the same tests (empty: none does, or the patch is of another kind). A patch that
+    changes what calls of the passing tests return where `best` does not is no alternative, as it
+    is no rival (`rivals`). On heldout19 to heldout49 as recorded, such swaps with other places
+    beside them (claimed, or held back in the days of e436802) were right 19 times and wrong 15
+    (constants 12 and 9, names 7 and 6): a coin's odds, where other patches with other places
+    beside them were right 120 times and wrong 25 (comparisons 56 and 9). A `1 -> 2` that passes
+    where a change two lines away passes too is as likely to offset the fault as to mend it (a
+    bound that makes up for a lost `int()`)."""
+    if not set(best.op.split("+")) <= VALUE_SWAPS:
+        return ""
+    alternatives = [m for m in found if not (changed.get(m) and not changed.get(best))]
+    if not (elsewhere := other_places(best, alternatives)):
+        return ""
+    return (
+        f"the best plausible patch only swaps a value: {best.description} ({best.path}:{best.line}), "
+        f"and {len(elsewhere)} other place(s) give a plausible patch too ({shown_places(elsewhere)}); "
+        "a swap may offset a fault elsewhere as well as mend it, so it is not claimed"
+    )
 
 
 def doubts(
@@ -227,7 +261,7 @@ def doubts(
     return why
 
 
-def other_places(chosen: Mutation, found: list[Mutation]) -> list[tuple[str, int]]:
+def other_places(chosen: Mutation, found: Sequence[Mutation]) -> list[tuple[str, int]]:
     """The places (file, line) of the plausible patches found besides the chosen one's."""
     return sorted({(m.path, m.line) for m in found if m is not chosen} - {(chosen.path, chosen.line)})
 

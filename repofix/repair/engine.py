@@ -38,8 +38,8 @@ from repofix.testfiles import is_test_file
 class RepairResult:
     # "plausible" (failing tests now pass, no passing test broke), "ambiguous" (the best-ranked
     # plausible patch is given, not claimed: the tests cannot tell whether it is right, as it
-    # deletes an exit or only removes code, or patches that do otherwise pass them too (with
-    # withhold_ambiguous): doubt.unclaimed),
+    # deletes an exit or only removes code, or patches that do otherwise pass them too, or it only
+    # swaps a value where other places pass too (these two with withhold_ambiguous): doubt.unclaimed),
     # "not_fixed", "no_failures"
     status: str
     patch_diff: str = ""
@@ -245,6 +245,8 @@ def repair(
             runs,
             passing,
             backing=len(failing),  # a candidate passes only when every failing test does
+            found=found,
+            changed=differ.changed,
             withhold_ambiguous=budget.withhold_ambiguous,
         )
         if why:

@@ -259,6 +259,8 @@ class BuiltinModel:
             self.runs,
             self.passing,
             backing=1 + search.also.get(chosen, 0),  # the focus and the other failing tests it fixes
+            found=search.found,
+            changed=changed,
             withhold_ambiguous=self.budget.withhold_ambiguous,
         )
         if why:
