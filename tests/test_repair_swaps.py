@@ -12,6 +12,7 @@ import pytest
 from repofix.repair import Budget, repair
 from repofix.repair.doubt import unclaimed
 from repofix.repair.source import Edit, Mutation, SourceFile
+from tests.test_repair_engine import project
 from tests.test_repair_removals import fix, git
 
 # The bug: a width of 3 for 4, or a missing `+ 1`; a test of label([1]) alone cannot say which.
@@ -23,11 +24,8 @@ TESTS = (
 )
 
 
-def shop(root: Path) -> Path:
-    root.mkdir()
-    (root / "shop.py").write_text(LABEL)
-    (root / "test_shop.py").write_text(TESTS)
-    return root
+def shop(tmp_path: Path) -> Path:
+    return project(tmp_path, {"shop.py": LABEL, "test_shop.py": TESTS})
 
 
 def _mutation(src: SourceFile, op: str, old: str, new: str) -> Mutation:
@@ -80,7 +78,7 @@ def test_a_swap_other_places_match_is_not_claimed(
 
 
 def test_a_swap_at_one_of_two_places_is_given_not_claimed(make_sandbox, tmp_path: Path) -> None:
-    box = make_sandbox("none", source=shop(tmp_path / "repo"))
+    box = make_sandbox("none", source=shop(tmp_path))
     result = repair(box, budget=Budget(max_seconds=120, test_timeout=5))
     assert result.mutation is not None and result.mutation.op == "constant", result.message
     assert {m.line for m in result.plausible} >= {2, 3}, result.message  # both places pass
@@ -90,7 +88,7 @@ def test_a_swap_at_one_of_two_places_is_given_not_claimed(make_sandbox, tmp_path
 
 
 def test_repofix_fix_applies_no_swap_in_doubt_and_says_why(tmp_path: Path) -> None:
-    done, repo = fix(shop(tmp_path / "repo"), tmp_path)
+    done, repo = fix(shop(tmp_path), tmp_path)
     assert done.returncode != 0, done.stdout + done.stderr
     assert "only swaps a value: constant 3 -> 4 (shop.py:2)" in done.stdout + done.stderr
     assert (repo / "shop.py").read_text() == LABEL
