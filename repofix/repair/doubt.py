@@ -85,8 +85,15 @@ def rivals(best: Mutation, differ: Differences, sources: dict[str, SourceFile]) 
         for m, digests in behaviour.items()
         if _differing(digests, behaviour[best]) - ours - added_calls(sources[m.path], m)
         and len(m.edits) <= len(best.edits)
-        and not (changed.get(m) and not changed.get(best))
+        and not changes_more(m, best, changed)
     ]
+
+
+def changes_more(patch: Mutation, best: Mutation, changed: Mapping[Mutation, list[str]]) -> bool:
+    """`patch` changes what calls of the passing tests return and `best` does not: the original
+    program's answers there are the best evidence of what is meant, so `patch` is neither a rival
+    of `best` nor an alternative to it."""
+    return bool(changed.get(patch)) and not changed.get(best)
 
 
 def _differing(one: dict[str, str], other: dict[str, str]) -> set[str]:
@@ -226,7 +233,7 @@ def swap_in_doubt(best: Mutation, found: Sequence[Mutation], changed: Mapping[Mu
     bound that makes up for a lost `int()`)."""
     if not set(best.op.split("+")) <= VALUE_SWAPS:
         return ""
-    alternatives = [m for m in found if not (changed.get(m) and not changed.get(best))]
+    alternatives = [m for m in found if not changes_more(m, best, changed)]
     if not (elsewhere := other_places(best, alternatives)):
         return ""
     return (
