@@ -238,6 +238,18 @@ def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
     return out
 
 
+def chosen(bugs: list[Bug], tasks: str) -> list[Bug]:
+    """The bugs --tasks names: a slice `A:B` of the list, or positions `4,9,13` (the tasks a change
+    can touch, rerun with both engines; such a run is tagged and reported on its own)."""
+    if ":" in tasks:
+        first, last = (int(x) if x else None for x in tasks.split(":"))
+        return bugs[first:last]
+    positions = [int(x) for x in tasks.split(",") if x.strip().isdigit()]
+    if len(positions) != len(tasks.split(",")) or not all(p < len(bugs) for p in positions):
+        raise SystemExit(f"--tasks {tasks!r}: give A:B or positions 0 to {len(bugs) - 1} joined by commas")
+    return [bugs[p] for p in positions]
+
+
 def load(path: Path) -> list[dict]:
     """The records of one engine; when a run was split into slices (--tasks with --tag .a, .b, ...)
     and the whole file is missing, the slices in order."""
@@ -297,7 +309,9 @@ def main() -> None:
     parser.add_argument("--report", action="store_true", help="only write the table from recorded runs")
     parser.add_argument("--sets", default="heldout,hef", help="which sets to run: heldout, hef or both")
     parser.add_argument(
-        "--tasks", default=":", help="a slice of the held-aside list (A:B), for a partial rerun"
+        "--tasks",
+        default=":",
+        help="a slice of the held-aside list (A:B), or its positions (4,9,13), for a partial rerun",
     )
     parser.add_argument(
         "--tag",
@@ -336,9 +350,8 @@ def main() -> None:
             if args.only and name != args.only:
                 continue
             if "heldout" in args.sets:
-                first, last = (int(x) if x else None for x in args.tasks.split(":"))
                 records = args.out.with_suffix(f".{name.replace(' ', '_')}{args.tag}.jsonl")
-                heldout(bugs[first:last], root, args, budgets[name], args.cache, records)
+                heldout(chosen(bugs, args.tasks), root, args, budgets[name], args.cache, records)
             if args.hef_stride and "hef" in args.sets:
                 rows = humanevalfix(root, args, budgets[name])
                 args.out.with_suffix(f".hef_{name.replace(' ', '_')}.jsonl").write_text(
