@@ -16,7 +16,8 @@ from agent_helpers import act, clamp_repo, script
 from conftest import require_backend
 from openai_server import OpenAIServer, auth_error
 
-from repofix.models import ModelAuthError, check_credentials, make_model
+import repofix.agent  # noqa: F401  (registers `builtin`, which the chains below begin with)
+from repofix.models import ModelAuthError, ModelError, check_credentials, make_model
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from repofix.cli import main; main()"]
@@ -53,14 +54,29 @@ def no_keys(monkeypatch):
         ("builtin,openai/gpt-4o", ["OPENAI_API_KEY"]),  # every model of a chain is checked
     ],
 )
-@pytest.mark.parametrize("command", [["fix"], ["implement", "add wrap()"]])
-def test_missing_key_stops_before_anything_starts(tmp_path, model, variables, command):
+def test_a_missing_key_is_named_by_the_variables_litellm_reads(no_keys, model, variables):
+    with pytest.raises(ModelAuthError) as raised:
+        check_credentials(make_model(model))
+    for variable in variables:
+        assert variable in str(raised.value)
+    assert "has no credentials" in str(raised.value) and "Nothing was started" in str(raised.value)
+
+
+# the pre-check above, through the real command once per command that takes a model (each run
+# imports LiteLLM afresh: the model matrix is checked in-process)
+@pytest.mark.parametrize(
+    "command, model, variable",
+    [
+        (["fix"], "gpt-4o", "OPENAI_API_KEY"),
+        (["implement", "add wrap()"], "builtin,anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_missing_key_stops_before_anything_starts(tmp_path, command, model, variable):
     repo = clamp_repo(tmp_path / "repo")
     home = tmp_path / "home"
     result = repofix(*command, "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home)
     assert result.returncode == 2, result.stderr[-2000:]
-    for variable in variables:
-        assert variable in result.stderr
+    assert variable in result.stderr
     assert "has no credentials" in result.stderr and "Nothing was started" in result.stderr
     assert "retrying" not in result.stderr and "Traceback" not in result.stderr
     assert not (home / "runs").exists() or not list((home / "runs").iterdir())  # no run, no sandbox
@@ -87,15 +103,20 @@ def test_no_pre_check_where_no_key_is_read_from_the_environment(tmp_path, no_key
 
 
 @pytest.mark.parametrize("model", ["foo", "nosuchprovider/xyz", "builtin,gtp4o"])
-def test_a_model_name_no_provider_serves_stops_before_anything_starts(tmp_path, model):
+def test_a_model_name_no_provider_serves_is_refused_by_the_pre_check(no_keys, model):
+    unknown = model.split(",")[-1]
+    with pytest.raises(ModelError) as raised:
+        check_credentials(make_model(model))
+    assert str(raised.value).startswith(f"{unknown}: LiteLLM cannot tell which provider serves this model")
+    assert "Nothing was started" in str(raised.value)
+
+
+def test_a_model_name_no_provider_serves_stops_before_anything_starts(tmp_path):
     repo = clamp_repo(tmp_path / "repo")
     home = tmp_path / "home"
-    result = repofix("fix", "--repo", str(repo), "--model", model, "--sandbox", "bwrap", home=home)
+    result = repofix("fix", "--repo", str(repo), "--model", "builtin,gtp4o", "--sandbox", "bwrap", home=home)
     assert result.returncode == 2, result.stderr[-2000:]
-    unknown = model.split(",")[-1]
-    assert result.stderr.startswith(
-        f"repofix: {unknown}: LiteLLM cannot tell which provider serves this model"
-    )
+    assert result.stderr.startswith("repofix: gtp4o: LiteLLM cannot tell which provider serves this model")
     assert "Nothing was started" in result.stderr and "Traceback" not in result.stderr
     assert "Provider List" not in result.stdout + result.stderr  # LiteLLM's own banner stays quiet
     assert not (home / "runs").exists() or not list((home / "runs").iterdir())  # no run, no sandbox
