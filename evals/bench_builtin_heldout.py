@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import statistics
 import sys
@@ -241,12 +242,16 @@ def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
 def chosen(bugs: list[Bug], tasks: str) -> list[Bug]:
     """The bugs --tasks names: a slice `A:B` of the list, or positions `4,9,13` (the tasks a change
     can touch, rerun with both engines; such a run is tagged and reported on its own)."""
+    refused = SystemExit(f"--tasks {tasks!r}: give A:B or positions 0 to {len(bugs) - 1} joined by commas")
     if ":" in tasks:
-        first, last = (int(x) if x else None for x in tasks.split(":"))
+        bounds = tasks.split(":")
+        if len(bounds) != 2 or not all(re.fullmatch(r"-?\d*", b.strip()) for b in bounds):
+            raise refused
+        first, last = (int(b) if b.strip() else None for b in bounds)
         return bugs[first:last]
     positions = [int(x) for x in tasks.split(",") if x.strip().isdigit()]
     if len(positions) != len(tasks.split(",")) or not all(p < len(bugs) for p in positions):
-        raise SystemExit(f"--tasks {tasks!r}: give A:B or positions 0 to {len(bugs) - 1} joined by commas")
+        raise refused
     return [bugs[p] for p in positions]
 
 

@@ -13,9 +13,10 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.containers import held_kind
-from repofix.repair.doubt import added_calls, called_names
+from repofix.repair.doubt import added_calls, called_names, rivals
+from repofix.repair.replies import Differences
 from repofix.repair.scope import scope_of
-from repofix.repair.source import Edit, SourceFile
+from repofix.repair.source import Edit, Mutation, SourceFile
 from tests.test_repair_engine import project
 
 
@@ -87,16 +88,26 @@ def test_with_attributes_the_names_after_a_dot_are_calls_too(code: str, names: s
     assert called_names(code, attributes=True) == names
 
 
-def test_a_patch_reading_a_property_adds_its_getter_s_call() -> None:
+def test_a_patch_reading_a_property_adds_its_getter_s_call_and_is_no_rival_for_it() -> None:
     code = "class G:\n    def add(self, node):\n        pass\n"
     src = SourceFile("g.py", code)
     start = code.index("pass")
 
-    def adding(text: str):
+    def adding(text: str) -> Mutation:
         return src.mutation("add-update", f"add {text}", [Edit(start, start + 4, text)], 0.25)
 
     assert added_calls(src, adding("self.nodes.append(node)")) == {"nodes", "append"}
     assert added_calls(src, adding("self._nodes.append(node)")) == {"_nodes", "append"}
+    # the two differ on the tests only in the getter's own calls: no rivals; a difference in what
+    # add() itself did still makes one
+    stored, through = adding("self._nodes.append(node)"), adding("self.nodes.append(node)")
+    other = adding("self._nodes.extend(node)")
+    seen = {"passing add": "a", "failing add": "b"}
+    differ = Differences(
+        behaviour={stored: seen, through: {**seen, "passing nodes": "c"}, other: {**seen, "failing add": "d"}}
+    )
+    assert rivals(stored, differ, {"g.py": src}) == [other]
+    assert rivals(through, differ, {"g.py": src}) == [other]
 
 
 GRAPH = """\

@@ -1,7 +1,8 @@
 """What a binding holds: the kind of container a name or an attribute is bound to (`[]`, `[start]`,
-`set()`, `d.setdefault(k, [])`, a copy of another), the methods each kind grows by, and whether a
-local is bound to text. scope.py gathers these per function for the operators that add a missing
-statement or update; unfilled, empty and unread ask `constructor` of one binding directly."""
+`set()`, `d.setdefault(k, [])`, a copy of another; for an attribute also a comprehension or
+`x or []`: `held_kind`), the methods each kind grows by, and whether a local is bound to text.
+scope.py gathers these per function for the operators that add a missing statement or update;
+unfilled, empty and unread ask `constructor` of one binding directly."""
 
 from __future__ import annotations
 
@@ -46,6 +47,20 @@ def constructor(value: ast.expr) -> str | None:
     return None
 
 
+COMPREHENSIONS = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}
+
+
+def held_kind(value: ast.expr) -> str | None:
+    """The kind of container an attribute is bound to, as `constructor` says, or a comprehension
+    (`self._nodes = [check(n) for n in value]`) or a default (`self._graphs = graphs or []`) makes:
+    an instance keeps what a setter or `__init__` builds from its arguments, and grows it later
+    (json-graph-lite's lost `self._nodes.append(node)` and `self._graphs.append(graph)`, heldout49:
+    the only binding of each is one of these two, so the class had no container to grow)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        value = value.values[-1]
+    return COMPREHENSIONS.get(type(value)) or constructor(value)
+
+
 # a return annotation's container kind: `-> list[dict]`, `-> List[str]`, `-> set[int]`
 ANNOTATED = {"list": "list", "List": "list", "set": "set", "Set": "set", "deque": "deque", "Deque": "deque"}
 
@@ -63,20 +78,6 @@ def returned_kinds(module: ast.Module) -> dict[str, str]:
             if kind is not None:
                 found[node.name] = kind
     return found
-
-
-COMPREHENSIONS = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}
-
-
-def held_kind(value: ast.expr) -> str | None:
-    """The kind of container an attribute is bound to, as `constructor` says, or a comprehension
-    (`self._nodes = [check(n) for n in value]`) or a default (`self._graphs = graphs or []`) makes:
-    an instance keeps what a setter or `__init__` builds from its arguments, and grows it later
-    (json-graph-lite's lost `self._nodes.append(node)` and `self._graphs.append(graph)`, heldout49:
-    the only binding of each is one of these two, so the class had no container to grow)."""
-    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
-        value = value.values[-1]
-    return COMPREHENSIONS.get(type(value)) or constructor(value)
 
 
 def returned(value: ast.expr, module: ast.Module) -> str | None:
