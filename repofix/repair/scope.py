@@ -163,6 +163,9 @@ def scope_of(
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
+        if isinstance(node, ast.ExceptHandler) and node.name:  # `except ValueError as error:` binds a name
+            stored.append(node.name)  # no ast.Name holds it: lost with its one read, it was out of scope
+            bound[node.name] = min(bound.get(node.name, node.lineno), node.lineno)
         targets, value = binding(node)
         copy = value is not None and is_copy(value)
         copied = copied or copy

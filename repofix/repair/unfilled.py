@@ -76,8 +76,11 @@ def unfilled(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unfilled]:
 
 
 def _own_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names `func`'s own body binds (not a nested function's or class's)."""
-    return {n.id for n in own_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    """The names `func`'s own body binds (not a nested function's or class's), `except ... as` too."""
+    own = list(own_nodes(func))
+    return {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+        n.name for n in own if isinstance(n, ast.ExceptHandler) and n.name
+    }
 
 
 def _made(name: ast.Name, parent: ast.AST | None) -> str | None:
