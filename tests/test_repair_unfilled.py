@@ -16,6 +16,7 @@ from repofix.repair.search import CandidatePool
 from repofix.repair.source import SourceFile
 from repofix.repair.unfilled import HINTED, PART, PRIOR, Fillable, parts_tested, unfilled
 from tests.test_repair_additions import assert_produces
+from tests.test_repair_scope import VARIANTS
 
 
 def _names(body: str) -> list[str]:
@@ -38,9 +39,13 @@ def _names(body: str) -> list[str]:
         ("    out = []\n    g(out)\n    return out\n", []),
         ("    out = []\n    d.items = out\n    return out\n", []),
         ("    out = []\n    out.reverse()\n    return out\n", []),
-        # not an empty list, set or deque made here; never read; bound otherwise too
+        # an empty dict is one too until an item is stored or it is updated; not empty; never read; bound otherwise
         ("    out = [1]\n    return out\n", []),
-        ("    out = {}\n    return out\n", []),
+        ("    out = {}\n    return out\n", ["out"]),
+        ("    out = dict()\n    return out\n", ["out"]),
+        ("    out = {}\n    out[g] = 1\n    return out\n", []),
+        ("    out = {}\n    out.update(d)\n    return out\n", []),
+        ("    out = {'a': 1}\n    return out\n", []),
         ("    out = []\n", []),
         ("    out = []\n    out = list(xs)\n    return out\n", []),
         # chosen as what is filled, handed to a method's call, read by name
@@ -65,6 +70,10 @@ def _names(body: str) -> list[str]:
         "other-method",
         "not-empty",
         "dict",
+        "dict-call",
+        "dict-item-stored",
+        "dict-updated",
+        "dict-not-empty",
         "never-read",
         "rebound",
         "chosen-by-if",
@@ -191,33 +200,28 @@ def test_at_most_hinted_lines_per_file_are_searched_beyond_the_suspicious_ones_t
     assert pool.lines["m.py"] == {16, *lines[:HINTED]}
 
 
+def _repaired(make_sandbox, tmp_path: Path, files: dict[str, str], max_lines: int = 40) -> tuple[str, dict]:
+    """The engine's result on a repository of `files`: (status and message, the files it wrote)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text)
+    budget = Budget(max_seconds=240, test_timeout=2, max_lines=max_lines)
+    result = repair(make_sandbox("none", source=root), budget=budget)
+    assert result.status == "plausible", result.message
+    return result.patch_diff, result.files
+
+
 def test_the_engine_fills_the_unfilled_collection_on_a_line_it_would_not_search(
     make_sandbox, tmp_path: Path
 ) -> None:
     """One suspicious line searched (`upper`'s): the `pass` where the filling is missing is
     searched only as a hinted line."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "build.py").write_text(UPPER)
-    (root / "test_build.py").write_text(UPPER_TESTS)
-    budget = Budget(max_seconds=240, test_timeout=2, max_lines=1)
-    result = repair(make_sandbox("none", source=root), budget=budget)
-    assert result.status == "plausible", result.message
-    assert "            used.append(token)\n            continue" in result.files["build.py"], (
-        result.patch_diff
-    )
+    files = {"build.py": UPPER, "test_build.py": UPPER_TESTS}
+    diff, written = _repaired(make_sandbox, tmp_path, files, max_lines=1)
+    assert "            used.append(token)\n            continue" in written["build.py"], diff
 
 
-VARIANTS = """\
-def parse(schemas, val):
-    errors = []
-    for schema in schemas:
-        try:
-            return schema(val)
-        except ValueError as error:
-            pass
-    raise ValueError("no variant matched: " + "; ".join(str(e) for e in errors))
-"""
 VARIANTS_TESTS = """\
 import pytest
 from variants import parse
@@ -233,15 +237,56 @@ def test_every_failure_is_reported():
 """
 
 
-def test_the_engine_fills_an_unfilled_collection_with_the_error_an_except_clause_names(
-    make_sandbox, tmp_path: Path
+# styler-validation's child validator (heldout49), its errors returned, not packed in a tuple
+CHILDREN = """\
+def validate_children(values):
+    errors = {}
+    for i, obj in enumerate(values):
+        status, error = obj.is_valid(index=i)
+        if not status:
+            pass
+    return errors
+"""
+CHILDREN_TESTS = """\
+from children import validate_children
+
+
+class Child:
+    def __init__(self, problems):
+        self.problems = problems
+
+    def is_valid(self, index):
+        return (not self.problems, {f"{index}.{k}": v for k, v in self.problems.items()})
+
+
+def test_valid_children():
+    assert validate_children([Child({}), Child({})]) == {}
+
+
+def test_each_invalid_child_is_reported():
+    assert validate_children([Child({}), Child({"name": "empty"})]) == {"1.name": "empty"}
+"""
+
+
+def test_an_unfilled_dict_is_filled_by_update_with_a_name_bound_before() -> None:
+    filled = {m.description for m in mutations(SourceFile("m.py", CHILDREN), [6]) if m.op == "fill-unfilled"}
+    assert "add 'errors.update(error)' in place of 'pass' (line 6)" in filled
+    assert all(".update(" in d for d in filled)  # a dict is not appended to
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "tests", "filling"),
+    [
+        # uzod's lost `errors.append(...)` (heldout48): `error` is read nowhere else, so only the
+        # handler's own binding puts it in scope
+        ("variants", VARIANTS, VARIANTS_TESTS, "errors.append(error)"),
+        # before dicts counted, the engine swapped `error` for `errors` in the unpacking and held it back
+        ("children", CHILDREN, CHILDREN_TESTS, "errors.update(error)"),
+    ],
+    ids=["except-clause-name", "dict"],
+)
+def test_the_engine_fills_an_unfilled_collection(
+    make_sandbox, tmp_path: Path, module: str, source: str, tests: str, filling: str
 ) -> None:
-    """uzod's lost `errors.append(...)` (heldout48): `error` is read nowhere else, so only the
-    handler's own binding puts it in scope."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "variants.py").write_text(VARIANTS)
-    (root / "test_variants.py").write_text(VARIANTS_TESTS)
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
-    assert result.status == "plausible", result.message
-    assert "errors.append(error)" in result.files["variants.py"], result.patch_diff
+    diff, written = _repaired(make_sandbox, tmp_path, {f"{module}.py": source, f"test_{module}.py": tests})
+    assert filling in written[f"{module}.py"], diff
