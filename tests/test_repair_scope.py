@@ -97,28 +97,55 @@ def parse(schemas, val):
 """
 
 
-def test_a_name_an_except_clause_binds_is_in_scope_from_its_line() -> None:
+# a clause's name read after the clause would be out of scope there: Python deletes it at the clause's end
+CONVERT = """\
+def convert(xs):
+    out = []
+    for x in xs:
+        try:
+            v = int(x)
+        except ValueError as err:
+            continue
+        out.append(v)
+    return out
+"""
+
+
+def test_a_name_an_except_clause_binds_is_in_scope_in_that_clause_only() -> None:
     tree = ast.parse(VARIANTS)
     func = tree.body[0]
     assert isinstance(func, ast.FunctionDef)
     scope = scope_of(func, tree)
-    assert "error" in scope.names
-    assert scope.bound["error"] == 6
+    assert "error" not in scope.names  # no operator builds with it anywhere
+    assert [scope.caught_at(line) for line in (5, 6, 7, 8)] == [[], [], ["error"], []]
+
+
+def test_no_candidate_reads_an_except_clauses_name_outside_the_clause() -> None:
+    made = mutations(SourceFile("m.py", CONVERT))
+    outside = [m.description for m in made if "err" in "".join(e.text for e in m.edits) and m.line != 7]
+    assert outside == []
 
 
 @pytest.mark.parametrize(
     ("source", "line", "wanted"),
     [
         (VARIANTS, 7, "add 'errors.append(error)' in place of 'pass' (line 7)"),
-        # a handler's name read afterwards was in scope before too (through its read): no change
+        # one read after its clause's start puts the name among the function's names, as before
         (
             "def f(xs):\n    out = []\n    for x in xs:\n        try:\n            int(x)\n"
             "        except ValueError as err:\n            print(err)\n    return out\n",
             7,
             "add 'out.append(err)' after line 7",
         ),
+        # an `if` in the clause: a statement of the clause's own body gets no addition yet (see
+        # additions.BLOCKS), one of a block inside it does
+        (
+            CONVERT.replace("            continue\n", "            if x:\n                pass\n"),
+            8,
+            "add 'out.append(err)' in place of 'pass' (line 8)",
+        ),
     ],
-    ids=["unread-handler-name", "read-handler-name"],
+    ids=["unread-handler-name", "read-handler-name", "in-the-clause"],
 )
 def test_a_lost_statement_may_grow_a_collection_by_an_except_clauses_name(
     source: str, line: int, wanted: str

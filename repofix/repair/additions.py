@@ -92,7 +92,7 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
     end = src.span(node)[1]
     begin = src.line_starts[node.lineno - 1]
     for collection, method in grown_at(scope, node):
-        for name in scope.names:
+        for name in [*scope.caught_at(node.lineno), *scope.names]:
             if name == collection:
                 continue
             call = f"{collection}.{method}({name})"

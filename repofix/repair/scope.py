@@ -98,6 +98,16 @@ class Scope:
     valued: set[str] = field(default_factory=set)
     # exception classes the failing tests expect raised (expected.expected_errors)
     expected: list[str] = field(default_factory=list)
+    # (name, first line, last line) of each `except ... as name:` clause: no ast.Name holds that
+    # binding, and Python deletes the name when the clause ends, so it is in scope only there
+    caught: list[tuple[str, int, int]] = field(default_factory=list)
+
+    def caught_at(self, line: int) -> list[str]:
+        """The names `except ... as` clauses holding `line` bind, the innermost first, but those the
+        function reads anyway (in `names`): uzod's lost `errors.append(str(error))` left `error` read
+        nowhere, so no operator could make `errors.append(error)` in its clause."""
+        holding = sorted((c for c in self.caught if c[1] < line <= c[2]), key=lambda c: -c[1])
+        return [n for n in dict.fromkeys(c[0] for c in holding) if n not in self.names]
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
@@ -157,15 +167,15 @@ def scope_of(
     texts: dict[str, bool] = {}  # local -> every binding of it is a string literal or an f-string
     bound = dict.fromkeys(parameters(func), func.lineno)
     ints: dict[str, None] = {}
+    caught: list[tuple[str, int, int]] = []
     typing = annotation_names(func)
     for node in ast.walk(func):
         if isinstance(node, ast.Name) and id(node) not in typing:
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
-        if isinstance(node, ast.ExceptHandler) and node.name:  # `except ValueError as error:` binds a name
-            stored.append(node.name)  # no ast.Name holds it: lost with its one read, it was out of scope
-            bound[node.name] = min(bound.get(node.name, node.lineno), node.lineno)
+        if isinstance(node, ast.ExceptHandler) and node.name and node.body:
+            caught.append((node.name, node.lineno, node.body[-1].end_lineno or node.lineno))
         targets, value = binding(node)
         copy = value is not None and is_copy(value)
         copied = copied or copy
@@ -258,6 +268,7 @@ def scope_of(
         classes={n for n in facts.truthy if n[:1].isupper() and any(c.islower() for c in n)},
         valued=valued_names(func),
         expected=list(expected),
+        caught=caught,
     )
 
 

@@ -79,11 +79,8 @@ def unfilled(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unfilled]:
 
 
 def _own_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names `func`'s own body binds (not a nested function's or class's), `except ... as` too."""
-    own = list(own_nodes(func))
-    return {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
-        n.name for n in own if isinstance(n, ast.ExceptHandler) and n.name
-    }
+    """The names `func`'s own body binds (not a nested function's or class's)."""
+    return {n.id for n in own_nodes(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _made(name: ast.Name, parent: ast.AST | None) -> str | None:
@@ -198,7 +195,8 @@ def fills(
             for n in scope.names
             if n != u.name and n in fillable.own and scope.bound.get(n, node.lineno + 1) <= node.lineno
         ]
-        nearest = sorted(before, key=lambda n: node.lineno - scope.bound[n])[:MAX_VALUES]
+        nearest = sorted(before, key=lambda n: node.lineno - scope.bound[n])
+        nearest = [*scope.caught_at(node.lineno), *nearest][:MAX_VALUES]  # a clause's error is nearest
         for value in nearest:
             yield added_after(src, node, f"{u.name}.{u.method}({value})", "fill-unfilled", PRIOR)
         if isinstance(parent, ast.If) and node in parent.body:
