@@ -39,7 +39,7 @@ def _names(body: str) -> list[str]:
         ("    out = []\n    g(out)\n    return out\n", []),
         ("    out = []\n    d.items = out\n    return out\n", []),
         ("    out = []\n    out.reverse()\n    return out\n", []),
-        # an empty dict is one too until an item is stored or it is updated; not empty; never read; bound otherwise
+        # not empty; an empty dict (until an item is stored or it is updated); never read; bound otherwise too
         ("    out = [1]\n    return out\n", []),
         ("    out = {}\n    return out\n", ["out"]),
         ("    out = dict()\n    return out\n", ["out"]),
@@ -200,8 +200,10 @@ def test_at_most_hinted_lines_per_file_are_searched_beyond_the_suspicious_ones_t
     assert pool.lines["m.py"] == {16, *lines[:HINTED]}
 
 
-def _repaired(make_sandbox, tmp_path: Path, files: dict[str, str], max_lines: int = 40) -> tuple[str, dict]:
-    """The engine's result on a repository of `files`: (status and message, the files it wrote)."""
+def _repaired(
+    make_sandbox, tmp_path: Path, files: dict[str, str], max_lines: int = 40
+) -> tuple[str, dict[str, str]]:
+    """The engine's plausible patch on a repository of `files`: (its diff, the files it wrote)."""
     root = tmp_path / "repo"
     root.mkdir()
     for name, text in files.items():
@@ -268,8 +270,10 @@ def test_each_invalid_child_is_reported():
 """
 
 
-def test_an_unfilled_dict_is_filled_by_update_with_a_name_bound_before() -> None:
-    filled = {m.description for m in mutations(SourceFile("m.py", CHILDREN), [6]) if m.op == "fill-unfilled"}
+@pytest.mark.parametrize("made", ["{}", "dict()"])
+def test_an_unfilled_dict_is_filled_by_update_with_a_name_bound_before(made: str) -> None:
+    source = CHILDREN.replace("errors = {}", f"errors = {made}")
+    filled = {m.description for m in mutations(SourceFile("m.py", source), [6]) if m.op == "fill-unfilled"}
     assert "add 'errors.update(error)' in place of 'pass' (line 6)" in filled
     assert all(".update(" in d for d in filled)  # a dict is not appended to
 

@@ -174,8 +174,8 @@ def scope_of(
             (stored if isinstance(node.ctx, ast.Store) else read).append(node.id)
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
-        if isinstance(node, ast.ExceptHandler) and node.name and node.body:
-            caught.append((node.name, node.lineno, node.body[-1].end_lineno or node.lineno))
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            caught.append((node.name, node.lineno, node.end_lineno or node.lineno))
         targets, value = binding(node)
         copy = value is not None and is_copy(value)
         copied = copied or copy
