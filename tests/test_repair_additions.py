@@ -1085,3 +1085,53 @@ def test_a_new_clause_keeps_an_or_apart_from_a_new_and(condition: str, meant: st
     made = programs(source(condition))
     assert "add-clause" in made.get(ast.dump(ast.parse(source(meant))), set())
     assert ast.dump(ast.parse(source(misread))) not in made
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "self.lo > other.lo",
+        "not self.lo",
+        "self.lo > 0 and other.lo < 9",
+        "self.lo in other.seen",
+        "other.lo is None or self.lo <= other.lo",
+    ],
+)
+def test_a_truth_value_is_wrapped_only_in_what_reads_one(value: str) -> None:
+    # `str(a > b)`, `id(a > b)` and `ValueError(a > b)` are always true: as rivals they held back a
+    # right `>` -> `>=` on heldout37, heldout50 and heldout51, and working code never writes them
+    src = SourceFile(
+        "m.py",
+        "def assume(flag):\n    return flag\n\n\nclass Span:\n    def after(self, other):\n"
+        f"        found = {value}\n        assume(len(other.seen))\n        return found, ValueError(str(other))\n",
+    )
+    at = src.data.index(value.encode())
+    wrapped = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == at}
+    assert {f"wrap {value} in int()", f"wrap {value} in assume()"} <= wrapped, sorted(wrapped)
+    for misfit in ("str", "id", "ValueError", "sorted", "list", "abs"):
+        assert f"wrap {value} in {misfit}()" not in wrapped, sorted(wrapped)
+    assert f"{value} -> max({value}, 0)" not in wrapped
+    # a value that may be anything still gets them
+    other = src.data.index(b"str(other)") + 4
+    around = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == other}
+    assert {"wrap other in sorted()", "wrap other in abs()", "other -> max(other, 0)"} <= around, sorted(
+        around
+    )
+
+
+def test_a_comparison_s_always_true_wrappers_no_longer_hold_its_fix_back(
+    make_sandbox, tmp_path: Path
+) -> None:
+    # the failing test only asks for truth and no passing test calls the method, so
+    # `str(self.lo > other.lo)` passed them beside the right `>=` and behaved otherwise: the engine
+    # held the fix back (pyinter's `__ge__`, heldout51)
+    code = (
+        "class Span:\n    def __init__(self, lo):\n        self.lo = lo\n\n"
+        "    def starts_with_or_after(self, other):\n        return self.lo > other.lo\n"
+    )
+    tests = (
+        "from spans import Span\n\ndef test_same():\n    assert Span(1).starts_with_or_after(Span(1))\n\n"
+        "def test_lo():\n    assert Span(2).lo == 2\n"
+    )
+    result = assert_engine_repairs(make_sandbox, tmp_path, "spans", code, tests, "self.lo >= other.lo")
+    assert not any("str()" in m.description or "id()" in m.description for m in result.rivals)

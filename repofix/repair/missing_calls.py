@@ -10,9 +10,9 @@ import functools
 from collections.abc import Iterator
 from typing import TypeGuard
 
-from repofix.repair.scope import BUILTIN_NAMES, Scope
+from repofix.repair.scope import Scope
 from repofix.repair.source import Mutation, SourceFile, function_spans
-from repofix.repair.wrappers import NAMED_PRIOR, literal_or_text, named_for, wrap_in
+from repofix.repair.wrappers import NAMED_PRIOR, misfit, named_for, wrap_in
 
 # `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
 # callees follow
@@ -85,7 +85,7 @@ def add_call(
     module's."""
     named = named_for(value, scope)
     for name in dict.fromkeys([*scope.unused, *scope.own, *also, *scope.callees]):
-        if literal_or_text(value) and name in BUILTIN_NAMES:
+        if misfit(value, name):
             continue
         if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
@@ -179,10 +179,9 @@ def wrapped_elsewhere(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Sc
     for name, _ in calls:
         if name != inside:
             counted[name] = counted.get(name, 0) + 1
-    text = literal_or_text(node)  # a builtin around text is a constant or an exception (wrappers.add_wrapper)
-    for name in [
-        n for n in sorted(counted, key=lambda n: (-counted[n], n)) if not (text and n in BUILTIN_NAMES)
-    ][:MAX_ECHOES]:
+    for name in [n for n in sorted(counted, key=lambda n: (-counted[n], n)) if not misfit(node, n)][
+        :MAX_ECHOES
+    ]:
         yield wrap_in(src, node, name, ECHO_PRIOR)
 
 

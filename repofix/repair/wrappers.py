@@ -130,6 +130,35 @@ def literal_or_text(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) or raises_text(value)
 
 
+# the builtins working code calls on a truth value: `int(a == b)` counts it; numpy's `sum(y == c)`,
+# `all(x >= 0)` read an array of them. Of 118,569 one-argument calls of a name in the screened
+# projects' code (f50's list below 2,395), none calls any other builtin or a class on a comparison,
+# a `not` or an and/or of them, while `str(a > b)`, `id(...)`, `ValueError(...)` around one made
+# rivals that held back a right `>` -> `>=` three times on heldout37-51 (always true, never meant).
+TRUTH_WRAPPERS = frozenset({"int", "float", "bool", "sum", "all", "any", "len", "max", "min", "print"})
+
+
+def truth_value(value: ast.expr) -> bool:
+    """A value that is True or False for sure: a comparison, a `not`, an and/or of such, a bool literal."""
+    if isinstance(value, ast.Compare) or isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return True
+    if isinstance(value, ast.BoolOp):
+        return all(truth_value(v) for v in value.values)
+    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
+
+
+def misfit(value: ast.expr, name: str) -> bool:
+    """A wrapper no fix would put around `value`: a builtin around a literal or text (a constant the
+    fix would have written as such, or an exception: `literal_or_text`), or around a truth value
+    anything but a builtin that reads one (TRUTH_WRAPPERS) or the module's own lower-case callable
+    (`assume(x != 0)`): `str(a > b)` is always true, `ValueError(a > b)` too."""
+    if literal_or_text(value):
+        return name in BUILTIN_NAMES
+    if truth_value(value):
+        return name in BUILTIN_NAMES and name not in TRUTH_WRAPPERS or name[:1].isupper()
+    return False
+
+
 def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Mutation]:
     """Any wrapper of the scope around a value (not the one it is already a call of); `max(x, 0)`.
     Around a literal, only the module's own callables (`parse_constant("-Infinity")`)."""
@@ -141,12 +170,12 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
     for name in dict.fromkeys([*scope.wrappers, *sorted(named)]):
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
-        if literal_or_text(value) and name in BUILTIN_NAMES:
+        if misfit(value, name):
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
         chance = UNUSED_PRIOR if name in scope.unused or name in named else 0.3 if likely else 0.25
         yield wrap_in(src, value, name, NEAR_PRIOR if name in near else chance)
-    for bound in () if literal_or_text(value) else ("0",):  # clamping: max(x, 0)
+    for bound in () if literal_or_text(value) or truth_value(value) else ("0",):  # clamping: max(x, 0)
         yield src.mutation(
             "add-wrapper",
             f"{text} -> max({text}, {bound})",
