@@ -670,6 +670,17 @@ ENGINE = [
         "    assert reachable({1: []}, 1) == {1}\n",
         "frontier.append(nxt)",
     ),
+    (
+        "missing append in an except clause",
+        "class Failed(Exception):\n    pass\n\n\ndef check(items):\n    errors = []\n    for item in items:\n"
+        "        try:\n            item()\n        except ValueError as error:\n            pass\n"
+        "    if errors:\n        raise Failed(errors)\n    return len(items)\n",
+        "import pytest\nfrom graph import Failed, check\n\ndef bad():\n    raise ValueError('bad')\n\n"
+        "def test_bad():\n    with pytest.raises(Failed) as caught:\n        check([bad, lambda: None])\n"
+        "    assert [str(e) for e in caught.value.args[0]] == ['bad']\n\n"
+        "def test_good():\n    assert check([lambda: None]) == 1\n",
+        "            errors.append(error)\n",
+    ),
 ]
 
 
@@ -907,6 +918,16 @@ def test_a_condition_gets_no_clause_of_itself() -> None:
             "def f(items):\n    out = []\n    for x in items:\n        if x:\n            out.append(x)\n"
             "        out.append(1)\n    return out\n",
         ),
+        (  # in an except clause, with the name it binds (schemania's lost `errors.append(error)`,
+            # heldout52: `errors` is handed on, so no fill; the clause was no block to add to)
+            "add-statement",
+            "def check(items):\n    errors = []\n    for item in items:\n        try:\n            item.run()\n"
+            "        except ValueError as error:\n            item.log(error)\n            pass\n"
+            "    if errors:\n        raise Failed(errors)\n",
+            "def check(items):\n    errors = []\n    for item in items:\n        try:\n            item.run()\n"
+            "        except ValueError as error:\n            item.log(error)\n            errors.append(error)\n"
+            "    if errors:\n        raise Failed(errors)\n",
+        ),
         (  # a container the class binds to its instances (parso's planted `pass` for an append)
             "add-update",
             "class C:\n    def __init__(self):\n        self.names = []\n\n    def add(self, name, kind):\n"
@@ -1000,6 +1021,13 @@ def test_a_literal_index_a_slice_or_a_tuple_gets_no_wrapper(index: str) -> None:
         ("def f(out, chunk):\n    for c in out:\n        out += chunk\n", False),  # `+=` of no number
         ("def f(xs, flag=True):\n    for x in flag:\n        xs.append(x)\n", False),  # a bool is no count
         ("def f(items):\n    for i in items:\n        print(i)\n", False),  # never used as a number
+        ("def f(out):\n    for i in 6:\n        out.append(i)\n", True),  # codemelli's, heldout52
+        ("def f(xs):\n    for i in len(xs):\n        print(xs[i])\n", True),
+        ("def f(xs):\n    for i in len(xs) - 1:\n        print(xs[i])\n", True),
+        ("def f(xs, n):\n    for i in n + 1:\n        xs[n - 1] = i\n", True),  # a number by use, and 1
+        ("def f(xs, ys):\n    for i in xs + ys:\n        print(i)\n", False),  # lists joined
+        ("def f(xs):\n    for i in len(xs) * [0]:\n        print(i)\n", False),  # a list
+        ("def f(xs):\n    for c in 'ab':\n        print(c)\n", False),  # text iterates
     ],
 )
 def test_a_loop_over_a_number_gets_its_range(source: str, ranged: bool) -> None:

@@ -43,7 +43,16 @@ IDLE_PRIOR = 0.5
 
 
 # the blocks a statement is added to, after one of theirs
-BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
+BLOCKS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.For,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.Try,
+    ast.ExceptHandler,
+)
 
 
 def block_of(node: ast.AST, parent: ast.AST) -> list[ast.stmt] | None:
