@@ -29,6 +29,9 @@ COLUMNS = {
     "fixed": "right",
     "fixed (unverified)": "right",
     "plausible but wrong": "wrong",
+    # a claimed patch the grader's run of the whole suite failed: a wrong claim as far as the record
+    # shows (heldout53's one was a flaky suite's: trieregex's memoizer keys on an object's address)
+    "plausible, fails suite": "wrong",
     "ambiguous, best fixed": "held, right",
     "ambiguous, best fixed (unverified)": "held, right",
     "ambiguous, best plausible but wrong": "held, wrong",

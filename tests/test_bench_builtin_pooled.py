@@ -67,6 +67,19 @@ def test_outcomes_are_summed_per_kind_failing_tests_and_set(tmp_path: Path) -> N
     assert "| comparison | 3 | 2 (67%) | 1 | 33% | 0 (0 right) | 0 | 0 |" in text
 
 
+@pytest.mark.parametrize(
+    ("outcome", "column"),
+    [("plausible, fails suite", "wrong"), ("an outcome no grader gives", "crashed")],
+)
+def test_a_claim_the_suite_failed_counts_as_wrong(tmp_path: Path, outcome: str, column: str) -> None:
+    # heldout53's trieregex suite failed once under the grader (a memoizer keyed on an address):
+    # the claim is counted against the engine, not as a crash
+    _write_set(
+        tmp_path, "heldout1", [(_bug(1, "comparison", 1), outcome), (_bug(2, "comparison", 1), "fixed")]
+    )
+    assert pool.pooled(["heldout1"], tmp_path)["all"]["all"].counts == {column: 1, "right": 1}
+
+
 def test_a_set_whose_records_do_not_cover_its_bugs_is_refused(tmp_path: Path) -> None:
     _write_set(tmp_path, "heldout1", [(_bug(1, "comparison", 1), "fixed")])
     bugs_file = tmp_path / "bench_builtin_heldout1.bugs.json"
