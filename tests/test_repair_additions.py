@@ -1025,6 +1025,7 @@ def test_a_literal_index_a_slice_or_a_tuple_gets_no_wrapper(index: str) -> None:
         ("def f(xs):\n    for i in len(xs):\n        print(xs[i])\n", True),
         ("def f(xs):\n    for i in len(xs) - 1:\n        print(xs[i])\n", True),
         ("def f(xs, n):\n    for i in n + 1:\n        xs[n - 1] = i\n", True),  # a number by use, and 1
+        ("def f(xs, n):\n    for i in n + 1 + 1:\n        xs[n - 1] = i\n", True),
         ("def f(xs, ys):\n    for i in xs + ys:\n        print(i)\n", False),  # lists joined
         ("def f(xs):\n    for i in len(xs) * [0]:\n        print(i)\n", False),  # a list
         ("def f(xs):\n    for c in 'ab':\n        print(c)\n", False),  # text iterates
@@ -1131,18 +1132,19 @@ def test_a_truth_value_is_wrapped_only_in_what_reads_one(value: str) -> None:
     src = SourceFile(
         "m.py",
         "def assume(flag):\n    return flag\n\n\nclass Span:\n    def after(self, other):\n"
-        f"        found = {value}\n        assume(len(other.seen))\n        return found, ValueError(str(other))\n",
+        f"        found = {value}\n        assume(len(other.seen))\n        print(other)\n"
+        "        return found, ValueError(str(other))\n",
     )
     at = src.data.index(value.encode())
     wrapped = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == at}
     assert {f"wrap {value} in int()", f"wrap {value} in assume()"} <= wrapped, sorted(wrapped)
-    for misfit in ("str", "id", "ValueError", "sorted", "list", "abs"):
+    for misfit in ("str", "id", "ValueError", "sorted", "list", "abs", "print"):  # print: always None
         assert f"wrap {value} in {misfit}()" not in wrapped, sorted(wrapped)
     assert f"{value} -> max({value}, 0)" not in wrapped
     # a value that may be anything still gets them
     other = src.data.index(b"str(other)") + 4
     around = {m.description for m in mutations(src) if m.op == "add-wrapper" and m.edits[0].start == other}
-    assert {"wrap other in sorted()", "wrap other in abs()", "other -> max(other, 0)"} <= around, sorted(
+    assert {"wrap other in sorted()", "wrap other in print()", "other -> max(other, 0)"} <= around, sorted(
         around
     )
 
@@ -1163,3 +1165,40 @@ def test_a_comparison_s_always_true_wrappers_no_longer_hold_its_fix_back(
     )
     result = assert_engine_repairs(make_sandbox, tmp_path, "spans", code, tests, "self.lo >= other.lo")
     assert not any("str()" in m.description or "id()" in m.description for m in result.rivals)
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        # a decorated definition in the clause: "before" it is before its decorator (it was between
+        # the decorator and the `def`, which does not parse)
+        "            @wraps(error)\n            def shown():\n                return error\n            item.log(shown)\n",
+        # a clause that raises again: nothing added after the `raise` would run
+        "            item.log(error)\n            raise\n",
+    ],
+)
+def test_statements_added_in_an_except_clause_parse_and_run(clause: str) -> None:
+    code = (
+        "from functools import wraps\n\n\ndef check(items):\n    errors = []\n    for item in items:\n"
+        f"        try:\n            item.run()\n        except ValueError as error:\n{clause}"
+        "    return errors\n"
+    )
+    src = SourceFile("m.py", code)
+    added = [m for m in mutations(src) if m.op == "add-statement"]
+    assert [m for m in added if "errors.append(error)" in m.description], sorted(m.description for m in added)
+    for m in added:
+        ast.parse(src.apply(m.edits))  # every one parses
+    dead = [m.description for m in added if "            raise\n            errors" in src.apply(m.edits)]
+    assert not dead, dead  # after the whole `try` is no dead code: those stay
+
+
+@pytest.mark.skipif(not hasattr(ast, "TryStar"), reason="except* is Python 3.11's")
+def test_a_try_star_body_and_its_clauses_are_blocks_too() -> None:
+    src = SourceFile(
+        "m.py",
+        "def check(items):\n    errors = []\n    for item in items:\n        try:\n            item.run()\n"
+        "        except* ValueError as group:\n            item.log(group)\n    return errors\n",
+    )
+    made = {m.description for m in mutations(src) if m.op == "add-statement"}
+    assert "add 'errors.append(item)' after line 5" in made, sorted(made)  # in the try* body
+    assert "add 'errors.append(group)' after line 7" in made, sorted(made)  # in its clause

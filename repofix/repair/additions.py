@@ -52,6 +52,7 @@ BLOCKS = (
     ast.With,
     ast.Try,
     ast.ExceptHandler,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),  # `try:` ... `except* E:` (3.11)
 )
 
 
@@ -99,7 +100,10 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
         return
     indent = src.indent(node)
     end = src.span(node)[1]
-    begin = src.line_starts[node.lineno - 1]
+    # before a decorated definition is before its first decorator, not between it and the `def`
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    begin = src.line_starts[first - 1]
+    exits = isinstance(node, (ast.Raise, ast.Break, ast.Continue))  # nothing after it runs
     for collection, method in grown_at(scope, node):
         for name in [*scope.caught_at(node.lineno), *scope.names]:
             if name == collection:
@@ -108,12 +112,13 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
             if isinstance(node, ast.Pass):
                 yield in_place_of_pass(src, node, call, "add-statement", 0.35)
                 continue
-            yield src.mutation(
-                "add-statement",
-                f"add '{call}' after line {node.end_lineno}",
-                [Edit(end, end, f"\n{indent}{call}")],
-                0.35,
-            )
+            if not exits:
+                yield src.mutation(
+                    "add-statement",
+                    f"add '{call}' after line {node.end_lineno}",
+                    [Edit(end, end, f"\n{indent}{call}")],
+                    0.35,
+                )
             yield src.mutation(
                 "add-statement",
                 f"add '{call}' before line {node.lineno}",

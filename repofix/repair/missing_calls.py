@@ -12,7 +12,7 @@ from typing import TypeGuard
 
 from repofix.repair.scope import Scope
 from repofix.repair.source import Mutation, SourceFile, function_spans
-from repofix.repair.wrappers import NAMED_PRIOR, misfit, named_for, wrap_in
+from repofix.repair.wrappers import NAMED_PRIOR, misfit_wrapper, named_for, wrap_in
 
 # `if items` -> `if any(items)`, `if self.wrapped` -> `if callable(self.wrapped)`; the module's own
 # callees follow
@@ -85,7 +85,7 @@ def add_call(
     module's."""
     named = named_for(value, scope)
     for name in dict.fromkeys([*scope.unused, *scope.own, *also, *scope.callees]):
-        if misfit(value, name):
+        if misfit_wrapper(value, name):
             continue
         if name in RECEIVER_WRAPPERS and getattr(value, "id", None) not in scope.tests:
             continue  # `str(os).getcwd()`: a module, class or function of the module is never text
@@ -179,7 +179,7 @@ def wrapped_elsewhere(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Sc
     for name, _ in calls:
         if name != inside:
             counted[name] = counted.get(name, 0) + 1
-    for name in [n for n in sorted(counted, key=lambda n: (-counted[n], n)) if not misfit(node, n)][
+    for name in [n for n in sorted(counted, key=lambda n: (-counted[n], n)) if not misfit_wrapper(node, n)][
         :MAX_ECHOES
     ]:
         yield wrap_in(src, node, name, ECHO_PRIOR)

@@ -131,15 +131,17 @@ def literal_or_text(value: ast.expr) -> bool:
 
 
 # the builtins working code calls on a truth value: `int(a == b)` counts it; numpy's `sum(y == c)`,
-# `all(x >= 0)` read an array of them. Of 118,569 one-argument calls of a name in the screened
+# `all(x >= 0)` read an array of them (on a plain comparison they raise TypeError, and fail). Not
+# `print`: it returns None, an always false rival as `str()` is an always true one. Of 118,569 one-argument calls of a name in the screened
 # projects' code (f50's list below 2,395), none calls any other builtin or a class on a comparison,
 # a `not` or an and/or of them, while `str(a > b)`, `id(...)`, `ValueError(...)` around one made
 # rivals that held back a right `>` -> `>=` three times on heldout37-51 (always true, never meant).
-TRUTH_WRAPPERS = frozenset({"int", "float", "bool", "sum", "all", "any", "len", "max", "min", "print"})
+TRUTH_WRAPPERS = frozenset({"int", "float", "bool", "sum", "all", "any", "len", "max", "min"})
 
 
 def truth_value(value: ast.expr) -> bool:
-    """A value that is True or False for sure: a comparison, a `not`, an and/or of such, a bool literal."""
+    """A value that reads as True or False: a comparison, a `not`, an and/or of such, a bool literal
+    (numpy's and pandas' comparisons give arrays of them, which TRUTH_WRAPPERS' `sum`, `all`... read)."""
     if isinstance(value, ast.Compare) or isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
         return True
     if isinstance(value, ast.BoolOp):
@@ -147,11 +149,12 @@ def truth_value(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and isinstance(value.value, bool)
 
 
-def misfit(value: ast.expr, name: str) -> bool:
+def misfit_wrapper(value: ast.expr, name: str) -> bool:
     """A wrapper no fix would put around `value`: a builtin around a literal or text (a constant the
     fix would have written as such, or an exception: `literal_or_text`), or around a truth value
-    anything but a builtin that reads one (TRUTH_WRAPPERS) or the module's own lower-case callable
-    (`assume(x != 0)`): `str(a > b)` is always true, `ValueError(a > b)` too."""
+    anything but a builtin that reads one (TRUTH_WRAPPERS) or a lower-case callable the module
+    defines or imports (`assume(x != 0)`): `str(a > b)` is always true, `ValueError(a > b)` too. A
+    fix this gives up: `'same=' + str(a == b)`, which working code does not write either."""
     if literal_or_text(value):
         return name in BUILTIN_NAMES
     if truth_value(value):
@@ -170,7 +173,7 @@ def add_wrapper(src: SourceFile, value: ast.expr, scope: Scope) -> Iterator[Muta
     for name in dict.fromkeys([*scope.wrappers, *sorted(named)]):
         if isinstance(value, ast.Call) and getattr(value.func, "id", None) == name:
             continue
-        if misfit(value, name):
+        if misfit_wrapper(value, name):
             continue
         likely = name in ("abs", "len", "sorted", "list", "int", "max", "min") or name in scope.own
         chance = UNUSED_PRIOR if name in scope.unused or name in named else 0.3 if likely else 0.25
@@ -217,7 +220,7 @@ def int_for_sure(value: ast.expr, numbers: Collection[str] = ()) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
         sides = (value.left, value.right)
         named = [isinstance(v, ast.Name) and v.id in numbers for v in sides]
-        sure = [int_for_sure(v) for v in sides]
+        sure = [int_for_sure(v, numbers) for v in sides]
         return all(s or n for s, n in zip(sure, named, strict=True)) and any(sure)
     return False
 
