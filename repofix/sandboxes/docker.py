@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -111,6 +112,12 @@ while time.monotonic() < deadline:
 """
 
 
+# A keep-alive that has just ended may still read as running: the session runner started in it dies
+# (exit 137) before the engine records the container's end (seen in CI on e4df9cc). Asked again for
+# so long before a start's error is taken as the sandbox's own.
+ENDING_SECONDS = 3.0
+
+
 class DockerSandbox(RunnerSandbox):
     backend = "docker"
 
@@ -144,7 +151,7 @@ class DockerSandbox(RunnerSandbox):
                 self._fill(source, setup)
                 return
             except Exception:
-                ended = self._ended()
+                ended = self._ended(settle=ENDING_SECONDS)
                 if ended is None or attempt == 2:
                     self.close()
                     if ended is None:
@@ -269,8 +276,15 @@ class DockerSandbox(RunnerSandbox):
         except docker.errors.APIError as error:
             raise self._ended() or error from None
 
-    def _ended(self) -> ContainerEnded | None:
-        """The container's own end (its keep-alive exited, or it was removed), or None while it runs."""
+    def _ended(self, settle: float = 0.0) -> ContainerEnded | None:
+        """The container's own end (its keep-alive exited, or it was removed), or None while it runs;
+        with `settle`, asked again for up to so many seconds while it still reads as running."""
+        deadline = time.monotonic() + settle
+        while (ended := self._end_now()) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return ended
+
+    def _end_now(self) -> ContainerEnded | None:
         import docker.errors
 
         try:
