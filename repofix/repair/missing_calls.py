@@ -179,9 +179,8 @@ def wrapped_elsewhere(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Sc
     for name, _ in calls:
         if name != inside:
             counted[name] = counted.get(name, 0) + 1
-    for name in [n for n in sorted(counted, key=lambda n: (-counted[n], n)) if not misfit_wrapper(node, n)][
-        :MAX_ECHOES
-    ]:
+    ranked = sorted(counted, key=lambda n: (-counted[n], n))  # the most called first
+    for name in [n for n in ranked if not misfit_wrapper(node, n)][:MAX_ECHOES]:
         yield wrap_in(src, node, name, ECHO_PRIOR)
 
 

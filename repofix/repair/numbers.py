@@ -1,10 +1,11 @@
-"""Which names a function uses as numbers for sure: what `range()` may be missing around when it is
-looped over (wrappers.range_of). An index alone is no such use (`df[cols]`, `d[key]` are keys),
+"""Which names a function uses as numbers for sure, and which values are numbers by use or ints for
+sure: what `range()` may be missing around when it is looped over (wrappers.range_of). An index alone is no such use (`df[cols]`, `d[key]` are keys),
 nor is `+=` of anything but a number (`out += chunk` grows a list)."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 
 from repofix.repair.facts import Function
 from repofix.repair.source import dotted
@@ -52,3 +53,25 @@ def counted(func: Function) -> list[str]:
 
 def _number(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def number_value(value: ast.expr, numbers: Collection[str]) -> bool:
+    """A loop's value that is a number by its use (a name the function uses as one, `numbers`) or
+    for sure (`int_for_sure`): a loop over one raises TypeError (`for i in len(items)` lost its
+    `range`; codemelli's `for i in 6`, heldout52)."""
+    return isinstance(value, ast.Name) and value.id in numbers or int_for_sure(value, numbers)
+
+
+def int_for_sure(value: ast.expr, numbers: Collection[str] = ()) -> bool:
+    """An int literal, a `len()`, or a sum or difference of one with another or with a name used
+    as a number (`len(xs) - 1`, `n + 1`)."""
+    if isinstance(value, ast.Constant):
+        return type(value.value) is int
+    if isinstance(value, ast.Call):
+        return getattr(value.func, "id", None) == "len" and len(value.args) == 1 and not value.keywords
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
+        sides = (value.left, value.right)
+        named = [isinstance(v, ast.Name) and v.id in numbers for v in sides]
+        sure = [int_for_sure(v, numbers) for v in sides]
+        return all(s or n for s, n in zip(sure, named, strict=True)) and any(sure)
+    return False

@@ -99,13 +99,9 @@ def _empty(value: ast.expr) -> str | None:
     functions of the projects screened for heldout50 and heldout51 hold an unfilled one, while 51
     of their 22,145 planted missing statements leave a new one)."""
     empty = (
-        isinstance(value, ast.List)
-        and not value.elts
-        or isinstance(value, ast.Dict)
-        and not value.keys
-        or isinstance(value, ast.Call)
-        and not value.args
-        and not value.keywords
+        (isinstance(value, ast.List) and not value.elts)
+        or (isinstance(value, ast.Dict) and not value.keys)
+        or (isinstance(value, ast.Call) and not value.args and not value.keywords)
     )
     return MEMBER_METHODS.get(constructor(value) or "", (None,))[0] if empty else None
 

@@ -8,10 +8,11 @@ them)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 
 from repofix.repair.facts import message_words
 from repofix.repair.nearby import NEAR_PRIOR, near_callees
+from repofix.repair.numbers import number_value
 from repofix.repair.scope import BUILTIN_ERRORS, BUILTIN_NAMES, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
@@ -131,11 +132,11 @@ def literal_or_text(value: ast.expr) -> bool:
 
 
 # the builtins working code calls on a truth value: `int(a == b)` counts it; numpy's `sum(y == c)`,
-# `all(x >= 0)` read an array of them (on a plain comparison they raise TypeError, and fail). Not
-# `print`: it returns None, an always false rival as `str()` is an always true one. Of 118,569 one-argument calls of a name in the screened
-# projects' code (f50's list below 2,395), none calls any other builtin or a class on a comparison,
-# a `not` or an and/or of them, while `str(a > b)`, `id(...)`, `ValueError(...)` around one made
-# rivals that held back a right `>` -> `>=` three times on heldout37-51 (always true, never meant).
+# `all(x >= 0)` read an array of them (on a plain comparison they raise TypeError, and fail). Of
+# 118,569 one-argument calls of a name in the screened projects' code (f50's list below 2,395), none
+# calls any other builtin or a class on a comparison, a `not` or an and/or of them, while
+# `str(a > b)`, `id(...)`, `ValueError(...)` around one made rivals that held back a right `>` ->
+# `>=` three times on heldout37-51 (always true, never meant). Not `print` either: always None.
 TRUTH_WRAPPERS = frozenset({"int", "float", "bool", "sum", "all", "any", "len", "max", "min"})
 
 
@@ -199,30 +200,8 @@ def range_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]
     """`for _ in newlines` -> `for _ in range(newlines)`: a loop over a name the function uses as a
     number (an index, a bound, a counter, a parameter annotated `int` or defaulting to one), which
     no plain wrapper of the scope makes (`range` is not one: around anything else it is rarely meant)."""
-    if isinstance(node, (ast.For, ast.comprehension)) and a_number(node.iter, scope.numbers):
+    if isinstance(node, (ast.For, ast.comprehension)) and number_value(node.iter, scope.numbers):
         yield wrap_in(src, node.iter, "range", 0.4)
-
-
-def a_number(value: ast.expr, numbers: Collection[str]) -> bool:
-    """A loop's value that is a number by its use (a name the function uses as one, `numbers`) or
-    for sure (`int_for_sure`): a loop over one raises TypeError (`for i in len(items)` lost its
-    `range`; codemelli's `for i in 6`, heldout52)."""
-    return isinstance(value, ast.Name) and value.id in numbers or int_for_sure(value, numbers)
-
-
-def int_for_sure(value: ast.expr, numbers: Collection[str] = ()) -> bool:
-    """An int literal, a `len()`, or a sum or difference of one with another or with a name used
-    as a number (`len(xs) - 1`, `n + 1`)."""
-    if isinstance(value, ast.Constant):
-        return type(value.value) is int
-    if isinstance(value, ast.Call):
-        return getattr(value.func, "id", None) == "len" and len(value.args) == 1 and not value.keywords
-    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)):
-        sides = (value.left, value.right)
-        named = [isinstance(v, ast.Name) and v.id in numbers for v in sides]
-        sure = [int_for_sure(v, numbers) for v in sides]
-        return all(s or n for s, n in zip(sure, named, strict=True)) and any(sure)
-    return False
 
 
 def unpacked_loop(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:

@@ -285,6 +285,7 @@ class DockerSandbox(RunnerSandbox):
         return ended
 
     def _end_now(self) -> ContainerEnded | None:
+        """The container's end as the engine reads it now (None: running, or the engine cannot say)."""
         import docker.errors
 
         try:
