@@ -192,7 +192,7 @@ def test_every_candidate_parses_or_is_rejected_and_docstrings_are_untouched() ->
     for m in made:
         assert '"""Doc string."""' in src.apply(m.edits)
     broken = [m for m in made if not parses(src.apply(m.edits))]
-    # Generation may produce a few: two of these 82, dropping an operand next to a parenthesis...
+    # Generation may produce a few (a statement added where a dedent closes blocks)...
     assert len(made) >= 80 and len(broken) <= 2, [m.description for m in broken]
     pool = CandidatePool({"m.py": src}, [Suspect("m.py", 3, 1.0, 1, 0)], max_lines=1)
     kept = list(pool.valid(made))
@@ -235,3 +235,33 @@ def test_a_case_change_keeps_a_format_string_s_fields(literal: str, made: str, n
     found = candidates(f"def f(x):\n    return {literal}.format(x)\n")
     assert f"def f(x):\n    return {made}.format(x)\n" in found
     assert never is None or f"def f(x):\n    return {never}.format(x)\n" not in found
+
+
+def compiles(text: str) -> bool:
+    try:
+        compile(text, "m.py", "exec")
+    except SyntaxError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("buggy", "fixed"),
+    [
+        # the kept operand keeps its parentheses, the dropped one goes with its own
+        ("def f(n):\n    return (n + 1) - 1\n", "def f(n):\n    return (n + 1)\n"),
+        ("def f(n):\n    return (n + 1) - 1\n", "def f(n):\n    return 1\n"),
+        ("def f(a, b):\n    return (a ** 2) / 3 - b\n", "def f(a, b):\n    return (a ** 2) - b\n"),
+        ("def f(a, b):\n    return a - (b * 2)\n", "def f(a, b):\n    return (b * 2)\n"),
+        ("def f(a):\n    return (a \\\n        - 1)\n", "def f(a):\n    return (a)\n"),
+        # a starred argument is no expression alone: no `len()` is dropped from `len(*a)`
+        ("def f(a):\n    return len(*a)\n", None),
+    ],
+    ids=["paren-left", "paren-left-dropped", "paren-operand", "paren-right", "continued", "starred"],
+)
+def test_a_dropped_operand_or_call_leaves_code_that_compiles(buggy: str, fixed: str | None) -> None:
+    src = SourceFile("m.py", buggy)
+    made = mutations(src)
+    assert [m.description for m in made if not compiles(src.apply(m.edits))] == []
+    if fixed is not None:
+        assert fixed in candidates(buggy)

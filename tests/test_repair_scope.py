@@ -124,8 +124,24 @@ def test_a_name_an_except_clause_binds_is_in_scope_in_that_clause_only() -> None
     assert [scope.caught_at(line) for line in (5, 6, 7, 8)] == [[], [], ["error"], []]
 
 
-def test_no_candidate_reads_an_except_clauses_name_outside_the_clause() -> None:
-    made = mutations(SourceFile("m.py", CONVERT_IF))
+# the clause's name read in the clause puts it among the function's names: still not beyond it
+CONVERT_READ = CONVERT.replace("            continue\n", "            print(err)\n            continue\n")
+
+
+def test_a_name_an_except_clause_binds_and_reads_is_in_scope_in_that_clause_only() -> None:
+    tree = ast.parse(CONVERT_READ)
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef)
+    scope = scope_of(func, tree)
+    assert "err" in scope.names
+    assert ["err" in scope.names_at(line) for line in (3, 5, 7, 8, 9, 10)] == [
+        False, False, True, True, False, False
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("source", [CONVERT_IF, CONVERT_READ], ids=["unread", "read-in-clause"])
+def test_no_candidate_reads_an_except_clauses_name_outside_the_clause(source: str) -> None:
+    made = mutations(SourceFile("m.py", source))
     reading = [m for m in made if re.search(r"\berr\b", "".join(e.text for e in m.edits))]
     assert reading  # inside the clause (lines 7 and 8) it is tried
     outside = [m.description for m in reading if m.line not in (7, 8)]

@@ -105,7 +105,7 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
     begin = src.line_starts[first - 1]
     exits = isinstance(node, (ast.Raise, ast.Break, ast.Continue))  # nothing after it runs
     for collection, method in grown_at(scope, node):
-        for name in [*scope.caught_at(node.lineno), *scope.names]:
+        for name in scope.names_at(node.lineno):
             if name == collection:
                 continue
             call = f"{collection}.{method}({name})"
@@ -185,7 +185,7 @@ def add_slice_or_operand(src: SourceFile, value: ast.expr, scope: Scope) -> Iter
         # (rewriting `value` too made it lose "smallest change" ties to `and` -> `or`)
         edit = Edit(end, end, sl) if text == src.segment(value) else Edit(start, end, text + sl)
         yield src.mutation("add-slice", f"{src.segment(value)} -> {text}{sl}", [edit], prior)
-    for name in scope.names:
+    for name in scope.names_at(value.lineno):
         if name == src.segment(value):
             continue
         for new in (f"{name} + {text}", f"{text} + {name}"):
@@ -211,7 +211,7 @@ def replace_with_name(src: SourceFile, node: ast.expr, scope: Scope) -> Iterator
     start, end = src.span(node)
     text = src.segment(node)
     inside = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    for name in scope.names:
+    for name in scope.names_at(node.lineno):
         if name != text:
             op = "unwrap-call" if name in inside else "to-name"
             yield src.mutation(op, f"{text} -> {name}", [Edit(start, end, name)], 0.3)

@@ -48,7 +48,13 @@ def call(src: SourceFile, node: ast.Call) -> Iterator[Mutation]:
             if name in group:
                 for other in sorted(group - {name}):
                     yield src.mutation("call", f"call {name} -> {other}", [Edit(fstart, fend, other)], 0.8)
-        if isinstance(func, ast.Name) and name in UNWRAP and len(node.args) == 1 and not node.keywords:
+        if (
+            isinstance(func, ast.Name)
+            and name in UNWRAP
+            and len(node.args) == 1
+            and not node.keywords
+            and not isinstance(node.args[0], ast.Starred)  # `len(*a)` -> `*a` is no expression
+        ):
             start, end = src.span(node)
             yield src.mutation(
                 "unwrap-call", f"drop call {name}()", [Edit(start, end, src.segment(node.args[0]))], 0.45

@@ -93,6 +93,23 @@ def compare(src: SourceFile, node: ast.Compare) -> Iterator[Mutation]:
                 yield m
 
 
+def drop_operand(src: SourceFile, node: ast.BinOp, old: str) -> Iterator[Mutation]:
+    """`a * b * -1` -> `a * b`, `x - 1` -> `x`: the operator goes with the dropped operand and its
+    parentheses; the kept operand keeps its own (`(n + 1) - 1` -> `(n + 1)`, not `(n + 1`)."""
+    start, end = src.span(node)
+    left, right = src.span(node.left), src.span(node.right)
+    left_end, right_start = left[1], right[0]  # where the kept operand's parentheses end / begin
+    if found := find_token(src, left[1], right[0], old):
+        left_end += len(src.data[left[1] : found[0]].rstrip(b" \t\r\n\\"))
+        after = src.data[found[1] : right[0]]
+        right_start = found[1] + len(after) - len(after.lstrip(b" \t\r\n\\"))
+    else:  # a comment between them: the bare spans, as parentheses cannot be told from it
+        start, end = left[0], right[1]
+    right_text, left_text = src.segment(node.right), src.segment(node.left)
+    yield src.mutation("drop-operand", f"drop '{old} {right_text}'", [Edit(left_end, end, "")], 0.55)
+    yield src.mutation("drop-operand", f"drop '{left_text} {old}'", [Edit(start, right_start, "")], 0.4)
+
+
 def binop(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
     old = BIN[type(node.op)]
     left, right = src.span(node.left), src.span(node.right)
@@ -105,13 +122,7 @@ def binop(src: SourceFile, node: ast.BinOp) -> Iterator[Mutation]:
         m = replace_op(src, left[1], right[0], old, new, "arith", prior, "operator")
         if m:
             yield m
-    # drop an operand: `a * b * -1` -> `a * b`, `x - 1` -> `x`
-    yield src.mutation(
-        "drop-operand", f"drop '{old} {src.segment(node.right)}'", [Edit(left[1], right[1], "")], 0.55
-    )
-    yield src.mutation(
-        "drop-operand", f"drop '{src.segment(node.left)} {old}'", [Edit(left[0], right[0], "")], 0.4
-    )
+    yield from drop_operand(src, node, old)
     if old in NONCOMMUTATIVE or old == "+":  # `+` too: strings and lists do not commute
         yield src.mutation(
             "swap-operands",

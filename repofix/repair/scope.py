@@ -109,6 +109,14 @@ class Scope:
         holding = sorted((c for c in self.caught if c[1] < line <= c[2]), key=lambda c: -c[1])
         return [n for n in dict.fromkeys(c[0] for c in holding) if n not in self.names]
 
+    def names_at(self, line: int) -> list[str]:
+        """The names code at `line` may read: the `except ... as` names of clauses holding it, then
+        `names` but those only such clauses bind when none of them holds `line` (Python deletes the
+        name when its clause ends: `errors.append(error)` after the `try` is a NameError)."""
+        holding = {c[0] for c in self.caught if c[1] < line <= c[2]}
+        gone = {c[0] for c in self.caught} - holding - set(self.bound)
+        return [*self.caught_at(line), *(n for n in self.names if n not in gone)]
+
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
         is `self`) bound nearest to `line`."""
