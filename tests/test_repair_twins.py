@@ -227,3 +227,79 @@ def test_a_constant_s_class_is_not_swapped_for_a_local() -> None:
     made = twins(source, 7)
     assert "if items == {S.LAST} or items == {S.LAST_WEEKDAY}:" in made
     assert not [t for t in made if "{s.LAST}" in t or "{items.LAST}" in t], sorted(made)
+
+
+# hashedindex's `prune` (heldout53): one bound's test lost its comparison; the other bound's has it
+PRUNE = """\
+def prune(terms, min_value=None, max_value=None):
+    garbage = []
+    for term, freq in terms.items():
+        if min_value is not None:
+            garbage.append(term)
+        if max_value is not None and freq > max_value:
+            garbage.append(term)
+    return garbage
+"""
+
+
+def conditions_made(source: str, line: int) -> set[str]:
+    """The line as each new clause of a condition (add-condition) leaves it."""
+    src = SourceFile("m.py", source)
+    return {
+        src.apply(m.edits).splitlines()[line - 1].strip()
+        for m in mutations(src, [line])
+        if m.op == "add-condition"
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "made"),
+    [
+        (PRUNE, 4, "if min_value is not None and freq < min_value:"),
+        (
+            PRUNE.replace("freq > max_value", "max_value <= freq"),
+            4,
+            "if min_value is not None and min_value >= freq:",
+        ),
+        (
+            "def clamp(x, lo, hi):\n    if lo is not None:\n        x = lo\n    if hi is not None and x > hi:\n"
+            "        x = hi\n    return x\n",
+            2,
+            "if lo is not None and x < lo:",
+        ),
+    ],
+    ids=["min-max", "turned-round", "lo-hi"],
+)
+def test_the_other_end_of_a_bound_tested_elsewhere_is_a_clause(source: str, line: int, made: str) -> None:
+    assert made in conditions_made(source, line)
+
+
+def test_no_other_end_of_a_bound_without_a_partner_in_scope() -> None:
+    source = PRUNE.replace("min_value", "floor")  # `floor` is no partner of `max_value`
+    assert not [c for c in conditions_made(source, 4) if "freq <" in c or "< floor" in c]
+
+
+PRUNE_TESTS = """\
+from prune import prune
+
+TERMS = {"a": 1, "b": 5, "c": 9}
+
+def test_below_the_minimum_is_pruned():
+    assert prune(TERMS, min_value=3) == ["a"]
+
+def test_above_the_maximum_is_pruned():
+    assert prune(TERMS, max_value=6) == ["c"]
+
+def test_both_ends():
+    assert prune(TERMS, min_value=2, max_value=8) == ["a", "c"]
+
+def test_no_bound_prunes_nothing():
+    assert prune(TERMS) == []
+"""
+
+
+def test_the_engine_repairs_a_bound_that_lost_its_comparison(make_sandbox, tmp_path: Path) -> None:
+    root = project(tmp_path, {"prune.py": PRUNE, "test_prune.py": PRUNE_TESTS})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "if min_value is not None and freq < min_value:" in result.files["prune.py"], result.patch_diff

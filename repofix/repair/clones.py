@@ -5,8 +5,10 @@
   argument parts replaced by the enclosing `if`'s condition or by a local;
 - a missing clause that is a comparison, a call or an attribute (`time < curr.expires and ...`,
   `... and not isinstance(d, Mapping)`, `self.strip or ...`), taken from the conditions the module
-  tests elsewhere or a sibling's test with the step its run of constants leaves out (`fn == 7`
-  beside `fn == 6` and `fn == 8`: stepped.py), when every name it reads is in scope where it is added;
+  tests elsewhere, a sibling's test with the step its run of constants leaves out (`fn == 7`
+  beside `fn == 6` and `fn == 8`: stepped.py), or the other end of a bound the function tests
+  (`freq < min_value` beside `freq > max_value`: twins.other_end), when every name it reads is in
+  scope where it is added;
 - a lookup a condition makes, guarded by its own key and container (`k not in a or a[k] != b[k]`).
 
 Real fixes mostly reuse code that is already there (the "redundancy assumption" of fix-pattern
@@ -27,6 +29,7 @@ from repofix.repair.following import FOLLOWED_CLONE, compared_words, followed
 from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.stepped import stepped
+from repofix.repair.twins import other_end
 from repofix.repair.unused import unused_predicates
 
 MAX_CONDITIONS = 32  # conditions tried as a new clause: the function's own, then the module's nearest
@@ -80,8 +83,11 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
 
     tests = [c for c in conditions(func) if usable(c)]
     nearest = [c for c in sorted(facts.conditions, key=lambda c: abs(c.lineno - func.lineno)) if usable(c)]
+    # the other end of a bound the function tests: `freq < min_value` where it tests `freq > max_value`
+    ends = [end for c in tests if (end := other_end(src, c, visible)) is not None]
     for found in (
         [(src.segment(c), 0.3) for c in tests],
+        [(end, 0.3) for end in ends],
         stepped(src, tests),
         [(src.segment(c), 0.25) for c in nearest],
     ):

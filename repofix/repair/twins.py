@@ -65,7 +65,7 @@ def twin_clauses(
         }
         start, end = src.span(clause)
         text = src.segment(clause)
-        other = _other_end(src, base, known) if base is clause else None
+        other = other_end(src, base, known) if base is clause else None
         if other is not None and other not in texts:
             for join in joins:
                 yield _joined(src, text, end, join + other, OTHER_END)
@@ -90,7 +90,7 @@ def _joined(src: SourceFile, text: str, end: int, added: str, prior: float) -> M
     )
 
 
-def _other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
+def other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
     """`value < MIN` -> `value > MAX`: an ordering with each name that has a partner in `known`
     swapped for it (mirror.partner) and its operator turned round; None without such a name."""
     if not (isinstance(base, ast.Compare) and len(base.ops) == 1 and type(base.ops[0]) in TURNED):
