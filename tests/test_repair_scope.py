@@ -9,7 +9,7 @@ import re
 import pytest
 
 from repofix.repair.generate import mutations
-from repofix.repair.scope import scope_of
+from repofix.repair.scope import Scope, scope_of
 from repofix.repair.source import SourceFile
 
 TYPED = """\
@@ -115,11 +115,15 @@ def convert(xs):
 CONVERT_IF = CONVERT.replace("            continue\n", "            if x:\n                pass\n")
 
 
-def test_a_name_an_except_clause_binds_is_in_scope_in_that_clause_only() -> None:
-    tree = ast.parse(VARIANTS)
+def first_function_scope(source: str) -> Scope:
+    tree = ast.parse(source)
     func = tree.body[0]
     assert isinstance(func, ast.FunctionDef)
-    scope = scope_of(func, tree)
+    return scope_of(func, tree)
+
+
+def test_a_name_an_except_clause_binds_is_in_scope_in_that_clause_only() -> None:
+    scope = first_function_scope(VARIANTS)
     assert "error" not in scope.names  # no operator builds with it anywhere
     assert [scope.caught_at(line) for line in (5, 6, 7, 8)] == [[], [], ["error"], []]
 
@@ -129,10 +133,7 @@ CONVERT_READ = CONVERT.replace("            continue\n", "            print(err)
 
 
 def test_a_name_an_except_clause_binds_and_reads_is_in_scope_in_that_clause_only() -> None:
-    tree = ast.parse(CONVERT_READ)
-    func = tree.body[0]
-    assert isinstance(func, ast.FunctionDef)
-    scope = scope_of(func, tree)
+    scope = first_function_scope(CONVERT_READ)
     assert "err" in scope.names
     assert ["err" in scope.names_at(line) for line in (3, 5, 7, 8, 9, 10)] == [
         False, False, True, True, False, False
