@@ -128,19 +128,33 @@ def test_a_name_an_except_clause_binds_is_in_scope_in_that_clause_only() -> None
     assert [scope.caught_at(line) for line in (5, 6, 7, 8)] == [[], [], ["error"], []]
 
 
-# the clause's name read in the clause puts it among the function's names: still not beyond it
+# the clause's name read in the clause: still not offered beyond it
 CONVERT_READ = CONVERT.replace("            continue\n", "            print(err)\n            continue\n")
 
 
 def test_a_name_an_except_clause_binds_and_reads_is_in_scope_in_that_clause_only() -> None:
     scope = first_function_scope(CONVERT_READ)
-    assert "err" in scope.names
-    assert ["err" in scope.names_at(line) for line in (3, 5, 7, 8, 9, 10)] == [
-        False, False, True, True, False, False
+    assert "err" not in scope.names  # only where a clause holds the line (names_at)
+    assert ["err" in scope.names_at(line) for line in (3, 5, 6, 7, 8, 9, 10)] == [
+        False, False, False, True, True, False, False
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("source", [CONVERT_IF, CONVERT_READ], ids=["unread", "read-in-clause"])
+def test_a_one_line_except_clause_binds_its_name_on_its_own_line() -> None:
+    source = "def f(xs):\n    out = []\n    try:\n        g(xs)\n    except ValueError as e: log(e)\n    return out\n"
+    scope = first_function_scope(source)
+    assert ["e" in scope.names_at(line) for line in (4, 5, 6)] == [False, True, False]
+
+
+# a condition after the clause: no clause is added to it that reads the name
+CONVERT_READ_IF = CONVERT_READ.replace(
+    "        out.append(v)\n", "        if v > 0:\n            out.append(v)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "source", [CONVERT_IF, CONVERT_READ, CONVERT_READ_IF], ids=["unread", "read-in-clause", "condition-after"]
+)
 def test_no_candidate_reads_an_except_clauses_name_outside_the_clause(source: str) -> None:
     made = mutations(SourceFile("m.py", source))
     reading = [m for m in made if re.search(r"\berr\b", "".join(e.text for e in m.edits))]
@@ -153,7 +167,7 @@ def test_no_candidate_reads_an_except_clauses_name_outside_the_clause(source: st
     ("source", "line", "wanted"),
     [
         (VARIANTS, 7, "add 'errors.append(error)' in place of 'pass' (line 7)"),
-        # one read after its clause's start puts the name among the function's names, as before
+        # read in its clause, the name is offered there
         (
             "def f(xs):\n    out = []\n    for x in xs:\n        try:\n            int(x)\n"
             "        except ValueError as err:\n            print(err)\n    return out\n",

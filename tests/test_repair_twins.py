@@ -274,9 +274,38 @@ def test_the_other_end_of_a_bound_tested_elsewhere_is_a_clause(source: str, line
     assert made in conditions_made(source, line)
 
 
-def test_no_other_end_of_a_bound_without_a_partner_in_scope() -> None:
-    source = PRUNE.replace("min_value", "floor")  # `floor` is no partner of `max_value`
-    assert not [c for c in conditions_made(source, 4) if "freq <" in c or "< floor" in c]
+@pytest.mark.parametrize(
+    ("source", "line", "absent"),
+    [
+        (PRUNE.replace("min_value", "floor"), 4, "freq <"),  # `floor` is no partner of `max_value`
+        # a builtin is no partner: `n < min` compares with the function `min`
+        (
+            "def cap(n, max=10):\n    if n is not None:\n        n = 0\n    if n > max:\n        n = max\n",
+            2,
+            "n < min",
+        ),
+        # both sides with a partner: `hi > lo` turned round is the same test as `lo < hi`
+        ("def f(lo, hi, x):\n    if x:\n        x = 0\n    if lo < hi:\n        x = 1\n", 2, "hi > lo"),
+        # a side that binds a name is not turned into one that binds its partner
+        (
+            "def f(t, x, start):\n    if x:\n        x = 0\n    if (end := t.find(x)) > start:\n        x = 1\n",
+            2,
+            "(start :=",
+        ),
+    ],
+    ids=["no-partner", "builtin", "both-sides", "walrus"],
+)
+def test_no_other_end_of_a_bound(source: str, line: int, absent: str) -> None:
+    assert not [c for c in conditions_made(source, line) if absent in c]
+
+
+def test_the_other_end_keeps_a_side_s_parentheses() -> None:
+    source = (
+        "def f(n, lo, hi):\n    if lo is not None:\n        n = lo\n    if n > (hi or 10):\n        n = 1\n"
+    )
+    made = conditions_made(source, 2)
+    assert "if lo is not None and n < (lo or 10):" in made
+    assert not [c for c in made if "n < lo or 10" in c]
 
 
 PRUNE_TESTS = """\

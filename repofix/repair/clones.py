@@ -84,12 +84,13 @@ def reuse_of(func: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module, s
     tests = [c for c in conditions(func) if usable(c)]
     nearest = [c for c in sorted(facts.conditions, key=lambda c: abs(c.lineno - func.lineno)) if usable(c)]
     # the other end of a bound the function tests: `freq < min_value` where it tests `freq > max_value`
-    ends = [end for c in tests if (end := other_end(src, c, visible)) is not None]
+    # (a partner the function or module binds, as twins' own: not the builtin `min` for `max`)
+    ends = [end for c in tests if (end := other_end(src, c, set(local) | facts.names)) is not None]
     for found in (
         [(src.segment(c), 0.3) for c in tests],
-        [(end, 0.3) for end in ends],
         stepped(src, tests),
         [(src.segment(c), 0.25) for c in nearest],
+        [(end, 0.3) for end in ends],  # last: they push out none of the module's own conditions
     ):
         for text, prior in found:
             tested.setdefault(text, prior)

@@ -98,24 +98,23 @@ class Scope:
     valued: set[str] = field(default_factory=set)
     # exception classes the failing tests expect raised (expected.expected_errors)
     expected: list[str] = field(default_factory=list)
-    # (name, first line, last line) of each `except ... as name:` clause: no ast.Name holds that
-    # binding, and Python deletes the name when the clause ends, so it is in scope only there
+    # (name, first line of its body, last line) of each `except ... as name:` clause: no ast.Name
+    # holds that binding, and Python deletes the name when the clause ends, so it is in scope only
+    # there; a name only such clauses bind is not in `names` (no operator offers it anywhere else)
     caught: list[tuple[str, int, int]] = field(default_factory=list)
 
     def caught_at(self, line: int) -> list[str]:
         """The names `except ... as` clauses holding `line` bind, the innermost first, but those the
-        function reads anyway (in `names`): uzod's lost `errors.append(str(error))` left `error` read
-        nowhere, so no operator could make `errors.append(error)` in its clause."""
-        holding = sorted((c for c in self.caught if c[1] < line <= c[2]), key=lambda c: -c[1])
+        function binds otherwise too (in `names`): uzod's lost `errors.append(str(error))` left `error`
+        read nowhere, so no operator could make `errors.append(error)` in its clause."""
+        holding = sorted((c for c in self.caught if c[1] <= line <= c[2]), key=lambda c: -c[1])
         return [n for n in dict.fromkeys(c[0] for c in holding) if n not in self.names]
 
     def names_at(self, line: int) -> list[str]:
         """The names code at `line` may read: the `except ... as` names of clauses holding it, then
-        `names` but those only such clauses bind when none of them holds `line` (Python deletes the
-        name when its clause ends: `errors.append(error)` after the `try` is a NameError)."""
-        holding = {c[0] for c in self.caught if c[1] < line <= c[2]}
-        gone = {c[0] for c in self.caught} - holding - set(self.bound)
-        return [*self.caught_at(line), *(n for n in self.names if n not in gone)]
+        `names` (Python deletes a clause's name when the clause ends: `errors.append(error)` after
+        the `try` is a NameError)."""
+        return [*self.caught_at(line), *self.names]
 
     def nearest(self, items: list[T], local: Callable[[T], str], line: int, most: int) -> list[T]:
         """`items` in their order, but only those of the `most` locals (`local(item)`; `self.data`'s
@@ -183,7 +182,8 @@ def scope_of(
             if isinstance(node.ctx, ast.Store):
                 bound[node.id] = min(bound.get(node.id, node.lineno), node.lineno)
         if isinstance(node, ast.ExceptHandler) and node.name:
-            caught.append((node.name, node.lineno, node.end_lineno or node.lineno))
+            # from the body's first line: a header over several lines does not bind yet
+            caught.append((node.name, node.body[0].lineno, node.end_lineno or node.lineno))
         targets, value = binding(node)
         copy = value is not None and is_copy(value)
         copied = copied or copy
@@ -225,7 +225,8 @@ def scope_of(
             for arg in node.args:
                 if isinstance(arg, ast.Name):
                     ints[arg.id] = None
-    skip = called | BUILTIN_NAMES | {"self", "cls"}
+    # a name only `except ... as` binds is read in its clause alone: `caught_at` offers it there
+    skip = called | BUILTIN_NAMES | {"self", "cls"} | ({c[0] for c in caught} - set(bound))
     names = [n for n in dict.fromkeys(params + stored + read) if n not in skip]
     local = set(names)
     facts = module_facts(module)

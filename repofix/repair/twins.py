@@ -91,15 +91,30 @@ def _joined(src: SourceFile, text: str, end: int, added: str, prior: float) -> M
 
 
 def other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
-    """`value < MIN` -> `value > MAX`: an ordering with each name that has a partner in `known`
-    swapped for it (mirror.partner) and its operator turned round; None without such a name."""
+    """`value < MIN` -> `value > MAX`: an ordering with the names of one side that have a partner in
+    `known` swapped for it (mirror.partner) and its operator turned round; None without such a
+    name, or when both sides have one (`lo < hi` turned round is `hi > lo`, the same test), or a
+    side binds a name (`(end := f()) > start`)."""
     if not (isinstance(base, ast.Compare) and len(base.ops) == 1 and type(base.ops[0]) in TURNED):
         return None
     sides = [(mirrored(src, side, known, set()), side) for side in (base.left, base.comparators[0])]
-    if all(swapped is None for swapped, _ in sides):
+    if [swapped is None for swapped, _ in sides].count(True) != 1:
         return None
-    left, right = (swapped if swapped is not None else src.segment(side) for swapped, side in sides)
+    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(base)):
+        return None
+    left, right = (
+        _operand(swapped if swapped is not None else src.segment(side), side) for swapped, side in sides
+    )
     return f"{left} {TURNED[type(base.ops[0])]} {right}"
+
+
+def _operand(text: str, side: ast.expr) -> str:
+    """A side of a comparison as written alone: parenthesized when it binds looser than one
+    (`n > (hi or 10)` has `hi or 10` as its side, and `n < lo or 10` is always true)."""
+    looser = isinstance(side, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.Compare)) or (
+        isinstance(side, ast.UnaryOp) and isinstance(side.op, ast.Not)
+    )
+    return f"({text})" if looser else text
 
 
 def _leaves(
