@@ -1,6 +1,7 @@
-"""Which names a function uses as numbers for sure, and which values are numbers by use or ints for
-sure: what `range()` may be missing around when it is looped over (wrappers.range_of). An index alone is no such use (`df[cols]`, `d[key]` are keys),
-nor is `+=` of anything but a number (`out += chunk` grows a list)."""
+"""Numbers a function loops over, where `range()` may be missing (wrappers.range_of): the names it
+uses as numbers for sure, and the values that are numbers by such use or ints for sure. An index
+alone is no such use (`df[cols]`, `d[key]` are keys), nor is `+=` of anything but a number
+(`out += chunk` grows a list)."""
 
 from __future__ import annotations
 

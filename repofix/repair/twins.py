@@ -98,17 +98,16 @@ def other_end(src: SourceFile, base: ast.expr, known: set[str]) -> str | None:
     if not (isinstance(base, ast.Compare) and len(base.ops) == 1 and type(base.ops[0]) in TURNED):
         return None
     sides = [(mirrored(src, side, known, set()), side) for side in (base.left, base.comparators[0])]
-    if [swapped is None for swapped, _ in sides].count(True) != 1:
-        return None
-    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(base)):
+    swapped_sides = sum(swapped is not None for swapped, _ in sides)
+    if swapped_sides != 1 or any(isinstance(n, ast.NamedExpr) for n in ast.walk(base)):
         return None
     left, right = (
-        _operand(swapped if swapped is not None else src.segment(side), side) for swapped, side in sides
+        _side_text(swapped if swapped is not None else src.segment(side), side) for swapped, side in sides
     )
     return f"{left} {TURNED[type(base.ops[0])]} {right}"
 
 
-def _operand(text: str, side: ast.expr) -> str:
+def _side_text(text: str, side: ast.expr) -> str:
     """A side of a comparison as written alone: parenthesized when it binds looser than one
     (`n > (hi or 10)` has `hi or 10` as its side, and `n < lo or 10` is always true)."""
     looser = isinstance(side, (ast.BoolOp, ast.IfExp, ast.Lambda, ast.Compare)) or (
