@@ -68,15 +68,15 @@ def test_an_indexed_value_gets_its_wrapper_back(buggy: str, fixed: str) -> None:
     ],
     ids=[
         "module",
+        "self",
+        "written",
+        "deleted",
+        "tuple-slice",
         "global",
         "class",
         "slice",
         "literal",
         "call",
-        "self",
-        "written",
-        "deleted",
-        "tuple-slice",
     ],
 )
 def test_what_is_no_local_value_is_never_wrapped(source: str, never: str) -> None:
