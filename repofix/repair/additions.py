@@ -14,14 +14,7 @@ from repofix.repair import slices
 from repofix.repair.clauses import add_clause, add_operand_to_boolop
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
-from repofix.repair.missing_calls import (
-    add_call,
-    call_targets,
-    indexed,
-    named_receiver,
-    type_named,
-    wrapped_elsewhere,
-)
+from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
 from repofix.repair.offbyone import off_by_one, operand_targets
 from repofix.repair.scope import Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
@@ -276,7 +269,6 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     for value, also, prior in call_targets(node, parent):
         yield from add_call(src, value, also, prior, scope)
     yield from named_receiver(src, node, parent, scope)
-    yield from type_named(src, node, scope)
     yield from indexed(src, node, parent, scope)
     yield from wrapped_elsewhere(src, node, parent, scope)
     if isinstance(node, (ast.List, ast.Tuple, ast.Dict, ast.Constant)):

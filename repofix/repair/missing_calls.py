@@ -147,28 +147,6 @@ def named_receiver(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope
         yield wrap_in(src, node.value, name, NAMED_PRIOR)
 
 
-# `val.__name__` of a value the function takes or makes: classes, functions and modules have a name,
-# an instance has none, and the idiom that reports what a value is reads `type(val).__name__`
-# (heldout48: uzod's `expected int, got {type(val).__name__}` twice, pjscript's `"visit_" +
-# type(node).__name__`, out of reach: `type` is no wrapper of those modules)
-TYPE_NAMED_PRIOR = 0.4
-CLASS_ATTRIBUTES = ("__name__", "__qualname__")
-
-
-def type_named(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
-    """`val.__name__` -> `type(val).__name__`: the name read of a local, a parameter, `self` or an
-    attribute of one, never of a class the module names nor of `cls`."""
-    if not (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.ctx, ast.Load)
-        and node.attr in CLASS_ATTRIBUTES
-        and (_local_value(node.value, scope) or isinstance(node.value, ast.Name) and node.value.id == "self")
-        and not (isinstance(node.value, ast.Name) and node.value.id in scope.classes)
-    ):
-        return
-    yield wrap_in(src, node.value, "type", TYPE_NAMED_PRIOR)
-
-
 # `self._word in self.SCALE_VALUES` in a module that reads `Decimal(self._word)` twice elsewhere: the
 # value lost the call the code makes on it elsewhere (text2digits, heldout31); a plain wrapper of the
 # module's is one guess among dozens there (0.25-0.3), and the compared operand gets only the

@@ -1,6 +1,6 @@
-"""A name read of a value that has none (repair/missing_calls.type_named): `val.__name__` gets back
-the `type(val)` that reports what the value is; a class, `cls` and a module never get one, and the
-engine finds the fix end to end."""
+"""A name read of a value that has none (repair/instances.py): `val.__name__` gets back the
+`type(val)` that reports what the value is, at the prior of a class likely meant; a class, `cls`, a
+module, a value named for a callable never get one, and the engine finds the fix end to end."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
+from repofix.repair.instances import LIKELY, SURE
 from repofix.repair.source import SourceFile
-from tests.test_repair_additions import assert_produces
 from tests.test_repair_engine import project
 
 # uzod's planted bug (heldout48): the message names the value's class
@@ -45,7 +45,9 @@ def check_int(val):
     ids=["parameter-in-f-string", "parameter", "self-qualname", "attribute-chain"],
 )
 def test_a_value_s_name_is_read_of_its_type(buggy: str, fixed: str) -> None:
-    assert_produces("add-wrapper", buggy, fixed)
+    src = SourceFile("m.py", buggy)
+    made = {src.apply(m.edits): m.prior for m in mutations(src) if m.description.endswith("in type()")}
+    assert made.get(fixed) == (SURE if "self." in buggy else LIKELY), made
 
 
 @pytest.mark.parametrize(
@@ -56,14 +58,18 @@ def test_a_value_s_name_is_read_of_its_type(buggy: str, fixed: str) -> None:
         ("import os\n\n\ndef f():\n    return os.__name__\n", "type(os)"),  # a module
         ("def f(g):\n    g.__name__ = 'h'\n    return g\n", "type(g).__name__ ="),  # written, not read
         ("def f(g):\n    return g.__doc__\n", "type(g)"),  # a value's own attribute
+        ("def f(view_func):\n    return view_func.__name__\n", "type(view_func)"),  # a function's own
+        ("def f(self):\n    return self.callback.__qualname__\n", "type(self.callback)"),
+        ("registry = {}\n\n\ndef f(x):\n    return registry.__name__\n", "type(registry)"),  # a global
     ],
-    ids=["class", "cls", "module", "written", "other-attribute"],
+    ids=["class", "cls", "module", "written", "other-attribute", "function", "method", "global"],
 )
 def test_what_names_itself_is_left_alone(source: str, never: str) -> None:
+    """No `type(...)` ranked as meant there (wrap_operand's and the plain wrappers' stay at 0.25)."""
     src = SourceFile("m.py", source)
-    made = [src.apply(m.edits) for m in mutations(src)]
+    made = [(src.apply(m.edits), m.prior) for m in mutations(src)]
     assert made  # other operators are tried on the line: the check below is not of an empty list
-    assert [text for text in made if never in text] == []
+    assert [text for text, prior in made if never in text and prior > 0.25] == []
 
 
 def test_the_engine_repairs_the_message(make_sandbox, tmp_path: Path) -> None:
