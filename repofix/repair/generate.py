@@ -228,6 +228,7 @@ def mutations(
                     echoes.echo_clauses(src, node.test, set(scopes[id(func)].bound)),
                     typechecks.type_check(src, node.test, func, scopes[id(func)]),
                     idioms.idiom_clauses(src, node.test),
+                    idioms.popped_end(src, node),
                 )
             if isinstance(node, ast.If):
                 added = itertools.chain(added, stated.stated_clauses(src, node, scopes[id(func)]))

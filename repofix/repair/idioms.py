@@ -5,7 +5,11 @@
   text.endswith(')')`, and the other way round;
 - an integer test that forgets `bool` is an `int`: `not isinstance(value, int)` -> `isinstance(value,
   bool) or not isinstance(value, int)`, `isinstance(n, int)` -> `isinstance(n, int) and not
-  isinstance(n, bool)`.
+  isinstance(n, bool)`;
+- a loop that drops a list's blank end and lost the test of that end: `while trimmed:
+  trimmed.pop()` -> `while trimmed and not trimmed[-1]:` (PEP 257's docstring trim, copied widely:
+  enum-extend's lost both of its loops' halves, heldout50), `pop(0)`, `popleft()` and `del xs[0]`
+  the first end.
 
 Each is the idiom's own other half, made of the very value and literal the condition has, so a
 condition gets one candidate per half it holds, not one per name in scope. Written from two lost
@@ -108,3 +112,46 @@ def _integer_check(node: ast.expr) -> str | None:
     if not any(ast.unparse(k) in INTEGERS for k in kinds):
         return None
     return ast.unparse(node.args[0])
+
+
+def popped_end(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
+    """`while xs:` (or an `and` holding `xs` bare) whose body drops an end of `xs` -> `xs and not
+    xs[-1]` for that end; none when the condition reads that end already."""
+    if not isinstance(node, ast.While):
+        return
+    test = node.test
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for part in parts:
+        if not isinstance(part, (ast.Name, ast.Attribute)):
+            continue
+        text = src.segment(part)
+        for end in _ends_dropped(node.body, ast.dump(part)):
+            if f"{text}[{end}]" in src.segment(test):
+                continue
+            new = f"{text} and not {text}[{end}]"
+            yield src.mutation(
+                "add-idiom", f"condition '{text}' -> '{new}'", [Edit(*src.span(part), new)], IDIOM
+            )
+
+
+def _ends_dropped(body: list[ast.stmt], value: str) -> list[str]:
+    """The ends (`-1`, `0`) of the list dumped as `value` that `body` pops or deletes, in order."""
+    ends: list[str] = []
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and ast.dump(node.func.value) == value
+            and not node.keywords
+        ):
+            if node.func.attr == "popleft" and not node.args:
+                ends.append("0")
+            elif node.func.attr == "pop" and len(node.args) <= 1:
+                ends.append(ast.unparse(node.args[0]) if node.args else "-1")
+        if isinstance(node, ast.Delete):
+            ends += [
+                ast.unparse(t.slice)
+                for t in node.targets
+                if isinstance(t, ast.Subscript) and ast.dump(t.value) == value
+            ]
+    return list(dict.fromkeys(end for end in ends if end in ("0", "-1")))
