@@ -37,8 +37,12 @@ FIXED = {"last": "trimmed and not trimmed[-1]", "first": "trimmed and not trimme
             "def f(self):\n    while self.rows:\n        del self.rows[-1]\n",
             "def f(self):\n    while self.rows and not self.rows[-1]:\n        del self.rows[-1]\n",
         ),
+        (  # another list's end tested is not this one's
+            "def f(xs, all_xs):\n    while xs and all_xs[-1]:\n        xs.pop()\n",
+            "def f(xs, all_xs):\n    while xs and not xs[-1] and all_xs[-1]:\n        xs.pop()\n",
+        ),
     ],
-    ids=["pop-last", "pop-first", "popleft-in-an-and", "del-attribute"],
+    ids=["pop-last", "pop-first", "popleft-in-an-and", "del-attribute", "another-list-tested"],
 )
 def test_the_end_a_loop_drops_is_tested(buggy: str, fixed: str) -> None:
     assert_produces("add-idiom", buggy, fixed)
@@ -53,8 +57,23 @@ def test_the_end_a_loop_drops_is_tested(buggy: str, fixed: str) -> None:
         ("def f(xs):\n    while xs:\n        xs.append(1)\n", "    while xs:"),  # drops nothing
         ("def f(xs):\n    while xs or 1:\n        xs.pop()\n", "    while xs or 1:"),  # in an `or`
         ("def f(xs):\n    if xs:\n        xs.pop()\n", "    if xs:"),  # no loop
+        ("def f(stack):\n    while stack:\n        node = stack.pop()\n", "    while stack:"),  # a worklist
+        ("def f(q):\n    while q:\n        print(q.popleft())\n", "    while q:"),  # what it pops is used
+        ("def f(xs):\n    while xs:\n        g = lambda: xs.pop()\n", "    while xs:"),  # a lambda's
+        ("def f(xs):\n    while xs and not xs[ -1 ]:\n        xs.pop()\n", "    while xs and not xs[ -1 ]:"),
     ],
-    ids=["has-it", "middle", "other-list", "no-drop", "or", "if"],
+    ids=[
+        "has-it",
+        "middle",
+        "other-list",
+        "no-drop",
+        "or",
+        "if",
+        "worklist",
+        "used",
+        "lambda",
+        "has-it-spaced",
+    ],
 )
 def test_nothing_is_made_where_no_end_is_dropped_untested(source: str, line: str) -> None:
     assert changed_line(source, line, lambda m: m.op == "add-idiom") == set()

@@ -41,8 +41,12 @@ def check_int(val):
             "def describe(item):\n    return 'a ' + item.value.__name__\n",
             "def describe(item):\n    return 'a ' + type(item.value).__name__\n",
         ),
+        (  # what a handler caught, the commonest report of a failure's kind
+            "def run(job):\n    try:\n        job()\n    except Exception as exc:\n        return exc.__name__\n",
+            "def run(job):\n    try:\n        job()\n    except Exception as exc:\n        return type(exc).__name__\n",
+        ),
     ],
-    ids=["parameter-in-f-string", "parameter", "self-qualname", "attribute-chain"],
+    ids=["parameter-in-f-string", "parameter", "self-qualname", "attribute-chain", "caught"],
 )
 def test_a_value_s_name_is_read_of_its_type(buggy: str, fixed: str) -> None:
     src = SourceFile("m.py", buggy)
@@ -61,8 +65,34 @@ def test_a_value_s_name_is_read_of_its_type(buggy: str, fixed: str) -> None:
         ("def f(view_func):\n    return view_func.__name__\n", "type(view_func)"),  # a function's own
         ("def f(self):\n    return self.callback.__qualname__\n", "type(self.callback)"),
         ("registry = {}\n\n\ndef f(x):\n    return registry.__name__\n", "type(registry)"),  # a global
+        (  # declared global: the module's, whatever this function stores in it
+            "registry = None\n\n\ndef f(x):\n    global registry\n    registry = x\n    return registry.__name__\n",
+            "type(registry)",
+        ),
+        (  # bound only by a nested function: this one reads the global class
+            "val = int\n\n\ndef f():\n    def g():\n        val = 1\n        return val\n    return val.__name__\n",
+            "type(val)",
+        ),
+        (
+            "def f(self, exc_type, exc, tb):\n    return exc_type.__name__\n",
+            "type(exc_type)",
+        ),  # a class's name
+        ("def f(etype):\n    return etype.__qualname__\n", "type(etype)"),
     ],
-    ids=["class", "cls", "module", "written", "other-attribute", "function", "method", "global"],
+    ids=[
+        "class",
+        "cls",
+        "module",
+        "written",
+        "other-attribute",
+        "function",
+        "method",
+        "global",
+        "declared-global",
+        "nested-only",
+        "exc-type",
+        "etype",
+    ],
 )
 def test_what_names_itself_is_left_alone(source: str, never: str) -> None:
     """No `type(...)` ranked as meant there (wrap_operand's and the plain wrappers' stay at 0.25)."""

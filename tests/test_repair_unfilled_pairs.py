@@ -1,6 +1,7 @@
-"""An unfilled collection grown by a pair of the names its loop binds (repair/unfilled._pairs):
-`output.append((t, v))` after the loop reads `t` and `v`, in reading order first, only of the loop's
-own names, never for a dict; and the engine repairing such a lost record end to end."""
+"""An unfilled collection grown by a pair of the names its loop binds (repair/looped.py, unfilled.fills):
+`output.append((t, v))` after the loop binds `t` and `v`, in their order first, only of names bound
+before the line on every path to it, never for a dict; and the engine repairing such a lost record
+end to end."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from repofix.repair.generate import mutations
+from repofix.repair.looped import MAX_PAIRED, loop_bound
 from repofix.repair.source import SourceFile
-from repofix.repair.unfilled import MAX_PAIRED, PAIR, loop_bound
+from repofix.repair.unfilled import PAIR
 from tests.test_repair_unfilled import _repaired
 
 # jtlvi's decoder (heldout54): each record read in the loop is lost
@@ -46,11 +48,14 @@ def test_nothing():
 
 
 def _pairs(source: str, line: int) -> dict[str, float]:
-    return {
-        m.edits[0].text: m.prior
+    """The pairs made on `line`, each once: (its text, its prior)."""
+    made = [
+        (m.edits[0].text.strip(), m.prior)
         for m in mutations(SourceFile("m.py", source), [line])
         if m.op == "fill-unfilled" and "((" in m.edits[0].text
-    }
+    ]
+    assert len(made) == len({text for text, _ in made}), made  # no pair twice
+    return dict(made)
 
 
 def test_the_pairs_of_the_loop_s_names_come_in_reading_order_first() -> None:
@@ -62,7 +67,7 @@ def test_the_pairs_of_the_loop_s_names_come_in_reading_order_first() -> None:
         "output.append((n, t))",
         "output.append((v, t))",
         "output.append((v, n))",
-    ]  # not `pos`, bound before the loop, nor `data`, a parameter
+    ]  # not `pos`, bound only after the line in the loop, nor `data`, a parameter
     # below a single name, unless it reads a local read nowhere else (`t`, `v` here: unread.Boost)
     read = _pairs(DECODE.replace("        pass\n", "        check(t, n, v)\n"), 8)
     assert len(read) == 6 and set(read.values()) == {PAIR}
@@ -74,8 +79,22 @@ def test_the_pairs_of_the_loop_s_names_come_in_reading_order_first() -> None:
         ("for k, v in d.items():\n    key = k + '.'\n    pass\n", 3, ["k", "v", "key"]),
         ("while x:\n    a = [y for y in x]\n    pass\n", 3, ["a"]),  # not a comprehension's own
         ("for i in x:\n    pass\n    j = i\n", 2, ["i"]),  # bound after the line
+        ("for i in x:\n    def g():\n        t = 1\n    class K:\n        a = 2\n    pass\n", 6, ["i"]),
+        ("for i in x:\n    if i:\n        t = i\n    else:\n        pass\n", 5, ["i"]),  # the other branch
+        ("for i in x:\n    if i:\n        t = i\n        pass\n", 4, ["i", "t"]),  # its own branch
+        ("for i in x:\n    j = i\n    k = i\n    j = k\n    pass\n", 5, ["i", "k", "j"]),  # last bound
+        ("while (chunk := read()):\n    n = len(chunk)\n    pass\n", 3, ["chunk", "n"]),
     ],
-    ids=["target-then-body", "comprehension", "after"],
+    ids=[
+        "target-then-body",
+        "comprehension",
+        "after",
+        "nested-scopes",
+        "other-branch",
+        "own-branch",
+        "rebound",
+        "walrus",
+    ],
 )
 def test_the_names_a_loop_binds_before_a_line(source: str, line: int, names: list[str]) -> None:
     loop = ast.parse(source).body[0]
@@ -88,6 +107,13 @@ def test_at_most_the_nearest_names_make_pairs() -> None:
     source = f"def f(xs):\n    out = []\n    for x in xs:\n{body}        pass\n    return out\n"
     named = {name for text in _pairs(source, 4 + MAX_PAIRED + 2) for name in text[12:-2].split(", ")}
     assert named == {f"n{i}" for i in range(2, MAX_PAIRED + 2)}
+
+
+def test_a_loop_s_else_gets_no_pairs() -> None:
+    source = (
+        "def f(xs):\n    out = []\n    for x in xs:\n        y = x\n    else:\n        pass\n    return out\n"
+    )
+    assert _pairs(source, 6) == {}  # `x` and `y` are unbound when the loop never ran
 
 
 def test_a_dict_is_never_grown_by_a_pair() -> None:

@@ -7,9 +7,9 @@
   bool) or not isinstance(value, int)`, `isinstance(n, int)` -> `isinstance(n, int) and not
   isinstance(n, bool)`;
 - a loop that drops a list's blank end and lost the test of that end: `while trimmed:
-  trimmed.pop()` -> `while trimmed and not trimmed[-1]:` (PEP 257's docstring trim, copied widely:
-  enum-extend's lost both of its loops' halves, heldout50), `pop(0)`, `popleft()` and `del xs[0]`
-  the first end.
+  trimmed.pop()`, what is popped thrown away, -> `while trimmed and not trimmed[-1]:` (PEP 257's
+  docstring trim, copied widely: enum-extend's lost both of its loops' halves, heldout50); `pop(0)`,
+  `popleft()` and `del xs[0]` the first end.
 
 Each is the idiom's own other half, made of the very value and literal the condition has, so a
 condition gets one candidate per half it holds, not one per name in scope. Written from two lost
@@ -23,7 +23,7 @@ import ast
 import string
 from collections.abc import Iterator
 
-from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.source import NESTED, Edit, Mutation, SourceFile, own_scope
 
 IDIOM = 0.5
 # the end a prefix is closed by: a bracket's partner, any other text itself
@@ -115,18 +115,22 @@ def _integer_check(node: ast.expr) -> str | None:
 
 
 def popped_end(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
-    """`while xs:` (or an `and` holding `xs` bare) whose body drops an end of `xs` -> `xs and not
-    xs[-1]` for that end; none when the condition reads that end already."""
+    """`while xs:` (or an `and` holding `xs` bare) whose body drops an end of `xs`, its value thrown
+    away -> `xs and not xs[-1]` for that end; none when the condition reads that end already. A
+    worklist's `node = stack.pop()` uses what it pops: the loop runs until the list is empty."""
     if not isinstance(node, ast.While):
         return
     test = node.test
     parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    tested = {
+        (ast.dump(s.value), ast.unparse(s.slice)) for s in ast.walk(test) if isinstance(s, ast.Subscript)
+    }
     for part in parts:
         if not isinstance(part, (ast.Name, ast.Attribute)):
             continue
         text = src.segment(part)
         for end in _ends_dropped(node.body, ast.dump(part)):
-            if f"{text}[{end}]" in src.segment(test):
+            if (ast.dump(part), end) in tested:
                 continue
             new = f"{text} and not {text}[{end}]"
             yield src.mutation(
@@ -135,19 +139,22 @@ def popped_end(src: SourceFile, node: ast.AST) -> Iterator[Mutation]:
 
 
 def _ends_dropped(body: list[ast.stmt], value: str) -> list[str]:
-    """The ends (`-1`, `0`) of the list dumped as `value` that `body` pops or deletes, in order."""
+    """The ends (`-1`, `0`) of the list dumped as `value` that `body` drops: a statement that pops
+    one and uses nothing it returns (`xs.pop()`, `xs.pop(0)`, `xs.popleft()`), or `del xs[0]`; in
+    the loop's own scope (not a nested function's, class's or lambda's)."""
     ends: list[str] = []
-    for node in (n for stmt in body for n in ast.walk(stmt)):
+    for node in (n for stmt in body if not isinstance(stmt, NESTED) for n in own_scope(stmt)):
+        call = node.value if isinstance(node, ast.Expr) else None
         if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and ast.dump(node.func.value) == value
-            and not node.keywords
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and ast.dump(call.func.value) == value
+            and not call.keywords
         ):
-            if node.func.attr == "popleft" and not node.args:
+            if call.func.attr == "popleft" and not call.args:
                 ends.append("0")
-            elif node.func.attr == "pop" and len(node.args) <= 1:
-                ends.append(ast.unparse(node.args[0]) if node.args else "-1")
+            elif call.func.attr == "pop" and len(call.args) <= 1:
+                ends.append(ast.unparse(call.args[0]) if call.args else "-1")
         if isinstance(node, ast.Delete):
             ends += [
                 ast.unparse(t.slice)

@@ -24,6 +24,9 @@ CLASS_ATTRIBUTES = {"__mro__", "__bases__", "__subclasses__"}
 NAMES = {"__name__", "__qualname__"}
 CALLABLE_WORDS = {"func", "fn", "f", "function", "callback", "cb", "handler", "method", "meth", "wrapped"}
 CALLABLE_WORDS |= {"decorator", "hook", "callable", "view", "module", "mod", "target"}
+# what holds a class by its name's end: `exc_type`, `etype`, `ownerclass`, `_pathcls` (facts.names_a_class
+# lets `content_type` through as text, but text has no `__name__` either)
+CLASS_ENDINGS = ("type", "types", "cls", "class", "klass")
 BUILTIN_TYPES = {"int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "frozenset", "type"}
 SURE, LIKELY = 0.45, 0.35  # priors: `self.__name__` / `self()` is almost never meant; the rest less so
 
@@ -74,17 +77,21 @@ def _instance(value: ast.expr) -> bool:
 
 
 def _a_value(value: ast.expr, scope: Scope) -> bool:
-    """A name the function binds or takes, or an attribute chain on one or on `self`, that may hold
-    an instance (`_instance`) and is not named for a callable or a module (`func`, `view_func`)."""
+    """A local of the function (its own, a parameter, an `except ... as` name where its clause holds
+    the line), or an attribute chain on one or on `self`, that may hold an instance (`_instance`)
+    and is not named for a callable, a module or a class (`func`, `view_func`, `exc_type`, `ownercls`)."""
     root = value
     while isinstance(root, ast.Attribute):
         root = root.value
-    if not isinstance(root, ast.Name) or not (root.id in scope.bound or root is not value and _is_self(root)):
-        return False
-    words = [
-        w for w in (value.id if isinstance(value, ast.Name) else getattr(value, "attr", "")).split("_") if w
-    ]
-    return _instance(value) and not (words and words[-1].lower() in CALLABLE_WORDS)
+    local = isinstance(root, ast.Name) and (
+        root.id in scope.own_bound
+        or root.id in scope.caught_at(root.lineno)
+        or (root is not value and _is_self(root))
+    )
+    name = (value.id if isinstance(value, ast.Name) else getattr(value, "attr", "")).lower()
+    words = [w for w in name.split("_") if w]
+    named = bool(words) and words[-1] in CALLABLE_WORDS or name.endswith(CLASS_ENDINGS)
+    return local and _instance(value) and not named
 
 
 def _a_class(value: ast.expr, scope: Scope) -> bool:

@@ -34,7 +34,7 @@ from repofix.repair.fields import declared_containers
 from repofix.repair.lazy import valued_names
 from repofix.repair.numbers import int_parameters, numbers_of
 from repofix.repair.slices import elsewhere, taken
-from repofix.repair.source import dotted
+from repofix.repair.source import dotted, own_scope
 from repofix.repair.unused import destructive, unused_imports_in
 from repofix.repair.windows import windows
 
@@ -89,6 +89,9 @@ class Scope:
     texts: list[str] = field(default_factory=list)  # locals only ever bound to text: `msg = "bad {}"`
     # the line each name is first bound on (parameters too): which collections are nearest a statement
     bound: dict[str, int] = field(default_factory=dict)
+    # the parameters and the names the function's own scope binds (not a nested one's, not one it
+    # declares global or nonlocal): its locals for sure
+    own_bound: set[str] = field(default_factory=set)
     unused: list[str] = field(default_factory=list)  # names the module binds and never reads (facts)
     class_params: dict[str, list[int]] = field(default_factory=dict)  # see facts.ModuleFacts
     argument_names: dict[str, str] = field(default_factory=dict)  # see facts.ModuleFacts
@@ -158,6 +161,15 @@ def annotation_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
             id(n) for a in annotations if a is not None for n in ast.walk(a) if isinstance(n, ast.Name)
         )
     return found
+
+
+def _own_bound(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The parameters and the plain names `func`'s own scope stores, but those it declares global or
+    nonlocal."""
+    own = list(own_scope(func))
+    declared = {name for n in own if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    stored = {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return (stored | set(parameters(func))) - declared
 
 
 def scope_of(
@@ -271,6 +283,7 @@ def scope_of(
         members=_members(func, module),
         texts=[n for n, text in texts.items() if text and n in local],
         bound=bound,
+        own_bound=_own_bound(func),
         unused=unused,
         class_params=facts.class_params,
         argument_names=_argument_names(func, facts.argument_names),

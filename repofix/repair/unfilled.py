@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from repofix.repair.additions import added_after, starts_line
 from repofix.repair.containers import MEMBER_METHODS, constructor
+from repofix.repair.looped import innermost_loops, loop_bound, pairs
 from repofix.repair.scope import Scope, parameters
 from repofix.repair.source import Mutation, SourceFile
 from repofix.repair.unread import READS_ALL, own_nodes
@@ -29,9 +30,9 @@ PART = 0.65  # grown by a part of such a name that the `if` around the filling t
 MAX_VALUES = 8  # names tried as what is added, those bound nearest before the statement first
 HINTED = 8  # lines per file searched beyond the suspicious ones for a missing filling
 # grown by a pair of the names the loop binds (`output.append((t, v))` after `t = ...`, `v = ...`: jtlvi's
-# decoder, heldout54), a record of what one pass reads: below a single name, as rarer
+# decoder, heldout54), a record of what one pass reads: below a single name, as rarer (either is raised
+# when it reads a local read nowhere else: unread.Boost)
 PAIR = 0.6
-MAX_PAIRED = 4  # names the loop binds that make pairs, those bound nearest before the statement
 # builtins that only read a collection passed to them, and the methods that only read one
 READERS = {"len", "list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate"}
 READERS |= {"any", "all", "sum", "min", "max", "zip", "bool"}
@@ -154,39 +155,6 @@ def in_loop(func: ast.FunctionDef | ast.AsyncFunctionDef, after: int) -> set[int
     }
 
 
-def innermost_loops(
-    func: ast.FunctionDef | ast.AsyncFunctionDef,
-) -> dict[int, ast.For | ast.AsyncFor | ast.While]:
-    """Each line of a statement of `func`'s own loops -> the innermost loop that runs it."""
-    own = list(own_nodes(func))
-    kept = set(map(id, own))
-    found: dict[int, ast.For | ast.AsyncFor | ast.While] = {}
-    loops = sorted(
-        (n for n in own if isinstance(n, (ast.For, ast.AsyncFor, ast.While))), key=lambda n: n.lineno
-    )
-    for loop in loops:  # an inner loop starts later and is walked later: it overwrites its outer one
-        for s in ast.walk(loop):
-            if isinstance(s, ast.stmt) and s is not loop and id(s) in kept:
-                found[s.lineno] = loop
-    return found
-
-
-def loop_bound(loop: ast.For | ast.AsyncFor | ast.While, line: int) -> list[str]:
-    """The plain names `loop` binds before `line` (its target's, then its body's), in reading order;
-    not a comprehension's own."""
-    inner = {id(n) for c in ast.walk(loop) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)}
-    stores = [
-        n
-        for n in ast.walk(loop)
-        if isinstance(n, ast.Name)
-        and isinstance(n.ctx, ast.Store)
-        and id(n) not in inner
-        and n.lineno < line
-        and (n.lineno, n.col_offset) >= (loop.lineno, loop.col_offset)
-    ]
-    return list(dict.fromkeys(n.id for n in sorted(stores, key=lambda n: (n.lineno, n.col_offset))))
-
-
 class Fillable:
     """A function's unfilled collections, each with the lines where its filling may be missing,
     and the names it may be filled with (the function's own and its parameters)."""
@@ -241,20 +209,9 @@ def fills(
             for part in parts_tested(parent.test, set(nearest))[:MAX_VALUES]:
                 yield added_after(src, node, f"{u.name}.{u.method}({part})", "fill-unfilled", PART)
         if u.method in ("append", "add") and node.lineno in fillable.loops:
-            yield from _pairs(
-                src, node, u, loop_bound(fillable.loops[node.lineno], node.lineno), set(nearest)
-            )
-
-
-def _pairs(
-    src: SourceFile, node: ast.stmt, u: Unfilled, bound: list[str], nearest: set[str]
-) -> Iterator[Mutation]:
-    """`u` grown by a pair of the names its loop binds before `node` (of the nearest ones), in
-    reading order first: `(t, v)`, then `(v, t)`."""
-    names = [n for n in bound if n in nearest and n != u.name][-MAX_PAIRED:]
-    ordered = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    for a, b in [*ordered, *((b, a) for a, b in ordered)]:
-        yield added_after(src, node, f"{u.name}.{u.method}(({a}, {b}))", "fill-unfilled", PAIR)
+            names = [n for n in loop_bound(fillable.loops[node.lineno], node.lineno) if n != u.name]
+            for pair in pairs([n for n in names if n in fillable.own]):
+                yield added_after(src, node, f"{u.name}.{u.method}({pair})", "fill-unfilled", PAIR)
 
 
 def parts_tested(test: ast.expr, names: set[str]) -> list[str]:
