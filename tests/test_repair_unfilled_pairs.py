@@ -102,11 +102,12 @@ def test_the_names_a_loop_binds_before_a_line(source: str, line: int, names: lis
     assert loop_bound(loop, line) == names
 
 
-def test_at_most_the_nearest_names_make_pairs() -> None:
+def test_only_the_names_bound_last_make_pairs() -> None:
     body = "".join(f"        n{i} = x + {i}\n" for i in range(MAX_PAIRED + 2))
     source = f"def f(xs):\n    out = []\n    for x in xs:\n{body}        pass\n    return out\n"
-    named = {name for text in _pairs(source, 4 + MAX_PAIRED + 2) for name in text[12:-2].split(", ")}
-    assert named == {f"n{i}" for i in range(2, MAX_PAIRED + 2)}
+    added = [ast.parse(text).body[0] for text in _pairs(source, 4 + MAX_PAIRED + 2)]
+    named = {n.id for stmt in added for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id != "out"}
+    assert named == {f"n{i}" for i in range(2, MAX_PAIRED + 2)}  # not `x` nor n0, n1, bound before them
 
 
 def test_a_loop_s_else_gets_no_pairs() -> None:

@@ -23,7 +23,7 @@ import ast
 import string
 from collections.abc import Iterator
 
-from repofix.repair.source import NESTED, Edit, Mutation, SourceFile, own_scope
+from repofix.repair.source import Edit, Mutation, SourceFile, own_scopes
 
 IDIOM = 0.5
 # the end a prefix is closed by: a bracket's partner, any other text itself
@@ -143,7 +143,7 @@ def _ends_dropped(body: list[ast.stmt], value: str) -> list[str]:
     one and uses nothing it returns (`xs.pop()`, `xs.pop(0)`, `xs.popleft()`), or `del xs[0]`; in
     the loop's own scope (not a nested function's, class's or lambda's)."""
     ends: list[str] = []
-    for node in (n for stmt in body if not isinstance(stmt, NESTED) for n in own_scope(stmt)):
+    for node in own_scopes(body):
         call = node.value if isinstance(node, ast.Expr) else None
         if (
             isinstance(call, ast.Call)

@@ -1,10 +1,11 @@
 """Operators for an instance used where its class is meant, a missing `type(...)`: a class's own
-attribute read from an instance (`self.__name__`, `val.__name__`, `x.__mro__`), the instance called to make another
-(`self()`), compared by identity with a class (`event is Request`, `self is type(other)`), bound
-to a name or passed to a parameter that says it holds a class (`typ = x`, `_shadowed_dict(klass)`
-given `entry`). Ten of the 172 missing wrappers planted in the fifteen held-aside sets were a
-`type(...)`, and the plain wrapper ranked it past a minute's candidates (1,428th and 2,046th in
-pure-eval): these say where a class is meant, so they rank it first. Part of the additions."""
+attribute read from an instance (`self.__name__`, `val.__name__`, `x.__mro__`), the instance called
+to make another (`self()`), compared by identity with a class (`event is Request`, `self is
+type(other)`), bound to a name or passed to a parameter that says it holds a class (`typ = x`,
+`_shadowed_dict(klass)` given `entry`). Ten of the 172 missing wrappers planted in the fifteen
+held-aside sets were a `type(...)`, and the plain wrapper ranked it past a minute's candidates
+(1,428th and 2,046th in pure-eval): these say where a class is meant, so they rank it first. Part
+of the additions."""
 
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ def type_of(src: SourceFile, node: ast.AST, scope: Scope) -> Iterator[Mutation]:
 
 def _meant_classes(node: ast.AST, scope: Scope) -> list[tuple[ast.expr, float]]:
     if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _instance(node.value):
-        if node.attr in NAMES and _is_self(node.value):
-            return [(node.value, SURE)]
-        if node.attr in NAMES:
+        if node.attr in NAMES:  # a function or a module has a name too: only a value's says a class
+            if _is_self(node.value):
+                return [(node.value, SURE)]
             return [(node.value, LIKELY)] if _a_value(node.value, scope) else []
         return (
             [(node.value, SURE if _is_self(node.value) else LIKELY)] if node.attr in CLASS_ATTRIBUTES else []
@@ -90,7 +91,7 @@ def _a_value(value: ast.expr, scope: Scope) -> bool:
     )
     name = (value.id if isinstance(value, ast.Name) else getattr(value, "attr", "")).lower()
     words = [w for w in name.split("_") if w]
-    named = bool(words) and words[-1] in CALLABLE_WORDS or name.endswith(CLASS_ENDINGS)
+    named = (bool(words) and words[-1] in CALLABLE_WORDS) or name.endswith(CLASS_ENDINGS)
     return local and _instance(value) and not named
 
 

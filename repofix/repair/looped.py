@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from repofix.repair.source import NESTED, own_scope
+from repofix.repair.source import NESTED, own_scope, own_scopes
 
 Loop = ast.For | ast.AsyncFor | ast.While
 MAX_PAIRED = 4  # names the loop binds that make pairs, those bound last before the statement
@@ -23,10 +23,9 @@ def innermost_loops(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, L
         key=lambda n: n.lineno,
     )
     for loop in loops:  # an inner loop starts later and is walked later: it overwrites its outer one
-        for stmt in loop.body:
-            for s in own_scope(stmt) if not isinstance(stmt, NESTED) else [stmt]:
-                if isinstance(s, ast.stmt):
-                    found[s.lineno] = loop
+        for s in own_scopes(loop.body):
+            if isinstance(s, ast.stmt):
+                found[s.lineno] = loop
     return found
 
 
@@ -36,7 +35,7 @@ def loop_bound(loop: Loop, line: int) -> list[str]:
     # a `for`'s target, a `while`'s walrus (`while (chunk := read()):`)
     before: list[ast.AST] = [loop.target if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.test]
     block: list[ast.stmt] = loop.body
-    while block:
+    while block:  # down the blocks that hold the line, keeping the statements that end before it
         holder = None
         for stmt in block:
             if (stmt.end_lineno or stmt.lineno) < line:
@@ -47,13 +46,7 @@ def loop_bound(loop: Loop, line: int) -> list[str]:
         if holder is None or isinstance(holder, NESTED):
             break
         block = next((b for b in _blocks(holder) if b and b[0].lineno <= line <= (b[-1].end_lineno or 0)), [])
-    stores = [
-        n
-        for node in before
-        if not isinstance(node, NESTED)
-        for n in own_scope(node)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    ]
+    stores = [n for n in own_scopes(before) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
     last = {n.id: (n.lineno, n.col_offset) for n in sorted(stores, key=lambda n: (n.lineno, n.col_offset))}
     return sorted(last, key=last.__getitem__)
 

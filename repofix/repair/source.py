@@ -10,7 +10,7 @@ import bisect
 import functools
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 # What parsing or walking a file may raise that means "cannot mutate it safely, leave it as it is":
@@ -35,6 +35,14 @@ def own_scope(node: ast.AST) -> Iterator[ast.AST]:
         yield here
         if here is node or not isinstance(here, NESTED):
             todo.extend(ast.iter_child_nodes(here))
+
+
+def own_scopes(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Each of `nodes` (a block's statements) and what is under it in the enclosing scope: a nested
+    function, class, lambda or comprehension among them is yielded, not entered (`own_scope` enters
+    the node it is given)."""
+    for node in nodes:
+        yield from (node,) if isinstance(node, NESTED) else own_scope(node)
 
 
 # Expressions that never need parentheses when moved somewhere else.

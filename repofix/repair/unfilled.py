@@ -209,8 +209,8 @@ def fills(
             for part in parts_tested(parent.test, set(nearest))[:MAX_VALUES]:
                 yield added_after(src, node, f"{u.name}.{u.method}({part})", "fill-unfilled", PART)
         if u.method in ("append", "add") and node.lineno in fillable.loops:
-            names = [n for n in loop_bound(fillable.loops[node.lineno], node.lineno) if n != u.name]
-            for pair in pairs([n for n in names if n in fillable.own]):
+            bound = loop_bound(fillable.loops[node.lineno], node.lineno)
+            for pair in pairs([n for n in bound if n != u.name and n in fillable.own]):
                 yield added_after(src, node, f"{u.name}.{u.method}({pair})", "fill-unfilled", PAIR)
 
 
