@@ -87,6 +87,26 @@ def test_a_difference_the_worker_does_not_write_is_refused(item: dict, said: str
     assert said in str(raised.value)
 
 
+@pytest.mark.parametrize("noise", ["passing f", ["f"], [1], {"passing f": "ab"}, None])
+def test_a_line_of_noise_the_worker_does_not_write_is_refused(noise: object) -> None:
+    item = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": "ab"}}
+    with pytest.raises(MalformedReply, match="a line of noise that is not functions"):
+        differences(lines(item, {"noisy": noise}), mutations())
+
+
+def test_the_functions_found_noisy_at_the_end_are_left_out_of_every_patchs_digests() -> None:
+    # two patches that differ only in tag(), which further runs of the original found to vary
+    src = SourceFile("m.py", "x = 1\n")
+    one, two = (src.mutation("constant", f"constant 1 -> {n}", [Edit(4, 5, str(n))], 0.8) for n in (0, 2))
+    first = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing tag": "a1", "failing f": "f1"}}
+    second = {"id": 1, "changed": 0, "example": [], "behaviour": {"passing tag": "a2", "failing f": "f1"}}
+    sources = {"m.py": src}
+    assert rivals(one, differences(lines(first, second), [one, two]), sources) == [two]
+    found = differences(lines(first, second, {"noisy": ["passing tag"]}), [one, two])
+    assert found.behaviour == {one: {"failing f": "f1"}, two: {"failing f": "f1"}}
+    assert rivals(one, found, sources) == []
+
+
 def test_the_differential_checks_own_line_is_read() -> None:
     item = {"id": 0, "changed": 2, "example": ["f(1) returned 2, now 3"], "behaviour": {"passing f": "ab"}}
     found = differences(lines(item), mutations())

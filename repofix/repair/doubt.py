@@ -60,7 +60,9 @@ def compared(
 
 def differ_seconds(patches: int, run_seconds: float, budget: Budget, passing: list[str]) -> float:
     """What the differential check of `patches` may take: two traced runs of the original and one
-    per patch (at most DIFFERED), each up to twice the coverage run's time and a second."""
+    per patch (at most DIFFERED), each up to twice the coverage run's time and a second. The two
+    more runs of the original it makes where patches disagree (insandbox/differ.py) take what the
+    others leave of this: they are not planned for, so the search for rivals is not cut shorter."""
     if not budget.differential or not passing:
         return 0.0
     return (2 + min(patches, DIFFERED)) * (2 * run_seconds + 1.0)

@@ -8,7 +8,13 @@ generated from the original's behaviour on their inputs fail.
 The failing tests are traced too, apart, and each patch gets a digest per function of everything
 its calls did in both (`behaviour`): two plausible patches with different digests do different
 things on the suite's own inputs, so the tests cannot tell which is right. Functions whose calls
-differ between two runs of the original (a clock, a random draw, an id) are left out of the digests."""
+differ between two runs of the original (a clock, a random draw, an id) are left out of the digests.
+The runs are children forked from one process, so they allocate alike: the second allocates
+otherwise (`shifted`), or what follows memory addresses (the order of a set of objects hashed by
+identity, and of a list built from it) would look like behaviour, and a patch, whose code allocates
+otherwise, would seem to change it. Where patches disagree, two more such runs of the original tell
+the noise among their differences (`_more_noise`), and the last line says so. A set's repr is
+compared with its items sorted."""
 
 import hashlib
 import json
@@ -28,10 +34,29 @@ ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 def _short(value):
     try:
-        text = repr(value)
+        text = _unordered(value) if type(value) in (set, frozenset) and value else repr(value)
     except Exception as error:  # a repr that fails is part of the behaviour too
         text = "<repr failed: %s>" % type(error).__name__
     return ADDRESS.sub("", text[:200])
+
+
+def _unordered(value):
+    """A set's repr with its items sorted: the order of a set of objects hashed by identity follows
+    their addresses, not the program (startup's `_notify_reader_writes(writeto)`, heldout55)."""
+    items = ", ".join(sorted(ADDRESS.sub("", repr(item)) for item in value))
+    return "{%s}" % items if type(value) is set else "frozenset({%s})" % items
+
+
+def _shift_heap(times):
+    """Objects kept alive through a run: `times` of each small-object size class (16 to 512 bytes)
+    and of a few larger sizes, so that what the run allocates lies elsewhere than in a run without
+    them."""
+    sizes = [*range(48, 513, 16), 600, 2000, 9000]
+    return (
+        [object() for _ in range(times)]
+        + [float(n) for n in range(times)]
+        + [bytes(size - 33) for size in sizes for _ in range(times)]
+    )
 
 
 def _alike(value):
@@ -42,19 +67,30 @@ def _alike(value):
     return _short(value)
 
 
-def _traced_body(tests, failing, files, out):
+def _traced_body(tests, failing, files, out, shifted=0):
     """Run `tests` under pytest with a profiler on `files`; into `out`: "calls", {"passing":
     {"name(args)": [returns...]}, "failing": {...}} (the calls made in a test of `failing` kept
     apart; `self` left out), and "events", per phase and function a digest of the multiset of its
     calls and returns with `self` in the arguments (what `_behaviour` compares: there every call
-    counts, and a method's receiver too). `files` are paths from the project's root: a file is
-    traced when its path is one of them or ends with "/" and one (`big.py` is not `test_big.py`)."""
-    suffixes = tuple("/" + path for path in files)
+    counts, and a method's receiver too). `files` are paths from the project's root (the working
+    folder); a file is traced when it is one of them, wherever the interpreter's path names it
+    from (`nodes.py` is neither `test_nodes.py` nor pytest's own `_pytest/nodes.py`).
+    `shifted` (1, 2, ...; 0: not): the run allocates otherwise, each number in its own way
+    (`_shift_heap`, and objects made as it runs)."""
+    wanted = {os.path.realpath(path) for path in files}
+    ours = {}  # a code object's file name -> whether it is one of `files`
 
     def body():
         import collections
+        import itertools
 
         import pytest
+
+        padding = _shift_heap(2 * shifted - 1) if shifted else None
+        # in a shifted run, at each traced call one more object is kept, of a size that varies, in
+        # place of one kept 4,096 calls before: a patch allocates otherwise while the program runs,
+        # not only before it, and this spreads what the run allocates as such a patch would
+        stirred, sizes = collections.deque(maxlen=4096), itertools.cycle(range(0, 240 + 16 * shifted, 8))
 
         calls, seen, now = {"passing": {}, "failing": {}}, {}, ["passing"]
         events = {
@@ -69,9 +105,15 @@ def _traced_body(tests, failing, files, out):
         def profile(frame, event, arg):
             code = frame.f_code
             name = code.co_filename
-            if event not in ("call", "return") or not (name.endswith(suffixes) or name in files):
+            if event not in ("call", "return"):
+                return
+            if (traced := ours.get(name)) is None:
+                traced = ours[name] = os.path.realpath(name) in wanted
+            if not traced:
                 return
             if event == "call":
+                if shifted:
+                    stirred.append(bytes(next(sizes)))
                 names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
                 values = [(n, frame.f_locals.get(n)) for n in names]
                 shown = [_short(v) for n, v in values if n not in ("self", "cls")]
@@ -88,6 +130,7 @@ def _traced_body(tests, failing, files, out):
             pytest.main(PYTEST_ARGS + list(tests), plugins=[Tagger(), _AsBaseline()])
         finally:
             sys.setprofile(None)
+        del padding  # kept alive until here
         digests = {
             phase: {name: _digest(sorted(counts.items())) for name, counts in per_name.items()}
             for phase, per_name in events.items()
@@ -99,11 +142,11 @@ def _traced_body(tests, failing, files, out):
     return body
 
 
-def _trace(tests, failing, files, limit):
+def _trace(tests, failing, files, limit, shifted=0):
     handle, out = tempfile.mkstemp(suffix=".json")
     os.close(handle)
     try:
-        ok, _ = _in_child(_traced_body(tests, failing, files, out), limit)
+        ok, _ = _in_child(_traced_body(tests, failing, files, out, shifted), limit)
         with open(out) as stream:
             return json.load(stream) if ok else None
     except ValueError:
@@ -168,6 +211,22 @@ def _unlike(patched, original):
     }
 
 
+def _more_noise(disputed, reference, tests, failing, files, left, runs=2):
+    """Of the functions on which patches behaved otherwise than one another (`disputed`), those
+    whose calls differ in further runs of the original, each allocating otherwise: two runs find
+    noise that follows memory addresses about half the time when only two orders are possible (a set
+    of two objects hashed by identity), as a patch's run meets it. Such differences are no rivals."""
+    found = set()
+    for pattern in range(2, 2 + runs):
+        if left() <= 0.05:
+            break
+        again = _trace(tests, failing, files, left(), shifted=pattern)
+        if again is None:
+            break
+        found |= {"%s %s" % pair for pair in _noisy(reference, again)} & disputed
+    return sorted(found)
+
+
 def run_differ(req):
     out = sys.stdout
     failing, passing = req.get("failing", []), req["passing"]
@@ -189,10 +248,11 @@ def run_differ(req):
         reference = _trace(tests, failing, files, left())
         noisy = set()
         if reference is not None and len(req["candidates"]) > 1:  # digests to compare: what is noise?
-            again = _trace(tests, failing, files, left())
+            again = _trace(tests, failing, files, left(), shifted=1)
             # no second run, no way to tell noise from behaviour: no digests are sent (None)
             noisy = _noisy(reference, again) if again is not None else None
         as_original = _behaviour(reference, noisy or ()) if reference is not None else {}
+        sent = []  # the digests sent, per patch
         for number, cand in enumerate(req["candidates"]):
             if reference is None or time.time() > deadline:
                 break
@@ -206,8 +266,15 @@ def run_differ(req):
             item = {"id": cand["id"], "changed": len(changed), "example": changed[:1]}
             if noisy is not None:
                 item["behaviour"] = _unlike(_behaviour(patched, noisy), as_original)
+                sent.append(item["behaviour"])
             out.write(json.dumps(item) + "\n")
             out.flush()
+        keys = set().union(*sent)  # a function a patch's line leaves out did as the original did
+        disputed = {key for key in keys if len({b.get(key, as_original.get(key)) for b in sent}) > 1}
+        if disputed:
+            out.write(
+                json.dumps({"noisy": _more_noise(disputed, reference, tests, failing, files, left)}) + "\n"
+            )
     finally:
         for path, (original, mtime) in originals.items():
             _write(path, original, mtime)

@@ -1,0 +1,95 @@
+"""Noise in the differential check (insandbox/differ.py): what follows memory addresses is no
+behaviour. Its runs are children forked from one process, so they allocate alike unless told not
+to; a set's order, a list built from it and an id then differ between a patch's run and the
+original's only because the patch's code allocates otherwise, and would make rivals of patches
+that do the same thing. And only the project's own files are traced: a module named as one of
+pytest's (`nodes.py`) is not pytest's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repofix.repair.checker import Checker
+from repofix.repair.doubt import rivals
+from repofix.repair.insandbox.differ import _short
+from repofix.repair.source import Edit, SourceFile
+from tests.test_repair_engine import project
+
+
+class Keyed:
+    """An object whose hash is given: two sets of the same ones, filled in other orders, iterate in
+    other orders (their hashes collide), as sets of objects hashed by identity do from run to run."""
+
+    def __init__(self, name: str, key: int) -> None:
+        self.name, self.key = name, key
+
+    def __hash__(self) -> int:
+        return self.key
+
+    def __repr__(self) -> str:
+        return f"Keyed({self.name})"
+
+
+@pytest.mark.parametrize("kind", [set, frozenset])
+def test_a_sets_repr_does_not_follow_its_order(kind: type) -> None:
+    a, b = Keyed("a", 1), Keyed("b", 9)  # 1 and 9 share a slot of a small set's table
+    one, other = kind([a, b]), kind([b, a])
+    assert list(one) != list(other)  # the premise: the same items, iterated otherwise
+    assert _short(one) == _short(other) == repr(kind([a, b])).replace("b), Keyed(a", "a), Keyed(b")
+    assert _short([a, b]) != _short([b, a])  # a list's order is the program's: kept
+
+
+# a root module named as pytest's own `_pytest/nodes.py`; stamp() hands on an id and a set's order
+NODES = (
+    "KEPT = []\n\n\nclass Node:\n    def __init__(self, n):\n        self.n = n\n\n    def __repr__(self):\n"
+    "        return 'Node(%d)' % self.n\n\n\n"
+    "def members(nodes):\n    return len(nodes)\n\n\ndef order(ns):\n    return len(ns)\n\n\n"
+    "def tag(n):\n    return n\n\n\n"
+    "def stamp():\n    nodes = {Node(n) for n in range(9)}\n    members(nodes)\n"
+    "    order([node.n for node in nodes])\n    return tag(id(Node(0)) // 16 % 9973)\n\n\n"
+    "def greet(name):\n    return 'a good morning to you, ' + name\n"
+)
+NODES_TESTS = (
+    "from nodes import greet, stamp\n\ndef test_greet():\n    assert greet('ann') == 'hi, ann'\n\n"
+    "def test_stamp():\n    assert stamp() >= 0\n"
+)
+OWN = {"<module>", "Node", "__init__", "__repr__", "members", "order", "tag", "stamp", "greet"}
+
+
+def greetings() -> list:
+    """Three patches that make greet() return 'hi, ann', each allocating otherwise as it does: one
+    keeps an object of a Node's size, one keeps two."""
+    src = SourceFile("nodes.py", NODES)
+    at, plus = NODES.index("'a good"), NODES.index(" + name")
+    end = plus + len(" + name")
+    return [
+        src.mutation("constant", "constant -> 'hi, '", [Edit(at, plus, "'hi, '")], 0.8),
+        src.mutation(
+            "literal", "kept one", [Edit(at, end, "('hi, ' + name, KEPT.append(bytes(15)))[0]")], 0.7
+        ),
+        src.mutation(
+            "literal", "kept two", [Edit(at, end, "('hi, ' + name, KEPT.extend([bytes(15)] * 2))[0]")], 0.6
+        ),
+    ]
+
+
+def test_what_follows_addresses_is_no_behaviour_and_only_the_projects_files_are_traced(
+    make_sandbox, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"nodes.py": NODES, "test_nodes.py": NODES_TESTS})
+    box = make_sandbox("none", source=root)
+    patches = greetings()
+    found = Checker(box).differ(
+        patches, ["test_nodes.py::test_stamp"], failing=["test_nodes.py::test_greet"], timeout=30, seconds=90
+    )
+    assert set(found.behaviour) == set(patches)
+    for digests in found.behaviour.values():
+        named = {key.partition(" ")[2] for key in digests}
+        assert named <= OWN, named  # pytest's `_pytest/nodes.py` (listchain, teardown) is not traced
+        assert not named & {"tag", "stamp", "order"}, named  # an id, a list in a set's order
+        assert set(digests) == {"failing greet"}  # what the patches changed: greet's return
+    assert len({tuple(sorted(d.items())) for d in found.behaviour.values()}) == 1  # all alike
+    assert rivals(patches[0], found, {"nodes.py": SourceFile("nodes.py", NODES)}) == []
+    assert (root / "nodes.py").read_text() == NODES
