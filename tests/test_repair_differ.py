@@ -147,19 +147,24 @@ def sizes_patches() -> dict[str, Mutation]:
     }
 
 
+def differed(make_sandbox, root: Path, patches: list[Mutation], passing: str, failing: str) -> tuple:
+    """The project at `root` and the differential check of `patches` on it, through an unisolated
+    sandbox, with one passing and one failing test."""
+    box = make_sandbox("none", source=root)
+    return root, Checker(box).differ(patches, [passing], failing=[failing], timeout=30, seconds=90)
+
+
 def test_patches_that_behave_alike_on_the_tests_share_a_digest_and_others_do_not(
     make_sandbox, tmp_path: Path
 ) -> None:
     # stamp() returns another value in every run: it is noise, left out of the digests
-    root = project(tmp_path, {"sizes.py": SIZES, "test_sizes.py": SIZES_TESTS})
-    box = make_sandbox("none", source=root)
     patch = sizes_patches()
-    found = Checker(box).differ(
+    root, found = differed(
+        make_sandbox,
+        project(tmp_path, {"sizes.py": SIZES, "test_sizes.py": SIZES_TESTS}),
         list(patch.values()),
-        ["test_sizes.py::test_name"],
-        failing=["test_sizes.py::test_fits"],
-        timeout=30,
-        seconds=60,
+        "test_sizes.py::test_name",
+        "test_sizes.py::test_fits",
     )
     digest = {name: found.behaviour[m] for name, m in patch.items()}
     assert digest["drop"] == digest["zero"]  # len(s) and len(s) + 0: the same calls, the same returns

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair.checker import Checker
 from repofix.repair.doubt import rivals
 from repofix.repair.insandbox.differ import _short
 from repofix.repair.source import Edit, SourceFile
+from tests.test_repair_differ import differed
 from tests.test_repair_engine import project
 
 
@@ -78,11 +78,13 @@ def greetings() -> list:
 def test_what_follows_addresses_is_no_behaviour_and_only_the_projects_files_are_traced(
     make_sandbox, tmp_path: Path
 ) -> None:
-    root = project(tmp_path, {"nodes.py": NODES, "test_nodes.py": NODES_TESTS})
-    box = make_sandbox("none", source=root)
     patches = greetings()
-    found = Checker(box).differ(
-        patches, ["test_nodes.py::test_stamp"], failing=["test_nodes.py::test_greet"], timeout=30, seconds=90
+    root, found = differed(
+        make_sandbox,
+        project(tmp_path, {"nodes.py": NODES, "test_nodes.py": NODES_TESTS}),
+        patches,
+        "test_nodes.py::test_stamp",
+        "test_nodes.py::test_greet",
     )
     assert set(found.behaviour) == set(patches)
     for digests in found.behaviour.values():
