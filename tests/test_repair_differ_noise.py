@@ -95,3 +95,36 @@ def test_what_follows_addresses_is_no_behaviour_and_only_the_projects_files_are_
     assert len({tuple(sorted(d.items())) for d in found.behaviour.values()}) == 1  # all alike
     assert rivals(patches[0], found, {"nodes.py": SourceFile("nodes.py", NODES)}) == []
     assert (root / "nodes.py").read_text() == NODES
+
+
+GREET = "def greet(name):\n    return 'a good morning to you, ' + name\n"
+# the passing test moves into a folder it deletes, then runs code compiled under names that are no
+# files ("<moved-test>") before it calls greet(): the tracer must neither fail there nor stop tracing
+MOVED_TESTS = (
+    "import os, tempfile\nfrom greet import greet\n\ndef test_greet():\n    assert greet('ann') == 'hi, ann'\n\n"
+    "def test_moved():\n    here, gone = os.getcwd(), tempfile.mkdtemp()\n    os.chdir(gone)\n    os.rmdir(gone)\n"
+    "    try:\n        names = {}\n        exec(compile('def g():\\n    return 1\\n', '<moved-test>', 'exec'), names)\n"
+    "        assert names['g']() == 1 and greet('bo')\n    finally:\n        os.chdir(here)\n"
+)
+
+
+def test_a_test_in_a_deleted_folder_running_unnamed_code_is_still_traced(
+    make_sandbox, tmp_path: Path
+) -> None:
+    src = SourceFile("greet.py", GREET)
+    at, end = GREET.index("'a good"), len(GREET) - 1
+    right = src.mutation("constant", "constant -> 'hi, '", [Edit(at, GREET.index(" + name"), "'hi, '")], 0.8)
+    # greets 'ann' alone: the moved test's greet('bo') returns 'bo', not 'hi, bo'
+    only = src.mutation(
+        "literal", "ann alone", [Edit(at, end, "'hi, ' + name if name == 'ann' else name")], 0.7
+    )
+    root, found = differed(
+        make_sandbox,
+        project(tmp_path, {"greet.py": GREET, "test_greet.py": MOVED_TESTS}),
+        [right, only],
+        "test_greet.py::test_moved",
+        "test_greet.py::test_greet",
+    )
+    assert "passing greet" in found.behaviour[right]  # greet('bo') returns 'hi, bo' now
+    assert rivals(right, found, {"greet.py": src}) == [only]
+    assert (root / "greet.py").read_text() == GREET

@@ -94,6 +94,25 @@ def test_a_line_of_noise_the_worker_does_not_write_is_refused(noise: object) -> 
         differences(lines(item, {"noisy": noise}), mutations())
 
 
+NOISE_ITEM = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": "ab"}}
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # the project's code wrote one before the worker's own, last: two
+        [{"noisy": ["passing f"]}, NOISE_ITEM, {"noisy": []}],
+        [NOISE_ITEM, {"noisy": []}, {"noisy": ["passing f"]}],
+        # one that is not last
+        [{"noisy": ["passing f"]}, NOISE_ITEM],
+    ],
+    ids=["forged-first", "two-at-the-end", "not-last"],
+)
+def test_a_line_of_noise_that_is_not_the_workers_one_last_line_is_refused(output: list) -> None:
+    with pytest.raises(MalformedReply, match="a line of noise that is not the worker's one last line"):
+        differences(lines(*output), mutations())
+
+
 def test_the_functions_found_noisy_at_the_end_are_left_out_of_every_patchs_digests() -> None:
     # two patches that differ only in tag(), which further runs of the original found to vary
     src = SourceFile("m.py", "x = 1\n")
@@ -101,7 +120,7 @@ def test_the_functions_found_noisy_at_the_end_are_left_out_of_every_patchs_diges
     first = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing tag": "a1", "failing f": "f1"}}
     second = {"id": 1, "changed": 0, "example": [], "behaviour": {"passing tag": "a2", "failing f": "f1"}}
     sources = {"m.py": src}
-    assert rivals(one, differences(lines(first, second), [one, two]), sources) == [two]
+    assert rivals(one, differences(lines(first, second, {"noisy": []}), [one, two]), sources) == [two]
     found = differences(lines(first, second, {"noisy": ["passing tag"]}), [one, two])
     assert found.behaviour == {one: {"failing f": "f1"}, two: {"failing f": "f1"}}
     assert rivals(one, found, sources) == []

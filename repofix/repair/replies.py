@@ -96,18 +96,26 @@ def differences(stdout: str, mutations: list[Mutation], seam: bool = False) -> D
         found.changed[mutation] = [*example, *[""] * (item["changed"] - 1)]
         if "behaviour" in item:
             found.behaviour[mutation] = digests
-    for noise in noise_items(stdout, seam):
-        for digests in found.behaviour.values():
-            for key in noise:
-                digests.pop(key, None)
+    noise = noise_items(stdout, seam)
+    for digests in found.behaviour.values():
+        for key in noise:
+            digests.pop(key, None)
     return found
 
 
-def noise_items(stdout: str, seam: bool = False) -> list[list[str]]:
-    """The differential check's last lines: functions (keys as in `behaviour`) whose calls differed
-    in further runs of the original program, left out of every patch's digests after all."""
-    said = [item["noisy"] for item in json_lines(stdout, seam) if "noisy" in item and "id" not in item]
-    for noise in said:
-        if not isinstance(noise, list) or not all(isinstance(k, str) and k.startswith(PHASES) for k in noise):
-            raise MalformedReply(f"a line of noise that is not functions: {str(noise)[:SHOWN]!r}")
-    return said
+def noise_items(stdout: str, seam: bool = False) -> list[str]:
+    """The differential check's last line: the functions (keys as in `behaviour`) whose calls
+    differed in further runs of the original program, left out of every patch's digests after all.
+    The worker writes it once, last; a line of noise anywhere else, or a second one, was written by
+    someone else (the project's code can reach the worker's output) and is refused, so a forged line
+    can hide no rival unless it takes the worker's own place at the end."""
+    items = json_lines(stdout, seam)
+    said = [item["noisy"] for item in items if "noisy" in item and "id" not in item]
+    if not said:
+        return []
+    if len(said) > 1 or "noisy" not in items[-1]:
+        raise MalformedReply("a line of noise that is not the worker's one last line")
+    noise = said[0]
+    if not isinstance(noise, list) or not all(isinstance(k, str) and k.startswith(PHASES) for k in noise):
+        raise MalformedReply(f"a line of noise that is not functions: {str(noise)[:SHOWN]!r}")
+    return noise

@@ -1,6 +1,6 @@
 """Job `differ`: a differential check of plausible patches against the original program. The
 tests run on the original (twice when there are patches to compare, to find what varies between
-runs) and once per patch under a call tracer on the changed files; every call's arguments and
+runs, and twice more when those patches disagree) and once per patch under a call tracer on the changed files; every call's arguments and
 return value are recorded. A patch that returns something else for the same arguments changed
 behaviour the passing tests exercise without checking it (their asserts still pass): the tests
 generated from the original's behaviour on their inputs fail.
@@ -13,8 +13,10 @@ The runs are children forked from one process, so they allocate alike: the secon
 otherwise (`shifted`), or what follows memory addresses (the order of a set of objects hashed by
 identity, and of a list built from it) would look like behaviour, and a patch, whose code allocates
 otherwise, would seem to change it. Where patches disagree, two more such runs of the original tell
-the noise among their differences (`_more_noise`), and the last line says so. A set's repr is
-compared with its items sorted."""
+the noise among their differences (`_more_noise`), and the last line always says which (the engine
+reads that one line, last, and no other: replies.noise_items). The calls whose returns a patch
+changes (`changed`) leave out the first two runs' noise only. A set or frozenset passed or returned
+is compared with its items sorted (not one inside another value)."""
 
 import hashlib
 import json
@@ -32,6 +34,9 @@ from repofix.repair.insandbox.ids import _function, named_here
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
+MOST_SORTED = 10_000  # items of a set sorted for its repr; a bigger one is shown by its size
+
+
 def _short(value):
     try:
         text = _unordered(value) if type(value) in (set, frozenset) and value else repr(value)
@@ -43,6 +48,8 @@ def _short(value):
 def _unordered(value):
     """A set's repr with its items sorted: the order of a set of objects hashed by identity follows
     their addresses, not the program (startup's `_notify_reader_writes(writeto)`, heldout55)."""
+    if len(value) > MOST_SORTED:
+        return "<%s of %d items>" % (type(value).__name__, len(value))
     items = ", ".join(sorted(ADDRESS.sub("", repr(item)) for item in value))
     return "{%s}" % items if type(value) is set else "frozenset({%s})" % items
 
@@ -59,12 +66,13 @@ def _shift_heap(times):
     )
 
 
-def _alike(value):
-    """The repr a digest compares: an integral float as the int it equals (`x / 1` for `x`: equal,
-    with the same hash, so the program sees the same value but for its type)."""
+def _alike(value, shown=None):
+    """The repr a digest compares (`shown`: the value's `_short`, when made already): an integral
+    float as the int it equals (`x / 1` for `x`: equal, with the same hash, so the program sees the
+    same value but for its type)."""
     if type(value) is float and value.is_integer() and abs(value) < 1e15:
-        value = int(value)
-    return _short(value)
+        return _short(int(value))
+    return _short(value) if shown is None else shown
 
 
 def _traced_body(tests, failing, files, out, shifted=0):
@@ -77,8 +85,19 @@ def _traced_body(tests, failing, files, out, shifted=0):
     from (`nodes.py` is neither `test_nodes.py` nor pytest's own `_pytest/nodes.py`).
     `shifted` (1, 2, ...; 0: not): the run allocates otherwise, each number in its own way
     (`_shift_heap`, and objects made as it runs)."""
+    root = os.getcwd()
     wanted = {os.path.realpath(path) for path in files}
     ours = {}  # a code object's file name -> whether it is one of `files`
+
+    def traced(name):
+        """Whether code of file `name` is traced: it is one of `files` (a relative name is read from
+        the project's root, wherever a test has moved to; `<string>` and the like are none)."""
+        if name.startswith("<"):
+            return False
+        try:
+            return os.path.realpath(os.path.join(root, name)) in wanted
+        except (OSError, ValueError):  # a name the file system cannot resolve is none of the files
+            return False
 
     def body():
         import collections
@@ -107,23 +126,24 @@ def _traced_body(tests, failing, files, out, shifted=0):
             name = code.co_filename
             if event not in ("call", "return"):
                 return
-            if (traced := ours.get(name)) is None:
-                traced = ours[name] = os.path.realpath(name) in wanted
-            if not traced:
+            if (ours_now := ours.get(name)) is None:
+                ours_now = ours[name] = traced(name)
+            if not ours_now:
                 return
             if event == "call":
                 if shifted:
                     stirred.append(bytes(next(sizes)))
                 names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-                values = [(n, frame.f_locals.get(n)) for n in names]
-                shown = [_short(v) for n, v in values if n not in ("self", "cls")]
+                values = [(n, v, _short(v)) for n, v in ((n, frame.f_locals.get(n)) for n in names)]
+                shown = [text for n, v, text in values if n not in ("self", "cls")]
                 seen[id(frame)] = "%s(%s)" % (code.co_name, ", ".join(shown))
-                events[now[0]][code.co_name][hash("C%r" % ([_alike(v) for n, v in values],))] += 1
+                alike = [_alike(v, text) for n, v, text in values]
+                events[now[0]][code.co_name][hash("C%r" % (alike,))] += 1
             elif id(frame) in seen:
-                returns = calls[now[0]].setdefault(seen.pop(id(frame)), [])
+                returns, text = calls[now[0]].setdefault(seen.pop(id(frame)), []), _short(arg)
                 if len(returns) < 4:
-                    returns.append(_short(arg))
-                events[now[0]][code.co_name][hash("R" + _alike(arg))] += 1
+                    returns.append(text)
+                events[now[0]][code.co_name][hash("R" + _alike(arg, text))] += 1
 
         sys.setprofile(profile)
         try:
@@ -211,17 +231,18 @@ def _unlike(patched, original):
     }
 
 
-def _more_noise(disputed, reference, tests, failing, files, left, runs=2):
+def _more_noise(disputed, reference, tests, failing, files, left, each, runs=2):
     """Of the functions on which patches behaved otherwise than one another (`disputed`), those
-    whose calls differ in further runs of the original, each allocating otherwise. Noise with two
-    outcomes (the order of a set of two objects hashed by identity) meets a patch's run as it meets
-    any run: one run beside the reference finds it half the time, three find it 7 times in 8. Such
-    differences are no rivals."""
+    whose calls differ in further runs of the original, each allocating otherwise and given `each`
+    seconds (twice the reference run's and a second; none starts that could not end in time). Noise
+    with two outcomes (the order of a set of two objects hashed by identity) meets a patch's run as
+    it meets any run: the first shifted run finds it about half the time, and these two, when it
+    did not, about 3 times in 4. Such differences are no rivals."""
     found = set()
     for pattern in range(2, 2 + runs):
-        if left() <= 0.05:
+        if left() < each:
             break
-        again = _trace(tests, failing, files, left(), shifted=pattern)
+        again = _trace(tests, failing, files, each, shifted=pattern)
         if again is None:
             break
         found |= {"%s %s" % pair for pair in _noisy(reference, again)} & disputed
@@ -246,7 +267,9 @@ def run_differ(req):
             originals[path] = (handle.read(), os.stat(path).st_mtime)
     try:
         failing = set(failing)
+        started = time.time()
         reference = _trace(tests, failing, files, left())
+        each = 2 * (time.time() - started) + 1.0  # what a further run of the original may take
         noisy = set()
         if reference is not None and len(req["candidates"]) > 1:  # digests to compare: what is noise?
             again = _trace(tests, failing, files, left(), shifted=1)
@@ -272,10 +295,9 @@ def run_differ(req):
             out.flush()
         keys = set().union(*sent)  # a function a patch's line leaves out did as the original did
         disputed = {key for key in keys if len({b.get(key, as_original.get(key)) for b in sent}) > 1}
-        if disputed:
-            out.write(
-                json.dumps({"noisy": _more_noise(disputed, reference, tests, failing, files, left)}) + "\n"
-            )
+        noise = _more_noise(disputed, reference, tests, failing, files, left, each) if disputed else []
+        out.write(json.dumps({"noisy": noise}) + "\n")  # always, and last: the engine reads no other
+        out.flush()
     finally:
         for path, (original, mtime) in originals.items():
             _write(path, original, mtime)
