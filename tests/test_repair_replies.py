@@ -87,14 +87,13 @@ def test_a_difference_the_worker_does_not_write_is_refused(item: dict, said: str
     assert said in str(raised.value)
 
 
+NOISE_ITEM = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": "ab"}}
+
+
 @pytest.mark.parametrize("noise", ["passing f", ["f"], [1], {"passing f": "ab"}, None])
 def test_a_line_of_noise_the_worker_does_not_write_is_refused(noise: object) -> None:
-    item = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": "ab"}}
     with pytest.raises(MalformedReply, match="a line of noise that is not functions"):
-        differences(lines(item, {"noisy": noise}), mutations())
-
-
-NOISE_ITEM = {"id": 0, "changed": 0, "example": [], "behaviour": {"passing f": "ab"}}
+        differences(lines(NOISE_ITEM, {"noisy": noise}), mutations())
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Job `differ`: a differential check of plausible patches against the original program. The
 tests run on the original (twice when there are patches to compare, to find what varies between
-runs, and twice more when those patches disagree) and once per patch under a call tracer on the changed files; every call's arguments and
-return value are recorded. A patch that returns something else for the same arguments changed
+runs, and twice more when those patches disagree) and once per patch under a call tracer on the
+changed files; every call's arguments and return value are recorded. A patch that returns something else for the same arguments changed
 behaviour the passing tests exercise without checking it (their asserts still pass): the tests
 generated from the original's behaviour on their inputs fail.
 
@@ -32,8 +32,6 @@ from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline
 from repofix.repair.insandbox.ids import _function, named_here
 
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
 MOST_SORTED = 10_000  # items of a set sorted for its repr; a bigger one is shown by its size
 
 
@@ -105,7 +103,7 @@ def _traced_body(tests, failing, files, out, shifted=0):
 
         import pytest
 
-        padding = _shift_heap(2 * shifted - 1) if shifted else None
+        _kept = _shift_heap(2 * shifted - 1) if shifted else None  # alive until the run ends
         # in a shifted run, at each traced call one more object is kept, of a size that varies, in
         # place of one kept 4,096 calls before: a patch allocates otherwise while the program runs,
         # not only before it, and this spreads what the run allocates as such a patch would
@@ -150,7 +148,6 @@ def _traced_body(tests, failing, files, out, shifted=0):
             pytest.main(PYTEST_ARGS + list(tests), plugins=[Tagger(), _AsBaseline()])
         finally:
             sys.setprofile(None)
-        del padding  # kept alive until here
         digests = {
             phase: {name: _digest(sorted(counts.items())) for name, counts in per_name.items()}
             for phase, per_name in events.items()
