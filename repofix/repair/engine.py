@@ -126,6 +126,22 @@ def baseline(
     return runs, failing, list(dict.fromkeys(passed)), duration
 
 
+def candidates(
+    sandbox: Sandbox, runs: list[RunRecord], failing: list[str], passing: list[str], budget: Budget
+) -> tuple[list[Suspect], CandidatePool]:
+    """The suspicious lines, most suspicious first, and the pool of candidates on them: every
+    failing test's lines (one edit must fix them all), in files that are neither tests nor what
+    the tests are in."""
+    suspects = rank(runs, set(failing), together=True)
+    protected = {_pytest_file(n) for n in failing + passing}
+    sources = _sources(sandbox, suspects, protected)
+    expected = expected_errors(_texts(sandbox, sorted({_pytest_file(n) for n in failing})), failing)
+    pool = CandidatePool(
+        sources, suspects, budget.max_lines, raised_at(runs, set(failing)), budget.outer_lines, expected
+    )
+    return suspects, pool
+
+
 def repair(
     sandbox: Sandbox,
     failing_tests: list[str] | None = None,
@@ -149,18 +165,8 @@ def repair(
     if not failing:
         result.status, result.message = "no_failures", nothing_fails(failing_tests or [], runs)
         return _done(result, start)
-    result.suspects = rank(runs, set(failing), together=True)  # one edit for every failing test
-    protected = {_pytest_file(n) for n in failing + passing}
-    sources = _sources(sandbox, result.suspects, protected)
-    expected = expected_errors(_texts(sandbox, sorted({_pytest_file(n) for n in failing})), failing)
-    pool = CandidatePool(
-        sources,
-        result.suspects,
-        budget.max_lines,
-        raised_at(runs, set(failing)),
-        budget.outer_lines,
-        expected,
-    )
+    result.suspects, pool = candidates(sandbox, runs, failing, passing, budget)
+    sources = pool.sources
     if not pool.lines:
         result.message = "the failing tests execute no line of a source file that could be mutated"
         return _done(result, start)
