@@ -110,6 +110,20 @@ TABLE_TEST = "from m import square\n\ndef test_square():\n    assert square(3) =
 DEFAULT = "def scale(x, factor=3):\n    return x * factor\n"
 DEFAULT_TEST = "from m import scale\n\ndef test_scale():\n    assert scale(4) == 8\n"
 
+# the streams the module binds on import (a default, a global): under pytest's capture while the hot
+# server collected, closed once that session ended, yet the usual run writes to them unharmed
+STREAMS = """import sys
+
+OUT = sys.stdout
+
+
+def shout(text, err=sys.stderr):
+    err.write(text)
+    OUT.write(text)
+    return text.upper() + "?"
+"""
+STREAMS_TEST = "from m import shout\n\ndef test_shout():\n    assert shout('hi') == 'HI!'\n"
+
 CODEC = """import codecs
 
 
@@ -171,6 +185,9 @@ CASES = [
     ),
     # an edit that adds a statement after the def: it is more than the def, so not hot
     ("statement-after", FUNCTION, FUNCTION_TEST, "test_double", ("x * 3", "x * 3\nX = 1", 0), False, False),
+    # a stream bound on import: written to by the hot child as by the usual run
+    ("streams", STREAMS, STREAMS_TEST, "test_shout", ('"?"', '"."', 0), False, True),
+    ("streams-fixed", STREAMS, STREAMS_TEST, "test_shout", ('"?"', '"!"', 0), True, False),
     # a codec registered on import: the candidate's own module is the one found by name
     ("codec", CODEC, CODEC_TEST, "test_shout", ('+ b"!"', '+ b"?"', 0), False, True),
     ("codec-fixed", CODEC, CODEC_TEST, "test_shout", ('+ b"!"', "", 0), True, False),

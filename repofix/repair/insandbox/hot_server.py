@@ -54,7 +54,11 @@ def _hot_serve(tests, plain, requests, replies):
     sys.settrace(note)
     try:
         if plain:  # plain functions, called directly
-            pytest.main(PYTEST_ARGS + ["--collect-only"] + list(tests))
+            # without capturing: what the workspace binds on import (`def show(out=sys.stderr)`, a
+            # module's `OUT = sys.stdout`) would keep pytest's capture stream, closed when this
+            # session ends, and every hot child writing to it fail (progress2's ProgressText,
+            # heldout55: the right `self.update()` was rejected so, three bugs of five)
+            pytest.main(PYTEST_ARGS + ["--collect-only", "--capture=no"] + list(tests))
         else:
             pytest.main(PYTEST_ARGS + list(tests), plugins=[_Serve(), _BareReports()])
     finally:
