@@ -11,6 +11,7 @@ import ast
 from collections.abc import Iterator
 
 from repofix.repair import slices
+from repofix.repair.characters import code_points
 from repofix.repair.clauses import add_clause, add_operand_to_boolop
 from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
@@ -262,6 +263,7 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
     yield from unpacked_loop(src, node)
     for value in wrap_targets(node):
         yield from add_wrapper(src, value, scope)
+        yield from code_points(src, value, scope)
         yield from add_slice_or_operand(src, value, scope)
     yield from slices.for_node(src, node, parent, scope.slices, scope.windows)
     for value in index_of(node):  # a wrapper only: an index's off-by-ones are offbyone.subscript's

@@ -76,3 +76,23 @@ def int_for_sure(value: ast.expr, numbers: Collection[str] = ()) -> bool:
         sure = [int_for_sure(v, numbers) for v in sides]
         return all(s or n for s, n in zip(sure, named, strict=True)) and any(sure)
     return False
+
+
+def loop_names(func: Function) -> tuple[list[str], list[str]]:
+    """(the names a `for` binds from a `range()`: ints for sure; the names it binds to the items of
+    anything else, the second of an `enumerate()`'s pair too: perhaps characters of text), a name
+    bound both ways in neither."""
+    counters: dict[str, None] = {}
+    items: dict[str, None] = {}
+    for node in ast.walk(func):
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            continue
+        walked, target = node.iter, node.target
+        called = walked.func.id if isinstance(walked, ast.Call) and isinstance(walked.func, ast.Name) else ""
+        if called == "range" and isinstance(target, ast.Name):
+            counters[target.id] = None
+        elif called == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            items.update((n.id, None) for n in target.elts[1:] if isinstance(n, ast.Name))
+        elif isinstance(target, ast.Name) and called not in ("range", "enumerate"):
+            items[target.id] = None
+    return [n for n in counters if n not in items], [n for n in items if n not in counters]

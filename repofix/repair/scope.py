@@ -32,7 +32,7 @@ from repofix.repair.facts import (
 )
 from repofix.repair.fields import declared_containers
 from repofix.repair.lazy import valued_names
-from repofix.repair.numbers import int_parameters, numbers_of
+from repofix.repair.numbers import int_parameters, loop_names, numbers_of
 from repofix.repair.slices import elsewhere, taken
 from repofix.repair.source import dotted, own_scope
 from repofix.repair.unused import destructive, unused_imports_in
@@ -62,6 +62,10 @@ class Scope:
     grow: list[tuple[str, str]] = field(default_factory=list)  # (collection, method): visited.add, out.append
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
     numbers: list[str] = field(default_factory=list)  # those and parameters that are ints (`n: int = 1`)
+    counters: list[str] = field(
+        default_factory=list
+    )  # names a `for` binds from a range() (numbers.loop_names)
+    items: list[str] = field(default_factory=list)  # names a `for` binds to the items of anything else
     idle: list[str] = field(default_factory=list)  # int parameters it never reads: a lost `[:limit]`
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in
     assigned: list[str] = field(default_factory=list)  # names assigned in the function
@@ -258,6 +262,7 @@ def scope_of(
         and id(n) not in called_ids
     ]
     truthy = facts.truthy - set(params + stored)
+    counters, items = loop_names(func)
     packed = [p for p in parameters(func)[len(params) :] if p not in names]
     return Scope(
         names=names,
@@ -265,6 +270,8 @@ def scope_of(
         grow=[g for g in grow if g[0] in local],
         ints=[n for n in ints if n in local],
         numbers=[n for n in numbers_of(func) if n in local],
+        counters=counters,
+        items=items,
         idle=[n for n in int_parameters(func) if n not in read],
         wrappers=wrappers,
         assigned=[n for n in dict.fromkeys(stored) if n in local],
