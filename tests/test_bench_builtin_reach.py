@@ -15,33 +15,8 @@ from bench_builtin_bugs import Bug  # noqa: E402
 from bench_builtin_reach import probe, report  # noqa: E402
 
 from tests.conftest import marks_for  # noqa: E402
-
-MODULE = """def clamp(x, low, high):
-    if x < low:
-        return low
-    if x > high:
-        return high
-    return x
-
-
-def total(items):
-    result = 0
-    for item in items:
-        result = result + item * 7 + 3
-    return result
-"""
-TESTS = """from tiny import clamp, total
-
-
-def test_clamp():
-    assert clamp(5, 0, 9) == 5
-    assert clamp(-1, 0, 9) == 0
-    assert clamp(12, 0, 9) == 9
-
-
-def test_total():
-    assert total([1, 2]) == 27
-"""
+from tests.test_bench_builtin_sets import SOURCE as MODULE  # noqa: E402  (tiny.py: clamp() and tail())
+from tests.test_bench_builtin_sets import TESTS  # noqa: E402
 
 
 def planted(before: str, after: str, failing: str) -> Bug:
@@ -54,11 +29,11 @@ def planted(before: str, after: str, failing: str) -> Bug:
 @pytest.mark.parametrize(
     ("before", "after", "failing", "where", "fix"),
     [
-        # a comparison turned: the engine's swap undoes it
-        ("x > high", "x >= high + 1 and x > 100", "test_tiny.py::test_clamp", "out of reach", None),
-        ("x > high", "x < high", "test_tiny.py::test_clamp", "in reach", "comparison < -> >"),
-        # a statement lost for a `pass`: nothing makes `result + item * 7 + 3` from nothing
-        ("result = result + item * 7 + 3", "pass", "test_tiny.py::test_total", "out of reach", None),
+        # a comparison turned: the engine's swap undoes it; turned and given a clause, nothing does
+        ("x > high", "x < high", "test_tiny.py::test_clamp_high", "in reach", "comparison < -> >"),
+        ("x > high", "x >= high + 1 and x > 100", "test_tiny.py::test_clamp_high", "out of reach", None),
+        # a value lost for an empty list: nothing makes `items[1:]` from `[]`
+        ("items[1:]", "[]", "test_tiny.py::test_tail", "out of reach", None),
     ],
 )
 def test_a_fix_is_in_reach_at_its_position_or_out_of_reach(
