@@ -67,12 +67,20 @@ def fetch(spec: str, cache: Path) -> Path:
     if folder.is_dir():
         return folder
     archive = download_sdist(spec, cache / "sdists")
-    tmp = cache / "unpacked" / ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(tmp, filter="data")
-    (next(tmp.iterdir())).rename(folder)
-    shutil.rmtree(tmp)
+    (cache / "unpacked").mkdir(parents=True, exist_ok=True)
+    # a folder of this process's own: two benchmark processes (an engine and its baseline) may
+    # unpack the same sdist at once on a fresh cache, and the first to finish puts it in place
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache / "unpacked"))
+    try:
+        with tarfile.open(archive) as tar:
+            tar.extractall(tmp, filter="data")
+        try:
+            (next(tmp.iterdir())).rename(folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp)
     return folder
 
 
