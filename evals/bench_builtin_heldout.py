@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -239,7 +240,10 @@ def by_kind(rows_new: list[dict], rows_old: list[dict]) -> list[str]:
     return out
 
 
-def chosen(bugs: list[Bug], tasks: str) -> list[Bug]:
+T = TypeVar("T")  # a bug, or its position
+
+
+def chosen(bugs: list[T], tasks: str) -> list[T]:
     """The bugs --tasks names: a slice `A:B` of the list, or positions `4,9,13` (the tasks a change
     can touch, rerun with both engines; such a run is tagged and reported on its own)."""
     refused = SystemExit(f"--tasks {tasks!r}: give A:B or positions 0 to {len(bugs) - 1} joined by commas")

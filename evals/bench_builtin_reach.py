@@ -3,7 +3,8 @@ set that a run left unfound: out of reach (no candidate makes the fixed program'
 in reach at position N, against how many candidates the run tried before its time ran out.
 
     python evals/bench_builtin_reach.py --set heldout55 [--tasks 3,4] [--misses budget|all]
-        [--records engine_now] [--backend bwrap] [--out results/bench_builtin_reach_<set>.md]
+        [--records engine_now] [--backend bwrap] [--out results/bench_builtin_reach.jsonl]
+    python evals/bench_builtin_reach.py --report [--out ...]      # the table of the probes recorded
 
 For each bug: plant it (as bench_builtin_heldout.py does), run the engine's coverage run through a
 real sandbox, build the candidate pool as `repair()` does (`Budget()`'s lines and pairs, the single
@@ -30,7 +31,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 from bench_builtin_bugs import Bug, plant  # noqa: E402
-from bench_builtin_heldout import load  # noqa: E402
+from bench_builtin_heldout import chosen, load  # noqa: E402
 from bench_builtin_sets import load_set  # noqa: E402
 
 from repofix.repair.checker import Checker  # noqa: E402
@@ -40,15 +41,14 @@ from repofix.repair.search import CandidatePool  # noqa: E402
 from repofix.sandboxes import open_sandbox  # noqa: E402
 
 RESULTS = HERE / "results"
-STREAM_LIMIT = 200_000  # valid candidates walked at most before a fix is called out of reach
 
 
 def probe(bug: Bug, cache: Path, backend: str) -> dict:
     """The fixed program's place among the candidates of `bug`'s planted project."""
     with tempfile.TemporaryDirectory(prefix="reach-") as tmp:
         folder = plant(bug, cache, Path(tmp) / "repo")
-        fixed = (folder / bug.path).read_bytes()
-        fixed = fixed[: bug.start] + bug.before.encode() + fixed[bug.start + len(bug.after.encode()) :]
+        planted = (folder / bug.path).read_bytes()  # the bug's text stands at bug.start
+        fixed = planted[: bug.start] + bug.before.encode() + planted[bug.start + len(bug.after.encode()) :]
         original = ast.dump(ast.parse(fixed.decode()))
         budget = Budget()
         with open_sandbox(folder, backend=backend) as box:
@@ -68,9 +68,7 @@ def probe(bug: Bug, cache: Path, backend: str) -> dict:
             return {"where": "file not suspected", "line rank": rank_of_line, "coverage": coverage}
         singles = pool.singles(budget.ordered)
         src = sources[bug.path]
-        for position, m in enumerate(pool_stream(pool, singles, budget)):
-            if position >= STREAM_LIMIT:
-                break
+        for position, m in enumerate(pool_stream(pool, singles, budget)):  # finite: pairs are capped
             if m.path == bug.path and ast.dump(ast.parse(src.apply(m.edits))) == original:
                 return {
                     "where": "in reach",
@@ -138,14 +136,21 @@ def main() -> None:
     args = parser.parse_args()
     out = args.out or RESULTS / "bench_builtin_reach.jsonl"
     if args.report:
+        if not out.is_file():
+            parser.error(f"no probes recorded in {out}: run the probe with --set first")
         print(report([json.loads(line) for line in out.read_text().splitlines() if line.strip()]))
         return
     if not args.bug_set:
         parser.error("--set is needed unless --report")
-    _, bugs = load_set(RESULTS / f"bench_builtin_{args.bug_set}.bugs.json")
+    frozen = RESULTS / f"bench_builtin_{args.bug_set}.bugs.json"
+    if not frozen.is_file():
+        parser.error(f"no frozen list {frozen}")
+    _, bugs = load_set(frozen)
     records = load(RESULTS / f"bench_builtin_{args.bug_set}.{args.records.replace(' ', '_')}.jsonl")
+    if len(records) != len(bugs):  # a record lines up with its bug by position
+        parser.error(f"{len(records)} records of {args.records!r} for the {len(bugs)} bugs of {args.bug_set}")
     if args.tasks:
-        positions = [int(x) for x in args.tasks.split(",")]
+        positions = chosen(list(range(len(bugs))), args.tasks)  # A:B or 4,9,13, refused with the range
     else:
         positions = [
             i

@@ -4,6 +4,7 @@ the table counts each kind's misses by where their fix was."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -66,3 +67,25 @@ def test_the_table_counts_each_kinds_misses_by_where_the_fix_was() -> None:
     assert table[2] == "| comparison | 2 | 1 | 1 | 0 | 0 | 0 |"
     assert table[3] == "| missing-clause | 2 | 0 | 0 | 1 | 1 | 0 |"
     assert table[4] == "| all | 4 | 1 | 1 | 1 | 1 | 0 |"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--set", "nope"], "no frozen list"),
+        (["--set", "heldout55", "--tasks", "99"], "give A:B or positions 0 to 35"),
+        (["--set", "heldout55", "--records", "nosuch"], "0 records of 'nosuch' for the 36 bugs of heldout55"),
+        (["--report", "--out", "missing.jsonl"], "no probes recorded in missing.jsonl"),
+        ([], "--set is needed unless --report"),
+    ],
+    ids=["no-set", "task-out-of-range", "no-records", "no-probes", "nothing-asked"],
+)
+def test_bad_arguments_are_refused_by_name_and_nothing_is_written(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    script = Path(__file__).resolve().parent.parent / "evals" / "bench_builtin_reach.py"
+    done = subprocess.run([sys.executable, str(script), *argv], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert said in done.stderr
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []

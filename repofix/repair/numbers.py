@@ -93,6 +93,6 @@ def loop_names(func: Function) -> tuple[list[str], list[str]]:
             counters[target.id] = None
         elif called == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             items.update((n.id, None) for n in target.elts[1:] if isinstance(n, ast.Name))
-        elif isinstance(target, ast.Name) and called not in ("range", "enumerate"):
+        elif isinstance(target, ast.Name) and called != "enumerate":  # a pair, not an item
             items[target.id] = None
     return [n for n in counters if n not in items], [n for n in items if n not in counters]

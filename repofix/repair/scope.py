@@ -62,9 +62,7 @@ class Scope:
     grow: list[tuple[str, str]] = field(default_factory=list)  # (collection, method): visited.add, out.append
     ints: list[str] = field(default_factory=list)  # names used as an index, a bound or a counter
     numbers: list[str] = field(default_factory=list)  # those and parameters that are ints (`n: int = 1`)
-    counters: list[str] = field(
-        default_factory=list
-    )  # names a `for` binds from a range() (numbers.loop_names)
+    counters: list[str] = field(default_factory=list)  # names a `for` binds from a range() (loop_names)
     items: list[str] = field(default_factory=list)  # names a `for` binds to the items of anything else
     idle: list[str] = field(default_factory=list)  # int parameters it never reads: a lost `[:limit]`
     wrappers: list[str] = field(default_factory=list)  # one-argument functions to wrap an expression in

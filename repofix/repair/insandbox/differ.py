@@ -1,9 +1,10 @@
 """Job `differ`: a differential check of plausible patches against the original program. The
 tests run on the original (twice when there are patches to compare, to find what varies between
 runs, and twice more when those patches disagree) and once per patch under a call tracer on the
-changed files; every call's arguments and return value are recorded. A patch that returns something else for the same arguments changed
-behaviour the passing tests exercise without checking it (their asserts still pass): the tests
-generated from the original's behaviour on their inputs fail.
+changed files; every call's arguments and return value are recorded. A patch that returns
+something else for the same arguments changed behaviour the passing tests exercise without
+checking it (their asserts still pass): the tests generated from the original's behaviour on their
+inputs fail.
 
 The failing tests are traced too, apart, and each patch gets a digest per function of everything
 its calls did in both (`behaviour`): two plausible patches with different digests do different
