@@ -473,6 +473,13 @@ CASES = [
         "def back(comments, match):\n    return comments[match.group('num')]\n",
         "def back(comments, match):\n    return comments[int(match.group('num'))]\n",
     ),
+    (  # a key written: json-checker's `results[len(report)] = report` (heldout49)
+        "add-wrapper",
+        "def best(reports):\n    results = {}\n    for report in reports:\n        results[report] = report\n"
+        "    return results\n",
+        "def best(reports):\n    results = {}\n    for report in reports:\n        results[len(report)] = report\n"
+        "    return results\n",
+    ),
     (  # a condition that means "can be called"
         "add-wrapper",
         "class P:\n    def go(self):\n        if self.wrapped:\n            return 1\n        return 0\n",

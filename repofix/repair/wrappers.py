@@ -94,9 +94,10 @@ def wrap_targets(node: ast.AST) -> list[ast.expr]:
 
 
 def index_of(node: ast.AST) -> list[ast.expr]:
-    """The index a subscript reads with, when it is neither a slice nor a literal: text used as a
-    list index lacks its `int()` (`comments[match.group('num')]`, csscompressor's)."""
-    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+    """The index a subscript reads or writes with, when it is neither a slice nor a literal: text
+    used as a list index lacks its `int()` (`comments[match.group('num')]`, csscompressor's), a
+    key written lacks its `len()` (`results[len(report)] = report`, json-checker's, heldout49)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Load, ast.Store))):
         return []
     return [] if isinstance(node.slice, (ast.Slice, ast.Constant, ast.Tuple)) else [node.slice]
 
