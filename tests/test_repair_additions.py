@@ -1208,3 +1208,21 @@ def test_a_try_star_body_and_its_clauses_are_blocks_too() -> None:
     made = {m.description for m in mutations(src) if m.op == "add-statement"}
     assert "add 'errors.append(item)' after line 5" in made, sorted(made)  # in the try* body
     assert "add 'errors.append(group)' after line 7" in made, sorted(made)  # in its clause
+
+
+@pytest.mark.parametrize(
+    ("source", "absent"),
+    [
+        ("def f(d, v):\n    d[-1] = v\n    return d\n", "d[abs(-1)]"),  # a literal index
+        ("def f(d, k, v):\n    d[k] = v\n    return d\n", "d[sorted(k)]"),  # a key made unhashable
+        ("def f(d, k, v):\n    d[k] = v\n    return d\n", "d[list(k)]"),
+    ],
+    ids=["negative-literal", "sorted-key", "list-key"],
+)
+def test_no_wrapper_around_a_literal_index_or_one_that_makes_a_key_unhashable(
+    source: str, absent: str
+) -> None:
+    src = SourceFile("m.py", source)
+    made = [src.apply(m.edits) for m in mutations(src) if m.op == "add-wrapper"]
+    assert made  # other wrappers apply there: the check is not of an empty list
+    assert [text for text in made if absent in text] == []

@@ -4,12 +4,13 @@ that is read, nor for one named as data, and the engine finds the fix end to end
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from repofix.repair import Budget, repair
-from repofix.repair.callbacks import IDLE_PRIOR
+from repofix.repair.callbacks import idle_callables
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
 from tests.test_repair_engine import project
@@ -23,12 +24,15 @@ CONDITIONAL = (
 )
 
 
-def idle_calls(source: str) -> list[str]:
+def idle_calls(
+    source: str, names: tuple[str, ...] = ("condition_func", "step", "key", "fn", "func", "callback")
+) -> list[str]:
+    """The programs made by calling one of `names` (the sources' callable parameters) on a value."""
     src = SourceFile("m.py", source)
     return [
         src.apply(m.edits)
         for m in mutations(src)
-        if m.description.startswith("wrap") and m.prior == IDLE_PRIOR
+        if m.op == "add-wrapper" and m.description.endswith(tuple(f" in {n}()" for n in names))
     ]
 
 
@@ -65,12 +69,43 @@ def test_an_idle_callable_is_called_again(source: str, fixed: str) -> None:
         "def scale(items, factor):\n    return [x for x in items]\n",
         # called already
         "def apply(items, fn):\n    return [fn(x) for x in items]\n",
+        # rebound by the function itself
+        "def apply(items, fn):\n    fn = len\n    return items\n",
+        # a nested function's or a comprehension's own name: not the parameter, and not idle for sure
+        "def outer(key):\n    def inner(x):\n        key = 1\n        return x\n    return inner\n",
+        "def outer(key, ys):\n    return [x for key in ys for x in key]\n",
+        # flags and data named like callables
+        "def f(x, validate=True, api_key=None, check: bool = False):\n    return x\n",
     ],
-    ids=["read", "data-name", "called"],
+    ids=["read", "data-name", "called", "rebound", "shadowed-local", "shadowed-comprehension", "flags"],
 )
-def test_no_call_of_a_parameter_that_is_used_or_is_data(source: str) -> None:
-    assert mutations(SourceFile("m.py", source))  # other operators apply: not an empty check
-    assert idle_calls(source) == []
+def test_no_idle_callable_where_the_parameter_is_used_or_is_data(source: str) -> None:
+    assert idle_callables(ast.parse(source)) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "hidden", "seen"),
+    [
+        # a nested function's parameter of that name: another value there
+        ("def outer(key):\n    def inner(x, key=0):\n        return x\n    return inner\n", 3, 4),
+        # a default in the header: the parameter is not bound there yet
+        ("def f(a,\n      fn=sorted(a)):\n    return a\n", 2, 3),
+    ],
+    ids=["shadowed-by-a-parameter", "header"],
+)
+def test_an_idle_callable_is_called_only_where_its_name_is_it(source: str, hidden: int, seen: int) -> None:
+    (idle,) = idle_callables(ast.parse(source))
+    assert not idle.visible(hidden) and idle.visible(seen)
+
+
+def test_the_innermost_idle_callables_come_first() -> None:
+    source = (
+        "def a(fn):\n    def b(func):\n        def c(callback):\n            return v\n"
+        "        return c\n    return b\n"
+    )
+    made = idle_calls(source)
+    assert "return callback(v)" in "".join(made) and "return func(v)" in "".join(made)
+    assert "return fn(v)" not in "".join(made)  # two a value at most: the innermost
 
 
 def test_the_engine_calls_the_idle_condition(make_sandbox, tmp_path: Path) -> None:

@@ -187,10 +187,22 @@ def test_no_fill_where_nothing_is_missing(source: str, line: int) -> None:
 @pytest.mark.parametrize(
     ("source", "line", "absent"),
     [
-        # a dict's `pop` is no work list (a comparison: no tested value to hand on, tested.py)
+        # a container a nested function writes, or one bound only after the branch, is not at hand
+        (
+            "def f(extra):\n    if extra:\n        pass\n    def g(k, v):\n        table = {}\n"
+            "        table[k] = v\n    return g\n",
+            3,
+            "table.update(extra)",
+        ),
+        (
+            "def f(extra, k):\n    if extra:\n        pass\n    out = {}\n    out[k] = 1\n    return out\n",
+            3,
+            "out.update(extra)",
+        ),
+        # a dict's `pop` is no work list
         (
             "def f(kwargs, xs):\n    opts = kwargs.pop('opts', None)\n    for x in xs:\n"
-            "        if x > 0:\n            pass\n    return opts\n",
+            "        if x is not None:\n            pass\n    return opts\n",
             5,
             "kwargs.append(x)",
         ),

@@ -55,9 +55,12 @@ def test_a_lost_membership_test_is_a_candidate(template: str, buggy: str, fixed:
     [
         (WALK, "isinstance(cur, dict)", "and p in cur"),
         (CREATE, "isinstance(ptr, dict)", "and k not in ptr"),
+        # a `del` or an augmented assignment needs the key there
+        (CREATE.replace("ptr[k] = {{}}", "del ptr[k]"), "isinstance(ptr, dict)", "and k in ptr"),
+        (CREATE.replace("ptr[k] = {{}}", "ptr[k] += 1"), "isinstance(ptr, dict)", "and k in ptr"),
         (LEAVE, "not isinstance(current, dict)", "or key not in current"),
     ],
-    ids=["read", "written", "after"],
+    ids=["read", "written", "deleted", "augmented", "after"],
 )
 def test_the_likeliest_form_comes_first(template: str, buggy: str, first: str) -> None:
     src = SourceFile("m.py", template.format(test=buggy))
@@ -78,8 +81,24 @@ def test_the_likeliest_form_comes_first(template: str, buggy: str, first: str) -
         "def f(d, k):\n    if k in d:\n        return d[k]\n    return None\n",
         # the branch does not leave: what follows runs either way
         "def f(d, k):\n    if not d:\n        d = {}\n    return d[k]\n",
+        # a comprehension's, a lambda's or a nested function's key is their own
+        "def f(d, keys):\n    if isinstance(d, dict):\n        return [d[k] for k in keys]\n    return None\n",
+        "def f(d):\n    if isinstance(d, dict):\n        return lambda k: d[k]\n    return None\n",
+        # a position counted with, not a key
+        "def f(s, end):\n    if s:\n        end = end + 1\n        return s[end]\n    return ''\n",
+        # a type, not a lookup
+        "def f(x):\n    if x:\n        y: List[int] = Optional[x]\n        return y\n    return None\n",
     ],
-    ids=["key-bound-later", "key-is-a-call", "already-tested", "branch-stays"],
+    ids=[
+        "key-bound-later",
+        "key-is-a-call",
+        "already-tested",
+        "branch-stays",
+        "comprehension",
+        "lambda",
+        "position",
+        "type",
+    ],
 )
 def test_no_membership_test_where_it_cannot_be_meant(source: str) -> None:
     src = SourceFile("m.py", source)

@@ -160,6 +160,8 @@ def test_a_value_returned_as_it_is_gets_the_declared_scalar_conversion(
         ("bool", "isinstance(val, int)"),  # a call that gives a truth value mostly does
         ("bool", "val > 2"),  # a comparison
         ("Decimal", "val"),  # no builtin scalar declared
+        ("int", "len(items)"),  # a call that gives an int for sure
+        ("int", "items.count(val)"),
     ],
 )
 def test_no_scalar_conversion_where_the_kind_is_the_code_s(returns: str, returned: str) -> None:

@@ -56,6 +56,8 @@ BLOCKS = (
     *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),  # `try:` ... `except* E:` (3.11)
 )
 
+UNHASHABLE = ("sorted(", "list(", "set(", "dict(", "bytearray(")
+
 
 def block_of(node: ast.AST, parent: ast.AST) -> list[ast.stmt] | None:
     """The block of `parent` (its body, `else` or `finally`) that holds `node`, if one does."""
@@ -267,7 +269,13 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
         yield from add_slice_or_operand(src, value, scope)
     yield from slices.for_node(src, node, parent, scope.slices, scope.windows)
     for value in index_of(node):  # a wrapper only: an index's off-by-ones are offbyone.subscript's
-        yield from add_wrapper(src, value, scope)
+        written = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+        # a key written: not one a wrapper makes unhashable (`d[sorted(k)] = v` always raises)
+        yield from (
+            m
+            for m in add_wrapper(src, value, scope)
+            if not (written and m.edits[0].text.startswith(UNHASHABLE))
+        )
     for value, also, prior in call_targets(node, parent):
         yield from add_call(src, value, also, prior, scope)
     yield from named_receiver(src, node, parent, scope)

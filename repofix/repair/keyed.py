@@ -18,12 +18,13 @@ import ast
 from collections.abc import Iterator
 
 from repofix.repair.scope import Scope
-from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, dotted
+from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, dotted, own_scopes
 
 KEYED = 0.35  # the likeliest form of the lookup's guard
 OTHER = 0.25  # its three other forms
 MAX_LOOKUPS = 3  # lookups guarded a condition, the first the branch makes first
 AFTER = 2  # statements after the `if` whose lookups it may guard (the branch leaves early)
+TYPES = {"list", "dict", "tuple", "set", "frozenset", "type"}  # `list[int]` is no lookup
 
 
 def keyed_clauses(src: SourceFile, node: ast.If, block: list[ast.stmt], scope: Scope) -> Iterator[Mutation]:
@@ -58,29 +59,46 @@ def keyed_clauses(src: SourceFile, node: ast.If, block: list[ast.stmt], scope: S
 
 
 def _lookups(node: ast.If, block: list[ast.stmt], scope: Scope) -> list[tuple[ast.expr, ast.expr, str]]:
-    """(container, key, likeliest form) of each lookup the branch makes, then of those the
+    """(container, key, likeliest form) of each lookup the branch makes in its own scope (not in a
+    comprehension, lambda or nested function, whose names are their own), then of those the
     statements after it make when the branch leaves (returns, raises, continues or breaks), once a
-    pair."""
+    pair. A plain assignment's target is a write (`and not in`); a read, a `del` or an augmented
+    assignment needs the key (`and in`)."""
     found: list[tuple[ast.expr, ast.expr, str]] = []
     seen: set[tuple[str, str]] = set()
 
     def take(statements: list[ast.stmt], after: bool) -> None:
-        for stmt in statements:
-            for sub in (n for n in ast.walk(stmt) if isinstance(n, ast.Subscript)):
-                if not (_readable(sub.value, node, scope) and _readable(sub.slice, node, scope)):
-                    continue
-                pair = (ast.dump(sub.value), ast.dump(sub.slice))
-                if pair in seen:
-                    continue
-                seen.add(pair)
-                form = "or not in" if after else "and in" if isinstance(sub.ctx, ast.Load) else "and not in"
-                found.append((sub.value, sub.slice, form))
+        nodes = list(own_scopes(statements))
+        written = {id(t) for n in nodes if isinstance(n, ast.Assign) for t in n.targets}
+        for sub in (n for n in nodes if isinstance(n, ast.Subscript)):
+            if not _keyed(sub, node, scope):
+                continue
+            pair = (ast.dump(sub.value), ast.dump(sub.slice))
+            if pair in seen:
+                continue
+            seen.add(pair)
+            form = "or not in" if after else "and not in" if id(sub) in written else "and in"
+            found.append((sub.value, sub.slice, form))
 
     take(node.body, after=False)
     if node in block and not node.orelse and _leaves(node.body):
         at = block.index(node)
         take(block[at + 1 : at + 1 + AFTER], after=True)
     return found
+
+
+def _keyed(sub: ast.Subscript, node: ast.If, scope: Scope) -> bool:
+    """`sub` looks a key up in a container a clause before the branch can name: both readable there,
+    the key no number the function counts or indexes with (`s[end]`, `pat[i]`: a position, not a
+    key), the container no type (`List[int]`, `typing.Optional[str]`)."""
+    if not (_readable(sub.value, node, scope) and _readable(sub.slice, node, scope)):
+        return False
+    key, container = dotted(sub.slice), dotted(sub.value)
+    if key in scope.numbers or key in scope.counters:
+        return False
+    last = container.rsplit(".", 1)[-1]
+    own = container.split(".")[0] in scope.own_bound
+    return own or not (last[:1].isupper() and not last.isupper() or last in TYPES)
 
 
 def _readable(expr: ast.expr, node: ast.If, scope: Scope) -> bool:

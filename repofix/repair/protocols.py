@@ -54,6 +54,10 @@ DECLARED = {
 # the conversion to each scalar a return annotation may declare
 SCALARS = {"float": "float", "int": "int", "str": "str", "bool": "bool"}
 SCALAR_PRIOR = 0.3  # the value may be of the kind already (an int local of an int function)
+# calls that give that scalar for sure: `int(len(x))` is `len(x)`
+GIVES = {
+    "int": ("len", "ord", "hash", "__len__", "__index__", "count", "index", "find", "rfind", "bit_length")
+}
 # values that are no container of any declared kind: lazy iterators and a dict's views
 LAZY = ("map", "filter", "zip", "reversed", "enumerate", "iter")
 VIEWS = ("keys", "values", "items")
@@ -87,7 +91,8 @@ def protocol_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Ite
 
 def declared_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Iterator[Mutation]:
     """`return value` as `return T(value)` where the function declares it returns a `T` (a tuple,
-    list, set, frozenset or bytes) and `value` is a lazy iterator, a dict's view or a slice."""
+    list, set, frozenset or bytes) and `value` is a lazy iterator, a dict's view or a slice; or a
+    `float`, `int`, `str` or `bool` and `value` is returned as it is (`_converted`)."""
     if not (
         isinstance(node, ast.Return)
         and isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -123,7 +128,9 @@ def _converted(src: SourceFile, value: ast.expr, builtin: str) -> Iterator[Mutat
     text or a truth value mostly does (`", ".join(...)`, `isinstance(...)`): `str()` or `bool()`
     around it would only be one more patch that behaves alike."""
     if isinstance(value, ast.Call) and (
-        builtin in ("str", "bool") or (isinstance(value.func, ast.Name) and value.func.id == builtin)
+        builtin in ("str", "bool")
+        or (isinstance(value.func, ast.Name) and value.func.id in (builtin, *GIVES.get(builtin, ())))
+        or (isinstance(value.func, ast.Attribute) and value.func.attr in GIVES.get(builtin, ()))
     ):
         return
     if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not literal_or_text(value):

@@ -99,7 +99,8 @@ def index_of(node: ast.AST) -> list[ast.expr]:
     key written lacks its `len()` (`results[len(report)] = report`, json-checker's, heldout49)."""
     if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Load, ast.Store))):
         return []
-    return [] if isinstance(node.slice, (ast.Slice, ast.Constant, ast.Tuple)) else [node.slice]
+    literal = isinstance(node.slice, ast.UnaryOp) and isinstance(node.slice.operand, ast.Constant)  # `[-1]`
+    return [] if literal or isinstance(node.slice, (ast.Slice, ast.Constant, ast.Tuple)) else [node.slice]
 
 
 ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
