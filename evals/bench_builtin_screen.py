@@ -21,7 +21,8 @@ from pathlib import Path
 
 from screen_check import screen
 from screen_list import DEFAULT_SEED, write_list
-from screen_sandbox import available
+from screen_qualify import qualify_all, table
+from screen_sandbox import available, download_python
 
 DEFAULT_CACHE = Path("/work/cache/screen56")
 
@@ -44,14 +45,16 @@ def read_list(path: Path) -> list[str]:
 
 
 def screened(todo: list[tuple[int, str]], cache: Path, workers: int) -> Iterator[dict]:
-    """Records of `todo`'s projects as they finish (in list order with one worker)."""
+    """Records of `todo`'s projects as they finish (in list order)."""
+    python = download_python(cache)
     if workers <= 1:
         for index, spec in todo:
-            yield {"index": index, **screen(spec, cache)}
+            yield {"index": index, **screen(spec, cache, python)}
         return
     with ProcessPoolExecutor(workers) as pool:
         specs = [spec for _, spec in todo]
-        for (index, _), record in zip(todo, pool.map(screen, specs, [cache] * len(specs)), strict=True):
+        screens = pool.map(screen, specs, [cache] * len(specs), [python] * len(specs))
+        for (index, _), record in zip(todo, screens, strict=True):
             yield {"index": index, **record}
 
 
@@ -107,8 +110,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.action == "screen":
         run_screen(specs, args.start, args.count, args.cache, args.workers)
         return
-    from screen_qualify import qualify_all, table
-
     rows = qualify_all(specs, read_status(args.cache), args.cache, args.want, int(args.hashseeds))
     print(table(rows))
 

@@ -29,7 +29,8 @@ except ModuleNotFoundError:  # Python 3.10: pyproject's dependencies are read by
 NATIVE = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".pyx", ".pxd", ".pxi", ".so", ".pyd", ".dll", ".dylib"}
 NATIVE |= {".f", ".f90", ".rs", ".go", ".swg", ".cu", ".m", ".mm", ".a", ".o", ".lib", ".exe", ".jar"}
 ALLOWED_IMPORTS = set(sys.stdlib_module_names) | {"pytest", "_pytest"}
-AUTHOR_FIELDS = ["Author", "Author-email", "Maintainer", "Maintainer-email", "Home-page", "Project-URL"]
+# as metadata() spells them (title case: PKG-INFO writes Author-email, Home-page, Project-URL)
+AUTHOR_FIELDS = ["Author", "Author-Email", "Maintainer", "Maintainer-Email", "Home-Page", "Project-Url"]
 SUITE_TIMEOUT = 60
 
 
@@ -169,12 +170,12 @@ def check_static(root: Path) -> dict[str, list[str]]:
     return fields
 
 
-def screen(spec: str, cache: Path, timeout: float = SUITE_TIMEOUT) -> dict:
+def screen(spec: str, cache: Path, python: Path | None = None, timeout: float = SUITE_TIMEOUT) -> dict:
     """One project's status record: a rejection's reason, or for a pass its tests, sites, author."""
     started = time.monotonic()
     record: dict = {"spec": spec}
     try:
-        if problem := sandboxed_download(spec, cache / "sdists", cache / "pip-cache"):
+        if problem := sandboxed_download(spec, cache / "sdists", cache / "pip-cache", python):
             raise Rejected(f"download: {problem.splitlines()[-1][:300]}")
         try:
             root = fetch(spec, cache)
