@@ -170,13 +170,22 @@ def check_static(root: Path) -> dict[str, list[str]]:
     return fields
 
 
+def pip_error(words: str) -> str:
+    """What failed in pip's words: the exception setup.py raised, else pip's last ERROR line, else its
+    last line (pip's own last lines are often only a hint to look above)."""
+    lines = [line.strip(" |│") for line in words.splitlines() if line.strip(" |│")]
+    raised = [line for line in lines if re.match(r"[\w.]*(Error|Exception): ", line)]
+    errors = [line for line in lines if line.lower().startswith("error")]
+    return (raised or errors or lines or ["pip failed"])[-1][:300]
+
+
 def screen(spec: str, cache: Path, python: Path | None = None, timeout: float = SUITE_TIMEOUT) -> dict:
     """One project's status record: a rejection's reason, or for a pass its tests, sites, author."""
     started = time.monotonic()
     record: dict = {"spec": spec}
     try:
         if problem := sandboxed_download(spec, cache / "sdists", cache / "pip-cache", python):
-            raise Rejected(f"download: {problem.splitlines()[-1][:300]}")
+            raise Rejected(f"download: {pip_error(problem)}")
         try:
             root = fetch(spec, cache)
         except Exception as error:  # a broken archive, a link outside it, no top folder

@@ -135,7 +135,7 @@ def sandboxed_download(
         "try:\n"
         f"    download_sdist({spec!r}, __import__('pathlib').Path({str(sdists)!r}))\n"
         "except subprocess.CalledProcessError as e:\n"
-        "    sys.exit((e.stderr or b'').decode(errors='replace').strip()[-400:] or 'pip failed')\n"
+        "    sys.exit((e.stderr or b'').decode(errors='replace').strip()[-3000:] or 'pip failed')\n"
     )
     keep = {k: v for k, v in os.environ.items() if k.startswith(("PIP_", "SSL_", "REQUESTS_"))}
     env = {**keep, "PATH": "/usr/bin:/bin", "HOME": "/tmp", "PIP_CACHE_DIR": str(pip_cache)}
@@ -148,7 +148,7 @@ def sandboxed_download(
         return f"download took over {timeout:.0f} s"
     if done.returncode == 0:
         return None
-    return (done.stderr.strip() or f"exit {done.returncode}")[-400:]
+    return (done.stderr.strip() or f"exit {done.returncode}")[-3000:]
 
 
 def run_suite(tree: Path, timeout: float = 60, hashseed: str = "0", sandbox: bool = True) -> SuiteRun:

@@ -169,6 +169,29 @@ def test_imports_must_be_the_standard_library_pytest_or_the_project(
     assert check.foreign_imports(tree) == foreign
 
 
+@pytest.mark.parametrize(
+    ("words", "error"),
+    [
+        (
+            "  error: subprocess-exited-with-error\n  │ ModuleNotFoundError: No module named 'numpy'\n"
+            "error: metadata-generation-failed\nhint: See above for details.",
+            "ModuleNotFoundError: No module named 'numpy'",
+        ),
+        (
+            "error: subprocess-exited-with-error\nnote: This error\nhint: See above",
+            "error: subprocess-exited-with-error",
+        ),
+        (
+            "ERROR: No matching distribution found for x==1\n",
+            "ERROR: No matching distribution found for x==1",
+        ),
+        ("pip downloaded no sdist for x==1 into /c", "pip downloaded no sdist for x==1 into /c"),
+    ],
+)
+def test_a_download_failure_is_told_by_pips_last_error(words: str, error: str) -> None:
+    assert check.pip_error(words) == error
+
+
 def test_sites_are_counted_per_kind_in_sources_not_tests(tmp_path: Path) -> None:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tiny.py").write_text(SOURCE)
