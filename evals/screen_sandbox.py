@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def bwrap_argv(
     writable: list[Path],
     env: dict[str, str],
     network: bool,
-    readable: list[Path] = (),
+    readable: Sequence[Path] = (),
 ) -> list[str]:
     """`argv` inside bubblewrap: new namespaces (no network unless asked), uid 65534 with no
     capability, the host's root read-only, /tmp a fresh tmpfs, /work, /root and /home hidden but for
