@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -195,7 +196,8 @@ def qualify_all(
         record = status.get(spec)
         if not record or record.get("verdict") != "pass" or not big_enough(record):
             continue
-        if spec not in kept:
+        if spec not in kept:  # a big suite's 100 runs take minutes: say which one is under way
+            print(f"qualifying {spec} ({record['tests']} tests)", file=sys.stderr, flush=True)
             kept[spec] = qualify(record, cache, notes, per_seed)
             with kept_path.open("a") as out:
                 out.write(json.dumps(kept[spec]) + "\n")
