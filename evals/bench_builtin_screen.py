@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from screen_check import screen
-from screen_list import DEFAULT_SEED, write_list
+from screen_list import DEFAULT_SEED, PYPI_TSV, write_list
 from screen_qualify import qualify_all, table
 from screen_sandbox import available, download_python
 
@@ -102,10 +102,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.action == "list":
         if args.out is None:
             parser.error("list needs --out")
+        if not PYPI_TSV.is_file():
+            parser.error(f"{PYPI_TSV}: no such file (the machine's list of PyPI packages)")
         print(write_list(args.out, args.seed))
         return
     if args.list is None:
         parser.error(f"{args.action} needs --list")
+    if not args.list.is_file():
+        parser.error(f"--list {args.list}: no such file (make one with the list action)")
     specs = read_list(args.list)
     if args.action == "screen":
         run_screen(specs, args.start, args.count, args.cache, args.workers)

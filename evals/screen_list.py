@@ -16,6 +16,8 @@ from pathlib import Path
 from bench_builtin_bugs import PROJECTS
 from bench_builtin_sets import RESULTS, load_set
 
+from repofix.atomic import write_atomic
+
 PYPI_TSV = Path("/usr/share/package-lists/pypi.tsv")
 REPO = RESULTS.parent.parent
 FIRST_YEAR, LAST_YEAR = 2015, 2022
@@ -187,5 +189,5 @@ def candidates(source: Iterable[tuple[str, str, str, str]], used: set[str], seed
 def write_list(out: Path, seed: int = DEFAULT_SEED, tsv: Path = PYPI_TSV, repo: Path = REPO) -> int:
     specs = candidates(rows(tsv), used_names(repo), seed)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(f"{s}\n" for s in specs))
+    write_atomic(out, "".join(f"{s}\n" for s in specs))  # a list cut short would shift every index
     return len(specs)

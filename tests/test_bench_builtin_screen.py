@@ -322,3 +322,24 @@ def test_grep_reports_network_clock_and_chance(tmp_path: Path) -> None:
         "tiny/__init__.py:1: import random",
         "tiny/__init__.py:5: return 1  # see https://example.org",
     ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["screen", "--list", "/nonexistent/list.txt"], "--list /nonexistent/list.txt: no such file"),
+        (["qualify", "--list", "/nonexistent/list.txt"], "--list /nonexistent/list.txt: no such file"),
+        (["screen"], "screen needs --list"),
+        (["list"], "list needs --out"),
+    ],
+    ids=["screen-missing-list", "qualify-missing-list", "no-list", "no-out"],
+)
+def test_bad_arguments_are_refused_by_name(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import bench_builtin_screen
+
+    with pytest.raises(SystemExit) as stopped:
+        bench_builtin_screen.main(argv)
+    assert stopped.value.code == 2
+    assert says in capsys.readouterr().err
