@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from repofix.repair.numbers import with_defaults
 from repofix.repair.source import ATOMS, Mutation, SourceFile, own_scope
 from repofix.repair.wrappers import wrap_in, wrap_targets
 
@@ -50,7 +51,7 @@ def idle_callables(module: ast.Module) -> list[Idle]:
     found: list[Idle] = []
     for func in (n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         used = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)}  # read or rebound
-        for arg, default in _arguments(func):
+        for arg, default in with_defaults(func):
             if arg.arg not in used and _callable(arg, default):
                 shadowed = [_lines(n) for n in ast.walk(func) if n is not func and _binds(n, arg.arg)]
                 found.append(Idle(arg.arg, func.body[0].lineno, func.end_lineno or func.lineno, shadowed))
@@ -70,14 +71,6 @@ def call_idle(src: SourceFile, node: ast.AST, parent: ast.AST, idle: list[Idle])
         for name in names:
             if name not in src.segment(value):
                 yield wrap_in(src, value, name, IDLE_PRIOR)
-
-
-def _arguments(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr | None]]:
-    """Each named parameter with its default (None without one)."""
-    a = func.args
-    positional = [*a.posonlyargs, *a.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-    return [*zip(positional, defaults, strict=True), *zip(a.kwonlyargs, a.kw_defaults, strict=True)]
 
 
 def _callable(arg: ast.arg, default: ast.expr | None) -> bool:

@@ -49,6 +49,16 @@ def _between_operands(src: SourceFile, node: ast.BoolOp) -> Iterator[int]:
             yield gap_start + len(gap[: found.end()].encode())
 
 
+def joinable(src: SourceFile, test: ast.expr) -> tuple[str, str, str]:
+    """A condition's text, as an operand of a new `or` (`inner`) and of a new `and` (`conjunct`):
+    an `or` joined by a new `and` keeps its parentheses, as `flag and a or b` is `(flag and a) or b`,
+    not the `flag and (a or b)` ehviewer-parser's planted lost guard (heldout33) needed."""
+    text = src.segment(test)
+    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
+    conjunct = f"({text})" if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else inner
+    return text, inner, conjunct
+
+
 def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
     """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`."""
     start, end = src.span(test)
@@ -56,11 +66,7 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
         for name in scope.tests:
             yield src.mutation("add-clause", f"condition True -> {name}", [Edit(start, end, name)], 0.5)
         return
-    text = src.segment(test)
-    inner = text if isinstance(test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
-    # an `or` joined by a new `and` keeps its parentheses: `flag and a or b` is `(flag and a) or b`,
-    # not the `flag and (a or b)` ehviewer-parser's planted lost guard (heldout33) needed
-    conjunct = f"({text})" if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else inner
+    text, inner, conjunct = joinable(src, test)
     mentioned = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
     names = [n for n in scope.tests if n in mentioned] + [n for n in scope.tests if n not in mentioned]
     for name in (n for n in names if n != text):  # `matches and not matches` is only ever false

@@ -17,8 +17,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from repofix.repair.clauses import joinable
 from repofix.repair.scope import Scope
-from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, dotted, own_scopes
+from repofix.repair.source import Edit, Mutation, SourceFile, dotted, own_scopes
 
 KEYED = 0.35  # the likeliest form of the lookup's guard
 OTHER = 0.25  # its three other forms
@@ -33,13 +34,9 @@ def keyed_clauses(src: SourceFile, node: ast.If, block: list[ast.stmt], scope: S
     condition) in the branch or the statements just after it, the likeliest form first: a lookup
     read in the branch needs the key (`and in`), one written there adds a missing key (`and not
     in`), one after a branch that leaves needs the branch taken without the key (`or not in`)."""
-    text = src.segment(node.test)
+    text, inner, conjunct = joinable(src, node.test)
     tested = {ast.dump(n) for n in ast.walk(node.test)}
     start, end = src.span(node.test)
-    inner = text if isinstance(node.test, (*ATOMS, ast.Compare, ast.UnaryOp, ast.BoolOp)) else f"({text})"
-    conjunct = (
-        f"({text})" if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.Or) else inner
-    )
     for container, key, likeliest in _lookups(node, block, scope)[:MAX_LOOKUPS]:
         if ast.dump(key) in tested and ast.dump(container) in tested:
             continue  # the condition reads both: it tests them already, one way or another

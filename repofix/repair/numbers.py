@@ -21,16 +21,21 @@ def numbers_of(func: Function) -> list[str]:
 
 def int_parameters(func: Function) -> list[str]:
     """Parameters annotated `int` or defaulting to an int literal (`newlines: int = 1`)."""
+    return [
+        a.arg
+        for a, d in with_defaults(func)
+        if (a.annotation is not None and dotted(a.annotation) == "int")
+        or (isinstance(d, ast.Constant) and type(d.value) is int)
+    ]
+
+
+def with_defaults(func: Function) -> list[tuple[ast.arg, ast.expr | None]]:
+    """Each named parameter (not `*args` nor `**kwargs`) with its default, None without one."""
     args = func.args
     positional = [*args.posonlyargs, *args.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
     defaults += [*args.defaults, *args.kw_defaults]
-    return [
-        a.arg
-        for a, d in zip([*positional, *args.kwonlyargs], defaults, strict=True)
-        if (a.annotation is not None and dotted(a.annotation) == "int")
-        or (isinstance(d, ast.Constant) and type(d.value) is int)
-    ]
+    return list(zip([*positional, *args.kwonlyargs], defaults, strict=True))
 
 
 def counted(func: Function) -> list[str]:

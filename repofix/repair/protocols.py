@@ -51,8 +51,8 @@ DECLARED = {
     "FrozenSet": "frozenset",
     "bytes": "bytes",
 }
-# the conversion to each scalar a return annotation may declare
-SCALARS = {"float": "float", "int": "int", "str": "str", "bool": "bool"}
+# the scalars a return annotation may declare, each converted by the builtin of its name
+SCALARS = ("float", "int", "str", "bool")
 SCALAR_PRIOR = 0.3  # the value may be of the kind already (an int local of an int function)
 # calls that give that scalar for sure: `int(len(x))` is `len(x)`
 GIVES = {
@@ -104,7 +104,7 @@ def declared_return(src: SourceFile, node: ast.AST, func: ast.AST | None) -> Ite
     name = declared.attr if isinstance(declared, ast.Attribute) else getattr(declared, "id", "")
     value = node.value
     if name in SCALARS:
-        yield from _converted(src, value, SCALARS[name])
+        yield from _converted(src, value, name)
         return
     builtin = DECLARED.get(name)
     if builtin is None:
