@@ -139,6 +139,48 @@ def test_a_sampled_coverage_run_traces_the_failing_tests_and_a_few_passing_ones(
     assert (top.path, top.line) == ("stats.py", 13)
 
 
+SLOW_TESTS = """\
+import time
+from stats import mean, median
+
+def test_median_even():
+    time.sleep(0.7)
+    assert median([1, 2, 3, 4]) == 2.5
+""" + "".join(
+    f"""
+def test_slow_{n}():
+    time.sleep(0.6)
+    assert mean([{n}, {n}]) == {n}
+"""
+    for n in range(4)
+)
+
+
+# four sampled passing tests of 0.6 s each and 1 s to trace them in: the first is traced (nothing
+# spent yet), the second is not (0.6 s spent is over its part, 0.5 s); the failing test, slower
+# still, is traced whatever it costs; with no share every sampled test is traced
+@pytest.mark.parametrize("share", [None, 1.0])
+def test_the_sampled_tests_are_traced_only_within_their_share_of_the_time(
+    share: float | None, make_sandbox, tmp_path: Path
+) -> None:
+    tmp_path = tmp_path / "stats"
+    tmp_path.mkdir()
+    (tmp_path / "stats.py").write_text(PROGRAM)
+    (tmp_path / "test_stats.py").write_text(SLOW_TESTS)
+    sandbox = make_sandbox("none", source=tmp_path)
+    failing = ["test_stats.py::test_median_even"]
+    runs, found, passing, _ = baseline(Checker(sandbox), failing, None, 120, 10, 4, share)
+    assert found == failing and passing == [f"test_stats.py::test_slow_{n}" for n in range(4)]
+    traced = [r.nodeid for r in runs if r.traced]
+    if share is None:
+        assert traced == failing + passing
+    else:
+        assert traced[:2] == [*failing, "test_stats.py::test_slow_0"]
+        assert "test_stats.py::test_slow_1" not in traced
+    assert all(r.lines for r in runs if r.traced) and all(not r.lines for r in runs if not r.traced)
+    assert {r.outcome for r in runs if r.nodeid in passing} == {"passed"}
+
+
 def project(root: Path, files: dict[str, str]) -> Path:
     root.mkdir()
     for name, text in files.items():

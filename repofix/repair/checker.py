@@ -109,17 +109,20 @@ class Checker:
         *,
         trace: list[str] | None = None,
         sample: int | None = None,
+        share: float | None = None,
     ) -> tuple[list[RunRecord], float]:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
         than `per_test` seconds is interrupted and counts as failing, and no test starts after
         `timeout` seconds. With `sample`, only the tests in `trace` and `sample` others are traced
-        (the rest report their outcome alone, RunRecord.traced False)."""
+        (the rest report their outcome alone, RunRecord.traced False); with `share`, the sampled ones
+        get that many seconds traced, spread over the run (insandbox/coverage.py)."""
         result = self._call(
             {
                 "mode": "coverage",
                 "tests": tests,
                 "trace": trace or [],
                 "sample": sample,
+                "share": share,
                 "per_test": per_test,
                 "seconds": timeout,
                 "until": time.time() + timeout,

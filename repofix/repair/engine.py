@@ -101,10 +101,13 @@ def baseline(
     timeout: float,
     per_test: float,
     sample: int | None = None,
+    share: float | None = None,
 ) -> tuple[list[RunRecord], list[str], list[str], float]:
     started = time.monotonic()
     selection = [] if passing_tests is None else list(dict.fromkeys([*failing_tests, *passing_tests]))
-    runs, duration = checker.coverage(selection, timeout, per_test, trace=failing_tests, sample=sample)
+    runs, duration = checker.coverage(
+        selection, timeout, per_test, trace=failing_tests, sample=sample, share=share
+    )
     failed = {r.nodeid for r in runs if r.outcome == "failed"}
     wanted = set(failing_tests) if failing_tests else failed
     # the suite's own order, never sorted: a suite whose tests share state (a class's iterator
@@ -159,7 +162,13 @@ def repair(
     start = time.monotonic()
     checker = Checker(sandbox, python)
     runs, failing, passing, run_seconds = baseline(
-        checker, failing_tests or [], passing_tests, budget.max_seconds, budget.test_timeout, budget.traced
+        checker,
+        failing_tests or [],
+        passing_tests,
+        budget.max_seconds,
+        budget.test_timeout,
+        budget.traced,
+        budget.max_seconds * budget.trace_share,
     )
     result = RepairResult("not_fixed", failing_tests=failing, passing_tests=passing)
     if not failing:

@@ -35,6 +35,9 @@ class Budget:
     batch: int = 150  # candidates of the first worker call (see GROWTH)
     test_timeout: float = 10.0  # per test in the coverage run: a hanging test fails there
     traced: int | None = 500  # passing tests traced for localization (evenly spaced); None: every one
+    # the part of max_seconds those may take traced, paced over the run (a test runs up to 30 times
+    # slower traced: crontimesequence's suite, 5 s, took 44 s of a 60 s repair traced whole)
+    trace_share: float = 0.1
     ordered: bool = True  # rank by suspiciousness x prior; False: plain source order (a baseline)
     slower: float = 3.0  # reject a patch that makes the passing tests this many times slower (0: never)
     differential: bool = True  # trace the passing tests on the original and each plausible patch

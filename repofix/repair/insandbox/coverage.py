@@ -4,7 +4,10 @@ the source lines it executed and the traceback frames of its failure.
 A test runs several times slower traced, and localization needs the failing tests' lines but only
 a sample of the passing tests' (Ochiai counts, per line, the passing tests that ran it): with
 `sample`, every test listed in `trace` is traced and at most `sample` of the others, evenly spaced
-in collection order; the others run untraced and report only their outcome. A traced test's child
+in collection order; the others run untraced and report only their outcome. With `share` too, the
+sampled tests get that many seconds traced, paced over the run: one starts traced only while the
+sampled ones before it took no more than their part of it (a suite of slow tests traced whole
+took 44 s of a 60 s repair, crontimesequence's, where its failing tests need a few). A traced test's child
 Python processes are traced too (subtrace.py): their lines count as the test's."""
 
 import json
@@ -32,7 +35,7 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(self, root, skip, per_test, children, deadline=None, trace=(), sample=None):
+    def __init__(self, root, skip, per_test, children, deadline=None, trace=(), sample=None, share=None):
         self.children = children  # where the tests' child Pythons write their lines (subtrace.py)
         self._started = 0  # traced tests so far: each has its own file there
         self._restore = None  # (its file, the environment before it) while a traced test runs
@@ -40,6 +43,10 @@ class CoveragePlugin:
         self.always = set(trace)
         self.sample = sample  # None: trace every test
         self.traced = None  # node ids to trace, chosen when collection ends
+        self.share = share  # seconds the sampled tests may take traced (None: no limit)
+        self._paced = {}  # sampled node id -> its place among them, 1-based
+        self._spent = 0.0  # seconds the sampled tests took traced so far
+        self._since = None  # when the sampled test traced now started
         self.deadline = deadline  # time.time() after which no further test starts
         self.root = os.path.realpath(root)
         self.skip = set(skip)
@@ -82,6 +89,14 @@ class CoveragePlugin:
         if len(rest) > self.sample:
             rest = [rest[j * len(rest) // self.sample] for j in range(self.sample)]
         self.traced = self.always.union(rest)
+        self._paced = {nodeid: place for place, nodeid in enumerate(rest, 1)}
+
+    def _on_pace(self, nodeid):
+        """A sampled test is traced only while those before it kept to their part of `share`."""
+        place = self._paced.get(nodeid)
+        if place is None or self.share is None or nodeid in self.always:
+            return True
+        return self._spent <= self.share * place / len(self._paced)
 
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
@@ -94,9 +109,11 @@ class CoveragePlugin:
             limit = max(0.05, min(limit, self.deadline - time.time()))
         signal.signal(signal.SIGALRM, self._alarm)
         signal.setitimer(signal.ITIMER_REAL, limit)
-        if self.traced is not None and item.nodeid not in self.traced:
+        if self.traced is not None and (item.nodeid not in self.traced or not self._on_pace(item.nodeid)):
             self._entry(item.nodeid)["traced"] = False
             return None
+        if item.nodeid in self._paced and item.nodeid not in self.always:
+            self._since = time.monotonic()
         self._lines = {}
         self._started += 1
         written = os.path.join(self.children, f"{self._started}.jsonl")
@@ -114,6 +131,9 @@ class CoveragePlugin:
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.settrace(None)
         threading.settrace(None)
+        if self._since is not None:
+            self._spent += time.monotonic() - self._since
+            self._since = None
         if self._restore is not None:  # a traced test: what its child Pythons ran is the test's too
             written, before = self._restore
             self._restore = None
@@ -175,6 +195,7 @@ def run_coverage(req):
         _deadline(req),
         req.get("trace", []),
         None if sample is None else int(sample),
+        None if req.get("share") is None else float(req["share"]),
     )
     real_stdout = os.dup(1)
     _quiet()
