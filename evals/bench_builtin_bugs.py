@@ -74,8 +74,13 @@ def fetch(spec: str, cache: Path) -> Path:
     try:
         with tarfile.open(archive) as tar:
             tar.extractall(tmp, filter="data")
+        entries = sorted(tmp.iterdir())
+        if len(entries) != 1 or entries[0].is_symlink() or not entries[0].is_dir():
+            # repo-helper-pycharm 0.3.0's sdist holds one 120-byte file in its place
+            named = ", ".join(p.name for p in entries[:3]) or "nothing"
+            raise ValueError(f"{archive.name} holds no single top folder (its top: {named})")
         try:
-            (next(tmp.iterdir())).rename(folder)
+            entries[0].rename(folder)
         except OSError:
             if not folder.is_dir():
                 raise

@@ -234,6 +234,22 @@ def test_screening_one_project(
         assert record["author"] == {"Author": ["Ada Quux"], "Author-Email": ["ada@example.org"]}
 
 
+# an sdist whose top is a file (repo-helper-pycharm 0.3.0's, which stopped a whole screening run)
+# or two folders is rejected as unpacked wrong, by name
+@pytest.mark.parametrize("tops", [{"tiny-1.0": "x"}, {"tiny-1.0/PKG-INFO": PKG_INFO, "other/PKG-INFO": ""}])
+def test_an_sdist_without_one_top_folder_is_rejected(tmp_path: Path, tops: dict[str, str]) -> None:
+    (tmp_path / "sdists").mkdir()
+    with tarfile.open(tmp_path / "sdists" / "tiny-1.0.tar.gz", "w:gz") as tar:
+        for path, text in tops.items():
+            info = tarfile.TarInfo(path)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    record = check.screen("tiny==1.0", tmp_path)
+    assert record["verdict"] == "reject"
+    assert record["reason"].startswith("unpack: tiny-1.0.tar.gz holds no single top folder"), record
+    assert not (tmp_path / "unpacked" / "tiny-1.0").exists()
+
+
 SANDBOX_TESTS = """import os, socket
 from pathlib import Path
 import pytest
