@@ -156,12 +156,21 @@ def test_slow_{n}():
 )
 
 
-# four sampled passing tests of 0.6 s each and 1 s to trace them in: the first is traced (nothing
+# four sampled passing tests (of a sample of five) of 0.6 s each and 1 s to trace them in: the first is traced (nothing
 # spent yet), the second is not (0.6 s spent is over its part, 0.5 s); the failing test, slower
-# still, is traced whatever it costs; with no share every sampled test is traced
-@pytest.mark.parametrize("share", [None, 1.0])
+# still, is traced whatever it costs; with no share every sampled test is traced, with a share of
+# 0 none; with no failing test named any test may be one, and the sample is not paced
+@pytest.mark.parametrize(
+    ("named", "share", "traced", "untraced"),
+    [
+        (True, None, range(4), []),
+        (True, 1.0, [0], [1]),
+        (True, 0.0, [], range(4)),
+        (False, 1.0, range(4), []),
+    ],
+)
 def test_the_sampled_tests_are_traced_only_within_their_share_of_the_time(
-    share: float | None, make_sandbox, tmp_path: Path
+    named: bool, share: float | None, traced: list[int], untraced: list[int], make_sandbox, tmp_path: Path
 ) -> None:
     tmp_path = tmp_path / "stats"
     tmp_path.mkdir()
@@ -169,16 +178,47 @@ def test_the_sampled_tests_are_traced_only_within_their_share_of_the_time(
     (tmp_path / "test_stats.py").write_text(SLOW_TESTS)
     sandbox = make_sandbox("none", source=tmp_path)
     failing = ["test_stats.py::test_median_even"]
-    runs, found, passing, _ = baseline(Checker(sandbox), failing, None, 120, 10, 4, share)
+    runs, found, passing, _ = baseline(Checker(sandbox), failing if named else [], None, 120, 10, 5, share)
     assert found == failing and passing == [f"test_stats.py::test_slow_{n}" for n in range(4)]
-    traced = [r.nodeid for r in runs if r.traced]
-    if share is None:
-        assert traced == failing + passing
-    else:
-        assert traced[:2] == [*failing, "test_stats.py::test_slow_0"]
-        assert "test_stats.py::test_slow_1" not in traced
+    by_id = {r.nodeid: r for r in runs}
+    assert by_id[failing[0]].traced
+    assert all(by_id[passing[n]].traced for n in traced)
+    assert not any(by_id[passing[n]].traced for n in untraced)
     assert all(r.lines for r in runs if r.traced) and all(not r.lines for r in runs if not r.traced)
     assert {r.outcome for r in runs if r.nodeid in passing} == {"passed"}
+
+
+SERVED = {
+    "server.py": "def handle(job):\n    return job * 2\n",
+    "conftest.py": (
+        "import queue, threading\nimport pytest\nfrom server import handle\n\n"
+        "@pytest.fixture(scope='session')\ndef serve():\n"
+        "    jobs, done = queue.Queue(), queue.Queue()\n\n"
+        "    def loop():\n        while True:\n            done.put(handle(jobs.get()))\n\n"
+        "    threading.Thread(target=loop, daemon=True).start()\n\n"
+        "    def ask(job):\n        jobs.put(job)\n        return done.get(timeout=10)\n\n"
+        "    return ask\n"
+    ),
+    "test_served.py": "".join(
+        f"def test_{name}(serve):\n    assert serve({n}) == {want}\n\n"
+        for name, n, want in [("a", 1, 3), ("b", 2, 4), ("c", 3, 6)]
+    ),
+}
+
+
+# a thread a traced test started (a session fixture's server) calls the project's code while an
+# untraced test runs: the line tracer it carries records nothing then (it raised AttributeError
+# inside the thread, which died, and the untraced test failed)
+def test_a_thread_left_running_by_a_traced_test_runs_on_untraced(make_sandbox, tmp_path: Path) -> None:
+    tmp_path = tmp_path / "served"
+    tmp_path.mkdir()
+    for name, text in SERVED.items():
+        (tmp_path / name).write_text(text)
+    sandbox = make_sandbox("none", source=tmp_path)
+    runs, found, passing, _ = baseline(Checker(sandbox), ["test_served.py::test_a"], None, 120, 30, 1)
+    by_id = {r.nodeid: r for r in runs}
+    assert found == ["test_served.py::test_a"] and not by_id["test_served.py::test_c"].traced
+    assert passing == ["test_served.py::test_b", "test_served.py::test_c"]
 
 
 def project(root: Path, files: dict[str, str]) -> Path:

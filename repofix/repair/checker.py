@@ -25,7 +25,6 @@ class RepairError(RuntimeError):
 WORKER_PARTS = (
     "common.py",
     "subtrace.py",
-    "fastlines.py",
     "coverage.py",
     "children.py",
     "collect.py",
@@ -111,14 +110,12 @@ class Checker:
         trace: list[str] | None = None,
         sample: int | None = None,
         share: float | None = None,
-        tracer: str = "fast",
     ) -> tuple[list[RunRecord], float]:
         """Run `tests` (all tests when empty) once under the line tracer; a test running longer
         than `per_test` seconds is interrupted and counts as failing, and no test starts after
         `timeout` seconds. With `sample`, only the tests in `trace` and `sample` others are traced
         (the rest report their outcome alone, RunRecord.traced False); with `share`, the sampled ones
-        get that many seconds traced, spread over the run (insandbox/coverage.py). `tracer` "python":
-        sys.settrace even where coverage.py's faster C tracer is at hand (insandbox/fastlines.py)."""
+        get that many seconds traced, spread over the run (insandbox/coverage.py)."""
         result = self._call(
             {
                 "mode": "coverage",
@@ -126,7 +123,6 @@ class Checker:
                 "trace": trace or [],
                 "sample": sample,
                 "share": share,
-                "tracer": tracer,
                 "per_test": per_test,
                 "seconds": timeout,
                 "until": time.time() + timeout,

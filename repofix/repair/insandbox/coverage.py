@@ -1,6 +1,5 @@
-"""Job `coverage`: run the tests once under a line tracer (coverage.py's C tracer where the sandbox
-has it, fastlines.py, else sys.settrace); per test its outcome, the source lines it executed and
-the traceback frames of its failure.
+"""Job `coverage`: run the tests once under a line tracer (sys.settrace); per test its outcome,
+the source lines it executed and the traceback frames of its failure.
 
 A test runs several times slower traced, and localization needs the failing tests' lines but only
 a sample of the passing tests' (Ochiai counts, per line, the passing tests that ran it): with
@@ -8,8 +7,8 @@ a sample of the passing tests' (Ochiai counts, per line, the passing tests that 
 in collection order; the others run untraced and report only their outcome. With `share` too, the
 sampled tests get that many seconds traced, paced over the run: one starts traced only while the
 sampled ones before it took no more than their part of it (a suite of slow tests traced whole
-took 44 s of a 60 s repair, crontimesequence's, where its failing tests need a few). A traced
-test's child Python processes are traced too (subtrace.py): their lines count as the test's."""
+took 44 s of a 60 s repair, crontimesequence's, where its failing tests need a few). A traced test's child
+Python processes are traced too (subtrace.py): their lines count as the test's."""
 
 import json
 import os
@@ -21,7 +20,6 @@ import time
 import types
 
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline, _quiet, _rel
-from repofix.repair.insandbox.fastlines import _fast_recorder
 from repofix.repair.insandbox.subtrace import (
     children_folder,
     children_lines,
@@ -37,9 +35,7 @@ class TestTimeout(Exception):
 class CoveragePlugin:
     """pytest plugin: per-test executed lines of files under `root`, outcomes, failure frames."""
 
-    def __init__(
-        self, root, skip, per_test, children, deadline=None, trace=(), sample=None, share=None, fast=True
-    ):
+    def __init__(self, root, skip, per_test, children, deadline=None, trace=(), sample=None, share=None):
         self.children = children  # where the tests' child Pythons write their lines (subtrace.py)
         self._started = 0  # traced tests so far: each has its own file there
         self._restore = None  # (its file, the environment before it) while a traced test runs
@@ -53,7 +49,6 @@ class CoveragePlugin:
         self._since = None  # when the sampled test traced now started
         self.deadline = deadline  # time.time() after which no further test starts
         self.root = os.path.realpath(root)
-        self._fast = _fast_recorder(self.root) if fast else None  # coverage.py's C tracer (fastlines.py)
         self.skip = set(skip)
         self.tests = {}
         self._lines = None
@@ -73,6 +68,8 @@ class CoveragePlugin:
     def _global(self, frame, event, arg):
         rel = self._want(frame.f_code.co_filename)
         if rel is None:
+            return None
+        if self._lines is None:  # a thread a traced test left running, while an untraced one runs
             return None
         lines = self._lines.setdefault(rel, set())
         if frame.f_lineno:  # a module's code starts at line 0 (a module imported during a test)
@@ -100,9 +97,9 @@ class CoveragePlugin:
     def _on_pace(self, nodeid):
         """A sampled test is traced only while those before it kept to their part of `share`."""
         place = self._paced.get(nodeid)
-        if place is None or self.share is None or nodeid in self.always:
-            return True
-        return self._spent <= self.share * place / len(self._paced)
+        if place is None or self.share is None or not self.always or nodeid in self.always:
+            return True  # with no failing test named, any test may be one: each is traced
+        return self._spent < self.share * place / len(self._paced)
 
     def pytest_runtest_protocol(self, item, nextitem):
         import threading
@@ -124,11 +121,8 @@ class CoveragePlugin:
         self._started += 1
         written = os.path.join(self.children, f"{self._started}.jsonl")
         self._restore = (written, children_traced(self.children, written, self.root))
-        if self._fast is not None:
-            self._fast.begin(item.nodeid)
-        else:
-            sys.settrace(self._global)
-            threading.settrace(self._global)
+        sys.settrace(self._global)
+        threading.settrace(self._global)
         return None
 
     def _alarm(self, signum, frame):
@@ -138,11 +132,8 @@ class CoveragePlugin:
         import threading
 
         signal.setitimer(signal.ITIMER_REAL, 0)
-        if self._fast is not None:
-            self._fast.end()
-        else:
-            sys.settrace(None)
-            threading.settrace(None)
+        sys.settrace(None)
+        threading.settrace(None)
         if self._since is not None:
             self._spent += time.monotonic() - self._since
             self._since = None
@@ -155,17 +146,6 @@ class CoveragePlugin:
         for rel, lines in (self._lines or {}).items():
             entry["lines"][rel] = sorted(lines)
         self._lines = None
-
-    def add_fast_lines(self):
-        """The lines coverage.py's C tracer recorded, once the suite has run."""
-        if self._fast is None:
-            return
-        for nodeid, files in self._fast.lines().items():
-            lines = self._entry(nodeid)["lines"]
-            for path, found in files.items():
-                rel = self._want(path)
-                if rel is not None:
-                    lines[rel] = sorted(found.union(lines.get(rel, ())))
 
     def _add(self, lines_by_file):
         for name, lines in lines_by_file.items():
@@ -219,7 +199,6 @@ def run_coverage(req):
         req.get("trace", []),
         None if sample is None else int(sample),
         None if req.get("share") is None else float(req["share"]),
-        req.get("tracer", "fast") == "fast",
     )
     real_stdout = os.dup(1)
     _quiet()
@@ -229,7 +208,6 @@ def run_coverage(req):
     try:
         children_folder(children)
         code = pytest.main(args, plugins=[plugin])
-        plugin.add_fast_lines()
     finally:
         shutil.rmtree(children, ignore_errors=True)
     out = os.fdopen(real_stdout, "w")

@@ -1,11 +1,10 @@
-"""repofix repair worker: runs INSIDE the sandbox (stdlib + pytest, and coverage.py's C tracer
-where installed, Python >= 3.8).
+"""repofix repair worker: runs INSIDE the sandbox (stdlib + pytest only, Python >= 3.8).
 
 The engine ships this package's modules, joined into one text (checker.worker_source), as
 `python -c <text>` and a JSON request on stdin, so nothing is written into the repository. Two
 modes (one module each):
 
-coverage  run the tests once under a line tracer (coverage.py's, else sys.settrace); report per test its outcome,
+coverage  run the tests once under a line tracer (sys.settrace); report per test its outcome,
           the source lines it executed and the traceback frames of its failure.
 check     try candidate patches. pytest is imported once here; each candidate is written to
           disk and tested by pytest.main() in a forked child. The fork is warm (no interpreter
