@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from forging import forging_conftest
 
-from repofix.repair.checker import Checker
+from repofix.repair.checker import Checker, RepairError
 from repofix.repair.engine import baseline
 from repofix.repair.insandbox.subtrace import children_lines
 from repofix.repair.localize import RunRecord, ochiai, raised_at, rank, records
@@ -492,3 +492,21 @@ def test_the_engine_searches_first_where_every_failing_test_ran(make_sandbox, tm
     result = assert_engine_repairs(make_sandbox, tmp_path, "bump", BUMP, BUMP_TESTS, "    return n + 1\n")
     # `def bump(n):` (its call event) and its return, before any of walk's
     assert {(s.path, s.line) for s in result.suspects[:2]} == {("bump.py", 55), ("bump.py", 56)}
+
+
+# a conftest hook that raises stops pytest with INTERNALERROR (exit code 3) before any test runs:
+# the repair says so, where it said "no target test fails" (nothing ran, so nothing failed)
+@pytest.mark.parametrize("named", [True, False])
+def test_an_internal_error_of_pytest_in_the_coverage_run_is_said(
+    named: bool, make_sandbox, tmp_path: Path
+) -> None:
+    tmp_path = tmp_path / "broken"
+    tmp_path.mkdir()
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom')\n"
+    )
+    (tmp_path / "m.py").write_text("def one():\n    return 2\n")
+    (tmp_path / "test_m.py").write_text("from m import one\n\ndef test_one():\n    assert one() == 1\n")
+    sandbox = make_sandbox("none", source=tmp_path)
+    with pytest.raises(RepairError, match=r"internal error of pytest \(exit code 3.* after 0 test\(s\)"):
+        baseline(Checker(sandbox), ["test_m.py::test_one"] if named else [], None, 60, 10)

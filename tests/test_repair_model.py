@@ -80,6 +80,24 @@ def test_builtin_model_starts_with_a_python_action_and_gives_up_on_garbage() -> 
     assert isinstance(second, ModelReply) and second.give_up and not second.tool_calls
 
 
+# a conftest hook that raises in the coverage run alone (a clash with its plugin) stops pytest there
+# before any test runs (INTERNALERROR, exit code 3): a clear give-up, not "no target test fails"
+@pytest.mark.parametrize("backend", backend_params(("none",)))
+def test_an_internal_error_of_pytest_in_the_coverage_run_is_a_clear_give_up(
+    backend: str, tmp_path: Path
+) -> None:
+    hook = (
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    if any(type(p).__name__ == 'CoveragePlugin' for p in config.pluginmanager.get_plugins()):\n"
+        "        raise RuntimeError('boom')\n"
+    )
+    repo, done = fix(tmp_path, backend, {"clamp.py": CODE, "test_clamp.py": TESTS, "conftest.py": hook})
+    output = done.stdout + done.stderr
+    assert "internal error of pytest (exit code 3" in output, output
+    assert "Traceback" not in output and "no target test fails" not in output
+    assert (repo / "clamp.py").read_text() == CODE
+
+
 def sources_forger(sources: str) -> str:
     """A conftest.py whose last JSON line (the one the model reads) has `sources` as its files."""
     return forging_conftest(

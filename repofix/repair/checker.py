@@ -11,7 +11,7 @@ import zlib
 from dataclasses import dataclass
 from importlib import resources
 
-from repofix.repair.localize import RunRecord, records
+from repofix.repair.localize import RunRecord, internal_error, records
 from repofix.repair.replies import Differences, MalformedReply, differences, verdict_items
 from repofix.repair.source import Mutation
 from repofix.sandboxes.base import CommandResult, Sandbox, SandboxError
@@ -140,9 +140,13 @@ class Checker:
                 f"the coverage run printed no complete result: {result.output.strip()[-2000:]}"
             ) from None
         try:
-            return records(data.get("tests") if isinstance(data, dict) else None), float(data["duration"])
+            runs = records(data.get("tests") if isinstance(data, dict) else None)
+            duration, code = float(data["duration"]), data.get("exit_code")
         except (KeyError, TypeError, ValueError) as error:
             raise RepairError(f"the coverage run printed a malformed result: {error}") from None
+        if stopped := internal_error(code, runs, tests):
+            raise RepairError(stopped)
+        return runs, duration
 
     def check(
         self,

@@ -138,3 +138,16 @@ def raised_at(runs: list[RunRecord], failing: set[str], error: str = "") -> set[
         if run.nodeid in failing and frames and wanted:
             found.add(frames[-1])
     return found
+
+
+def internal_error(code: object, runs: list[RunRecord], tests: list[str]) -> str | None:
+    """Why a coverage run that pytest stopped on an error of a hook (a conftest's, a plugin's; exit
+    code 3) cannot be read, when it ran none or not all of `tests`: the tests it did not run are
+    unknown, not passing, and "no target test fails" would say otherwise."""
+    ran = {run.nodeid for run in runs}
+    if code != 3 or (ran and all(test in ran for test in tests)):
+        return None
+    return (
+        "the coverage run stopped on an internal error of pytest (exit code 3: a conftest or plugin "
+        f"hook raised) after {len(ran)} test(s); run the tests to see it"
+    )

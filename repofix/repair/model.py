@@ -31,7 +31,7 @@ from repofix.repair.checker import candidate_list, differ_request, worker_source
 from repofix.repair.doubt import compared, differential_due, doubts, rivals, unclaimed
 from repofix.repair.engine import diff
 from repofix.repair.limits import Budget, batch_size, give_up_reason, more_to_try, stuck_reason, until
-from repofix.repair.localize import RunRecord, records
+from repofix.repair.localize import RunRecord, internal_error, records
 from repofix.repair.protocol import SNIPPET, marked_payload, read_goal, tool_call
 from repofix.repair.replies import Differences, MalformedReply, differences, verdict_items
 from repofix.repair.search import best
@@ -121,6 +121,8 @@ class BuiltinModel:
                 raise ValueError("its sources are not file texts")
         except (KeyError, TypeError, ValueError) as error:
             return self._give_up(f"the coverage run in the sandbox printed a malformed result: {error}")
+        if stopped := internal_error(data.get("exit_code"), self.runs, []):
+            return self._give_up(stopped)
         # in the suite's own order (engine.baseline says why)
         failed = list(dict.fromkeys(r.nodeid for r in self.runs if r.outcome == "failed"))
         wanted = set(self.targets)
