@@ -82,11 +82,8 @@ def test_spread():
 
 @pytest.mark.parametrize("backend", backend_params(("bwrap", "none")))
 def test_coverage_run_ranks_the_planted_line_first(backend: str, make_sandbox, tmp_path: Path) -> None:
-    tmp_path = tmp_path / "stats"
-    tmp_path.mkdir()
-    (tmp_path / "stats.py").write_text(PROGRAM)
-    (tmp_path / "test_stats.py").write_text(TESTS)
-    sandbox = make_sandbox(backend, source=tmp_path)
+    tree = project(tmp_path / "stats", {"stats.py": PROGRAM, "test_stats.py": TESTS})
+    sandbox = make_sandbox(backend, source=tree)
     runs, _ = Checker(sandbox).coverage([], timeout=120, per_test=10)
     outcomes = {r.nodeid: r.outcome for r in runs}
     assert outcomes["test_stats.py::test_median_even"] == "failed"
@@ -122,11 +119,8 @@ def test_a_hanging_test_fails_in_the_coverage_run_and_points_at_the_loop(
 def test_a_sampled_coverage_run_traces_the_failing_tests_and_a_few_passing_ones(
     named: bool, sample: int, make_sandbox, tmp_path: Path
 ) -> None:
-    tmp_path = tmp_path / "stats"
-    tmp_path.mkdir()
-    (tmp_path / "stats.py").write_text(PROGRAM)
-    (tmp_path / "test_stats.py").write_text(TESTS)
-    sandbox = make_sandbox("none", source=tmp_path)
+    tree = project(tmp_path / "stats", {"stats.py": PROGRAM, "test_stats.py": TESTS})
+    sandbox = make_sandbox("none", source=tree)
     failing = ["test_stats.py::test_median_even", "test_stats.py::test_median_even_again"]
     runs, found, passing, _ = baseline(Checker(sandbox), failing if named else [], None, 120, 10, sample)
     assert found == failing and len(passing) == 3
@@ -172,11 +166,8 @@ def test_slow_{n}():
 def test_the_sampled_tests_are_traced_only_within_their_share_of_the_time(
     named: bool, share: float | None, traced: list[int], untraced: list[int], make_sandbox, tmp_path: Path
 ) -> None:
-    tmp_path = tmp_path / "stats"
-    tmp_path.mkdir()
-    (tmp_path / "stats.py").write_text(PROGRAM)
-    (tmp_path / "test_stats.py").write_text(SLOW_TESTS)
-    sandbox = make_sandbox("none", source=tmp_path)
+    tree = project(tmp_path / "stats", {"stats.py": PROGRAM, "test_stats.py": SLOW_TESTS})
+    sandbox = make_sandbox("none", source=tree)
     failing = ["test_stats.py::test_median_even"]
     runs, found, passing, _ = baseline(Checker(sandbox), failing if named else [], None, 120, 10, 5, share)
     assert found == failing and passing == [f"test_stats.py::test_slow_{n}" for n in range(4)]
@@ -210,11 +201,7 @@ SERVED = {
 # untraced test runs: the line tracer it carries records nothing then (it raised AttributeError
 # inside the thread, which died, and the untraced test failed)
 def test_a_thread_left_running_by_a_traced_test_runs_on_untraced(make_sandbox, tmp_path: Path) -> None:
-    tmp_path = tmp_path / "served"
-    tmp_path.mkdir()
-    for name, text in SERVED.items():
-        (tmp_path / name).write_text(text)
-    sandbox = make_sandbox("none", source=tmp_path)
+    sandbox = make_sandbox("none", source=project(tmp_path / "served", SERVED))
     runs, found, passing, _ = baseline(Checker(sandbox), ["test_served.py::test_a"], None, 120, 30, 1)
     by_id = {r.nodeid: r for r in runs}
     assert found == ["test_served.py::test_a"] and not by_id["test_served.py::test_c"].traced
@@ -500,13 +487,11 @@ def test_the_engine_searches_first_where_every_failing_test_ran(make_sandbox, tm
 def test_an_internal_error_of_pytest_in_the_coverage_run_is_said(
     named: bool, make_sandbox, tmp_path: Path
 ) -> None:
-    tmp_path = tmp_path / "broken"
-    tmp_path.mkdir()
-    (tmp_path / "conftest.py").write_text(
-        "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom')\n"
-    )
-    (tmp_path / "m.py").write_text("def one():\n    return 2\n")
-    (tmp_path / "test_m.py").write_text("from m import one\n\ndef test_one():\n    assert one() == 1\n")
-    sandbox = make_sandbox("none", source=tmp_path)
+    files = {
+        "conftest.py": "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom')\n",
+        "m.py": "def one():\n    return 2\n",
+        "test_m.py": "from m import one\n\ndef test_one():\n    assert one() == 1\n",
+    }
+    sandbox = make_sandbox("none", source=project(tmp_path / "broken", files))
     with pytest.raises(RepairError, match=r"internal error of pytest \(exit code 3.* after 0 test\(s\)"):
         baseline(Checker(sandbox), ["test_m.py::test_one"] if named else [], None, 60, 10)
