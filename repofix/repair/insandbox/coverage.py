@@ -6,8 +6,9 @@ a sample of the passing tests' (Ochiai counts, per line, the passing tests that 
 `sample`, every test listed in `trace` is traced and at most `sample` of the others, evenly spaced
 in collection order; the others run untraced and report only their outcome. With `share` too, the
 sampled tests get that many seconds traced, paced over the run: one starts traced only while the
-sampled ones before it took no more than their part of it (a suite of slow tests traced whole
-took 44 s of a 60 s repair, crontimesequence's, where its failing tests need a few). A traced test's child
+sampled ones before it took less than their part of it (a suite of slow tests traced whole
+took 44 s of a 60 s repair, crontimesequence's, where its failing tests need a few); with no test
+in `trace` (none named) the sample is not paced. A traced test's child
 Python processes are traced too (subtrace.py): their lines count as the test's."""
 
 import json
