@@ -92,6 +92,8 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=6.0)
     parser.add_argument("--failing", action="append", default=[], help="a project's failing test id")
     args = parser.parse_args()
+    if args.rounds < 1 or args.share < 0:
+        raise SystemExit("--rounds must be at least 1 and --share not negative")
     for project in args.projects:
         if not project.is_dir():
             raise SystemExit(f"no project folder at {project}")
@@ -115,6 +117,8 @@ def main() -> None:
                     checker = Checker(box)
                     if not failing:  # the first test stands for the failing one
                         runs, _ = checker.coverage([], 600, 120, sample=0)
+                        if not runs:
+                            raise SystemExit(f"{name}: its suite ran no test (name one with --failing)")
                         failing = [runs[0].nodeid]
                     whole, whole_traced = timed(checker, failing, None, args.rounds)
                     paced, paced_traced = timed(checker, failing, args.share, args.rounds)

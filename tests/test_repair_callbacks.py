@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
 from repofix.repair.callbacks import idle_callables
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
-from tests.test_repair_engine import project
+from tests.test_repair_additions import assert_engine_repairs
 
 CONDITIONAL = (
     "def if_(condition_func, validation_func):\n"
@@ -118,7 +117,11 @@ def test_the_engine_calls_the_idle_condition(make_sandbox, tmp_path: Path) -> No
         "def test_lenient_skips_the_check():\n    assert check({'strict': False, 'n': -1}, 'n') == (True, None)\n\n\n"
         "def test_no_flag_skips_the_check():\n    assert check({'n': -5}, 'n') == (True, None)\n"
     )
-    root = project(tmp_path, {"validators.py": CONDITIONAL.format(test="obj"), "test_validators.py": tests})
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
-    assert result.status == "plausible", result.message
-    assert "if not condition_func(obj):" in result.files["validators.py"], result.patch_diff
+    assert_engine_repairs(
+        make_sandbox,
+        tmp_path,
+        "validators",
+        CONDITIONAL.format(test="obj"),
+        tests,
+        "if not condition_func(obj):",
+    )

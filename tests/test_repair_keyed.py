@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from repofix.repair import Budget, repair
 from repofix.repair.generate import mutations
 from repofix.repair.source import SourceFile
-from tests.test_repair_additions import assert_produces
-from tests.test_repair_engine import project
+from tests.test_repair_additions import assert_engine_repairs, assert_produces
 
 WALK = (
     "def walk(context, parts):\n    cur = context\n    for p in parts:\n"
@@ -117,9 +115,11 @@ def test_the_engine_repairs_the_lost_key_test(make_sandbox, tmp_path: Path) -> N
         "def test_dict_items():\n    assert list(walk({'a': {}}, ['a', 'items'])()) == []\n\n\n"
         "def test_method_of_a_full_dict():\n    assert list(walk({'x': 1}, ['keys'])()) == ['x']\n"
     )
-    root = project(
-        tmp_path, {"walker.py": WALK.format(test="isinstance(cur, dict)"), "test_walker.py": tests}
+    assert_engine_repairs(
+        make_sandbox,
+        tmp_path,
+        "walker",
+        WALK.format(test="isinstance(cur, dict)"),
+        tests,
+        "if isinstance(cur, dict) and p in cur:",
     )
-    result = repair(make_sandbox("none", source=root), budget=Budget(max_seconds=240, test_timeout=2))
-    assert result.status == "plausible", result.message
-    assert "if isinstance(cur, dict) and p in cur:" in result.files["walker.py"], result.patch_diff
