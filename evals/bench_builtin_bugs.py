@@ -95,6 +95,10 @@ def project_tree(sdist: Path, into: Path) -> Path:
     shutil.copytree(sdist, into, ignore=shutil.ignore_patterns("*.egg-info", "docs", "PKG-INFO"))
     src = into / "src"
     if src.is_dir():
+        # a name in both places (a .ipynb_checkpoints folder at the top and in src/) cannot be
+        # flattened without losing one of them
+        if clashes := sorted(c.name for c in src.iterdir() if (into / c.name).exists()):
+            raise ValueError(f"src/ and the top folder both hold {', '.join(clashes[:3])}: no flat tree")
         for child in src.iterdir():
             child.rename(into / child.name)
         src.rmdir()

@@ -192,7 +192,10 @@ def screen(spec: str, cache: Path, python: Path | None = None, timeout: float = 
             raise Rejected(f"unpack: {error}"[:300]) from None
         fields = check_static(root)
         with tempfile.TemporaryDirectory(prefix="screen-") as tmp:
-            tree = project_tree(root, Path(tmp) / "tree")
+            try:
+                tree = project_tree(root, Path(tmp) / "tree")
+            except ValueError as error:
+                raise Rejected(f"layout: {error}"[:300]) from None
             if foreign := foreign_imports(tree):
                 raise Rejected(f"imports: {', '.join(foreign[:3])}")
             if not any(is_test_file(p.relative_to(tree).as_posix()) for p in tree.rglob("*.py")):

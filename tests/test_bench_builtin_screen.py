@@ -219,6 +219,13 @@ def test_sites_are_counted_per_kind_in_sources_not_tests(tmp_path: Path) -> None
             "imports: tests/test_tiny.py: requests",
         ),
         ({"tiny/__init__.py": "print 'py2'\n"}, "reject", "does not parse"),
+        # a src/ layout that cannot be flattened (a .ipynb_checkpoints folder in both stopped a
+        # whole screening run with an OSError traceback)
+        (
+            {"src/.ipynb_checkpoints/a.txt": "a", ".ipynb_checkpoints/b.txt": "b"},
+            "reject",
+            "layout: src/ and the top folder both hold .ipynb_checkpoints",
+        ),
     ],
 )
 def test_screening_one_project(
