@@ -24,6 +24,8 @@ DESCRIPTION_HEAD, DESCRIPTION_TAIL = 160, 80
 # Expressions that bind names of their own: a name read inside one may not be the function's.
 SCOPED = (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 NESTED = (*SCOPED, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # and the statements that do
+# names through which a function reads its locals without naming them
+READS_ALL = {"locals", "vars", "dir", "eval", "exec"}
 
 
 def own_scope(node: ast.AST) -> Iterator[ast.AST]:

@@ -22,8 +22,8 @@ from repofix.repair.additions import added_after, starts_line
 from repofix.repair.containers import MEMBER_METHODS, constructor
 from repofix.repair.looped import innermost_loops, loop_bound, pairs
 from repofix.repair.scope import Scope, parameters
-from repofix.repair.source import Mutation, SourceFile
-from repofix.repair.unread import READS_ALL, own_nodes
+from repofix.repair.source import READS_ALL, Mutation, SourceFile
+from repofix.repair.unread import own_nodes
 
 PRIOR = 0.7  # as a boosted unread local's statement (unread.BOOST x 0.35): the sign is as rare
 PART = 0.65  # grown by a part of such a name that the `if` around the filling tests

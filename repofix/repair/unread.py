@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from repofix.repair.additions import BLOCKS, added_after, starts_line
 from repofix.repair.clones import Reuse
 from repofix.repair.containers import MEMBER_METHODS, constructor
+from repofix.repair.deadstores import dead_stores
 from repofix.repair.scope import Scope
-from repofix.repair.source import Mutation, SourceFile
+from repofix.repair.source import READS_ALL, Mutation, SourceFile
 from repofix.repair.unused import destructive
 
 BOOST = 2.0  # a candidate reading an unread local: its prior times this, at most CAP
@@ -30,8 +31,6 @@ MAX_VALUES = 12  # arguments tried in an update of an unread collection
 MAX_NEAREST = 3  # unread locals a new statement may read: those bound nearest before it
 MAX_TEMPLATES = 16  # the function's update statements nearest the new one that it is made from
 MAX_WRAPS, MAX_GROWN = 4, 2  # `result.append(str(val))`: the callees tried, the collections grown
-# names through which a function reads its locals without naming them
-READS_ALL = {"locals", "vars", "dir", "eval", "exec"}
 DISPLAYS = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 FILLS = {"append", "appendleft", "add", "extend", "insert", "update"}  # methods that only fill a container
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)  # names bound there are theirs
@@ -45,6 +44,13 @@ class Unread:
     bound_at: tuple[int, int]
     collection: bool  # bound to a container display, or to a call that makes a container
     methods: tuple[str, ...] = ()  # what grows the containers its value makes (`set()`: add, update)
+    # where the block that binds it ends, for a value read elsewhere but not after this binding
+    # (deadstores.py): a read beyond it reads another binding; None: read nowhere in the function
+    until: tuple[int, int] | None = None
+
+    def holds(self, at: tuple[int, int]) -> bool:
+        """A read at `at` reads this binding."""
+        return at >= self.bound_at and (self.until is None or at <= self.until)
 
 
 def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
@@ -211,7 +217,8 @@ def reads(src: SourceFile, m: Mutation, u: Unread) -> bool:
     """`m`'s edits, from where `u` is bound on, write its name more often than the text they replace
     holds it."""
     pattern = _pattern((u.name,))
-    edits = [e for e in m.edits if e.start >= _offset(src, u.bound_at)]
+    until = len(src.data) if u.until is None else _offset(src, u.until)
+    edits = [e for e in m.edits if _offset(src, u.bound_at) <= e.start <= until]
     added = sum(len(pattern.findall(e.text)) for e in edits)
     replaced = sum(len(pattern.findall(src.data[e.start : e.end].decode("utf-8", "replace"))) for e in edits)
     return added > replaced
@@ -224,7 +231,16 @@ class Boost:
 
     def __init__(self, func: ast.FunctionDef | ast.AsyncFunctionDef):
         self.unread = unread(func)
-        self.names = {u.name: u for u in self.unread}
+        never = {u.name for u in self.unread}
+        self.unread += [
+            Unread(d.name, d.bound_at, False, _grown_by(d.value), d.until)
+            for d in dead_stores(func)
+            if d.name not in never
+        ]
+        self.unread.sort(key=lambda u: (u.bound_at, u.name))
+        self.names: dict[str, list[Unread]] = {}
+        for u in self.unread:
+            self.names.setdefault(u.name, []).append(u)
         self.wraps = _name_callees(func) if self.unread else []
         self.any = _pattern(tuple(self.names)) if self.names else None
 
@@ -236,7 +252,7 @@ class Boost:
         if self.any is None:
             return m
         written = set(self.any.findall("\n".join(e.text for e in m.edits)))
-        if any(reads(src, m, self.names[name]) for name in written):
+        if any(reads(src, m, u) for name in written for u in self.names[name]):
             return dataclasses.replace(m, prior=max(m.prior, min(CAP, m.prior * BOOST)))
         return m
 
@@ -273,7 +289,7 @@ def for_node(
         or not starts_line(src, node)
     ):
         return
-    after = [u for u in names if _end(node) >= u.bound_at][-MAX_NEAREST:]  # `names` is in that order
+    after = [u for u in names if u.holds(_end(node))][-MAX_NEAREST:]  # `names` is in that order
     templates = sorted(reuse.updates, key=lambda c: abs(c.lineno - node.lineno))[:MAX_TEMPLATES]
     texts: dict[str, float] = {}
     for u in after:
