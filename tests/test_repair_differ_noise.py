@@ -135,3 +135,39 @@ def test_a_test_in_a_deleted_folder_running_unnamed_code_is_still_traced(
     assert "passing greet" in found.behaviour[right]  # greet('bo') returns 'hi, bo' now
     assert rivals(right, found, {"greet.py": src}) == [only]
     assert (root / "greet.py").read_text() == GREET
+
+
+# the failing test hands a file in its `tmp_path` to write(): the file object's repr names the path
+FILES = (
+    "import io\n\n\ndef write(fd, text):\n    fd.write(text)\n    return len(text)\n\n\n"
+    "def save(fd):\n    if type(fd) != io.TextIOWrapper:\n        return write(fd, 'x')\n"
+    "    raise ValueError('not a file')\n"
+)
+FILES_TESTS = (
+    "import io\nimport pytest\nfrom files import save\n\n\ndef test_saves(tmp_path):\n"
+    "    with open(tmp_path / 'out.txt', 'w') as fd:\n        assert save(fd) == 1\n\n\n"
+    "def test_refuses():\n    with pytest.raises(ValueError):\n        save(io.StringIO())\n"
+)
+
+
+def test_a_tests_temporary_folder_is_the_same_path_in_every_run(make_sandbox, tmp_path: Path) -> None:
+    # `!=` -> `==` and its negation do the same thing; each run of pytest made its own pytest-N/
+    # folder, so write()'s calls named another path under each patch, and the two were rivals
+    # (dataprint, heldout57). The original's runs fail before write(): they show no such noise.
+    src = SourceFile("files.py", FILES)
+    at = FILES.index("!=")
+    test = FILES.index("type(fd) !=")
+    end = FILES.index(":\n        return write")
+    flipped = src.mutation("comparison", "comparison != -> ==", [Edit(at, at + 2, "==")], 0.8)
+    negated = src.mutation("negate", "negate", [Edit(test, end, f"not ({FILES[test:end]})")], 0.7)
+    root, found = differed(
+        make_sandbox,
+        project(tmp_path, {"files.py": FILES, "test_files.py": FILES_TESTS}),
+        [flipped, negated],
+        "test_files.py::test_refuses",
+        "test_files.py::test_saves",
+    )
+    assert "failing write" in found.behaviour[flipped]  # compared, not left out as noise
+    assert found.behaviour[flipped] == found.behaviour[negated]
+    assert rivals(flipped, found, {"files.py": src}) == []
+    assert (root / "files.py").read_text() == FILES

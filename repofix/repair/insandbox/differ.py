@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -74,7 +75,7 @@ def _alike(value, shown=None):
     return _short(value) if shown is None else shown
 
 
-def _traced_body(tests, failing, files, out, shifted=0):
+def _traced_body(tests, failing, files, out, shifted=0, basetemp=None):
     """Run `tests` under pytest with a profiler on `files`; into `out`: "calls", {"passing":
     {"name(args)": [returns...]}, "failing": {...}} (the calls made in a test of `failing` kept
     apart; `self` left out), and "events", per phase and function a digest of the multiset of its
@@ -83,7 +84,8 @@ def _traced_body(tests, failing, files, out, shifted=0):
     folder); a file is traced when it is one of them, wherever the interpreter's path names it
     from (`nodes.py` is neither `test_nodes.py` nor pytest's own `_pytest/nodes.py`).
     `shifted` (1, 2, ...; 0: not): the run allocates otherwise, each number in its own way
-    (`_shift_heap`, and objects made as it runs)."""
+    (`_shift_heap`, and objects made as it runs). `basetemp`: pytest's temporary folder, the same in
+    every run of one check (see run_differ)."""
     root = os.getcwd()
     wanted = {os.path.realpath(path) for path in files}
     ours = {}  # a code object's file name -> whether it is one of `files`
@@ -144,9 +146,10 @@ def _traced_body(tests, failing, files, out, shifted=0):
                     returns.append(text)
                 events[now[0]][code.co_name][hash("R" + _alike(arg, text))] += 1
 
+        where = ["--basetemp", basetemp] if basetemp else []
         sys.setprofile(profile)
         try:
-            pytest.main(PYTEST_ARGS + list(tests), plugins=[Tagger(), _AsBaseline()])
+            pytest.main(PYTEST_ARGS + where + list(tests), plugins=[Tagger(), _AsBaseline()])
         finally:
             sys.setprofile(None)
         digests = {
@@ -160,11 +163,11 @@ def _traced_body(tests, failing, files, out, shifted=0):
     return body
 
 
-def _trace(tests, failing, files, limit, shifted=0):
+def _trace(tests, failing, files, limit, shifted=0, basetemp=None):
     handle, out = tempfile.mkstemp(suffix=".json")
     os.close(handle)
     try:
-        ok, _ = _in_child(_traced_body(tests, failing, files, out, shifted), limit)
+        ok, _ = _in_child(_traced_body(tests, failing, files, out, shifted, basetemp), limit)
         with open(out) as stream:
             return json.load(stream) if ok else None
     except ValueError:
@@ -229,7 +232,7 @@ def _unlike(patched, original):
     }
 
 
-def _more_noise(disputed, reference, tests, failing, files, left, each, runs=2):
+def _more_noise(disputed, reference, tests, failing, files, left, each, basetemp, runs=2):
     """Of the functions on which patches behaved otherwise than one another (`disputed`), those
     whose calls differ in further runs of the original, each allocating otherwise and given `each`
     seconds (twice the reference run's and a second; none starts that could not end in time). Noise
@@ -240,7 +243,7 @@ def _more_noise(disputed, reference, tests, failing, files, left, each, runs=2):
     for pattern in range(2, 2 + runs):
         if left() < each:
             break
-        again = _trace(tests, failing, files, each, shifted=pattern)
+        again = _trace(tests, failing, files, each, shifted=pattern, basetemp=basetemp)
         if again is None:
             break
         found |= {"%s %s" % pair for pair in _noisy(reference, again)} & disputed
@@ -263,14 +266,20 @@ def run_differ(req):
     for path in files:
         with open(path, "rb") as handle:
             originals[path] = (handle.read(), os.stat(path).st_mtime)
+    # one temporary folder for every run, which pytest empties as each starts: a test's `tmp_path`
+    # is then the same path in each, not pytest-1/ in one and pytest-2/ in the next, and a file
+    # object's repr does not tell two patches apart (dataprint's `<_io.TextIOWrapper name='.../
+    # pytest-7/test_existing0/exist.file'>`, passed in the failing tests, which the original's
+    # runs, failing earlier, never showed as noise: heldout57)
+    basetemp = tempfile.mkdtemp(prefix="repofix-differ-")
     try:
         failing = set(failing)
         started = time.time()
-        reference = _trace(tests, failing, files, left())
+        reference = _trace(tests, failing, files, left(), basetemp=basetemp)
         each = 2 * (time.time() - started) + 1.0  # what a further run of the original may take
         noisy = set()
         if reference is not None and len(req["candidates"]) > 1:  # digests to compare: what is noise?
-            again = _trace(tests, failing, files, left(), shifted=1)
+            again = _trace(tests, failing, files, left(), shifted=1, basetemp=basetemp)
             # no second run, no way to tell noise from behaviour: no digests are sent (None)
             noisy = _noisy(reference, again) if again is not None else None
         as_original = _behaviour(reference, noisy or ()) if reference is not None else {}
@@ -280,7 +289,7 @@ def run_differ(req):
                 break
             original, mtime = originals[cand["path"]]
             _write(cand["path"], _apply(original, cand["edits"]), mtime + 10 + number)
-            patched = _trace(tests, failing, files, left())
+            patched = _trace(tests, failing, files, left(), basetemp=basetemp)
             _write(cand["path"], original, mtime)
             if patched is None:
                 continue
@@ -293,9 +302,12 @@ def run_differ(req):
             out.flush()
         keys = set().union(*sent)  # a function a patch's line leaves out did as the original did
         disputed = {key for key in keys if len({b.get(key, as_original.get(key)) for b in sent}) > 1}
-        noise = _more_noise(disputed, reference, tests, failing, files, left, each) if disputed else []
+        noise = (
+            _more_noise(disputed, reference, tests, failing, files, left, each, basetemp) if disputed else []
+        )
         out.write(json.dumps({"noisy": noise}) + "\n")  # always, and last: the engine reads no other
         out.flush()
     finally:
         for path, (original, mtime) in originals.items():
             _write(path, original, mtime)
+        shutil.rmtree(basetemp, ignore_errors=True)
