@@ -33,6 +33,7 @@ WORKER_PARTS = (
     "hot_server.py",
     "hot.py",
     "check.py",
+    "traced_values.py",
     "differ.py",
     "worker.py",
 )

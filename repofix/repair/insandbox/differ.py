@@ -14,7 +14,9 @@ The runs are children forked from one process, so they allocate alike: the secon
 otherwise (`shifted`), or what follows memory addresses (the order of a set of objects hashed by
 identity, and of a list built from it) would look like behaviour, and a patch, whose code allocates
 otherwise, would seem to change it. Where patches disagree, two more such runs of the original tell
-the noise among their differences (`_more_noise`), and the last line always says which (the engine
+the noise among their differences (`_more_noise`), then one more run of the first patch what varies
+in calls the original never made (the random name of a temporary file a failing test hands on, past
+where the original failed: deckset-inline, heldout54), and the last line always says which (the engine
 reads that one line, last, and no other: replies.noise_items). The calls whose returns a patch
 changes (`changed`) leave out the first two runs' noise only. A set or frozenset passed or returned
 is compared with its items sorted (not one inside another value)."""
@@ -22,7 +24,6 @@ is compared with its items sorted (not one inside another value)."""
 import hashlib
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -32,47 +33,7 @@ from repofix.repair.insandbox.children import _apply, _AsBaseline, _in_child, _w
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline
 from repofix.repair.insandbox.ids import _function, named_here
-
-ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-MOST_SORTED = 10_000  # items of a set sorted for its repr; a bigger one is shown by its size
-
-
-def _short(value):
-    try:
-        text = _unordered(value) if type(value) in (set, frozenset) and value else repr(value)
-    except Exception as error:  # a repr that fails is part of the behaviour too
-        text = "<repr failed: %s>" % type(error).__name__
-    return ADDRESS.sub("", text[:200])
-
-
-def _unordered(value):
-    """A set's repr with its items sorted: the order of a set of objects hashed by identity follows
-    their addresses, not the program (startup's `_notify_reader_writes(writeto)`, heldout55)."""
-    if len(value) > MOST_SORTED:
-        return "<%s of %d items>" % (type(value).__name__, len(value))
-    items = ", ".join(sorted(ADDRESS.sub("", repr(item)) for item in value))
-    return "{%s}" % items if type(value) is set else "frozenset({%s})" % items
-
-
-def _shift_heap(times):
-    """Objects kept alive through a run: `times` of each small-object size class (16 to 512 bytes)
-    and of a few larger sizes, so that what the run allocates lies elsewhere than in a run without
-    them."""
-    sizes = [*range(48, 513, 16), 600, 2000, 9000]
-    return (
-        [object() for _ in range(times)]
-        + [float(n) for n in range(times)]
-        + [bytes(size - 33) for size in sizes for _ in range(times)]
-    )
-
-
-def _alike(value, shown=None):
-    """The repr a digest compares (`shown`: the value's `_short`, when made already): an integral
-    float as the int it equals (`x / 1` for `x`: equal, with the same hash, so the program sees the
-    same value but for its type)."""
-    if type(value) is float and value.is_integer() and abs(value) < 1e15:
-        return _short(int(value))
-    return _short(value) if shown is None else shown
+from repofix.repair.insandbox.traced_values import _alike, _shift_heap, _short
 
 
 def _traced_body(tests, failing, files, out, shifted=0, basetemp=None):
@@ -284,6 +245,7 @@ def run_differ(req):
             noisy = _noisy(reference, again) if again is not None else None
         as_original = _behaviour(reference, noisy or ()) if reference is not None else {}
         sent = []  # the digests sent, per patch
+        traced = []  # (candidate, its trace), to run one again where patches disagree
         for number, cand in enumerate(req["candidates"]):
             if reference is None or time.time() > deadline:
                 break
@@ -298,6 +260,7 @@ def run_differ(req):
             if noisy is not None:
                 item["behaviour"] = _unlike(_behaviour(patched, noisy), as_original)
                 sent.append(item["behaviour"])
+                traced.append((number, cand, patched))
             out.write(json.dumps(item) + "\n")
             out.flush()
         keys = set().union(*sent)  # a function a patch's line leaves out did as the original did
@@ -305,6 +268,14 @@ def run_differ(req):
         noise = (
             _more_noise(disputed, reference, tests, failing, files, left, each, basetemp) if disputed else []
         )
+        if disputed - set(noise) and left() >= each:
+            number, cand, first = traced[0]
+            original, mtime = originals[cand["path"]]
+            _write(cand["path"], _apply(original, cand["edits"]), mtime + 10 + number)
+            again = _trace(tests, failing, files, each, shifted=1, basetemp=basetemp)
+            _write(cand["path"], original, mtime)
+            if again is not None:
+                noise = sorted(set(noise) | {"%s %s" % pair for pair in _noisy(first, again)} & disputed)
         out.write(json.dumps({"noisy": noise}) + "\n")  # always, and last: the engine reads no other
         out.flush()
     finally:
