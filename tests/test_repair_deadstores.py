@@ -70,6 +70,28 @@ def spans(parts, top):
         ("def f(a):\n    _ = a.pop()\n    return a\n", []),
         # a tuple target is not one value
         ("def f(a):\n    x, y = a.split()\n    return a\n", []),
+        # a `finally` sees what a handler's `return`, a `break` or a `continue` leaves
+        (
+            "def f(a):\n    y = None\n    try:\n        a()\n    except ValueError:\n        y = g()\n"
+            "        return 1\n    finally:\n        print(y)\n",
+            [],
+        ),
+        (
+            "def f(xs):\n    r = None\n    for x in xs:\n        try:\n            if x:\n                break\n"
+            "        finally:\n            r = g(x)\n        return 0\n    return r\n",
+            [],
+        ),
+        # a `with` whose manager swallows what its body raises; a pattern reads what it compares to
+        (
+            "def f():\n    y = 0\n    with suppress(E):\n        y = g()\n        h()\n        y = k()\n    return y\n",
+            [],
+        ),
+        (
+            "def f(v):\n    k = g()\n    match v:\n        case k.RED:\n            return 1\n    k = h()\n    return k\n",
+            [],
+        ),
+        # a frame's locals read by name
+        ("def f(a):\n    b = a + 1\n    return sys._getframe().f_locals\n", []),
     ],
     ids=[
         "branch",
@@ -91,6 +113,11 @@ def spans(parts, top):
         "plain-name",
         "underscore",
         "tuple",
+        "finally-after-return",
+        "finally-after-break",
+        "with-swallows",
+        "match-pattern",
+        "frame-locals",
     ],
 )
 def test_which_assignments_are_dead(source: str, dead: list[tuple[str, int]]) -> None:
@@ -106,6 +133,27 @@ def test_a_dead_store_ends_where_its_block_ends() -> None:
     boost = Boost(func)
     (u,) = boost.names["m"]
     assert u.holds(store.bound_at) and not u.holds((8, 20))  # after it in its branch, not in the next
+
+
+def test_a_dead_store_is_seen_until_its_name_is_bound_again() -> None:
+    source = "def f(xs, out):\n    m = len(xs) + 1\n    m = len(out)\n    out.append(m)\n    total = 0\n    return total\n"
+    (store,) = dead_stores(ast.parse(source).body[0])  # type: ignore[arg-type]
+    assert store.until == store.bound_at == (2, 19)  # not on to the block's end: `m = len(out)` is read
+    src = SourceFile("m.py", source)
+    lines = {src.line_of(m.edits[0].start) for m in mutations(src) if m.op == "use-unread"}
+    assert lines == {2}  # after the store only: after `total = 0`, `m` is len(out)
+
+
+def test_nothing_is_added_after_the_if_around_a_dead_store() -> None:
+    # the `if` ends where the store does, but a statement after it may find `m` unbound
+    source = (
+        "def f(xs, c, out):\n    if c:\n        m = len(xs) + 1\n    for x in xs:\n        out.append(x)\n"
+        "    m = 3\n    out.append(m)\n    return out\n"
+    )
+    src = SourceFile("m.py", source)
+    added = [m.edits[0] for m in mutations(src) if m.op == "use-unread"]
+    assert added and {src.line_of(e.start) for e in added} == {3}  # after the store itself...
+    assert all(e.text.startswith("\n        out.") for e in added)  # ...inside the `if`, not after it
 
 
 def test_a_sibling_branchs_update_reads_the_dead_store() -> None:

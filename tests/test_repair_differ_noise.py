@@ -148,26 +148,31 @@ FILES_TESTS = (
     "    with open(tmp_path / 'out.txt', 'w') as fd:\n        assert save(fd) == 1\n\n\n"
     "def test_refuses():\n    with pytest.raises(ValueError):\n        save(io.StringIO())\n"
 )
-# the same file made by tempfile: a random name in each run
-MKSTEMP = (
-    "def test_saves():\n    handle, path = tempfile.mkstemp()\n    os.close(handle)\n"
-    "    with open(path, 'w') as fd:\n        assert save(fd) == 1\n    os.unlink(path)\n"
-)
+# the same file made by tempfile (its names drawn from a generator seeded anew in each child), or
+# named by a uuid (os.urandom's)
+MADE = {
+    "mkstemp": "handle, path = tempfile.mkstemp()\n    os.close(handle)",
+    "uuid": "path = os.path.join(tempfile.gettempdir(), uuid.uuid4().hex)",
+}
 
 
-@pytest.mark.parametrize("made_by", ["tmp_path", "mkstemp"])
+@pytest.mark.parametrize("made_by", ["tmp_path", "mkstemp", "uuid"])
 def test_a_file_a_failing_test_names_differently_in_each_run_makes_no_rivals(
     make_sandbox, tmp_path: Path, made_by: str
 ) -> None:
     # `!=` -> `==` and its negation do the same thing, but write() is called with a file object
     # whose repr names its path: under another pytest-N/ folder in each run (fixed: one --basetemp
-    # for all: dataprint, heldout57) or another random name (fixed: a second run of the first patch
-    # tells it as noise: deckset-inline, heldout54). The original's runs fail before write(): they
-    # show no such noise.
+    # for all: dataprint, heldout57), another tempfile name (fixed: the same draws in every run:
+    # deckset-inline, heldout54) or another uuid (a second run of the first patch tells it as
+    # noise). The original's runs fail before write(): they show no such noise.
     tests = FILES_TESTS
-    if made_by == "mkstemp":
+    if made_by in MADE:
+        saves = (
+            f"def test_saves():\n    {MADE[made_by]}\n"
+            "    with open(path, 'w') as fd:\n        assert save(fd) == 1\n    os.unlink(path)\n"
+        )
         start = tests.index("def test_saves")
-        tests = tests[:start] + MKSTEMP + tests[tests.index("\n\n\ndef test_refuses") :]
+        tests = "import uuid\n" + tests[:start] + saves + tests[tests.index("\n\n\ndef test_refuses") :]
     src = SourceFile("files.py", FILES)
     at = FILES.index("!=")
     test = FILES.index("type(fd) !=")
@@ -181,10 +186,36 @@ def test_a_file_a_failing_test_names_differently_in_each_run_makes_no_rivals(
         "test_files.py::test_refuses",
         "test_files.py::test_saves",
     )
-    if made_by == "tmp_path":
+    if made_by == "uuid":  # told as noise by the patch's second run, left out
+        assert "failing write" not in found.behaviour[flipped] | found.behaviour[negated]
+    else:
         assert "failing write" in found.behaviour[flipped]  # compared, not left out as noise
         assert found.behaviour[flipped] == found.behaviour[negated]
-    else:  # told as noise by the patch's second run, left out
-        assert "failing write" not in found.behaviour[flipped] | found.behaviour[negated]
     assert rivals(flipped, found, {"files.py": src}) == []
     assert (root / "files.py").read_text() == FILES
+
+
+STEP = "def step(n):\n    return n + 1\n\n\ndef twice(n):\n    return step(n) * 2\n"
+STEP_TESTS = (
+    "from step import step, twice\n\n\ndef test_twice():\n    assert twice(1) >= 0\n\n\n"
+    "def test_step():\n    assert step(1) >= 0\n"
+)
+
+
+def test_the_first_patchs_second_run_hides_no_difference_in_calls_the_original_made(
+    make_sandbox, tmp_path: Path
+) -> None:
+    # the first patch makes step() follow an address (noise in its own two runs); the second
+    # returns n + 2, a real difference in calls the original made too: it must stay seen
+    src = SourceFile("step.py", STEP)
+    at, end = STEP.index("n + 1"), STEP.index("n + 1") + len("n + 1")
+    noisy = src.mutation("literal", "address", [Edit(at, end, "n + id(object()) % 97")], 0.8)
+    other = src.mutation("constant", "constant 1 -> 2", [Edit(end - 1, end, "2")], 0.7)
+    _, found = differed(
+        make_sandbox,
+        project(tmp_path, {"step.py": STEP, "test_step.py": STEP_TESTS}),
+        [noisy, other],
+        "test_step.py::test_twice",
+        "test_step.py::test_step",
+    )
+    assert "failing step" in found.behaviour[other]

@@ -34,6 +34,7 @@ WORKER_PARTS = (
     "hot.py",
     "check.py",
     "traced_values.py",
+    "alike_runs.py",
     "differ.py",
     "worker.py",
 )

@@ -47,10 +47,16 @@ class Unread:
     # where the block that binds it ends, for a value read elsewhere but not after this binding
     # (deadstores.py): a read beyond it reads another binding; None: read nowhere in the function
     until: tuple[int, int] | None = None
+    since: tuple[int, int] = (0, 0)  # where its assignment starts (a dead store's)
 
     def holds(self, at: tuple[int, int]) -> bool:
         """A read at `at` reads this binding."""
         return at >= self.bound_at and (self.until is None or at <= self.until)
+
+    def holds_after(self, node: ast.stmt) -> bool:
+        """A statement added after `node` reads this binding: `node` ends where it is seen, and
+        starts inside its block, not as the `if` or loop around it (which may end where it does)."""
+        return self.holds(_end(node)) and _start(node) >= self.since
 
 
 def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
@@ -233,7 +239,7 @@ class Boost:
         self.unread = unread(func)
         never = {u.name for u in self.unread}
         self.unread += [
-            Unread(d.name, d.bound_at, False, _grown_by(d.value), d.until)
+            Unread(d.name, d.bound_at, False, _grown_by(d.value), d.until, d.since)
             for d in dead_stores(func)
             if d.name not in never
         ]
@@ -289,7 +295,7 @@ def for_node(
         or not starts_line(src, node)
     ):
         return
-    after = [u for u in names if u.holds(_end(node))][-MAX_NEAREST:]  # `names` is in that order
+    after = [u for u in names if u.holds_after(node)][-MAX_NEAREST:]  # `names` is in that order
     templates = sorted(reuse.updates, key=lambda c: abs(c.lineno - node.lineno))[:MAX_TEMPLATES]
     texts: dict[str, float] = {}
     for u in after:

@@ -15,25 +15,26 @@ otherwise (`shifted`), or what follows memory addresses (the order of a set of o
 identity, and of a list built from it) would look like behaviour, and a patch, whose code allocates
 otherwise, would seem to change it. Where patches disagree, two more such runs of the original tell
 the noise among their differences (`_more_noise`), then one more run of the first patch what varies
-in calls the original never made (the random name of a temporary file a failing test hands on, past
-where the original failed: deckset-inline, heldout54), and the last line always says which (the engine
+in functions the original never called (past where it failed: a uuid a failing test names a file
+by), and the last line always says which (the engine
 reads that one line, last, and no other: replies.noise_items). The calls whose returns a patch
 changes (`changed`) leave out the first two runs' noise only. A set or frozenset passed or returned
-is compared with its items sorted (not one inside another value)."""
+is compared with its items sorted (not one inside another value). Every run draws the same random
+numbers and temporary file names (`_same_draws`) and has the same pytest temporary folder."""
 
 import hashlib
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
 
+from repofix.repair.insandbox.alike_runs import _remove, _same_draws, _shift_heap
 from repofix.repair.insandbox.children import _apply, _AsBaseline, _in_child, _write
 from repofix.repair.insandbox.collect import _warm_up
 from repofix.repair.insandbox.common import PYTEST_ARGS, _deadline
 from repofix.repair.insandbox.ids import _function, named_here
-from repofix.repair.insandbox.traced_values import _alike, _shift_heap, _short
+from repofix.repair.insandbox.traced_values import _alike, _short
 
 
 def _traced_body(tests, failing, files, out, shifted=0, basetemp=None):
@@ -108,6 +109,7 @@ def _traced_body(tests, failing, files, out, shifted=0, basetemp=None):
                 events[now[0]][code.co_name][hash("R" + _alike(arg, text))] += 1
 
         where = ["--basetemp", basetemp] if basetemp else []
+        _same_draws()
         sys.setprofile(profile)
         try:
             pytest.main(PYTEST_ARGS + where + list(tests), plugins=[Tagger(), _AsBaseline()])
@@ -245,7 +247,7 @@ def run_differ(req):
             noisy = _noisy(reference, again) if again is not None else None
         as_original = _behaviour(reference, noisy or ()) if reference is not None else {}
         sent = []  # the digests sent, per patch
-        traced = []  # (candidate, its trace), to run one again where patches disagree
+        first_traced = []  # the first patch and its trace, to run again where patches disagree
         for number, cand in enumerate(req["candidates"]):
             if reference is None or time.time() > deadline:
                 break
@@ -260,7 +262,7 @@ def run_differ(req):
             if noisy is not None:
                 item["behaviour"] = _unlike(_behaviour(patched, noisy), as_original)
                 sent.append(item["behaviour"])
-                traced.append((number, cand, patched))
+                first_traced = first_traced or [(number, cand, patched)]
             out.write(json.dumps(item) + "\n")
             out.flush()
         keys = set().union(*sent)  # a function a patch's line leaves out did as the original did
@@ -269,16 +271,19 @@ def run_differ(req):
             _more_noise(disputed, reference, tests, failing, files, left, each, basetemp) if disputed else []
         )
         if disputed - set(noise) and left() >= each:
-            number, cand, first = traced[0]
+            number, cand, first = first_traced[0]
             original, mtime = originals[cand["path"]]
             _write(cand["path"], _apply(original, cand["edits"]), mtime + 10 + number)
             again = _trace(tests, failing, files, each, shifted=1, basetemp=basetemp)
             _write(cand["path"], original, mtime)
-            if again is not None:
-                noise = sorted(set(noise) | {"%s %s" % pair for pair in _noisy(first, again)} & disputed)
+            if again is not None:  # of the calls the original never made: its runs told the rest
+                unseen = {
+                    pair for pair in _noisy(first, again) if pair[1] not in reference["events"][pair[0]]
+                }
+                noise = sorted(set(noise) | {"%s %s" % pair for pair in unseen} & disputed)
         out.write(json.dumps({"noisy": noise}) + "\n")  # always, and last: the engine reads no other
         out.flush()
     finally:
         for path, (original, mtime) in originals.items():
             _write(path, original, mtime)
-        shutil.rmtree(basetemp, ignore_errors=True)
+        _remove(basetemp)

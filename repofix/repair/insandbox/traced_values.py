@@ -1,6 +1,5 @@
 """How the differential check (differ.py) records a traced value: its repr, without what follows
-memory addresses (an address, a set's order) and cut short; and the heap a shifted run keeps, so
-that what it allocates lies elsewhere than in a run without it."""
+memory addresses (an address, a set's order) and cut short."""
 
 import re
 
@@ -23,18 +22,6 @@ def _unordered(value):
         return "<%s of %d items>" % (type(value).__name__, len(value))
     items = ", ".join(sorted(ADDRESS.sub("", repr(item)) for item in value))
     return "{%s}" % items if type(value) is set else "frozenset({%s})" % items
-
-
-def _shift_heap(times):
-    """Objects kept alive through a run: `times` of each small-object size class (16 to 512 bytes)
-    and of a few larger sizes, so that what the run allocates lies elsewhere than in a run without
-    them."""
-    sizes = [*range(48, 513, 16), 600, 2000, 9000]
-    return (
-        [object() for _ in range(times)]
-        + [float(n) for n in range(times)]
-        + [bytes(size - 33) for size in sizes for _ in range(times)]
-    )
 
 
 def _alike(value, shown=None):
