@@ -105,6 +105,17 @@ def placeable(lines: list[str], old: list[str], new: list[str]) -> bool:
     return any(t.strip() for t in old) and count(lines, old) == 1 and count(lines, new) == 0
 
 
+def old_sides(lines: list[str]) -> list[list[str]]:
+    """Each hunk's lines as the file has them before the edit (its context and removed lines)."""
+    sides: list[list[str]] = []
+    for line in lines[2:]:
+        if line.startswith("@@"):
+            sides.append([])
+        elif sides and line[:1] in " -":
+            sides[-1].append(line[1:])
+    return sides
+
+
 def check(text: str, before: list[str], after: list[str], must_apply: bool = False) -> None:
     original = "".join(t + "\n" for t in before)
     intended = "".join(t + "\n" for t in after)
@@ -135,9 +146,25 @@ def test_perturbed_diff_gives_intended_file_or_refusal(edit, context, how, amoun
         and placeable(before, [t[1:] for t in h if t[:1] in " -"], [t[1:] for t in h if t[:1] in " +"])
         for h in hunks
     )
-    check("\n".join(perturb(lines, how, amount)) + "\n", before, after, how in MUST_APPLY and placed)
+    moved = perturb(lines, how, amount)
+    if any(
+        new != was and count(before, new) for new, was in zip(old_sides(moved), old_sides(lines), strict=True)
+    ):
+        return  # a hunk perturbed into another place of the file word for word: it is meant there
+    check("\n".join(moved) + "\n", before, after, how in MUST_APPLY and placed)
 
 
+# CI found it (ci79): deleting a `pass` indented 8 spaces, its SEARCH re-indented to 12, which is
+# the file's other `pass` word for word; the edit went there, as it should
+@example(
+    edit=(
+        ["        pass", *[""] * 7, "            pass", *[""] * 7],
+        [*[""] * 7, "            pass", *[""] * 7],
+    ),
+    context=0,
+    how="indent",
+    amount=1,
+)
 @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     edits(), st.integers(0, 2), st.sampled_from(["none", "indent", "tabs", "trailing"]), st.integers(0, 40)
@@ -157,6 +184,8 @@ def test_perturbed_search_replace_gives_intended_file_or_refusal(edit, context, 
     if how in ("indent", "tabs") and not any(t != t.lstrip() for t in before[i1:i2] if t.strip()):
         return  # no indented line the edit shares with the file: a re-indent cannot be noticed
     search = perturb([" " + t for t in before[i1:i2]], how, amount)
+    if [s[1:] for s in search] != before[i1:i2] and count(before, [s[1:] for s in search]):
+        return  # re-indented, SEARCH is another place of the file word for word: it is meant there
     replace = perturb(["+" + t for t in after[j1:j2]], how, amount)
     text = "\n".join(
         [
