@@ -16,7 +16,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from repofix.repair.source import NESTED, READS_ALL, own_scope
+from repofix.repair.source import NESTED, READS_ALL, end_of, own_scope, start_of
 
 COMPUTED = (ast.Call, ast.BinOp, ast.Subscript, ast.Attribute, ast.BoolOp, ast.Compare, ast.IfExp)
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -125,8 +125,8 @@ class _Walk:
 
 def dead_stores(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Dead]:
     """The names `func`'s own assignments bind to a computed value no later statement reads, each
-    with where it is bound and where the block holding it ends (a read after that reads another
-    binding); none in a function that reads its locals by name."""
+    with where it is bound and how far its block sees that binding (`_until`); none in a function
+    that reads its locals by name."""
     skipped: set[str] = set()
     for node in own_scope(func):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -144,7 +144,7 @@ def dead_stores(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Dead]:
     walk = _Walk(skipped)
     walk.block(func.body, frozenset(), _Context())
     found = [
-        Dead(name, s.value, _end(s), _start(s), _until(name, body, place))
+        Dead(name, s.value, end_of(s), start_of(s), _until(name, body, place))
         for s, name, body, place in walk.dead.values()
         if name != "_"
     ]
@@ -156,17 +156,16 @@ def _until(name: str, body: list[ast.stmt], place: int) -> tuple[int, int]:
     up to the block's end, or to the statement before the next one that binds `name` again."""
     last = body[place]
     for stmt in body[place + 1 :]:
-        if any(
-            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt)
-        ):
+        if name in _stored([stmt]):
             break
         last = stmt
-    return _end(last)
+    return end_of(last)
 
 
-def _stored(targets: list[ast.expr]) -> frozenset[str]:
+def _stored(nodes: Sequence[ast.AST]) -> frozenset[str]:
+    """The names bound anywhere in `nodes`."""
     return frozenset(
-        n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        n.id for t in nodes for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
     )
 
 
@@ -178,11 +177,3 @@ def _reads(node: ast.AST) -> frozenset[str]:
 
 def _reads_of(nodes: Sequence[ast.AST | None]) -> frozenset[str]:
     return frozenset().union(*(_reads(n) for n in nodes if n is not None))
-
-
-def _start(node: ast.AST) -> tuple[int, int]:
-    return getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0
-
-
-def _end(node: ast.AST) -> tuple[int, int]:
-    return getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0

@@ -28,6 +28,17 @@ NESTED = (*SCOPED, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # and t
 READS_ALL = {"locals", "vars", "dir", "eval", "exec"}
 
 
+def start_of(node: ast.AST) -> tuple[int, int]:
+    """(line, byte column) where `node` starts."""
+    return getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0
+
+
+def end_of(node: ast.AST) -> tuple[int, int]:
+    """(line, byte column) where `node` ends (its first line when the parser gave no end)."""
+    line: int = getattr(node, "end_lineno", 0) or getattr(node, "lineno", 0) or 0
+    return line, getattr(node, "end_col_offset", 0) or 0
+
+
 def own_scope(node: ast.AST) -> Iterator[ast.AST]:
     """`node` and what is under it in its own scope: nothing under a nested function, class, lambda
     or comprehension (`any(x > 0 for x in items)` reads no local `x`)."""

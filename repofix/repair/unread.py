@@ -22,7 +22,7 @@ from repofix.repair.clones import Reuse
 from repofix.repair.containers import MEMBER_METHODS, constructor
 from repofix.repair.deadstores import dead_stores
 from repofix.repair.scope import Scope
-from repofix.repair.source import READS_ALL, Mutation, SourceFile
+from repofix.repair.source import READS_ALL, Mutation, SourceFile, end_of, start_of
 from repofix.repair.unused import destructive
 
 BOOST = 2.0  # a candidate reading an unread local: its prior times this, at most CAP
@@ -56,7 +56,7 @@ class Unread:
     def holds_after(self, node: ast.stmt) -> bool:
         """A statement added after `node` reads this binding: `node` ends where it is seen, and
         starts inside its block, not as the `if` or loop around it (which may end where it does)."""
-        return self.holds(_end(node)) and _start(node) >= self.since
+        return self.holds(end_of(node)) and start_of(node) >= self.since
 
 
 def unread(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Unread]:
@@ -177,22 +177,16 @@ def _bindings(node: ast.AST) -> list[tuple[ast.expr, ast.expr | None, tuple[int,
     """(target, value, from where it is bound) for what `node` binds; `value` None where it is not
     one expression."""
     if isinstance(node, ast.Assign):
-        return [(t, node.value, _end(node)) for t in node.targets]
+        return [(t, node.value, end_of(node)) for t in node.targets]
     if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-        return [(node.target, node.value, _end(node))]
+        return [(node.target, node.value, end_of(node))]
     if isinstance(node, (ast.For, ast.AsyncFor)):
-        return [(node.target, None, _start(node.body[0]))]
+        return [(node.target, None, start_of(node.body[0]))]
     if isinstance(node, (ast.With, ast.AsyncWith)):
-        return [(item.optional_vars, None, _start(node.body[0])) for item in node.items if item.optional_vars]
+        return [
+            (item.optional_vars, None, start_of(node.body[0])) for item in node.items if item.optional_vars
+        ]
     return []
-
-
-def _start(node: ast.stmt) -> tuple[int, int]:
-    return node.lineno, node.col_offset
-
-
-def _end(node: ast.stmt | ast.expr) -> tuple[int, int]:
-    return node.end_lineno or node.lineno, node.end_col_offset or 0
 
 
 def _grown_by(value: ast.expr) -> tuple[str, ...]:
