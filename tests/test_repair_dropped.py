@@ -35,9 +35,42 @@ def test_a_dropped_value_goes_into_what_the_module_calls_as_a_statement(
         "def emit(byte):\n    global LAST\n    LAST = byte\n\n\n"
         "def main(code, results):\n    try:\n"
         f"        {statement}\n"
-        "    except ValueError:\n        print('bad')\n        print('again')\n    emit(code)\n"
+        "    except KeyError:\n        print('bad')\n        print('again')\n    emit(code)\n"
     )
     assert _wrapped(source, 8) == wanted  # print is called twice, emit once: print first
+
+
+@pytest.mark.parametrize(
+    ("caught", "statement", "wanted"),
+    [
+        ("ValueError", "string", ["int(string)", "float(string)", "print(string)"]),
+        ("(TypeError, KeyError)", "string", ["int(string)", "float(string)", "print(string)"]),
+        ("Exception as err", "string[1:]", ["int(string[1:])", "float(string[1:])", "print(string[1:])"]),
+        ("", "string", ["int(string)", "float(string)", "print(string)"]),  # a bare `except:`
+        # what a conversion does not raise, or a literal, which needs no checking
+        ("KeyError", "string", ["print(string)"]),
+        ("ValueError", "'12'", ["print('12')"]),
+    ],
+    ids=["value-error", "a-tuple", "exception", "bare", "key-error", "literal"],
+)
+def test_a_value_a_try_checks_goes_into_a_converter_first(
+    caught: str, statement: str, wanted: list[str]
+) -> None:
+    # area-under-curve's is_number (heldout53) with `float(string)` planted as `string`
+    source = (
+        "def is_number(string):\n    try:\n"
+        f"        {statement}\n"
+        "        return True\n"
+        f"    except {caught}:\n        print('no')\n        return False\n"
+    ).replace("except :", "except:")
+    assert _wrapped(source, 3) == wanted
+
+
+def test_complex_is_tried_only_where_the_module_calls_it() -> None:
+    source = (
+        "def f(s):\n    try:\n        s\n    except ValueError:\n        return complex(0)\n    return 1\n"
+    )
+    assert _wrapped(source, 3) == ["int(s)", "float(s)", "complex(s)"]
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,13 @@ wrappers (additions.add_wrapper) leave a statement alone and never put a literal
 the value goes into each callable the module calls as a statement with one argument (`print`,
 `_emit_byte`, `self.log.info`), the most called first. In the held-aside sets 3 of the 117
 planted missing wrappers whose projects are still on this machine were such a call (sha256py's
-`print(results["hex"])`, asmy's `_emit_byte(val & 0xFF)`), and no engine had made one."""
+`print(results["hex"])`, asmy's `_emit_byte(val & 0xFF)`), and no engine had made one.
+
+In a `try` that catches what a conversion raises (`ValueError`, `TypeError`, `Exception`), the value
+first goes into a converter: `float(string)` in `try: ... return True except ValueError: return
+False` checks that the text is a number, and without its call the check passes everything
+(area-under-curve's `is_number`, heldout53, where the engine claimed a wrong patch elsewhere).
+flake8-bugbear's B018 flags that statement too; what it lost is the call that may raise."""
 
 from __future__ import annotations
 
@@ -20,6 +26,11 @@ from repofix.repair.unused import destructive
 MAX_CALLEES = 6  # callables tried per dropped value, the most called first
 PRIOR = 0.45  # a statement that does nothing is a strong sign: ahead of most wrappers
 EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)  # a statement that does something
+# builtins whose call checks a value by raising ValueError or TypeError; `complex` only where the
+# module calls it (a rarer type: not tried blind)
+CONVERTERS = ("int", "float")
+RARE_CONVERTERS = ("complex",)
+CAUGHT = {"ValueError", "TypeError", "Exception", "BaseException", "ArithmeticError"}
 
 
 @functools.lru_cache(maxsize=8)  # keyed by the tree itself (held while cached, so never confused)
@@ -55,13 +66,37 @@ def dropped_value(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator[M
         return
     start, end = src.span(node.value)
     text = src.segment(node.value)
-    for callee in statement_callees(src.tree)[:MAX_CALLEES]:
+    converters = (
+        _converters(src.tree) if _checked(node, parent) and not isinstance(node.value, ast.Constant) else []
+    )
+    for callee in dict.fromkeys([*converters, *statement_callees(src.tree)[:MAX_CALLEES]]):
         yield src.mutation(
             "add-wrapper",
             f"wrap the dropped '{text}' in {callee}()",
             [Edit(start, end, f"{callee}({text})")],
             PRIOR,
         )
+
+
+def _checked(node: ast.Expr, parent: ast.AST) -> bool:
+    """`node` is in the body of a `try` that catches what a conversion raises (a bare `except:` too)."""
+    if not isinstance(parent, ast.Try) or node not in parent.body:
+        return False
+    for handler in parent.handlers:
+        if handler.type is None:
+            return True
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if any(isinstance(k, ast.Name) and k.id in CAUGHT for k in kinds):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _converters(module: ast.Module) -> list[str]:
+    """The converters tried on a value a `try` checks: `int` and `float`, and the rarer ones the
+    module calls."""
+    called = {n.func.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    return [*CONVERTERS, *(name for name in RARE_CONVERTERS if name in called)]
 
 
 def _is_placeholder(node: ast.Expr, parent: ast.AST) -> bool:
