@@ -29,7 +29,7 @@ class Budget:
     # the 300 of b4fdbce: a right fix the ranking places far down is then found as a rival more often
     # (multirange's mirrored clause was candidate 922, scopedconfig's `len(nodes)` 1281). On the 26
     # wrong claims the engine still made on heldout40-58 (development data) it held back 6, and 1 of
-    # 37 right claims sampled from heldout53-58; the search takes longer (median 15 -> 35 s), never
+    # 60 right claims sampled from heldout53-58; the search takes longer (median 16 -> 37 s), never
     # past the budget, which the loop checks
     scout_after_plausible: int = 1500
     # candidates tried for a patch that does more, once only patches that remove code or exit early
