@@ -57,12 +57,13 @@ def test_a_value_a_try_checks_goes_into_a_converter_first(
     caught: str, statement: str, wanted: list[str]
 ) -> None:
     # area-under-curve's is_number (heldout53) with `float(string)` planted as `string`
+    handler = f"except {caught}:" if caught else "except:"
     source = (
         "def is_number(string):\n    try:\n"
         f"        {statement}\n"
         "        return True\n"
-        f"    except {caught}:\n        print('no')\n        return False\n"
-    ).replace("except :", "except:")
+        f"    {handler}\n        print('no')\n        return False\n"
+    )
     assert _wrapped(source, 3) == wanted
 
 

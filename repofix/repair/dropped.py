@@ -61,7 +61,9 @@ def _callee(func: ast.expr) -> bool:
 
 def dropped_value(src: SourceFile, node: ast.AST, parent: ast.AST) -> Iterator[Mutation]:
     """`"Invalid numeral"` -> `print("Invalid numeral")` for an expression statement `node` that
-    does nothing: not a call, an `await`, a `yield` or a walrus, nor a docstring or `...`."""
+    does nothing: not a call, an `await`, a `yield` or a walrus, nor a docstring or `...`. In a
+    `try` that catches what a conversion raises, a value that is no literal goes into the
+    converters first (`string` -> `float(string)`)."""
     if not isinstance(node, ast.Expr) or isinstance(node.value, EFFECTS) or _is_placeholder(node, parent):
         return
     start, end = src.span(node.value)
