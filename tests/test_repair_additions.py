@@ -12,8 +12,9 @@ import pytest
 from repofix.repair import Budget, RepairResult, repair
 from repofix.repair.generate import mutations
 from repofix.repair.localize import Suspect
+from repofix.repair.offered import MAX_MEMBERS
 from repofix.repair.pairs import function_pairs, functions
-from repofix.repair.scope import MAX_MEMBERS, scope_of
+from repofix.repair.scope import scope_of
 from repofix.repair.search import CandidatePool
 from repofix.repair.source import Mutation, SourceFile
 

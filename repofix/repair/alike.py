@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from repofix.repair.scope import BUILTIN_NAMES
+from repofix.repair.facts import BUILTIN_NAMES
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
 ALIKE = 0.6

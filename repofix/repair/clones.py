@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from repofix.repair.additions import BLOCKS, starts_line
 from repofix.repair.analogues import PARTS, analogues, replaceable
 from repofix.repair.analogues import compared as analogue_values
-from repofix.repair.facts import conditions, enclosing, module_facts, updates
+from repofix.repair.facts import BUILTIN_NAMES, conditions, enclosing, module_facts, parameters, updates
 from repofix.repair.following import FOLLOWED_CLONE, compared_words, followed
-from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 from repofix.repair.stepped import stepped
 from repofix.repair.twins import other_end

@@ -29,10 +29,10 @@ import functools
 from collections.abc import Iterator
 
 from repofix.repair.containers import constructor
-from repofix.repair.facts import module_facts
+from repofix.repair.facts import BUILTIN_NAMES, module_facts
 from repofix.repair.following import FOLLOWED, compared_words, followed
 from repofix.repair.groups import GROUPED, PAIRED, left_over, other_of
-from repofix.repair.scope import BUILTIN_NAMES, Scope
+from repofix.repair.scope import Scope
 from repofix.repair.source import SCOPED, Edit, Mutation, SourceFile
 from repofix.repair.tested import use_tested
 

@@ -5,6 +5,7 @@ clones.py build new code from these."""
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import re
 from collections import Counter
@@ -16,6 +17,7 @@ from repofix.repair.unused import unused_names
 
 # methods that update their receiver in place: a missing `rv.update(d)` / `ret.append(x)` statement
 UPDATES = ("update", "append", "add", "extend", "appendleft")
+BUILTIN_NAMES = set(dir(builtins))
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -88,6 +90,15 @@ def module_facts(module: ast.Module) -> ModuleFacts:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         },
     )
+
+
+def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef, varargs: bool = True) -> list[str]:
+    """The function's parameter names in order; `*args` and `**kwargs` last, unless not asked for."""
+    args = func.args
+    names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+    if varargs:
+        names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
 
 
 def takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, exceptions: list[str]) -> bool:

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from repofix.repair.additions import added_after, grown_at, starts_line
-from repofix.repair.facts import module_facts
-from repofix.repair.scope import BUILTIN_NAMES, Scope
+from repofix.repair.facts import BUILTIN_NAMES, module_facts
+from repofix.repair.scope import Scope
 from repofix.repair.source import Mutation, SourceFile, dotted, own_scope
 
 TESTED = 0.45  # what a membership test asks for: the likeliest of the three

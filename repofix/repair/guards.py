@@ -18,8 +18,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repofix.repair.facts import module_facts
-from repofix.repair.scope import BUILTIN_NAMES, parameters
+from repofix.repair.facts import BUILTIN_NAMES, module_facts, parameters
 from repofix.repair.source import Edit, Mutation, SourceFile, dotted
 
 MAX_AT_HAND = 12  # comparands tried per guard; each makes four candidates

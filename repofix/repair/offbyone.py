@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from repofix.repair.scope import BUILTIN_NAMES
+from repofix.repair.facts import BUILTIN_NAMES
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
 # a display is no number: `(index, close) + 1` is a TypeError, never the fix (its elements are operands)

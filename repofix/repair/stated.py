@@ -22,7 +22,8 @@ import re
 from collections.abc import Iterator
 from typing import TypeGuard
 
-from repofix.repair.scope import BUILTIN_NAMES, Scope
+from repofix.repair.facts import BUILTIN_NAMES
+from repofix.repair.scope import Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 STATED = 0.5

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from repofix.repair.facts import BUILTIN_NAMES, parameters
 from repofix.repair.operators import negate
-from repofix.repair.scope import BUILTIN_NAMES, parameters
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 NEAR = 3  # lines: a name used this close to a read is a likely replacement for it

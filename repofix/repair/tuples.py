@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from repofix.repair.additions import BLOCKS, added_after, starts_line
 from repofix.repair.containers import ANNOTATED, MEMBER_METHODS
-from repofix.repair.scope import Scope, parameters
+from repofix.repair.facts import parameters
+from repofix.repair.scope import Scope
 from repofix.repair.source import Mutation, SourceFile
 
 NEAREST = 4  # names a tuple is made of, those bound nearest before the statement

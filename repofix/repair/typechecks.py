@@ -22,8 +22,8 @@ import functools
 from collections import Counter
 from collections.abc import Iterator
 
-from repofix.repair.facts import module_facts
-from repofix.repair.scope import BUILTIN_NAMES, Scope, parameters
+from repofix.repair.facts import BUILTIN_NAMES, module_facts, parameters
+from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile, builtin_call, own_scope
 
 MAX_VALUES = 3  # values a new check is made for: those the condition reads first

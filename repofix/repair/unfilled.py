@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from repofix.repair.additions import added_after, starts_line
 from repofix.repair.containers import MEMBER_METHODS, constructor
+from repofix.repair.facts import parameters
 from repofix.repair.looped import innermost_loops, loop_bound, pairs
-from repofix.repair.scope import Scope, parameters
+from repofix.repair.scope import Scope
 from repofix.repair.source import READS_ALL, Mutation, SourceFile
 from repofix.repair.unread import own_nodes
 

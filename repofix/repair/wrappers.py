@@ -10,10 +10,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from repofix.repair.facts import message_words
+from repofix.repair.facts import BUILTIN_NAMES, message_words
 from repofix.repair.nearby import NEAR_PRIOR, near_callees
 from repofix.repair.numbers import number_value
-from repofix.repair.scope import BUILTIN_ERRORS, BUILTIN_NAMES, Scope
+from repofix.repair.scope import BUILTIN_ERRORS, Scope
 from repofix.repair.source import Edit, Mutation, SourceFile
 
 EXCEPTIONS = (
