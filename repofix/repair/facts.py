@@ -1,6 +1,7 @@
 """What every function of one module shares (the names it calls, raises, tests and updates), read
-once per module rather than once per suspicious function: the operators in scope.py and
-clones.py build new code from these."""
+once per module rather than once per suspicious function: the operators in scope.py, offered.py and
+clones.py build new code from these. With them, the two readers every operator module uses: a
+function's `parameters` and the `BUILTIN_NAMES`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Names a module or a function binds and never reads: what a bug that dropped a name's only use
 leaves behind (`raise DuplicateSectionError(name)` -> `raise name`), where a linter would have
 flagged it; and the names never tried as a lost call, whatever they are (they delete, run or send
-something away). scope.py and facts.py ask."""
+something away). scope.py, offered.py and facts.py ask."""
 
 from __future__ import annotations
 
