@@ -141,6 +141,14 @@ CASES = [
         "self.episodes[-1]['persons'].append(value)",
         empty.STUB,
     ),
+    # a list seeded with a constant (py-schema's `self.path = ['$root']`, heldout59)
+    (
+        "class Validator:\n    def __init__(self):\n        self.path = ['$root']\n\n"
+        "    def add_to_path(self, key):\n        pass\n",
+        6,
+        "self.path.append(key)",
+        empty.STUB,
+    ),
 ]
 
 
@@ -153,7 +161,7 @@ def test_an_empty_block_gets_what_its_surroundings_suggest(
 
 
 def test_a_method_grows_the_container_its_name_speaks_of_first() -> None:
-    made = filled(CASES[-1][0], 9)
+    made = filled(CASES[-2][0], 9)
     assert made["self.episodes[-1]['persons'].append(value)"] > made["self.tags.add(value)"]
 
 

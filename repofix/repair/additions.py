@@ -17,7 +17,7 @@ from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
 from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
 from repofix.repair.offbyone import off_by_one, operand_targets
-from repofix.repair.scope import Scope
+from repofix.repair.scope import Scope, root_name
 from repofix.repair.source import Edit, Mutation, SourceFile
 from repofix.repair.windows import WINDOW_PRIOR
 from repofix.repair.wrappers import (
@@ -109,7 +109,7 @@ def add_statement(src: SourceFile, node: ast.stmt, scope: Scope) -> Iterator[Mut
     exits = isinstance(node, (ast.Raise, ast.Break, ast.Continue))  # nothing after it runs
     for collection, method in grown_at(scope, node):
         for name in scope.names_at(node.lineno):
-            if name == collection:
+            if root_name(collection) == name:  # `seen.add(seen)`, `obj['children'].append(obj)`
                 continue
             call = f"{collection}.{method}({name})"
             if isinstance(node, ast.Pass):

@@ -96,14 +96,34 @@ def _constant(item: ast.expr) -> bool:
 
 
 def defaulted(value: ast.expr) -> str | None:
-    """The kind of container `d.setdefault(key, [])` binds: the one stored when the key is new."""
+    """The kind of container a default binds: `d.setdefault(key, [])` (the one stored when the key is
+    new), `items or []` and `[] if src is None else src` (the other value is one of the same kind,
+    or the code would not grow it after). typarser's lost `value.append(values)` after `value = []
+    if src_value is None else src_value` (heldout56) had no collection to grow without these."""
     if (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
         and value.func.attr == "setdefault"
     ):
         return constructor(value.args[1]) if len(value.args) == 2 else None
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return constructor(value.values[-1])
+    if isinstance(value, ast.IfExp):
+        return constructor(value.body) or constructor(value.orelse)
     return None
+
+
+def keyed(value: ast.expr) -> list[tuple[str, str]]:
+    """`(key, kind)` of each container a dict display holds under a string key: `{'name': '',
+    'children': []}` holds a list under 'children', grown as `obj['children'].append(child)`
+    (scopedconfig's lost one, heldout58)."""
+    if not isinstance(value, ast.Dict):
+        return []
+    return [
+        (key.value, kind)
+        for key, item in zip(value.keys, value.values, strict=True)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and (kind := constructor(item))
+    ]
 
 
 def is_copy(value: ast.expr) -> bool:

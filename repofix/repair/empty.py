@@ -269,7 +269,9 @@ def _stub(method: ast.FunctionDef | ast.AsyncFunctionDef, module: ast.Module) ->
         for node in ast.walk(other):
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
                 continue
-            kind = constructor(node.value)
+            # a list seeded with constants counts here (`self.path = ['$root']` for a stub `add_to_path`,
+            # py-schema, heldout59): a stub offers a few candidates, not one per name in scope
+            kind = "list" if isinstance(node.value, ast.List) else constructor(node.value)
             target = node.targets[0]
             if kind not in KINDS or not isinstance(target, (ast.Attribute, ast.Subscript)):
                 continue

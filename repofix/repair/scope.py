@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -19,6 +20,7 @@ from repofix.repair.containers import (
     defaulted,
     is_copy,
     is_instance_of_container,
+    keyed,
     returned,
     text_literal,
 )
@@ -124,10 +126,15 @@ class Scope:
         earliest = min(self.bound.values(), default=line)
 
         def distance(name: str) -> int:
-            return abs(self.bound.get(name.split(".")[0], earliest) - line)
+            return abs(self.bound.get(root_name(name), earliest) - line)
 
         kept = set(sorted(names, key=distance)[:most])
         return [i for i in items if local(i) in kept]
+
+
+def root_name(receiver: str) -> str:
+    """The local a receiver is reached from: `self.data` -> `self`, `obj['children']` -> `obj`."""
+    return re.split(r"[.\[]", receiver, maxsplit=1)[0]
 
 
 def annotation_names(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
@@ -200,6 +207,9 @@ def scope_of(
             if GROWS.get(kind or ""):
                 grow[(targets[0].id, GROWS[kind])] = None  # type: ignore[index]
                 grow.update(((targets[0].id, also), None) for also in ALSO_GROWS.get(kind or "", ()))
+            for key, held_in in keyed(value):  # `obj = {'children': []}`: `obj['children']` grows
+                if GROWS.get(held_in):
+                    grow[(f"{targets[0].id}[{key!r}]", GROWS[held_in])] = None  # type: ignore[index]
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -250,7 +260,7 @@ def scope_of(
     return Scope(
         names=names,
         tests=[n for n in names if n not in truthy],
-        grow=[g for g in grow if g[0] in local],
+        grow=[g for g in grow if root_name(g[0]) in local],
         ints=[n for n in ints if n in local],
         numbers=[n for n in numbers_of(func) if n in local],
         counters=counters,
