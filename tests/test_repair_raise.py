@@ -13,9 +13,9 @@ import pytest
 from repofix.repair import Budget, repair
 from repofix.repair.facts import message_words
 from repofix.repair.generate import mutations
+from repofix.repair.raises import like_message, raises_text
 from repofix.repair.search import best, order
 from repofix.repair.source import Mutation, SourceFile
-from repofix.repair.wrappers import like_message, raises_text
 
 PARSER = """\
 class ParserError(ValueError):

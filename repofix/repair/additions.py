@@ -17,13 +17,13 @@ from repofix.repair.instances import type_of
 from repofix.repair.lazy import consume
 from repofix.repair.missing_calls import add_call, call_targets, indexed, named_receiver, wrapped_elsewhere
 from repofix.repair.offbyone import off_by_one, operand_targets
+from repofix.repair.raises import raise_value
 from repofix.repair.scope import Scope, root_name
 from repofix.repair.source import Edit, Mutation, SourceFile
 from repofix.repair.windows import WINDOW_PRIOR
 from repofix.repair.wrappers import (
     add_wrapper,
     index_of,
-    raise_value,
     range_of,
     unpacked_loop,
     wrap_operand,

@@ -13,8 +13,8 @@ import ast
 from collections import defaultdict
 from dataclasses import dataclass
 
+from repofix.repair.raises import raises_text
 from repofix.repair.source import Edit, Mutation, SourceFile
-from repofix.repair.wrappers import raises_text
 
 
 @dataclass(frozen=True)

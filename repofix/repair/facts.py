@@ -106,7 +106,7 @@ def takes_one(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, excep
     """A module function taking exactly one argument, or a class made from one value: its last
     `__init__` (the one Python keeps) takes one argument besides `self` (`return
     Tag(record["Preferred-Value"])` in a method of Tag lost its call as easily as a function's);
-    not an exception class, which is no wrapper (a raise gets its class: wrappers.raise_value).
+    not an exception class, which is no wrapper (a raise gets its class: raises.raise_value).
     A positional-only parameter counts (`def f(x, /)`); a keyword-only one without a default
     does not allow the call at all (`def f(x, *, key)`)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

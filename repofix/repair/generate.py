@@ -41,9 +41,9 @@ from repofix.repair import (
 from repofix.repair import operators as ops
 from repofix.repair import statements as st
 from repofix.repair.limits import Deadline
+from repofix.repair.raises import raises_text
 from repofix.repair.scope import Scope, scope_of
 from repofix.repair.source import Mutation, SourceFile
-from repofix.repair.wrappers import raises_text
 
 
 def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from repofix.repair.raises import raises_text
 from repofix.repair.source import Edit, Mutation, SourceFile
-from repofix.repair.wrappers import literal_or_text, raises_text, wrap_in
+from repofix.repair.wrappers import literal_or_text, wrap_in
 
 # the builtin whose result each special method must return
 PROTOCOL = {

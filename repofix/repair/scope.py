@@ -74,7 +74,7 @@ class Scope:
     own: list[str] = field(default_factory=list)  # those of `callees` the function itself calls
     # exception classes the module raises, most raised first, then those it defines but never raises
     raised: list[str] = field(default_factory=list)
-    # (class, words of its message) for each message the module raises (see wrappers.raise_value)
+    # (class, words of its message) for each message the module raises (see raises.raise_value)
     messages: list[tuple[str, frozenset[str]]] = field(default_factory=list)
     # (`self.defaults`, "append"): containers the class binds to its instances (`self.defaults = []`
     # in any method), with the method that grows each: a missing `self.defaults.append(key)`

@@ -13,6 +13,10 @@ from repofix.repair.source import dotted, own_scope
 
 MAX_UNUSED = 4  # more than this unused: a module that imports for others (a package's __init__)
 
+# a callable the module imports or defines privately and never uses (unused_names, below): the call
+# a bug dropped is likelier than any builtin's (wrappers.py, raises.py)
+UNUSED_PRIOR = 0.45
+
 
 def unused_names(module: ast.Module) -> list[str]:
     """What the module imports at its top level from another (not a module of SYSTEM, not an
