@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from repofix.repair.additions import MAX_GROWN
+from repofix.repair.generate import mutations
 from repofix.repair.scope import root_name, scope_of
+from repofix.repair.source import SourceFile
 from tests.test_repair_additions import assert_engine_repairs, assert_produces, programs
 
 
@@ -89,6 +92,17 @@ def test_a_receiver_is_never_grown_by_its_own_root() -> None:
     assert ("obj['children']", "append") in scope_of(func, tree).grow
     itself = SECTIONS.replace("        pass", "        obj['children'].append(obj)")
     assert ast.dump(ast.parse(itself)) not in programs(SECTIONS)
+
+
+def test_a_display_of_thousands_of_lists_gives_few_growths_a_line() -> None:
+    """2,000 lists under keys of one dict: a `pass` and the statements near it grow the MAX_GROWN
+    bound nearest, not each of them."""
+    keys = ", ".join(f"'k{i}': []" for i in range(2000))
+    source = f"def f(xs):\n    obj = {{{keys}}}\n    for x in xs:\n        y = x + 1\n        if y:\n            pass\n    return obj\n"
+    made = [m for m in mutations(SourceFile("m.py", source), [6]) if m.op in ("fill-empty", "add-statement")]
+    grown = {m.edits[0].text.strip().split(".")[0] for m in made}
+    assert 1 <= len({g for g in grown if g.startswith("obj[")}) <= MAX_GROWN
+    assert len(made) < 200  # 6,118 before the cap
 
 
 SECTION_TESTS = """\
