@@ -1,6 +1,7 @@
 """What a binding holds: the kind of container a name or an attribute is bound to (`[]`, `[start]`,
-`set()`, `d.setdefault(k, [])`, a copy of another; for an attribute also a comprehension or
-`x or []`: `held_kind`), the methods each kind grows by, and whether a local is bound to text.
+`set()`, `d.setdefault(k, [])`, `x or []`, `[] if c else x`, a copy of another; for an attribute
+also a comprehension: `held_kind`), the containers a dict display holds under string keys (`keyed`),
+the methods each kind grows by, and whether a local is bound to text.
 scope.py gathers these per function for the operators that add a missing statement or update
 (offered.py the instance's, per class); unfilled, empty and unread ask `constructor` of one
 binding directly."""
