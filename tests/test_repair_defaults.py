@@ -40,6 +40,8 @@ def _grow(body: str) -> list[tuple[str, str]]:
         ("    value = src or 0\n", []),
         ("    obj = {k: []}\n", []),
         ("    obj = {'counts': {}}\n", []),
+        # a spread's key is None in the display's keys: the keys after it still count
+        ("    obj = {**src, 'rows': []}\n", [("obj['rows']", "append")]),
     ],
 )
 def test_a_collection_kept_defaulted_or_held_under_a_key(body: str, grow: list[tuple[str, str]]) -> None:
