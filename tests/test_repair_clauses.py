@@ -1,6 +1,7 @@
 """A guard of a bound that may be None (clauses.add_clause): `x is not None and n < x` ranks before
-the truthiness guards `x and n < x` and `not x or n < x` where the module says `x` may be None, and
-the engine claims the `is not None` guard end to end though both pass the tests."""
+the truthiness guards `x and n < x` and `not x or n < x` where the module says `x` may be None (and
+`x is None or n < x` before a `raise`), and the engine claims the `is not None` guard end to end
+though both pass the tests."""
 
 from __future__ import annotations
 
@@ -48,6 +49,20 @@ def test_a_name_the_module_tests_against_none_may_be_none() -> None:
     )
     assert _clauses(source, 6)["minimum and len(value) < minimum"] is True
     assert maybe_none(ast.parse(source)) == {"minimum"}
+
+
+@pytest.mark.parametrize(
+    ("body", "misfit"),
+    [
+        ("raise ValueError(value)", True),  # an optional bound that raises when absent is no option
+        ("return True", False),  # `minimum is None or ...`: no bound, every value passes
+    ],
+)
+def test_a_none_bound_that_raises_when_absent_is_a_misfit(body: str, misfit: bool) -> None:
+    source = f"def check(value, minimum=None):\n    if value < minimum:\n        {body}\n    return False\n"
+    made = _clauses(source, 2)
+    assert made["minimum is None or value < minimum"] is misfit
+    assert made["minimum is not None and value < minimum"] is False
 
 
 @pytest.mark.parametrize(

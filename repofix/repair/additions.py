@@ -243,7 +243,8 @@ def for_node(src: SourceFile, node: ast.AST, parent: ast.AST, scope: Scope | Non
         yield from add_statement(src, node, scope)
         yield from add_update(src, node, scope)
     if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-        yield from add_clause(src, node.test, scope)
+        raises = isinstance(node, ast.If) and isinstance(node.body[0], ast.Raise)
+        yield from add_clause(src, node.test, scope, raises=raises)
     if isinstance(node, ast.BoolOp):
         yield from add_operand_to_boolop(src, node, scope)
     if isinstance(node, ast.Raise):

@@ -11,7 +11,10 @@ the same tests unless one passes 0, and the shorter one ranked first (cion's los
 None and`, heldout61, was claimed as `minimum and`, which skips a minimum of 0). Of the 11 guards of
 an ordering by the name it orders that the held-aside sets' bugs were planted in, 9 were `is not
 None`. So where the module says the name may be `None` (a parameter of that name defaults to it,
-or the module tests it with `is None`/`is not None`), the truthiness forms rank below (`misfit`)."""
+or the module tests it with `is None`/`is not None`), the truthiness forms rank below (`misfit`),
+and so does `x is None or n < x` before a `raise`: a bound that may be None is optional, and an
+optional bound does not raise when it is absent (cion's second, planted in `if ...: raise`, was
+claimed as `minimum is None or` once `minimum and` ranked below)."""
 
 from __future__ import annotations
 
@@ -67,8 +70,10 @@ def joinable(src: SourceFile, test: ast.expr) -> tuple[str, str, str]:
     return text, inner, conjunct
 
 
-def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutation]:
-    """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`."""
+def add_clause(src: SourceFile, test: ast.expr, scope: Scope, *, raises: bool = False) -> Iterator[Mutation]:
+    """`x is None or T`, `T or not items`, `T and x`...; `while True` -> `while queue`. `raises`: the
+    condition is an `if` whose body starts with a `raise`; a bound that may be None raising when it
+    is None (`x is None or n < x`) would not be optional."""
     start, end = src.span(test)
     if isinstance(test, ast.Constant) and test.value is True:
         for name in scope.tests:
@@ -92,15 +97,16 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope) -> Iterator[Mutati
             (f"{name} and {conjunct}", 0.3),  # a guard: `prefix and prefix[0] == "<"`
             (f"not {name} and {conjunct}", 0.25),
         ):
-            truthiness = name in bounds and (
-                new.startswith(f"{name} and ") or new.startswith(f"not {name} or ")
+            misfit = name in bounds and (
+                new.startswith((f"{name} and ", f"not {name} or "))
+                or (raises and new.startswith(f"{name} is None or "))
             )
             yield src.mutation(
                 "add-clause",
                 f"condition '{text}' -> '{new}'",
                 [Edit(start, end, new)],
                 prior + near,
-                misfit=truthiness,
+                misfit=misfit,
             )
     # an attribute the function reads: `x.indent is not None and T`, `T or item.isValue`; one the
     # condition reads guards it (`self._values and len(values) != len(self._values)`)
