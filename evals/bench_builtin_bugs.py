@@ -79,6 +79,11 @@ def fetch(spec: str, cache: Path) -> Path:
             # repo-helper-pycharm 0.3.0's sdist holds one 120-byte file in its place
             named = ", ".join(p.name for p in entries[:3]) or "nothing"
             raise ValueError(f"{archive.name} holds no single top folder (its top: {named})")
+        if stray := stray_links(entries[0]):
+            # optmatch 1.0.0's `LICENSE.txt -> ../LICENSE.txt`: inside the archive, so the "data"
+            # filter lets it in, but out of the project's folder once that is moved into place,
+            # where it reads a neighbour's file or nothing (copying the tree then failed)
+            raise ValueError(f"{archive.name} holds a link out of its folder or to nothing: {stray[0]}")
         try:
             entries[0].rename(folder)
         except OSError:
@@ -87,6 +92,24 @@ def fetch(spec: str, cache: Path) -> Path:
     finally:
         shutil.rmtree(tmp)
     return folder
+
+
+def stray_links(top: Path) -> list[str]:
+    """The links under `top` (links to folders not walked into) that lead out of it or to nothing,
+    as `path -> target`."""
+    inside = top.resolve()
+    stray = []
+    for folder, dirs, files in os.walk(top):
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            if path.is_symlink():
+                try:
+                    target = path.resolve()
+                except RuntimeError:  # a loop of links (3.11 raises; later versions return it)
+                    target = inside.parent
+                if not target.is_relative_to(inside) or not target.exists():
+                    stray.append(f"{path.relative_to(top).as_posix()} -> {os.readlink(path)}")
+    return sorted(stray)
 
 
 def project_tree(sdist: Path, into: Path) -> Path:
