@@ -61,7 +61,8 @@ class Bug:
 
 
 def fetch(spec: str, cache: Path) -> Path:
-    """The unpacked sdist of `spec` in `cache` (downloaded once with pip)."""
+    """The unpacked sdist of `spec` in `cache` (downloaded once with pip); ValueError, nothing left
+    unpacked, for one without a single top folder or with a link out of it or to nothing."""
     name, version = spec.split("==")
     folder = cache / "unpacked" / f"{name}-{version}"
     if folder.is_dir():
@@ -102,14 +103,18 @@ def stray_links(top: Path) -> list[str]:
     for folder, dirs, files in os.walk(top):
         for name in [*dirs, *files]:
             path = Path(folder) / name
-            if path.is_symlink():
-                try:
-                    target = path.resolve()
-                except RuntimeError:  # a loop of links (3.11 raises; later versions return it)
-                    target = inside.parent
-                if not target.is_relative_to(inside) or not target.exists():
-                    stray.append(f"{path.relative_to(top).as_posix()} -> {os.readlink(path)}")
+            if path.is_symlink() and not _lands_inside(path, inside):
+                stray.append(f"{path.relative_to(top).as_posix()} -> {os.readlink(path)}")
     return sorted(stray)
+
+
+def _lands_inside(link: Path, inside: Path) -> bool:
+    """`link` ends at something that exists under `inside` (a loop of links ends nowhere)."""
+    try:
+        target = link.resolve()
+    except RuntimeError:  # a loop: 3.11 raises, later versions return a path that does not exist
+        return False
+    return target.is_relative_to(inside) and target.exists()
 
 
 def project_tree(sdist: Path, into: Path) -> Path:

@@ -24,6 +24,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from repofix.repair.numbers import with_defaults
 from repofix.repair.scope import Scope
 from repofix.repair.source import ATOMS, Edit, Mutation, SourceFile
 
@@ -81,7 +82,8 @@ def add_clause(src: SourceFile, test: ast.expr, scope: Scope, *, raises: bool = 
         return
     text, inner, conjunct = joinable(src, test)
     mentioned = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    # names the condition orders that may be None: their truthiness guards are misfits
+    # names the condition orders that may be None: their truthiness guards are misfits, and so is
+    # `x is None or` before a raise
     bounds = ordered_names(test) & maybe_none(src.tree)
     names = [n for n in scope.tests if n in mentioned] + [n for n in scope.tests if n not in mentioned]
     for name in (n for n in names if n != text):  # `matches and not matches` is only ever false
@@ -141,10 +143,7 @@ def maybe_none(module: ast.Module) -> frozenset[str]:
     found: set[str] = set()
     for node in ast.walk(module):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = node.args
-            positional = [*args.posonlyargs, *args.args]
-            pairs = zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
-            for arg, default in [*pairs, *zip(args.kwonlyargs, args.kw_defaults, strict=True)]:
+            for arg, default in with_defaults(node):
                 if isinstance(default, ast.Constant) and default.value is None:
                     found.add(arg.arg)
         elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name):

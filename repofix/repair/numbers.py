@@ -29,7 +29,7 @@ def int_parameters(func: Function) -> list[str]:
     ]
 
 
-def with_defaults(func: Function) -> list[tuple[ast.arg, ast.expr | None]]:
+def with_defaults(func: Function | ast.Lambda) -> list[tuple[ast.arg, ast.expr | None]]:
     """Each named parameter (not `*args` nor `**kwargs`) with its default, None without one."""
     args = func.args
     positional = [*args.posonlyargs, *args.args]
